@@ -1,0 +1,81 @@
+//===- KernelLegality.h - What forbids splitting or CPU runs ---*- C++ -*-===//
+//
+// Part of Cleave. For one kernel, every construct that forbids running a
+// subset of its blocks on a device (splitting) or running it on the CPU,
+// each with the instruction that carries it (and so its source location when
+// the module has debug info).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_ANALYSIS_KERNELLEGALITY_H
+#define CLEAVE_ANALYSIS_KERNELLEGALITY_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/IR/PassManager.h"
+#include <string>
+
+namespace llvm {
+class Instruction;
+class raw_ostream;
+} // namespace llvm
+
+namespace cleave {
+
+enum class LegalityIssueKind {
+  GlobalAtomic,         ///< atomic RMW / cmpxchg on global (or generic) memory
+  GridSync,             ///< grid-wide barrier, cooperative groups grid sync
+  Cluster,              ///< thread-block-cluster registers or barriers
+  DynamicParallelism,   ///< device-side kernel launch
+  HardwareRegister,     ///< %smid, %warpid, %nsmid, %clock*, %globaltimer
+  InlineAsm,            ///< inline PTX
+  LoadedPointer,        ///< a pointer loaded from memory and dereferenced
+  ExternalCall,         ///< a call to a function with no body
+  DataDependentStore,   ///< store address depends on data the kernel writes
+};
+
+/// Stable lower-case name of a kind, used in printer output and remarks.
+llvm::StringRef getIssueKindName(LegalityIssueKind Kind);
+
+struct LegalityIssue {
+  LegalityIssueKind Kind;
+  const llvm::Instruction *Inst; ///< where it happens; never null
+  std::string Detail;            ///< e.g. the intrinsic or callee name
+  bool ForbidsSplit;
+  bool ForbidsCPU;
+};
+
+class KernelLegality {
+public:
+  llvm::SmallVector<LegalityIssue, 4> Issues;
+
+  bool canSplit() const;
+  bool canRunOnCPU() const;
+  /// The first issue that forbids splitting, or null.
+  const LegalityIssue *firstSplitBlocker() const;
+  void print(llvm::raw_ostream &OS) const;
+};
+
+class KernelLegalityAnalysis
+    : public llvm::AnalysisInfoMixin<KernelLegalityAnalysis> {
+  friend llvm::AnalysisInfoMixin<KernelLegalityAnalysis>;
+  static llvm::AnalysisKey Key;
+
+public:
+  using Result = KernelLegality;
+  Result run(llvm::Function &F, llvm::FunctionAnalysisManager &FAM);
+};
+
+/// print<cleave-legality>: one block per kernel.
+class KernelLegalityPrinterPass
+    : public llvm::PassInfoMixin<KernelLegalityPrinterPass> {
+  llvm::raw_ostream &OS;
+
+public:
+  explicit KernelLegalityPrinterPass(llvm::raw_ostream &OS) : OS(OS) {}
+  llvm::PreservedAnalyses run(llvm::Function &F,
+                              llvm::FunctionAnalysisManager &FAM);
+  static bool isRequired() { return true; }
+};
+
+} // namespace cleave
+
+#endif

@@ -1,0 +1,43 @@
+//===- PassRegistration.cpp - Register Cleave's passes by name -----------===//
+#include "cleave/Plugin/PassRegistration.h"
+
+#include "cleave/Analysis/Footprint.h"
+#include "cleave/Analysis/KernelLegality.h"
+#include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Transforms/MergeKernel.h"
+#include "cleave/Transforms/PartitionReady.h"
+
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+void cleave::registerCleavePasses(PassBuilder &PB) {
+  PB.registerAnalysisRegistrationCallback([](FunctionAnalysisManager &FAM) {
+#define CLEAVE_FUNCTION_ANALYSIS(NAME, CREATE)                                 \
+  FAM.registerPass([] { return CREATE; });
+#include "Passes.def"
+  });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, FunctionPassManager &FPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+#define CLEAVE_FUNCTION_PASS(NAME, CREATE)                                     \
+  if (Name == NAME) {                                                          \
+    FPM.addPass(CREATE);                                                       \
+    return true;                                                               \
+  }
+#include "Passes.def"
+        return false;
+      });
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager &MPM,
+         ArrayRef<PassBuilder::PipelineElement>) {
+#define CLEAVE_MODULE_PASS(NAME, CREATE)                                       \
+  if (Name == NAME) {                                                          \
+    MPM.addPass(CREATE);                                                       \
+    return true;                                                               \
+  }
+#include "Passes.def"
+        return false;
+      });
+}

@@ -1,0 +1,42 @@
+# Cleave's lit suite. Substitutions:
+#   %opt            opt-19 from the LLVM Cleave was built against
+#   %cleave_plugin  the pass plugin (CleavePasses.so)
+#   %cleave         the driver
+#   %cuda_to_ir     device code of a .cu file to optimized nvptx64 IR (clang 19)
+#   %cl_to_ir       an OpenCL C file to optimized nvptx64 IR linked with libclc
+#   %llc_ptx        LLVM IR to PTX for sm_90
+#   %ptxas          CUDA's ptxas, when present (feature "ptxas")
+import os
+import lit.formats
+
+config.name = "Cleave"
+config.test_format = lit.formats.ShTest(not lit_config.quiet)
+config.suffixes = [".ll", ".cu", ".cl", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.cleave_obj_root, "test")
+
+tools = config.llvm_tools_dir
+config.environment["PATH"] = os.pathsep.join(
+    [tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+
+compat = os.path.join(config.cleave_src_root, "compat", "cuda")
+cuda_flags = ("-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "
+              "--cuda-path=%s -Wno-unknown-cuda-version -isystem %s "
+              "-O2 -S -emit-llvm" % (config.cuda_path, compat))
+clc = os.path.join(config.libclc_dir, "nvptx64--nvidiacl.bc")
+cl_flags = ("-x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -O2 -S -emit-llvm "
+            "-Xclang -finclude-default-header "
+            "-Xclang -mlink-builtin-bitcode -Xclang %s" % clc)
+
+config.substitutions.append(("%opt", os.path.join(tools, "opt")))
+config.substitutions.append(("%cleave_plugin", config.cleave_plugin))
+config.substitutions.append(("%cleave", config.cleave_tool))
+config.substitutions.append(("%cuda_to_ir", "%s %s" % (os.path.join(tools, "clang++"), cuda_flags)))
+config.substitutions.append(("%cl_to_ir", "%s %s" % (os.path.join(tools, "clang"), cl_flags)))
+config.substitutions.append(("%llc_ptx", "%s -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90" % os.path.join(tools, "llc")))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+if config.ptxas and os.path.exists(config.ptxas):
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", config.ptxas + " -arch=sm_90"))
