@@ -6,17 +6,34 @@
 // cannot see into, converted to an integer that is used other than as an
 // address) is conservatively read-write and flagged.
 //
+// The walk over the uses of a pointer is exported (analyzePointerAccess) so
+// that every analysis that asks "is this object written?" uses the same
+// logic: WrittenData applies it to shared-memory globals and allocas too.
+//
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_PARAMROLES_H
 #define CLEAVE_ANALYSIS_PARAMROLES_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/PassManager.h"
+
+namespace llvm {
+class AllocaInst;
+class Argument;
+class CallBase;
+class Instruction;
+class LoadInst;
+class StoreInst;
+class Value;
+} // namespace llvm
 
 namespace cleave {
 
 enum class ParamRole { NotPointer, Unused, Read, Write, ReadWrite };
 
+/// "scalar", "unused", "read", "write", "read-write".
 llvm::StringRef getParamRoleName(ParamRole Role);
 
 struct ParamRoleEntry {
@@ -51,6 +68,57 @@ public:
                               llvm::FunctionAnalysisManager &FAM);
   static bool isRequired() { return true; }
 };
+
+//===----------------------------------------------------------------------===//
+// Pointer tracking shared by ParamRoles, WrittenData and KernelLegality.
+//===----------------------------------------------------------------------===//
+
+/// A set of functions: the code a kernel can execute.
+using FunctionSet = llvm::SmallPtrSet<const llvm::Function *, 8>;
+
+/// F and every function with a body that F reaches through direct calls.
+/// Indirect calls are not followed (KernelLegality refuses them).
+FunctionSet getReachableFunctions(const llvm::Function &F);
+
+/// What a walk over the uses of a pointer found.
+struct PointerAccess {
+  bool Read = false;
+  bool Written = false;
+  bool Escapes = false;  ///< may be accessed where the walk cannot see
+  bool Returned = false; ///< flows into a `ret` of its function
+};
+
+/// Follows every value derived from Root (GEPs, casts, ptrtoint/inttoptr
+/// round trips, selects, phis, copies kept in non-escaping allocas, the
+/// arguments of defined callees and what they return) and records how the
+/// memory is accessed. Root may be an argument, a global or an alloca. Uses
+/// in functions outside Scope are ignored when Scope is given.
+PointerAccess analyzePointerAccess(const llvm::Value &Root,
+                                   const FunctionSet *Scope = nullptr);
+
+/// Every load from AI when AI is only loaded, stored to (as the address),
+/// addressed through GEPs and casts, and marked by lifetime intrinsics; false
+/// when anything else uses it (the slot may then change behind our back).
+bool getAllocaLoadsAndStores(
+    const llvm::AllocaInst &AI,
+    llvm::SmallVectorImpl<const llvm::LoadInst *> &Loads,
+    llvm::SmallVectorImpl<const llvm::StoreInst *> &Stores);
+
+/// How a call accesses the memory behind its pointer argument ArgNo, from
+/// the call's and the callee's attributes (intrinsics and declarations).
+struct MemEffect {
+  bool Read = false;
+  bool Write = false;
+};
+MemEffect getCallArgEffect(const llvm::CallBase &CB, unsigned ArgNo);
+
+/// Calls Fn(Ptr, Effect) for each memory access that I makes itself: loads,
+/// stores, atomics, memory intrinsics and other intrinsics with pointer
+/// arguments. Calls into defined functions and opaque calls are not reported
+/// (their bodies are scanned, or they are refused, elsewhere).
+void forEachAccessedPointer(
+    const llvm::Instruction &I,
+    llvm::function_ref<void(const llvm::Value *Ptr, MemEffect Effect)> Fn);
 
 } // namespace cleave
 

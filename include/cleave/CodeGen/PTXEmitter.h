@@ -1,0 +1,31 @@
+//===- PTXEmitter.h - LLVM IR to PTX, checked by ptxas ----------*- C++ -*-===//
+#ifndef CLEAVE_CODEGEN_PTXEMITTER_H
+#define CLEAVE_CODEGEN_PTXEMITTER_H
+
+#include "llvm/Support/Error.h"
+#include <string>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace cleave {
+
+/// Emits PTX for M with LLVM's NVPTX backend for GpuArch (e.g. "sm_90").
+/// M's triple and data layout are set to the NVPTX ones if missing.
+llvm::Expected<std::string> emitPTX(llvm::Module &M, llvm::StringRef GpuArch,
+                                    unsigned OptLevel = 3);
+
+/// Path of CUDA's ptxas (PATH, then CUDA_PATH/bin, then /usr/local/cuda/bin),
+/// or empty when none is installed.
+std::string findPtxas();
+
+/// Assembles PTX with ptxas for GpuArch into a cubin; returns the cubin bytes.
+/// ptxas's own messages are part of the error on failure.
+llvm::Expected<std::string> assemblePTX(llvm::StringRef PTX,
+                                        llvm::StringRef GpuArch,
+                                        llvm::StringRef Ptxas);
+
+} // namespace cleave
+
+#endif

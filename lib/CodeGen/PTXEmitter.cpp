@@ -1,0 +1,137 @@
+//===- PTXEmitter.cpp - LLVM IR to PTX, checked by ptxas ------------------===//
+#include "cleave/CodeGen/PTXEmitter.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace llvm;
+
+namespace cleave {
+
+static void initializeNVPTX() {
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+Expected<std::string> emitPTX(Module &M, StringRef GpuArch, unsigned OptLevel) {
+  initializeNVPTX();
+  Triple TT(M.getTargetTriple());
+  if (!TT.isNVPTX()) {
+    TT = Triple("nvptx64-nvidia-cuda");
+    M.setTargetTriple(TT.str());
+  }
+  std::string Err;
+  const Target *T = TargetRegistry::lookupTarget(TT.str(), Err);
+  if (!T)
+    return createStringError(inconvertibleErrorCode(), "NVPTX target: %s",
+                             Err.c_str());
+  CodeGenOptLevel Level = OptLevel >= 3   ? CodeGenOptLevel::Aggressive
+                          : OptLevel == 0 ? CodeGenOptLevel::None
+                                          : CodeGenOptLevel::Default;
+  // The PTX ISA version is a module-wide choice of the target machine; take
+  // the one the frontend chose for the functions (e.g. +ptx85).
+  std::string Features;
+  for (const Function &F : M)
+    if (F.hasFnAttribute("target-features")) {
+      Features = F.getFnAttribute("target-features").getValueAsString().str();
+      break;
+    }
+  std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
+      TT.str(), GpuArch, Features, TargetOptions(), std::nullopt,
+      std::nullopt, Level));
+  if (!TM)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create an NVPTX target for '%s'",
+                             GpuArch.str().c_str());
+  if (M.getDataLayout().isDefault())
+    M.setDataLayout(TM->createDataLayout());
+
+  SmallString<0> PTX;
+  raw_svector_ostream OS(PTX);
+  legacy::PassManager PM;
+  if (TM->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
+    return createStringError(inconvertibleErrorCode(),
+                             "NVPTX cannot emit assembly");
+  PM.run(M);
+  return std::string(PTX);
+}
+
+std::string findPtxas() {
+  if (ErrorOr<std::string> P = sys::findProgramByName("ptxas"))
+    return *P;
+  SmallVector<std::string, 2> Dirs;
+  if (const char *Cuda = std::getenv("CUDA_PATH"))
+    Dirs.push_back((Twine(Cuda) + "/bin").str());
+  Dirs.push_back("/usr/local/cuda/bin");
+  for (const std::string &D : Dirs) {
+    SmallString<128> P(D);
+    sys::path::append(P, "ptxas");
+    if (sys::fs::can_execute(P))
+      return std::string(P);
+  }
+  return "";
+}
+
+Expected<std::string> assemblePTX(StringRef PTX, StringRef GpuArch,
+                                  StringRef Ptxas) {
+  SmallString<128> In, Out, Log;
+  auto Fail = [](const Twine &Msg) {
+    return createStringError(inconvertibleErrorCode(), Msg);
+  };
+  if (sys::fs::createTemporaryFile("cleave", "ptx", In) ||
+      sys::fs::createTemporaryFile("cleave", "cubin", Out) ||
+      sys::fs::createTemporaryFile("cleave", "log", Log))
+    return Fail("cannot create temporary files for ptxas");
+  auto Cleanup = [&] {
+    sys::fs::remove(In);
+    sys::fs::remove(Out);
+    sys::fs::remove(Log);
+  };
+  {
+    std::error_code EC;
+    raw_fd_ostream OS(In, EC);
+    if (EC) {
+      Cleanup();
+      return Fail("cannot write " + In);
+    }
+    OS << PTX;
+  }
+  std::string Arch = ("-arch=" + GpuArch).str();
+  SmallVector<StringRef, 6> Args = {Ptxas, Arch, In, "-o", Out};
+  std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
+                                          StringRef(Log)};
+  std::string ErrMsg;
+  int RC = sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Redirects, 0, 0,
+                               &ErrMsg);
+  std::string Messages;
+  if (auto Buf = MemoryBuffer::getFile(Log))
+    Messages = (*Buf)->getBuffer().trim().str();
+  std::string Cubin;
+  if (RC == 0)
+    if (auto Buf = MemoryBuffer::getFile(Out, /*IsText=*/false))
+      Cubin = (*Buf)->getBuffer().str();
+  Cleanup();
+  if (RC != 0)
+    return Fail("ptxas rejected the generated PTX" +
+                (Messages.empty() ? Twine(ErrMsg) : Twine(":\n") + Messages));
+  return Cubin;
+}
+
+} // namespace cleave

@@ -1,0 +1,206 @@
+//===- DeviceCompiler.cpp - CUDA / OpenCL device code to LLVM IR ----------===//
+//
+// Clang's driver turns a clang-style command line into the cc1 invocation
+// (it knows where CUDA's headers and libdevice are and which wrapper headers
+// to include); we run that invocation in-process and keep the module.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/Frontend/DeviceCompiler.h"
+
+#include "cleave/Support/KernelInfo.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticDriver.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/CodeGen/CodeGenAction.h"
+#include "clang/Driver/Compilation.h"
+#include "clang/Driver/Driver.h"
+#include "clang/Driver/Job.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace cleave {
+
+// The installation layout is fixed at configure time (CMake defines these).
+#ifndef CLEAVE_CLANG_EXECUTABLE
+#error "CLEAVE_CLANG_EXECUTABLE must be defined by the build"
+#endif
+
+Expected<SourceLanguage> languageOf(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  if (Ext == ".cu")
+    return SourceLanguage::CUDA;
+  if (Ext == ".cl")
+    return SourceLanguage::OpenCL;
+  return createStringError(inconvertibleErrorCode(),
+                           "%s: unknown device language: expected a .cu "
+                           "(CUDA) or .cl (OpenCL C) file",
+                           Path.str().c_str());
+}
+
+std::string compatHeaderDir() {
+  // The executable lives in <prefix>/bin; the headers in
+  // <prefix>/share/cleave/compat/cuda, in the build tree as once installed.
+  std::string Exe = sys::fs::getMainExecutable(nullptr, (void *)&compatHeaderDir);
+  SmallString<256> Dir(sys::path::parent_path(sys::path::parent_path(Exe)));
+  sys::path::append(Dir, "share", "cleave", "compat", "cuda");
+  if (sys::fs::is_directory(Dir))
+    return std::string(Dir);
+  return CLEAVE_COMPAT_DIR;
+}
+
+// A file that is empty or has NUL bytes is not source: say so once, at its
+// start, instead of letting the parser print a screen of errors.
+static Error checkLooksLikeSource(StringRef Path, raw_ostream &DiagOS) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf) {
+    DiagOS << "cleave: error: cannot read '" << Path
+           << "': " << Buf.getError().message() << "\n";
+    return createStringError(Buf.getError(), "cannot read input");
+  }
+  StringRef Text = (*Buf)->getBuffer();
+  const char *Why = nullptr;
+  if (Text.trim().empty())
+    Why = "file is empty: no kernels to compile";
+  else if (Text.contains('\0'))
+    Why = "file is binary, not CUDA or OpenCL source";
+  if (!Why)
+    return Error::success();
+  DiagOS << Path << ":1:1: error: " << Why << "\n";
+  return createStringError(inconvertibleErrorCode(), Why);
+}
+
+static std::vector<std::string> buildDriverArgs(StringRef Path,
+                                                SourceLanguage Lang,
+                                                const DeviceCompileOptions &O) {
+  std::vector<std::string> A = {CLEAVE_CLANG_EXECUTABLE};
+  if (Lang == SourceLanguage::CUDA) {
+    std::string Cuda = O.CudaPath.empty() ? CLEAVE_CUDA_PATH : O.CudaPath;
+    A.insert(A.end(), {"-x", "cuda", "--cuda-device-only",
+                       "--cuda-gpu-arch=" + O.GpuArch, "--cuda-path=" + Cuda,
+                       "-Wno-unknown-cuda-version", "-isystem",
+                       compatHeaderDir()});
+    if (!O.Std.empty())
+      A.push_back("-std=" + O.Std);
+  } else {
+    std::string Clc = O.LibclcPath.empty() ? CLEAVE_LIBCLC_BITCODE : O.LibclcPath;
+    A.insert(A.end(), {"-x", "cl", "-target", "nvptx64--nvidiacl",
+                       "-Xclang", "-finclude-default-header", "-Xclang",
+                       "-mlink-builtin-bitcode", "-Xclang", Clc});
+    A.push_back("-cl-std=" + (O.Std.empty() ? std::string("CL1.2") : O.Std));
+  }
+  A.push_back("-O" + std::to_string(O.OptLevel));
+  if (O.DebugInfo)
+    A.push_back("-g");
+  if (O.ColorDiagnostics)
+    A.push_back("-fcolor-diagnostics");
+  for (const std::string &I : O.IncludeDirs)
+    A.push_back("-I" + I);
+  for (const std::string &D : O.Defines)
+    A.push_back("-D" + D);
+  A.insert(A.end(), {"-emit-llvm", "-c", Path.str(), "-o", "-"});
+  return A;
+}
+
+Expected<std::unique_ptr<Module>>
+compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
+                  LLVMContext &Ctx, raw_ostream &DiagOS) {
+  Expected<SourceLanguage> Lang = languageOf(Path);
+  if (!Lang) {
+    Error E = Lang.takeError();
+    DiagOS << "cleave: error: " << toString(std::move(E)) << "\n";
+    return createStringError(inconvertibleErrorCode(), "unknown language");
+  }
+  if (!sys::fs::exists(Path)) {
+    DiagOS << "cleave: error: no such file: '" << Path << "'\n";
+    return createStringError(inconvertibleErrorCode(), "no such file");
+  }
+  if (Error E = checkLooksLikeSource(Path, DiagOS))
+    return std::move(E);
+
+  std::vector<std::string> Args = buildDriverArgs(Path, *Lang, Opts);
+  SmallVector<const char *, 32> Argv;
+  for (const std::string &S : Args)
+    Argv.push_back(S.c_str());
+
+  IntrusiveRefCntPtr<clang::DiagnosticOptions> DiagOpts =
+      new clang::DiagnosticOptions();
+  DiagOpts->ShowColors = Opts.ColorDiagnostics;
+  // Driver diagnostics have no source location, so they name the tool, as
+  // clang's do; the compiler's own carry file:line:col.
+  auto *DriverPrinter = new clang::TextDiagnosticPrinter(DiagOS, &*DiagOpts);
+  DriverPrinter->setPrefix("cleave");
+  IntrusiveRefCntPtr<clang::DiagnosticIDs> DiagIDs(new clang::DiagnosticIDs());
+  clang::DiagnosticsEngine Diags(DiagIDs, &*DiagOpts, DriverPrinter);
+  // Clang 19 knows CUDA up to 12.5 and warns about 13; Cleave supports
+  // CUDA 13 device headers through the compatibility directory.
+  Diags.setSeverity(clang::diag::warn_drv_new_cuda_version,
+                    clang::diag::Severity::Ignored, {});
+  auto Printer = std::make_unique<clang::TextDiagnosticPrinter>(DiagOS, &*DiagOpts);
+
+  clang::driver::Driver TheDriver(Argv[0], sys::getDefaultTargetTriple(), Diags,
+                                  "cleave device compiler");
+  TheDriver.setCheckInputsExist(true);
+  std::unique_ptr<clang::driver::Compilation> C(
+      TheDriver.BuildCompilation(Argv));
+  auto Fail = [] {
+    return createStringError(inconvertibleErrorCode(),
+                             "device compilation failed");
+  };
+  if (!C || Diags.hasErrorOccurred())
+    return Fail();
+
+  // -c -emit-llvm of one device-only input is exactly one cc1 job.
+  const clang::driver::JobList &Jobs = C->getJobs();
+  if (Jobs.size() != 1 || !isa<clang::driver::Command>(*Jobs.begin())) {
+    DiagOS << "cleave: error: unexpected device compilation plan ("
+           << Jobs.size() << " jobs)\n";
+    return Fail();
+  }
+  const auto &Cmd = cast<clang::driver::Command>(*Jobs.begin());
+  if (Opts.Verbose) {
+    Cmd.Print(DiagOS, "\n", /*Quote=*/true);
+  }
+
+  auto Invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*Invocation, Cmd.getArguments(),
+                                                 Diags, Argv[0]))
+    return Fail();
+  // Users read the IR Cleave prints and the remarks name values: keep the
+  // source's names.
+  Invocation->getCodeGenOpts().DiscardValueNames = false;
+
+  clang::CompilerInstance Clang;
+  Clang.setInvocation(std::move(Invocation));
+  Clang.createDiagnostics(Printer.get(), /*ShouldOwnClient=*/false);
+  if (!Clang.hasDiagnostics())
+    return Fail();
+
+  clang::EmitLLVMOnlyAction Action(&Ctx);
+  if (!Clang.ExecuteAction(Action))
+    return Fail();
+  std::unique_ptr<Module> M = Action.takeModule();
+  if (!M)
+    return Fail();
+
+  if (getKernels(*M).empty()) {
+    DiagOS << Path << ":1:1: error: no kernels found: a "
+           << (*Lang == SourceLanguage::CUDA ? "CUDA file needs a __global__"
+                                             : "OpenCL file needs a __kernel")
+           << " function\n";
+    return createStringError(inconvertibleErrorCode(), "no kernels");
+  }
+  return std::move(M);
+}
+
+} // namespace cleave

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole CPU test suite: installs what is missing, builds, runs the unit
+# tests (GoogleTest) and the lit suite. Exit status is non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/setup.sh
+status=0
+build/unittests/CleaveUnitTests --gtest_brief=1 || status=1
+python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv build/test || status=1
+exit $status

@@ -1,0 +1,4 @@
+#ifndef SCALE
+#error "SCALE must be defined with -D"
+#endif
+#define FACTOR float(SCALE)

@@ -1,0 +1,247 @@
+//===- cleave.cpp - The Cleave driver ---------------------------------------===//
+//
+// Thin: parses options, calls the libraries. Subcommands:
+//   cleave compile --emit=ir|ptx FILE   device code, with Cleave's variants
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/CodeGen/PTXEmitter.h"
+#include "cleave/Frontend/DeviceCompiler.h"
+#include "cleave/Plugin/PassRegistration.h"
+
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::OptionCategory CompileCat("cleave compile options");
+cl::SubCommand CompileCmd("compile",
+                          "Compile CUDA (.cu) or OpenCL (.cl) device code "
+                          "through Cleave's analyses and transforms");
+
+enum class EmitKind { None, IR, PTX };
+cl::opt<EmitKind> Emit(
+    "emit", cl::desc("What to print instead of building a program"),
+    cl::values(clEnumValN(EmitKind::IR, "ir",
+                          "LLVM IR of the kernels and their variants"),
+               clEnumValN(EmitKind::PTX, "ptx",
+                          "PTX of the kernels and their variants")),
+    cl::init(EmitKind::None), cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::list<std::string> Inputs(cl::Positional, cl::desc("<input .cu/.cl>"),
+                             cl::OneOrMore, cl::sub(CompileCmd));
+cl::opt<std::string> Output("o", cl::desc("Output file (default: stdout)"),
+                            cl::value_desc("file"), cl::init("-"),
+                            cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::list<std::string> IncludeDirs("I", cl::desc("Add an include directory"),
+                                  cl::value_desc("dir"), cl::Prefix,
+                                  cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::list<std::string> Defines("D", cl::desc("Define a macro (NAME[=VALUE])"),
+                              cl::value_desc("macro"), cl::Prefix,
+                              cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<unsigned> OptLevel("O", cl::desc("Optimization level (0-3, default 2)"),
+                           cl::Prefix, cl::init(2), cl::sub(CompileCmd),
+                           cl::cat(CompileCat));
+cl::opt<bool> Debug("g", cl::desc("Emit debug information"),
+                    cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<std::string> Std("std", cl::desc("Language standard (-std=c++17, "
+                                         "or CL1.2/CL2.0/CL3.0 for OpenCL)"),
+                         cl::value_desc("std"), cl::sub(CompileCmd),
+                         cl::cat(CompileCat));
+cl::opt<std::string> GpuArch("cuda-gpu-arch",
+                             cl::desc("GPU architecture (default sm_90)"),
+                             cl::init("sm_90"), cl::sub(CompileCmd),
+                             cl::cat(CompileCat));
+cl::opt<std::string> CudaPath("cuda-path",
+                              cl::desc("CUDA installation for device headers"),
+                              cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<bool> Verbose("v", cl::desc("Print the steps and the Clang command"),
+                      cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<std::string> Passes(
+    "cleave-passes",
+    cl::desc("Cleave pass pipeline run on the device module"),
+    cl::init("cleave-partition,cleave-merge"), cl::sub(CompileCmd),
+    cl::cat(CompileCat));
+cl::opt<std::string>
+    RemarksPassed("Rpass", cl::desc("Report transforms made by passes whose "
+                                    "name matches the regex (e.g. cleave)"),
+                  cl::Prefix, cl::value_desc("regex"), cl::sub(CompileCmd),
+                  cl::cat(CompileCat));
+cl::opt<std::string> RemarksMissed(
+    "Rpass-missed",
+    cl::desc("Report transforms refused by passes whose name matches the "
+             "regex (e.g. cleave)"),
+    cl::Prefix, cl::value_desc("regex"), cl::sub(CompileCmd),
+    cl::cat(CompileCat));
+cl::opt<bool> NoPtxas("no-ptxas",
+                      cl::desc("Do not check emitted PTX with ptxas"),
+                      cl::sub(CompileCmd), cl::cat(CompileCat));
+
+/// Prints optimization remarks Clang-style: file:line:col: remark: ...
+class RemarkPrinter : public DiagnosticHandler {
+  std::optional<Regex> Passed, Missed;
+
+public:
+  RemarkPrinter(StringRef PassedRE, StringRef MissedRE) {
+    if (!PassedRE.empty())
+      Passed.emplace(PassedRE);
+    if (!MissedRE.empty())
+      Missed.emplace(MissedRE);
+  }
+  bool isPassedOptRemarkEnabled(StringRef Pass) const override {
+    return Passed && Passed->match(Pass);
+  }
+  bool isMissedOptRemarkEnabled(StringRef Pass) const override {
+    return Missed && Missed->match(Pass);
+  }
+  bool isAnalysisRemarkEnabled(StringRef) const override { return false; }
+  bool handleDiagnostics(const DiagnosticInfo &DI) override {
+    auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI);
+    if (!R) {
+      if (DI.getSeverity() == DS_Error) {
+        DiagnosticPrinterRawOStream DP(errs());
+        errs() << "cleave: error: ";
+        DI.print(DP);
+        errs() << "\n";
+        return true;
+      }
+      return false;
+    }
+    if (!R->isEnabled())
+      return true;
+    errs() << (R->isLocationAvailable() ? R->getLocationStr() : "cleave")
+           << ": remark: " << R->getMsg() << " [-R"
+           << (R->getKind() == DK_OptimizationRemarkMissed ? "pass-missed="
+                                                           : "pass=")
+           << R->getPassName() << "]\n";
+    return true;
+  }
+};
+
+int error(const Twine &Msg) {
+  WithColor::error(errs(), "cleave") << Msg << "\n";
+  return 1;
+}
+
+Error runCleavePasses(Module &M, StringRef Pipeline) {
+  PassBuilder PB;
+  cleave::registerCleavePasses(PB);
+  LoopAnalysisManager LAM;
+  FunctionAnalysisManager FAM;
+  CGSCCAnalysisManager CGAM;
+  ModuleAnalysisManager MAM;
+  PB.registerModuleAnalyses(MAM);
+  PB.registerCGSCCAnalyses(CGAM);
+  PB.registerFunctionAnalyses(FAM);
+  PB.registerLoopAnalyses(LAM);
+  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  ModulePassManager MPM;
+  if (Error E = PB.parsePassPipeline(MPM, Pipeline))
+    return E;
+  MPM.addPass(VerifierPass());
+  MPM.run(M, MAM);
+  return Error::success();
+}
+
+int runCompile() {
+  if (Inputs.size() != 1)
+    return error("compile takes one device source file for now (got " +
+                 Twine(Inputs.size()) + ")");
+  if (Emit == EmitKind::None)
+    return error("building a program is not supported yet: use --emit=ir or "
+                 "--emit=ptx");
+  if (OptLevel > 3)
+    return error("invalid optimization level -O" + Twine(OptLevel));
+
+  cleave::DeviceCompileOptions Opts;
+  Opts.GpuArch = GpuArch;
+  Opts.OptLevel = OptLevel;
+  Opts.DebugInfo = Debug;
+  Opts.Std = Std;
+  Opts.IncludeDirs.assign(IncludeDirs.begin(), IncludeDirs.end());
+  Opts.Defines.assign(Defines.begin(), Defines.end());
+  Opts.CudaPath = CudaPath;
+  Opts.Verbose = Verbose;
+  Opts.ColorDiagnostics = errs().has_colors();
+
+  LLVMContext Ctx;
+  std::string RegexErr;
+  for (const std::string &RE : {RemarksPassed.getValue(),
+                                RemarksMissed.getValue()})
+    if (!RE.empty() && !Regex(RE).isValid(RegexErr))
+      return error("invalid -Rpass regex '" + RE + "': " + RegexErr);
+  Ctx.setDiagnosticHandler(
+      std::make_unique<RemarkPrinter>(RemarksPassed, RemarksMissed));
+
+  const std::string &Input = Inputs.front();
+  auto M = cleave::compileDeviceCode(Input, Opts, Ctx, errs());
+  if (!M) {
+    consumeError(M.takeError()); // the diagnostics are already printed
+    return 1;
+  }
+  if (Verbose)
+    errs() << "cleave: running passes '" << Passes << "'\n";
+  if (Error E = runCleavePasses(**M, Passes))
+    return error(toString(std::move(E)));
+
+  // Build the whole output in memory first: a file is written whole or not
+  // at all.
+  std::string Text;
+  raw_string_ostream OS(Text);
+  if (Emit == EmitKind::IR) {
+    (*M)->print(OS, nullptr);
+  } else {
+    Expected<std::string> PTX = cleave::emitPTX(**M, GpuArch);
+    if (!PTX)
+      return error(toString(PTX.takeError()));
+    if (!NoPtxas) {
+      std::string Ptxas = cleave::findPtxas();
+      if (!Ptxas.empty()) {
+        if (Verbose)
+          errs() << "cleave: checking PTX with " << Ptxas << "\n";
+        if (auto Cubin = cleave::assemblePTX(*PTX, GpuArch, Ptxas); !Cubin)
+          return error(toString(Cubin.takeError()));
+      } else if (Verbose) {
+        errs() << "cleave: ptxas not found; PTX not assembled\n";
+      }
+    }
+    OS << *PTX;
+  }
+
+  std::error_code EC;
+  ToolOutputFile Out(Output, EC, sys::fs::OF_Text);
+  if (EC)
+    return error("cannot open '" + Output + "': " + EC.message());
+  Out.os() << Text;
+  Out.os().flush();
+  if (Out.os().has_error())
+    return error("cannot write '" + Output + "'");
+  Out.keep();
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  cl::HideUnrelatedOptions({&CompileCat});
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Cleave: run CUDA and OpenCL kernels across the CPU and every GPU\n\n"
+      "  cleave compile --emit=ir|ptx FILE   device code and its variants\n");
+  if (CompileCmd)
+    return runCompile();
+  errs() << "cleave: error: no subcommand given; see 'cleave --help'\n";
+  return 1;
+}
