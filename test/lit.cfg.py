@@ -23,7 +23,8 @@ config.environment["PATH"] = os.pathsep.join(
 compat = os.path.join(config.cleave_src_root, "compat", "cuda")
 cuda_flags = ("-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "
               "--cuda-path=%s -Wno-unknown-cuda-version -isystem %s "
-              "-O2 -S -emit-llvm" % (config.cuda_path, compat))
+              "-isystem %s/include/cccl "
+              "-O2 -S -emit-llvm" % (config.cuda_path, compat, config.cuda_path))
 clc = os.path.join(config.libclc_dir, "nvptx64--nvidiacl.bc")
 cl_flags = ("-x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -O2 -S -emit-llvm "
             "-Xclang -finclude-default-header "
@@ -40,3 +41,9 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "I
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas + " -arch=sm_90"))
+# CPU variants (test/CPU): device IR -> object, and the C++ side of the
+# differential tests (driver compile, then link with the CPU runtime).
+config.substitutions.append(("%cpu_compile", os.path.join(config.cleave_obj_root, "bin", "cleave-cpu-test")))
+config.substitutions.append(("%cpu_cxx", "%s -std=c++17 -O1 -DCLEAVE_HOST_DRIVER -I%s -I%s -x c++ -c" % (os.path.join(tools, "clang++"), os.path.join(config.cleave_src_root, "runtime", "include"), os.path.join(config.cleave_src_root, "test", "CPU", "Inputs"))))
+config.substitutions.append(("%cpu_ld", "%s -o" % os.path.join(tools, "clang++")))
+config.substitutions.append(("%cpu_rt", "%s -ltbb -lpthread" % os.path.join(config.cleave_obj_root, "runtime", "libcleave-rt-cpu.a")))

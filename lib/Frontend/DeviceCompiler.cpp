@@ -89,7 +89,11 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
     A.insert(A.end(), {"-x", "cuda", "--cuda-device-only",
                        "--cuda-gpu-arch=" + O.GpuArch, "--cuda-path=" + Cuda,
                        "-Wno-unknown-cuda-version", "-isystem",
-                       compatHeaderDir()});
+                       compatHeaderDir(),
+                       // CUDA 13 keeps CCCL (cooperative_groups' cuda/std
+                       // dependencies among them) in include/cccl, which
+                       // Clang 19 does not know about.
+                       "-isystem", Cuda + "/include/cccl"});
     if (!O.Std.empty())
       A.push_back("-std=" + O.Std);
   } else {

@@ -4,6 +4,7 @@
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/MergeKernel.h"
 #include "cleave/Transforms/PartitionReady.h"
 

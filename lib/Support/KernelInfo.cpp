@@ -90,12 +90,16 @@ std::string displayName(const Function &F) {
 }
 
 void printLocation(raw_ostream &OS, const Instruction &I) {
-  const DebugLoc &DL = I.getDebugLoc();
-  if (!DL)
+  const DILocation *Loc = I.getDebugLoc().get();
+  if (!Loc)
     return;
-  auto *Scope = cast<DIScope>(DL.getScope());
-  OS << " at " << Scope->getFilename() << ":" << DL.getLine() << ":"
-     << DL.getCol();
+  // After inlining the innermost location is often inside a CUDA header
+  // (atomicAdd, __shfl_down_sync); users need the line of their own code
+  // that the header function was inlined into.
+  while (const DILocation *Outer = Loc->getInlinedAt())
+    Loc = Outer;
+  OS << " at " << Loc->getFilename() << ":" << Loc->getLine() << ":"
+     << Loc->getColumn();
 }
 
 } // namespace cleave

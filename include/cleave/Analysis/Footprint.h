@@ -1,4 +1,4 @@
-//===- Footprint.h - Bytes a range of blocks touches, per buffer -*- C++ -*-===//
+//===- Footprint.h - Bytes a range of blocks touches ------------*- C++ -*-===//
 //
 // Part of Cleave. For each pointer parameter of a kernel, the byte ranges
 // that the blocks [first, first+count) of a launch read and write, as closed
@@ -39,6 +39,13 @@ public:
   /// argument is not accessed that way at all).
   FootprintClass readClass(unsigned ArgNo) const;
   FootprintClass writeClass(unsigned ArgNo) const;
+
+  /// True when the function was analysed as a kernel.
+  bool isKernel() const;
+  /// True when some access may read / write argument ArgNo (including
+  /// unknown and untracked accesses).
+  bool reads(unsigned ArgNo) const;
+  bool writes(unsigned ArgNo) const;
 
   /// The text form evaluated by the runtime (see docs/footprints.md).
   std::string serialize() const;

@@ -21,15 +21,15 @@ class raw_ostream;
 namespace cleave {
 
 enum class LegalityIssueKind {
-  GlobalAtomic,         ///< atomic RMW / cmpxchg on global (or generic) memory
-  GridSync,             ///< grid-wide barrier, cooperative groups grid sync
-  Cluster,              ///< thread-block-cluster registers or barriers
-  DynamicParallelism,   ///< device-side kernel launch
-  HardwareRegister,     ///< %smid, %warpid, %nsmid, %clock*, %globaltimer
-  InlineAsm,            ///< inline PTX
-  LoadedPointer,        ///< a pointer loaded from memory and dereferenced
-  ExternalCall,         ///< a call to a function with no body
-  DataDependentStore,   ///< store address depends on data the kernel writes
+  GlobalAtomic,       ///< atomic RMW / cmpxchg on global (or generic) memory
+  GridSync,           ///< grid-wide barrier, cooperative groups grid sync
+  Cluster,            ///< thread-block-cluster registers or barriers
+  DynamicParallelism, ///< device-side kernel launch
+  HardwareRegister,   ///< %smid, %warpid, %nsmid, %clock*, %globaltimer
+  InlineAsm,          ///< inline PTX
+  LoadedPointer,      ///< a pointer loaded from memory and dereferenced
+  ExternalCall,       ///< a call to a function with no body
+  DataDependentStore, ///< store address depends on data the kernel writes
 };
 
 /// Stable lower-case name of a kind, used in printer output and remarks.
@@ -41,6 +41,11 @@ struct LegalityIssue {
   std::string Detail;            ///< e.g. the intrinsic or callee name
   bool ForbidsSplit;
   bool ForbidsCPU;
+  /// What makes Inst a problem when that is another instruction: where a
+  /// dereferenced pointer came from, usually a load (loaded-pointer; null
+  /// for an integer argument or constant), or the first read of written
+  /// data the store address depends on (data-dependent-store).
+  const llvm::Instruction *Cause = nullptr;
 };
 
 class KernelLegality {
@@ -64,7 +69,12 @@ public:
   Result run(llvm::Function &F, llvm::FunctionAnalysisManager &FAM);
 };
 
-/// print<cleave-legality>: one block per kernel.
+/// print<cleave-legality>: one block per kernel, e.g.
+///   cleave-legality: kernel 'gather_rows(float* const*, float*, int)'
+///     split: no
+///     cpu: yes
+///     issue: loaded-pointer (forbids split) 'load' at chase.cu:5:43; pointer
+///       from 'load' at chase.cu:4:22           (all on one line)
 class KernelLegalityPrinterPass
     : public llvm::PassInfoMixin<KernelLegalityPrinterPass> {
   llvm::raw_ostream &OS;

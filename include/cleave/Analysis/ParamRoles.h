@@ -77,8 +77,11 @@ public:
 using FunctionSet = llvm::SmallPtrSet<const llvm::Function *, 8>;
 
 /// F and every function with a body that F reaches through direct calls.
-/// Indirect calls are not followed (KernelLegality refuses them).
-FunctionSet getReachableFunctions(const llvm::Function &F);
+/// Indirect calls are not followed (KernelLegality refuses them). Order, when
+/// given, receives the same functions, F first, then in discovery order.
+FunctionSet getReachableFunctions(
+    const llvm::Function &F,
+    llvm::SmallVectorImpl<const llvm::Function *> *Order = nullptr);
 
 /// What a walk over the uses of a pointer found.
 struct PointerAccess {
@@ -89,18 +92,21 @@ struct PointerAccess {
 };
 
 /// Follows every value derived from Root (GEPs, casts, ptrtoint/inttoptr
-/// round trips, selects, phis, copies kept in non-escaping allocas, the
-/// arguments of defined callees and what they return) and records how the
+/// round trips, selects, phis, copies kept in slots (getSlotLoadsAndStores),
+/// the arguments of defined callees and what they return) and records how the
 /// memory is accessed. Root may be an argument, a global or an alloca. Uses
 /// in functions outside Scope are ignored when Scope is given.
 PointerAccess analyzePointerAccess(const llvm::Value &Root,
                                    const FunctionSet *Scope = nullptr);
 
-/// Every load from AI when AI is only loaded, stored to (as the address),
-/// addressed through GEPs and casts, and marked by lifetime intrinsics; false
-/// when anything else uses it (the slot may then change behind our back).
-bool getAllocaLoadsAndStores(
-    const llvm::AllocaInst &AI,
+/// True when Slot is a place that only holds what the kernel stores into it
+/// (an alloca, or a shared-memory global of this module, which starts
+/// undefined in every block): it is only loaded, stored to (as the address),
+/// addressed through GEPs and casts, and marked by lifetime intrinsics. Its
+/// loads and stores are then in Loads and Stores. False when anything else
+/// uses it: the slot may change behind our back.
+bool getSlotLoadsAndStores(
+    const llvm::Value &Slot,
     llvm::SmallVectorImpl<const llvm::LoadInst *> &Loads,
     llvm::SmallVectorImpl<const llvm::StoreInst *> &Stores);
 

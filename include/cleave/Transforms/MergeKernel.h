@@ -6,6 +6,13 @@
 // from the partial buffer at the same address, everything else removed by
 // mark-sweep dead-code elimination. Refusals are optimization remarks.
 //
+// Calling convention (docs/transforms.md):
+//   (original params..., one partial pointer per output param in param
+//    order, i64 %cleave.first, i32 %cleave.grid.x, %cleave.grid.y,
+//    %cleave.grid.z)
+// launched like the partition-ready variant over the block range whose
+// results the partial buffers hold.
+//
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_TRANSFORMS_MERGEKERNEL_H
 #define CLEAVE_TRANSFORMS_MERGEKERNEL_H
@@ -14,9 +21,14 @@
 
 namespace cleave {
 
+/// Prefix of the names of the partial-buffer parameters of a merge kernel;
+/// the output parameter's name (or number) follows.
+inline constexpr const char *PartialParamPrefix = "cleave.partial.";
+
 class MergeKernelPass : public llvm::PassInfoMixin<MergeKernelPass> {
 public:
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
 };
 
 } // namespace cleave

@@ -6,36 +6,91 @@
 // the decoded block index and every nctaid read the original grid size. The
 // original kernel is untouched. Refusals are optimization remarks.
 //
+// Calling convention of a partitioned clone (docs/transforms.md):
+//   (original params..., extra params..., i64 %cleave.first,
+//    i32 %cleave.grid.x, i32 %cleave.grid.y, i32 %cleave.grid.z)
+// launched with grid (count, 1, 1), the original block dims and the original
+// dynamic shared memory size; block b of the launch runs original block
+// first + b, de-linearised x-fastest over the original grid.
+//
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_TRANSFORMS_PARTITIONREADY_H
 #define CLEAVE_TRANSFORMS_PARTITIONREADY_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/IR/PassManager.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include <string>
 
 namespace llvm {
 class Function;
+class Instruction;
+class OptimizationRemarkEmitter;
 class Type;
 class Twine;
 } // namespace llvm
 
 namespace cleave {
 
+class KernelLegality;
+
 /// Number of parameters cleave-partition appends: i64 first linear block,
 /// then i32 original grid x, y, z.
 inline constexpr unsigned NumPartitionParams = 4;
+
+/// Names of the appended parameters, in order.
+inline constexpr const char *FirstBlockParamName = "cleave.first";
+inline constexpr const char *GridParamNames[3] = {
+    "cleave.grid.x", "cleave.grid.y", "cleave.grid.z"};
+
+/// One parameter a caller of clonePartitioned inserts between the kernel's
+/// own parameters and the partition parameters.
+struct ExtraParam {
+  llvm::Type *Ty = nullptr;
+  std::string Name;
+  /// The kernel parameter this one stands in for, or -1. Its alignment and
+  /// its OpenCL kernel_arg_* metadata entries are copied, because a partial
+  /// output buffer has the layout of the output it mirrors.
+  int Mirrors = -1;
+};
 
 /// Clones Kernel into a new kernel named Name whose parameters are Kernel's,
 /// then ExtraParams, then the NumPartitionParams partition parameters; every
 /// ctaid/nctaid read in the clone is remapped as described above. The clone
 /// is marked as a kernel like Kernel. Shared by cleave-partition and
-/// cleave-merge so both decode block indices the same way.
-llvm::Function *clonePartitioned(llvm::Function &Kernel, const llvm::Twine &Name,
+/// cleave-merge so both decode block indices the same way. Returns null when
+/// findUnremappableCall(Kernel) is not null.
+llvm::Function *clonePartitioned(llvm::Function &Kernel,
+                                 const llvm::Twine &Name,
                                  llvm::ArrayRef<llvm::Type *> ExtraParams);
+
+/// As above, with named extra parameters; when VMap is given it receives the
+/// mapping from Kernel's values to the clone's (entries of block-index reads
+/// follow them to their decoded replacements).
+llvm::Function *clonePartitioned(llvm::Function &Kernel,
+                                 const llvm::Twine &Name,
+                                 llvm::ArrayRef<ExtraParam> ExtraParams,
+                                 llvm::ValueToValueMapTy *VMap);
+
+/// The call in Kernel that keeps clonePartitioned from remapping every block
+/// index read: an indirect call when some address-taken function reads the
+/// block index or grid size, or a call into a recursive function that does.
+/// Direct calls into functions that read them are inlined into the clone.
+const llvm::Instruction *findUnremappableCall(const llvm::Function &Kernel);
+
+/// Emits the OptimizationRemarkMissed "NotSplittable" of pass PassName at the
+/// instruction that blocks splitting Kernel, saying why:
+///   kernel 'K' is not split: <kind> '<detail>'
+void remarkNotSplittable(const llvm::Function &Kernel,
+                         const KernelLegality &Legality,
+                         llvm::OptimizationRemarkEmitter &ORE,
+                         const char *PassName);
 
 class PartitionReadyPass : public llvm::PassInfoMixin<PartitionReadyPass> {
 public:
-  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &MAM);
+  llvm::PreservedAnalyses run(llvm::Module &M,
+                              llvm::ModuleAnalysisManager &MAM);
 };
 
 } // namespace cleave

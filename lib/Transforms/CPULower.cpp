@@ -1,0 +1,1613 @@
+//===- CPULower.cpp - Kernels as host functions that run block ranges ----===//
+//
+// Part of Cleave. The CPU variant of a kernel (docs/cpu-backend.md):
+//
+//  1. The kernel is cloned into a scratch copy of the device module, calls are
+//     inlined and NVVM math is rewritten to generic IR, so that everything
+//     thread-specific is visible in one function.
+//  2. Sync points split the body: block barriers, and warp operations (a warp
+//     operation becomes "publish operand; sync; gather from the other lanes;
+//     sync"). A region is what a thread runs from one sync point to the next.
+//  3. Values that cross blocks are demoted to allocas; an alloca that is live
+//     at a sync point gets one slot per thread in the scratch buffer.
+//  4. The host function loops over the blocks of its range; per block, a
+//     state machine runs one region at a time, each region inside loops over
+//     the threads (z, y, x: innermost over threadIdx.x, for the vectorizer).
+//     When every sync point is block-uniform, all threads leave a region at
+//     the same sync point; when warp operations sit under block-divergent
+//     (but warp-uniform) control, each thread keeps its own next state and the
+//     machine runs the earliest pending state first ("guarded" mode).
+//  5. The host functions are cloned into a fresh x86-64 module with every
+//     address space mapped to 0.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/Transforms/CPULower.h"
+
+#include "cleave/Analysis/KernelLegality.h"
+#include "cleave/Support/KernelInfo.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/CycleAnalysis.h"
+#include "llvm/Analysis/OptimizationRemarkEmitter.h"
+#include "llvm/Analysis/PostDominators.h"
+#include "llvm/Analysis/TargetTransformInfo.h"
+#include "llvm/Analysis/UniformityAnalysis.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfo.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/ReplaceConstant.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/Local.h"
+#include "llvm/Transforms/Utils/ValueMapper.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace cleave {
+
+static constexpr const char *PassName = "cleave-cpu-lower";
+static constexpr unsigned WarpSize = 32;
+// State keys order the guarded scheduler: it runs the smallest pending key,
+// and block barriers (which need every thread) sort after warp-level states.
+static constexpr uint32_t BarrierBias = 1u << 16;
+static constexpr uint32_t RetKey = 1u << 30;
+// Offsets in cleave_cpu_launch (CpuKernelABI.h).
+static constexpr unsigned LaunchGridOffset = 0, LaunchBlockOffset = 12,
+                          LaunchDynSharedOffset = 24;
+static constexpr const char *WarpBitsHelper = "__cleave_cpu_warp_bits";
+
+std::string cpuVariantName(StringRef Kernel) {
+  return ("__cleave_cpu_" + Kernel).str();
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// What an NVVM call is
+//===----------------------------------------------------------------------===//
+
+enum class CallKind {
+  Ordinary,   ///< generic LLVM intrinsic: kept as is
+  SReg,       ///< special register read
+  Barrier,    ///< block-wide barrier
+  SyncWarp,   ///< __syncwarp
+  Shfl,       ///< shfl.sync.{idx,up,down,bfly}
+  Vote,       ///< vote.{any,all,uni,ballot}.sync
+  ActiveMask, ///< activemask
+  Fence,      ///< memory fence: a no-op order on one host thread's view
+  Math,       ///< NVVM math with a host equivalent
+  Unsupported,
+};
+
+CallKind classifyCall(const CallBase &CB) {
+  const Function *F = CB.getCalledFunction();
+  if (!F)
+    return CallKind::Unsupported;
+  StringRef N = F->getName();
+  if (!N.consume_front("llvm.nvvm."))
+    return F->isIntrinsic() ? CallKind::Ordinary : CallKind::Unsupported;
+  if (N.consume_front("read.ptx.sreg."))
+    return StringSwitch<CallKind>(N)
+        .Cases("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z",
+               CallKind::SReg)
+        .Cases("ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y",
+               "nctaid.z", CallKind::SReg)
+        .Cases("laneid", "warpsize", "lanemask.eq", "lanemask.le",
+               "lanemask.lt", "lanemask.ge", "lanemask.gt", CallKind::SReg)
+        .Default(CallKind::Unsupported);
+  if (N == "barrier0")
+    return CallKind::Barrier;
+  if (N == "barrier.sync" || N == "barrier.sync.aligned" ||
+      N == "barrier.n" || N == "bar.sync") {
+    // Only barrier 0 is __syncthreads(); named barriers with other ids
+    // synchronize subsets of warps.
+    auto *Id = dyn_cast<ConstantInt>(CB.getArgOperand(0));
+    return Id && Id->isZero() ? CallKind::Barrier : CallKind::Unsupported;
+  }
+  if (N == "bar.warp.sync")
+    return CallKind::SyncWarp;
+  if (N.starts_with("shfl.sync.") &&
+      !N.starts_with("shfl.sync.idx.i32p.") /* never produced */)
+    return CallKind::Shfl;
+  if (N == "vote.any.sync" || N == "vote.all.sync" || N == "vote.uni.sync" ||
+      N == "vote.ballot.sync")
+    return CallKind::Vote;
+  if (N == "activemask")
+    return CallKind::ActiveMask;
+  if (N.starts_with("membar.") || N.starts_with("fence."))
+    return CallKind::Fence;
+  return CallKind::Math; // decided by lowerNVVMMath
+}
+
+bool isSyncPoint(CallKind K) {
+  return K == CallKind::Barrier || K == CallKind::SyncWarp ||
+         K == CallKind::Shfl || K == CallKind::Vote ||
+         K == CallKind::ActiveMask;
+}
+
+/// A construct the lowering refuses: what and where.
+struct Refusal {
+  std::string What;
+  const Instruction *At = nullptr;
+};
+
+//===----------------------------------------------------------------------===//
+// NVVM math to generic IR
+//===----------------------------------------------------------------------===//
+
+/// Flushes a subnormal float to a zero of the same sign (the .ftz modifier).
+Value *flushDenormal(IRBuilder<> &B, Value *V) {
+  if (!V->getType()->isFloatTy())
+    return V;
+  Value *Abs = B.CreateUnaryIntrinsic(Intrinsic::fabs, V);
+  Value *Tiny = B.CreateFCmpOLT(
+      Abs, ConstantFP::get(V->getType(), APFloat::getSmallestNormalized(
+                                             APFloat::IEEEsingle())));
+  Value *Zero = B.CreateBinaryIntrinsic(
+      Intrinsic::copysign, ConstantFP::get(V->getType(), 0.0), V);
+  return B.CreateSelect(Tiny, Zero, V);
+}
+
+/// Rewrites one NVVM math/bit intrinsic call into generic IR (or a call to a
+/// runtime helper for directed-rounding FMA). Returns false when the
+/// intrinsic has no host mapping.
+bool lowerNVVMMath(CallInst *CI) {
+  StringRef N = CI->getCalledFunction()->getName();
+  N.consume_front("llvm.nvvm.");
+  IRBuilder<> B(CI);
+  Module &M = *CI->getModule();
+  Type *Ty = CI->getType();
+  bool Ftz = N.contains(".ftz");
+  auto Arg = [&](unsigned I) {
+    Value *V = CI->getArgOperand(I);
+    return Ftz ? flushDenormal(B, V) : V;
+  };
+  auto Finish = [&](Value *V) {
+    if (Ftz)
+      V = flushDenormal(B, V);
+    CI->replaceAllUsesWith(V);
+    CI->eraseFromParent();
+    return true;
+  };
+  auto Unary = [&](Intrinsic::ID ID) {
+    return Finish(B.CreateUnaryIntrinsic(ID, Arg(0)));
+  };
+  auto Binary = [&](Intrinsic::ID ID) {
+    return Finish(B.CreateBinaryIntrinsic(ID, Arg(0), Arg(1)));
+  };
+
+  if (N.starts_with("fma.rn."))
+    return Finish(B.CreateIntrinsic(Intrinsic::fma, {Ty}, {Arg(0), Arg(1), Arg(2)}));
+  if (N.starts_with("fma.rz.") || N.starts_with("fma.rm.") ||
+      N.starts_with("fma.rp.")) {
+    // Directed rounding is exact in the runtime helper (an error-free
+    // transformation in double), not an MXCSR mode switch.
+    std::string Helper = ("__cleave_rt_fma_" + N.substr(4, 2) +
+                          (Ty->isFloatTy() ? "_f32" : "_f64"))
+                             .str();
+    FunctionCallee FC = M.getOrInsertFunction(Helper, Ty, Ty, Ty, Ty);
+    return Finish(B.CreateCall(FC, {Arg(0), Arg(1), Arg(2)}));
+  }
+  if (N.starts_with("fabs."))
+    return Unary(Intrinsic::fabs);
+  if (N.starts_with("fmin.") && !N.contains("nan") && !N.contains("xorsign"))
+    return Binary(Intrinsic::minnum);
+  if (N.starts_with("fmax.") && !N.contains("nan") && !N.contains("xorsign"))
+    return Binary(Intrinsic::maxnum);
+  if (N.starts_with("saturate.")) {
+    // max(x, 0) maps NaN to 0, as cvt.sat does.
+    Value *V = B.CreateBinaryIntrinsic(Intrinsic::maxnum, Arg(0),
+                                       ConstantFP::get(Ty, 0.0));
+    return Finish(B.CreateBinaryIntrinsic(Intrinsic::minnum, V,
+                                          ConstantFP::get(Ty, 1.0)));
+  }
+  if (N.starts_with("ex2.approx."))
+    return Unary(Intrinsic::exp2);
+  if (N.starts_with("lg2.approx."))
+    return Unary(Intrinsic::log2);
+  if (N.starts_with("sin.approx."))
+    return Unary(Intrinsic::sin);
+  if (N.starts_with("cos.approx."))
+    return Unary(Intrinsic::cos);
+  if (N.starts_with("sqrt."))
+    return Unary(Intrinsic::sqrt);
+  if (N.starts_with("rsqrt.approx."))
+    return Finish(B.CreateFDiv(ConstantFP::get(Ty, 1.0),
+                               B.CreateUnaryIntrinsic(Intrinsic::sqrt, Arg(0))));
+  if (N.starts_with("rcp."))
+    return Finish(B.CreateFDiv(ConstantFP::get(Ty, 1.0), Arg(0)));
+  if (N.starts_with("div.rn.") || N.starts_with("div.approx.") ||
+      N.starts_with("div.full"))
+    return Finish(B.CreateFDiv(Arg(0), Arg(1)));
+  if (N.starts_with("add.rn."))
+    return Finish(B.CreateFAdd(Arg(0), Arg(1)));
+  if (N.starts_with("mul.rn."))
+    return Finish(B.CreateFMul(Arg(0), Arg(1)));
+  if (N == "mulhi.i" || N == "mulhi.ui" || N == "mulhi.ll" ||
+      N == "mulhi.ull") {
+    bool Signed = N == "mulhi.i" || N == "mulhi.ll";
+    unsigned Bits = Ty->getIntegerBitWidth();
+    Type *Wide = B.getIntNTy(2 * Bits);
+    Value *A = Signed ? B.CreateSExt(Arg(0), Wide) : B.CreateZExt(Arg(0), Wide);
+    Value *C = Signed ? B.CreateSExt(Arg(1), Wide) : B.CreateZExt(Arg(1), Wide);
+    return Finish(B.CreateTrunc(B.CreateLShr(B.CreateMul(A, C), Bits), Ty));
+  }
+  if (N == "popc.i" || N == "popc.ll") {
+    Value *V = B.CreateUnaryIntrinsic(Intrinsic::ctpop, Arg(0));
+    return Finish(B.CreateZExtOrTrunc(V, Ty));
+  }
+  if (N == "clz.i" || N == "clz.ll") {
+    Value *V = B.CreateBinaryIntrinsic(Intrinsic::ctlz, Arg(0), B.getFalse());
+    return Finish(B.CreateZExtOrTrunc(V, Ty));
+  }
+  if (N == "brev32" || N == "brev64")
+    return Unary(Intrinsic::bitreverse);
+  if (N.starts_with("ldg.global.") || N.starts_with("ldu.global.")) {
+    auto *Align = cast<ConstantInt>(CI->getArgOperand(1));
+    return Finish(B.CreateAlignedLoad(Ty, CI->getArgOperand(0),
+                                      MaybeAlign(Align->getZExtValue())));
+  }
+  return false;
+}
+
+/// nvcc's -fmad=true contracts a*b+c; clang marks contractable operations
+/// with `contract` and fmuladd. The NVPTX backend fuses them with LLVM's
+/// DAG-combiner rules in their aggressive form (a multiply with several uses
+/// is still fused into each add). Fusing here, explicitly, with the same
+/// rules and then clearing `contract` keeps the x86 backend from making
+/// different choices (it fuses only single-use multiplies).
+void fuseContractablePairs(Function &F) {
+  SmallVector<Instruction *, 32> Adds;
+  for (Instruction &I : instructions(F)) {
+    if (auto *II = dyn_cast<IntrinsicInst>(&I);
+        II && II->getIntrinsicID() == Intrinsic::fmuladd) {
+      II->setCalledFunction(Intrinsic::getDeclaration(
+          F.getParent(), Intrinsic::fma, {II->getType()}));
+      continue;
+    }
+    if ((I.getOpcode() == Instruction::FAdd ||
+         I.getOpcode() == Instruction::FSub) &&
+        I.hasAllowContract())
+      Adds.push_back(&I);
+  }
+  auto ContractableMul = [](Value *V) -> BinaryOperator * {
+    auto *Mul = dyn_cast<BinaryOperator>(V);
+    if (Mul && Mul->getOpcode() == Instruction::FMul &&
+        Mul->hasAllowContract())
+      return Mul;
+    return nullptr;
+  };
+  for (Instruction *I : Adds) {
+    BinaryOperator *M0 = ContractableMul(I->getOperand(0));
+    BinaryOperator *M1 = ContractableMul(I->getOperand(1));
+    bool IsSub = I->getOpcode() == Instruction::FSub;
+    // Prefer the multiply with fewer uses, as the DAG combiner does.
+    bool UseFirst = M0 && (!M1 || M0->getNumUses() <= M1->getNumUses());
+    if (IsSub)
+      UseFirst = M0 != nullptr;
+    if (!M0 && !M1)
+      continue;
+    IRBuilder<> B(I);
+    B.setFastMathFlags(I->getFastMathFlags());
+    Value *X, *Y, *Z;
+    if (UseFirst) {
+      X = M0->getOperand(0);
+      Y = M0->getOperand(1);
+      Z = I->getOperand(1);
+      if (IsSub)
+        Z = B.CreateFNeg(Z);
+    } else {
+      X = M1->getOperand(0);
+      Y = M1->getOperand(1);
+      Z = I->getOperand(0);
+      if (IsSub)
+        X = B.CreateFNeg(X);
+    }
+    Value *Fma = B.CreateIntrinsic(Intrinsic::fma, {I->getType()}, {X, Y, Z});
+    I->replaceAllUsesWith(Fma);
+    I->eraseFromParent();
+  }
+  for (Instruction &I : make_early_inc_range(instructions(F))) {
+    if (isa<FPMathOperator>(&I) && I.use_empty() &&
+        I.getOpcode() == Instruction::FMul) {
+      I.eraseFromParent();
+      continue;
+    }
+    if (isa<FPMathOperator>(&I) && I.hasAllowContract())
+      I.setHasAllowContract(false);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// One kernel
+//===----------------------------------------------------------------------===//
+
+enum class SyncKind { Entry, Barrier, Gather, Resume };
+
+struct SyncPoint {
+  BasicBlock *BB;
+  SyncKind Kind;
+  CallInst *Op = nullptr;     ///< the warp operation of a Gather point
+  AllocaInst *Xchg = nullptr; ///< where lanes publish its operand
+  uint32_t Key = 0;
+};
+
+struct Region {
+  SmallVector<BasicBlock *, 8> Blocks; ///< Blocks[0] is the sync block
+};
+
+/// Everything the host function needs from the prepared kernel.
+class KernelLowering {
+public:
+  KernelLowering(Function &K, StringRef Name, const CPULowerCallbacks &CB)
+      : K(K), Name(Name.str()), M(*K.getParent()), Ctx(K.getContext()),
+        DL(M.getDataLayout()), CB(CB) {}
+
+  /// Builds __cleave_cpu_<K> in K's module; a Refusal when it cannot.
+  std::optional<Refusal> run();
+
+  Function *Host = nullptr;
+  uint64_t StaticSharedBytes = 0;
+  uint64_t PrivateBytesPerThread = 0;
+  bool Guarded = false;
+  unsigned NumRegions = 0;
+
+private:
+  std::optional<Refusal> inlineCalls();
+  std::optional<Refusal> classifyAndLowerCalls();
+  std::optional<Refusal> checkDivergence();
+  void rematerializeSRegs();
+  void splitAtSyncPoints();
+  void demoteCrossBlockValues();
+  void computeRegions();
+  bool liveAtSyncPoint(AllocaInst *A) const;
+  void layOutStorage();
+  void buildHost();
+
+  // Host construction helpers.
+  struct ThreadLoop {
+    BasicBlock *Body, *Latch, *Exit;
+    Value *Lin;
+    Value *Tid[3];
+  };
+  ThreadLoop buildThreadLoop(BasicBlock *Pre, const Twine &Name);
+  Value *perThreadSlot(IRBuilder<> &B, AllocaInst *A, Value *Lin);
+  void emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post);
+  void replaceThreadValues(Instruction &I, const ThreadLoop &L);
+  void emitGather(CallInst *Op, const SyncPoint &SP, const ThreadLoop &L);
+
+  Function &K;
+  std::string Name; ///< the kernel's name in the device module
+  Module &M;
+  LLVMContext &Ctx;
+  const DataLayout &DL;
+  const CPULowerCallbacks &CB;
+
+  SmallVector<CallInst *, 8> SyncCalls;
+  DenseMap<CallInst *, bool> SyncDivergent;
+  SmallPtrSet<AllocaInst *, 16> Demoted;
+  SmallPtrSet<AllocaInst *, 8> XchgAllocas;
+  BasicBlock *AllocaBB = nullptr;
+  SmallVector<SyncPoint, 8> Syncs; ///< Syncs[0] is the entry
+  DenseMap<BasicBlock *, unsigned> SyncIndex;
+  SmallVector<Region, 8> Regions;
+  SmallVector<AllocaInst *, 16> Allocas;
+  DenseMap<AllocaInst *, uint64_t> PerThreadOffset; ///< in bytes per thread
+  DenseMap<AllocaInst *, uint64_t> PerThreadStride;
+  AllocaInst *PC = nullptr, *PCNext = nullptr; ///< guarded mode state
+  DenseMap<GlobalVariable *, uint64_t> SharedOffset; ///< ~0 = dynamic
+
+  // Values of the host function.
+  Value *BlockDim[3] = {}, *GridDim[3] = {}, *BlockIdx[3] = {};
+  Value *NumThreads = nullptr, *Scratch = nullptr, *Private = nullptr;
+  DenseMap<AllocaInst *, Value *> PerThreadBase;
+  DenseMap<AllocaInst *, AllocaInst *> HostAlloca;
+  SmallVector<std::pair<Value *, Value *>, 16> BaseMap;
+  AllocaInst *NextSlot = nullptr, *MinSlot = nullptr;
+  SmallVector<BasicBlock *, 8> RegionPre;
+  BasicBlock *BlockLatch = nullptr;
+};
+
+std::optional<Refusal> KernelLowering::inlineCalls() {
+  for (unsigned Round = 0; Round < 16; ++Round) {
+    SmallVector<CallBase *, 8> Calls;
+    for (Instruction &I : instructions(K))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (Function *F = CB->getCalledFunction(); F && !F->isDeclaration())
+          Calls.push_back(CB);
+    if (Calls.empty())
+      return std::nullopt;
+    for (CallBase *CB : Calls) {
+      InlineFunctionInfo IFI;
+      InlineResult R = InlineFunction(*CB, IFI);
+      if (!R.isSuccess())
+        return Refusal{("call to " + CB->getCalledFunction()->getName() +
+                        " cannot be inlined (" + R.getFailureReason() + ")")
+                           .str(),
+                       CB};
+    }
+  }
+  return Refusal{"call graph too deep to inline", &*K.getEntryBlock().begin()};
+}
+
+std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
+  SmallVector<CallBase *, 16> Calls;
+  for (Instruction &I : instructions(K)) {
+    if (auto *CB = dyn_cast<CallBase>(&I)) {
+      if (CB->isInlineAsm())
+        return Refusal{"inline assembly", CB};
+      Calls.push_back(CB);
+    }
+    if (isa<AllocaInst>(&I) && cast<AllocaInst>(&I)->getParent() !=
+                                   &K.getEntryBlock())
+      return Refusal{"dynamic alloca", &I};
+  }
+  for (CallBase *CB : Calls) {
+    Function *F = CB->getCalledFunction();
+    switch (classifyCall(*CB)) {
+    case CallKind::Ordinary:
+      // Lifetime markers would end up on per-thread slots, not allocas.
+      if (F->getIntrinsicID() == Intrinsic::lifetime_start ||
+          F->getIntrinsicID() == Intrinsic::lifetime_end)
+        CB->eraseFromParent();
+      break;
+    case CallKind::SReg:
+      break;
+    case CallKind::Fence:
+      // One host thread runs the whole block in program order; fences
+      // between threads of a block are implied by the region structure, and
+      // across blocks the host atomics are sequentially consistent.
+      new FenceInst(Ctx, AtomicOrdering::SequentiallyConsistent,
+                    SyncScope::System, CB);
+      CB->eraseFromParent();
+      break;
+    case CallKind::Barrier:
+    case CallKind::SyncWarp:
+    case CallKind::Shfl:
+    case CallKind::Vote:
+    case CallKind::ActiveMask:
+      SyncCalls.push_back(cast<CallInst>(CB));
+      break;
+    case CallKind::Math:
+      if (!lowerNVVMMath(cast<CallInst>(CB)))
+        return Refusal{("unsupported NVVM intrinsic " + F->getName()).str(),
+                       CB};
+      break;
+    case CallKind::Unsupported:
+      return Refusal{F ? ("call to " + F->getName()).str()
+                       : std::string("indirect call"),
+                     CB};
+    }
+  }
+  return std::nullopt;
+}
+
+/// Rewrites a copy of a kernel so that the NVPTX TTI's divergence sources
+/// are the ones that hold for a block rather than its conservative defaults:
+/// block-uniform special registers (ntid, ctaid, nctaid, warpsize) and pure
+/// intrinsics are not sources, and a load is divergent only through its
+/// address. The TTI treats every call result and every generic load as
+/// divergent, which would refuse any barrier under a loop bounded by
+/// blockDim.
+static void prepareForUniformity(Function &F) {
+  Module &M = *F.getParent();
+  for (Instruction &I : make_early_inc_range(instructions(F))) {
+    IRBuilder<> B(&I);
+    if (auto *LI = dyn_cast<LoadInst>(&I)) {
+      unsigned AS = LI->getPointerAddressSpace();
+      if (AS == 0 || AS == 5) {
+        // Loads from global memory are sources only through their address.
+        Value *P = B.CreateAddrSpaceCast(LI->getPointerOperand(),
+                                         PointerType::get(F.getContext(), 1));
+        LI->setOperand(LoadInst::getPointerOperandIndex(), P);
+      }
+      continue;
+    }
+    auto *CI = dyn_cast<CallInst>(&I);
+    if (!CI || !CI->getCalledFunction() || CI->getType()->isVoidTy())
+      continue;
+    StringRef N = CI->getCalledFunction()->getName();
+    bool UniformSReg =
+        N.starts_with("llvm.nvvm.read.ptx.sreg.") &&
+        (N.contains(".ntid.") || N.contains(".ctaid.") ||
+         N.contains(".nctaid.") || N.ends_with(".warpsize"));
+    if (UniformSReg) {
+      auto *G = cast<GlobalVariable>(M.getOrInsertGlobal(
+          ("cleave.uniform." + N).str(), CI->getType(), [&] {
+            return new GlobalVariable(M, CI->getType(), true,
+                                      GlobalValue::ExternalLinkage, nullptr,
+                                      "cleave.uniform." + N, nullptr,
+                                      GlobalValue::NotThreadLocal, 4);
+          }));
+      CI->replaceAllUsesWith(B.CreateLoad(CI->getType(), G));
+      CI->eraseFromParent();
+      continue;
+    }
+    // A pure intrinsic: a select whose condition depends on every operand
+    // carries exactly their divergence.
+    if (!CI->getCalledFunction()->isIntrinsic() || N.starts_with("llvm.nvvm.") ||
+        !CI->doesNotAccessMemory() ||
+        CI->isConvergent() || !CI->getType()->isSingleValueType() ||
+        CI->getType()->isVectorTy())
+      continue;
+    Value *Cond = B.getTrue();
+    bool Scalar = true;
+    for (Value *Op : CI->args()) {
+      Type *T = Op->getType();
+      if (T->isIntOrPtrTy())
+        Cond = B.CreateAnd(Cond, B.CreateICmpEQ(Op, Op));
+      else if (T->isFloatingPointTy())
+        Cond = B.CreateAnd(Cond, B.CreateFCmpOEQ(Op, Op));
+      else
+        Scalar = false;
+    }
+    if (!Scalar)
+      continue;
+    Value *Zero = Constant::getNullValue(CI->getType());
+    CI->replaceAllUsesWith(B.CreateSelect(Cond, Zero, Zero));
+    CI->eraseFromParent();
+  }
+}
+
+std::optional<Refusal> KernelLowering::checkDivergence() {
+  if (SyncCalls.empty())
+    return std::nullopt;
+  // The analysis runs on a rewritten copy; blocks map back one to one.
+  ValueToValueMapTy CopyMap;
+  Function *Copy = CloneFunction(&K, CopyMap);
+  // Kernel arguments are uniform only for a kernel (in the TTI's eyes).
+  Copy->setCallingConv(CallingConv::PTX_Kernel);
+  prepareForUniformity(*Copy);
+  UniformityInfo *UIP = CB.GetUniformity(*Copy);
+  SmallPtrSet<const BasicBlock *, 16> DivergentlyControlled;
+  if (UIP) {
+    UniformityInfo &UI = *UIP;
+    PostDominatorTree PDT(*Copy);
+    DenseMap<const BasicBlock *, BasicBlock *> Back;
+    for (BasicBlock &BB : K)
+      Back[cast<BasicBlock>(CopyMap[&BB])] = &BB;
+    // Blocks control-dependent on a divergent branch: from each successor
+    // up the post-dominator tree to the branch's immediate post-dominator.
+    for (BasicBlock &BB : *Copy) {
+      if (!UI.hasDivergentTerminator(BB))
+        continue;
+      auto *Node = PDT.getNode(&BB);
+      auto *Stop = Node ? Node->getIDom() : nullptr;
+      for (BasicBlock *Succ : successors(&BB))
+        for (auto *N = PDT.getNode(Succ); N && N != Stop; N = N->getIDom())
+          if (N->getBlock())
+            DivergentlyControlled.insert(Back.lookup(N->getBlock()));
+    }
+  }
+  CB.Forget(*Copy);
+  Copy->eraseFromParent();
+  for (GlobalVariable &GV : make_early_inc_range(M.globals()))
+    if (GV.getName().starts_with("cleave.uniform.") && GV.use_empty())
+      GV.eraseFromParent();
+  if (!UIP)
+    return Refusal{"barrier or warp operation without divergence information "
+                   "(no NVPTX target)",
+                   SyncCalls.front()};
+  for (CallInst *CI : SyncCalls) {
+    bool Divergent = DivergentlyControlled.contains(CI->getParent());
+    SyncDivergent[CI] = Divergent;
+    if (!Divergent)
+      continue;
+    if (classifyCall(*CI) == CallKind::Barrier)
+      return Refusal{"__syncthreads()/barrier() under thread-divergent control "
+                     "flow",
+                     CI};
+    // A warp operation in block-divergent control: the scheduler must let
+    // each thread reach it on its own time.
+    Guarded = true;
+  }
+  return std::nullopt;
+}
+
+void KernelLowering::rematerializeSRegs() {
+  // A special register read per use keeps thread ids out of the values that
+  // cross blocks, so they are never stored per thread.
+  SmallVector<CallInst *, 16> Reads;
+  for (Instruction &I : instructions(K))
+    if (auto *CI = dyn_cast<CallInst>(&I))
+      if (classifyCall(*CI) == CallKind::SReg)
+        Reads.push_back(CI);
+  for (CallInst *CI : Reads) {
+    for (Use &U : make_early_inc_range(CI->uses())) {
+      auto *User = cast<Instruction>(U.getUser());
+      Instruction *InsertPt = User;
+      if (auto *Phi = dyn_cast<PHINode>(User))
+        InsertPt = Phi->getIncomingBlock(U)->getTerminator();
+      Instruction *Copy = CI->clone();
+      Copy->insertBefore(InsertPt);
+      U.set(Copy);
+    }
+    CI->eraseFromParent();
+  }
+}
+
+void KernelLowering::splitAtSyncPoints() {
+  // Allocas live in a block of their own that no region contains.
+  BasicBlock &Entry = K.getEntryBlock();
+  BasicBlock::iterator FirstNonAlloca = Entry.begin();
+  while (isa<AllocaInst>(&*FirstNonAlloca))
+    ++FirstNonAlloca;
+  BasicBlock *Start = Entry.splitBasicBlock(FirstNonAlloca, "cpu.start");
+  AllocaBB = &Entry;
+  Syncs.push_back({Start, SyncKind::Entry});
+
+  IRBuilder<> AB(AllocaBB->getTerminator());
+  for (CallInst *CI : SyncCalls) {
+    CallKind Kind = classifyCall(*CI);
+    BasicBlock *At = CI->getParent()->splitBasicBlock(CI, "cpu.sync");
+    if (Kind == CallKind::Barrier || Kind == CallKind::SyncWarp) {
+      CI->eraseFromParent();
+      Syncs.push_back({At, SyncKind::Barrier});
+      if (Kind == CallKind::SyncWarp)
+        Syncs.back().Kind = SyncKind::Resume; // warp-level: no bias
+      continue;
+    }
+    // Publish the operand at the end of the region that reaches the
+    // operation, gather in a region of its own, resume after it.
+    AllocaInst *Xchg = nullptr;
+    Value *Published = nullptr;
+    if (Kind == CallKind::Shfl)
+      Published = CI->getArgOperand(1);
+    else if (Kind == CallKind::Vote)
+      Published = CI->getArgOperand(1);
+    if (Published) {
+      Xchg = AB.CreateAlloca(AB.getInt32Ty(), nullptr, "cpu.xchg");
+      XchgAllocas.insert(Xchg);
+      IRBuilder<> PB(At->getSinglePredecessor()->getTerminator());
+      Value *V = Published;
+      if (V->getType()->isFloatTy())
+        V = PB.CreateBitCast(V, PB.getInt32Ty());
+      else if (V->getType()->isIntegerTy(1))
+        V = PB.CreateZExt(V, PB.getInt32Ty());
+      PB.CreateStore(V, Xchg);
+      CI->setArgOperand(1, PoisonValue::get(Published->getType()));
+    }
+    BasicBlock *After =
+        At->splitBasicBlock(std::next(CI->getIterator()), "cpu.resume");
+    Syncs.push_back({At, SyncKind::Gather, CI, Xchg});
+    Syncs.push_back({After, SyncKind::Resume});
+  }
+}
+
+void KernelLowering::demoteCrossBlockValues() {
+  // reg2mem, restricted to what crosses blocks: regions duplicate blocks, and
+  // mem2reg rebuilds SSA form inside each copy afterwards.
+  // Phis first: their reloads are values that may cross blocks too.
+  auto AllocaPt = AllocaBB->getTerminator()->getIterator();
+  SmallVector<PHINode *, 16> Phis;
+  for (BasicBlock &BB : K)
+    for (PHINode &P : BB.phis())
+      Phis.push_back(&P);
+  for (PHINode *P : Phis)
+    if (AllocaInst *A = DemotePHIToStack(P, AllocaPt))
+      Demoted.insert(A);
+  SmallVector<Instruction *, 32> Worklist;
+  for (BasicBlock &BB : K) {
+    if (&BB == AllocaBB)
+      continue;
+    for (Instruction &I : BB) {
+      bool Escapes = any_of(I.users(), [&](User *U) {
+        return cast<Instruction>(U)->getParent() != &BB;
+      });
+      if (Escapes)
+        Worklist.push_back(&I);
+    }
+  }
+  for (Instruction *I : Worklist)
+    if (AllocaInst *A = DemoteRegToStack(*I, false, AllocaPt))
+      Demoted.insert(A);
+  // DemoteRegToStack may put allocas at the iterator; keep them all in
+  // AllocaBB before its terminator.
+  for (Instruction &I : make_early_inc_range(K.getEntryBlock()))
+    if (auto *A = dyn_cast<AllocaInst>(&I))
+      Allocas.push_back(A);
+}
+
+void KernelLowering::computeRegions() {
+  for (unsigned I = 0; I < Syncs.size(); ++I)
+    SyncIndex[Syncs[I].BB] = I;
+  for (SyncPoint &SP : Syncs) {
+    Region R;
+    SmallPtrSet<BasicBlock *, 16> Seen{SP.BB};
+    R.Blocks.push_back(SP.BB);
+    for (unsigned I = 0; I < R.Blocks.size(); ++I)
+      for (BasicBlock *Succ : successors(R.Blocks[I]))
+        if (!SyncIndex.count(Succ) && Seen.insert(Succ).second)
+          R.Blocks.push_back(Succ);
+    Regions.push_back(std::move(R));
+  }
+  NumRegions = Regions.size();
+  // Keys: program order of the sync blocks (a reverse post-order walk), with
+  // block barriers after every warp-level state.
+  DenseMap<BasicBlock *, unsigned> Order;
+  unsigned N = 0;
+  SmallPtrSet<BasicBlock *, 32> Visited;
+  SmallVector<BasicBlock *, 32> Post;
+  // Iterative post-order.
+  SmallVector<std::pair<BasicBlock *, succ_iterator>, 32> DFS;
+  DFS.push_back({&K.getEntryBlock(), succ_begin(&K.getEntryBlock())});
+  Visited.insert(&K.getEntryBlock());
+  while (!DFS.empty()) {
+    auto &[BB, It] = DFS.back();
+    if (It != succ_end(BB)) {
+      BasicBlock *S = *It++;
+      if (Visited.insert(S).second)
+        DFS.push_back({S, succ_begin(S)});
+      continue;
+    }
+    Post.push_back(BB);
+    DFS.pop_back();
+  }
+  for (BasicBlock *BB : reverse(Post))
+    Order[BB] = N++;
+  for (SyncPoint &SP : Syncs)
+    SP.Key = Order.lookup(SP.BB) +
+             (SP.Kind == SyncKind::Barrier ? BarrierBias : 0);
+}
+
+bool KernelLowering::liveAtSyncPoint(AllocaInst *A) const {
+  // Live at a sync block when some path from it reads A before writing it.
+  for (const SyncPoint &SP : Syncs) {
+    if (SP.Kind == SyncKind::Entry)
+      continue;
+    SmallVector<const BasicBlock *, 16> Work{SP.BB};
+    SmallPtrSet<const BasicBlock *, 16> Seen{SP.BB};
+    while (!Work.empty()) {
+      const BasicBlock *BB = Work.pop_back_val();
+      bool Killed = false;
+      for (const Instruction &I : *BB) {
+        if (auto *S = dyn_cast<StoreInst>(&I);
+            S && S->getPointerOperand() == A && S->getValueOperand() != A) {
+          Killed = true;
+          break;
+        }
+        if (is_contained(I.operands(), A))
+          return true;
+      }
+      if (!Killed)
+        for (const BasicBlock *Succ : successors(BB))
+          if (Seen.insert(Succ).second)
+            Work.push_back(Succ);
+    }
+  }
+  return false;
+}
+
+void KernelLowering::layOutStorage() {
+  // Shared memory: static variables in order, then the dynamic area.
+  SmallPtrSet<GlobalVariable *, 8> Used;
+  for (Instruction &I : instructions(K))
+    for (Value *Op : I.operands())
+      if (auto *GV = dyn_cast<GlobalVariable>(Op->stripPointerCasts()))
+        if (GV->getAddressSpace() == 3)
+          Used.insert(GV);
+  uint64_t Offset = 0;
+  for (GlobalVariable &GV : M.globals()) {
+    if (!Used.contains(&GV))
+      continue;
+    uint64_t Size = DL.getTypeAllocSize(GV.getValueType());
+    if (GV.isDeclaration() || Size == 0) {
+      SharedOffset[&GV] = ~0ull; // extern __shared__
+      continue;
+    }
+    Offset = alignTo(Offset, std::max<uint64_t>(GV.getAlign().valueOrOne().value(), 16));
+    SharedOffset[&GV] = Offset;
+    Offset += Size;
+  }
+  StaticSharedBytes = Offset;
+
+  IRBuilder<> AB(AllocaBB->getTerminator());
+  if (Guarded) {
+    PC = AB.CreateAlloca(AB.getInt32Ty(), nullptr, "cpu.pc");
+    PCNext = AB.CreateAlloca(AB.getInt32Ty(), nullptr, "cpu.pc.next");
+    Allocas.push_back(PC);
+    Allocas.push_back(PCNext);
+  }
+  // Per-thread storage: an array of one slot per thread for each alloca that
+  // a sync point separates from its next read.
+  uint64_t PerThread = 0;
+  for (AllocaInst *A : Allocas) {
+    bool Needs;
+    if (A == PC || A == PCNext || XchgAllocas.contains(A))
+      Needs = true;
+    else if (Demoted.contains(A))
+      Needs = liveAtSyncPoint(A);
+    else // the kernel's own private memory; its address may escape
+      Needs = Regions.size() > 1;
+    if (!Needs)
+      continue;
+    uint64_t Align = std::max<uint64_t>(A->getAlign().value(), 4);
+    uint64_t Stride =
+        alignTo(DL.getTypeAllocSize(A->getAllocatedType()), Align);
+    PerThread = alignTo(PerThread, Align);
+    PerThreadOffset[A] = PerThread;
+    PerThreadStride[A] = Stride;
+    PerThread += Stride;
+  }
+  PrivateBytesPerThread = alignTo(PerThread, 16);
+}
+
+KernelLowering::ThreadLoop
+KernelLowering::buildThreadLoop(BasicBlock *Pre, const Twine &Name) {
+  Function *H = Host;
+  Type *I32 = Type::getInt32Ty(Ctx);
+  auto *ZH = BasicBlock::Create(Ctx, Name + ".z", H);
+  auto *YH = BasicBlock::Create(Ctx, Name + ".y", H);
+  auto *XH = BasicBlock::Create(Ctx, Name + ".x", H);
+  auto *Body = BasicBlock::Create(Ctx, Name + ".body", H);
+  auto *XL = BasicBlock::Create(Ctx, Name + ".x.latch", H);
+  auto *YL = BasicBlock::Create(Ctx, Name + ".y.latch", H);
+  auto *ZL = BasicBlock::Create(Ctx, Name + ".z.latch", H);
+  auto *Exit = BasicBlock::Create(Ctx, Name + ".exit", H);
+  IRBuilder<> B(Pre);
+  B.CreateBr(ZH);
+  B.SetInsertPoint(ZH);
+  PHINode *Tz = B.CreatePHI(I32, 2, "tid.z");
+  B.CreateCondBr(B.CreateICmpULT(Tz, BlockDim[2]), YH, Exit);
+  B.SetInsertPoint(YH);
+  PHINode *Ty = B.CreatePHI(I32, 2, "tid.y");
+  B.CreateCondBr(B.CreateICmpULT(Ty, BlockDim[1]), XH, ZL);
+  B.SetInsertPoint(XH);
+  PHINode *Tx = B.CreatePHI(I32, 2, "tid.x");
+  B.CreateCondBr(B.CreateICmpULT(Tx, BlockDim[0]), Body, YL);
+  B.SetInsertPoint(XL);
+  Value *Tx1 = B.CreateAdd(Tx, B.getInt32(1), "", true, true);
+  B.CreateBr(XH);
+  B.SetInsertPoint(YL);
+  Value *Ty1 = B.CreateAdd(Ty, B.getInt32(1), "", true, true);
+  B.CreateBr(YH);
+  B.SetInsertPoint(ZL);
+  Value *Tz1 = B.CreateAdd(Tz, B.getInt32(1), "", true, true);
+  B.CreateBr(ZH);
+  Tz->addIncoming(B.getInt32(0), Pre);
+  Tz->addIncoming(Tz1, ZL);
+  Ty->addIncoming(B.getInt32(0), ZH);
+  Ty->addIncoming(Ty1, YL);
+  Tx->addIncoming(B.getInt32(0), YH);
+  Tx->addIncoming(Tx1, XL);
+  B.SetInsertPoint(Body);
+  Type *I64 = B.getInt64Ty();
+  Value *Lin = B.CreateZExt(Tz, I64);
+  Lin = B.CreateMul(Lin, B.CreateZExt(BlockDim[1], I64), "", true, true);
+  Lin = B.CreateAdd(Lin, B.CreateZExt(Ty, I64), "", true, true);
+  Lin = B.CreateMul(Lin, B.CreateZExt(BlockDim[0], I64), "", true, true);
+  Lin = B.CreateAdd(Lin, B.CreateZExt(Tx, I64), "lin", true, true);
+  return {Body, XL, Exit, Lin, {Tx, Ty, Tz}};
+}
+
+Value *KernelLowering::perThreadSlot(IRBuilder<> &B, AllocaInst *A,
+                                     Value *Lin) {
+  Value *Off = B.CreateMul(Lin, B.getInt64(PerThreadStride.lookup(A)), "",
+                           true, true);
+  return B.CreateInBoundsGEP(B.getInt8Ty(), PerThreadBase.lookup(A), Off,
+                             A->getName() + ".slot");
+}
+
+void KernelLowering::replaceThreadValues(Instruction &I, const ThreadLoop &L) {
+  auto *CI = dyn_cast<CallInst>(&I);
+  if (!CI || classifyCall(*CI) != CallKind::SReg)
+    return;
+  StringRef N = CI->getCalledFunction()->getName();
+  N.consume_front("llvm.nvvm.read.ptx.sreg.");
+  IRBuilder<> B(CI);
+  auto Dim = [&](StringRef S) { return S.back() - 'x'; };
+  Value *Lane = B.CreateAnd(B.CreateTrunc(L.Lin, B.getInt32Ty()), WarpSize - 1);
+  Value *V = nullptr;
+  if (N.starts_with("tid."))
+    V = L.Tid[Dim(N)];
+  else if (N.starts_with("ntid."))
+    V = BlockDim[Dim(N)];
+  else if (N.starts_with("ctaid."))
+    V = BlockIdx[Dim(N)];
+  else if (N.starts_with("nctaid."))
+    V = GridDim[Dim(N)];
+  else if (N == "laneid")
+    V = Lane;
+  else if (N == "warpsize")
+    V = B.getInt32(WarpSize);
+  else {
+    Value *Eq = B.CreateShl(B.getInt32(1), Lane);
+    if (N == "lanemask.eq")
+      V = Eq;
+    else if (N == "lanemask.lt")
+      V = B.CreateSub(Eq, B.getInt32(1));
+    else if (N == "lanemask.le")
+      V = B.CreateOr(Eq, B.CreateSub(Eq, B.getInt32(1)));
+    else if (N == "lanemask.gt")
+      V = B.CreateNot(B.CreateOr(Eq, B.CreateSub(Eq, B.getInt32(1))));
+    else // lanemask.ge
+      V = B.CreateNot(B.CreateSub(Eq, B.getInt32(1)));
+  }
+  CI->replaceAllUsesWith(V);
+  CI->eraseFromParent();
+}
+
+void KernelLowering::emitGather(CallInst *Op, const SyncPoint &SP,
+                                const ThreadLoop &L) {
+  IRBuilder<> B(Op);
+  Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
+  StringRef N = Op->getCalledFunction()->getName();
+  N.consume_front("llvm.nvvm.");
+  Value *Lane = B.CreateAnd(B.CreateTrunc(L.Lin, I32), WarpSize - 1, "lane");
+  Value *WarpBase = B.CreateAnd(L.Lin, ~uint64_t(WarpSize - 1), "warp.base");
+  Value *PCBase = PC ? PerThreadBase.lookup(PC)
+                     : ConstantPointerNull::get(B.getPtrTy());
+  Value *Key = B.getInt32(SP.Key);
+  Value *XchgBase =
+      SP.Xchg ? PerThreadBase.lookup(SP.Xchg) : ConstantPointerNull::get(B.getPtrTy());
+  FunctionCallee Bits = M.getOrInsertFunction(
+      WarpBitsHelper, I32, B.getPtrTy(), B.getPtrTy(), I32, I64, I64);
+  auto WarpBits = [&](Value *Pred) {
+    return B.CreateCall(Bits, {Pred, PCBase, Key, WarpBase, NumThreads});
+  };
+  Value *Result = nullptr;
+  if (N.starts_with("shfl.sync.")) {
+    // PTX ISA, shfl.sync: c packs the segment mask (bits 8-12) and the clamp
+    // value (bits 0-4); the source lane j is valid when within the clamp.
+    StringRef Mode = N.drop_front(strlen("shfl.sync.")).split('.').first;
+    // Only b[4:0] takes part (PTX ISA).
+    Value *Bv = B.CreateAnd(Op->getArgOperand(2), 31);
+    Value *Cv = Op->getArgOperand(3);
+    Value *SegMask = B.CreateAnd(B.CreateLShr(Cv, 8), 31);
+    Value *NotSeg = B.CreateNot(SegMask);
+    Value *MaxLane = B.CreateOr(B.CreateAnd(Lane, SegMask),
+                                B.CreateAnd(B.CreateAnd(Cv, 31), NotSeg));
+    Value *MinLane = B.CreateAnd(Lane, SegMask);
+    Value *J, *InRange;
+    if (Mode == "up") {
+      J = B.CreateSub(Lane, Bv);
+      InRange = B.CreateICmpSGE(J, MaxLane);
+    } else if (Mode == "down") {
+      J = B.CreateAdd(Lane, Bv);
+      InRange = B.CreateICmpSLE(J, MaxLane);
+    } else if (Mode == "bfly") {
+      J = B.CreateXor(Lane, Bv);
+      InRange = B.CreateICmpSLE(J, MaxLane);
+    } else { // idx
+      J = B.CreateOr(MinLane, B.CreateAnd(Bv, NotSeg));
+      InRange = B.CreateICmpSLE(J, MaxLane);
+    }
+    Value *Src = B.CreateSelect(InRange, J, Lane);
+    Value *SrcLin = B.CreateAdd(WarpBase, B.CreateZExt(B.CreateAnd(Src, 31), I64));
+    // A lane past the end of a partial warp does not exist; its value is
+    // undefined on the GPU, here it is the reader's own.
+    SrcLin = B.CreateSelect(B.CreateICmpULT(SrcLin, NumThreads), SrcLin, L.Lin);
+    Value *Raw = B.CreateLoad(
+        I32, B.CreateInBoundsGEP(I32, XchgBase, SrcLin), "shfl.raw");
+    Type *ValTy = Op->getType();
+    bool WithPred = ValTy->isStructTy();
+    Type *ElemTy = WithPred ? ValTy->getStructElementType(0) : ValTy;
+    Value *Val = B.CreateBitCast(Raw, ElemTy);
+    if (WithPred) {
+      Result = B.CreateInsertValue(PoisonValue::get(ValTy), Val, 0);
+      Result = B.CreateInsertValue(Result, InRange, 1);
+    } else {
+      Result = Val;
+    }
+  } else if (N.starts_with("vote.")) {
+    Value *Mask = Op->getArgOperand(0);
+    Value *Set = B.CreateAnd(WarpBits(XchgBase), Mask);
+    Value *Active = B.CreateAnd(
+        WarpBits(ConstantPointerNull::get(B.getPtrTy())), Mask);
+    if (N == "vote.ballot.sync")
+      Result = Set;
+    else if (N == "vote.any.sync")
+      Result = B.CreateICmpNE(Set, B.getInt32(0));
+    else if (N == "vote.all.sync")
+      Result = B.CreateICmpEQ(Set, Active);
+    else // uni: all active lanes agree
+      Result = B.CreateOr(B.CreateICmpEQ(Set, B.getInt32(0)),
+                          B.CreateICmpEQ(Set, Active));
+  } else { // activemask
+    Result = WarpBits(ConstantPointerNull::get(B.getPtrTy()));
+  }
+  Op->replaceAllUsesWith(Result);
+  Op->eraseFromParent();
+}
+
+void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
+  const SyncPoint &SP = Syncs[S];
+  ThreadLoop L = buildThreadLoop(Pre, "r" + Twine(S));
+  IRBuilder<> B(L.Body);
+  if (!Guarded)
+    new StoreInst(B.getInt32(RetKey), NextSlot, Pre->getTerminator());
+
+  ValueToValueMapTy VMap;
+  for (auto &[From, To] : BaseMap)
+    VMap[From] = To;
+  Value *Lin = L.Lin;
+  for (AllocaInst *A : Allocas)
+    if (PerThreadOffset.count(A))
+      VMap[A] = perThreadSlot(B, A, Lin);
+  BasicBlock *Run = L.Body;
+  if (Guarded) {
+    Run = BasicBlock::Create(Ctx, "r" + Twine(S) + ".run", Host);
+    Value *Here = B.CreateICmpEQ(B.CreateLoad(B.getInt32Ty(), VMap[PC]),
+                                 B.getInt32(SP.Key));
+    B.CreateCondBr(Here, Run, L.Latch);
+  }
+  // Exit stubs: record the next state, go to the next thread.
+  auto MakeStub = [&](uint32_t Key, const Twine &Name) {
+    BasicBlock *Stub = BasicBlock::Create(Ctx, Name, Host);
+    IRBuilder<> SB(Stub);
+    SB.CreateStore(SB.getInt32(Key),
+                   Guarded ? cast<Value>(VMap[PCNext]) : NextSlot);
+    SB.CreateBr(L.Latch);
+    return Stub;
+  };
+  SmallVector<BasicBlock *, 8> Stubs;
+  for (const SyncPoint &T : Syncs) {
+    BasicBlock *Stub = MakeStub(T.Key, "r" + Twine(S) + ".to." + Twine(T.Key));
+    VMap[T.BB] = Stub;
+    Stubs.push_back(Stub);
+  }
+  BasicBlock *RetStub = MakeStub(RetKey, "r" + Twine(S) + ".ret");
+  Stubs.push_back(RetStub);
+
+  SmallVector<BasicBlock *, 16> Clones;
+  for (BasicBlock *BB : Regions[S].Blocks) {
+    BasicBlock *NB = CloneBasicBlock(BB, VMap, ".r" + Twine(S), Host);
+    Clones.push_back(NB);
+    if (BB != SP.BB)
+      VMap[BB] = NB;
+  }
+  for (BasicBlock *NB : Clones)
+    for (Instruction &I : *NB)
+      RemapInstruction(&I, VMap, RF_IgnoreMissingLocals);
+  IRBuilder<>(Run).CreateBr(Clones.front());
+  for (BasicBlock *NB : Clones) {
+    for (Instruction &I : make_early_inc_range(*NB)) {
+      if (isa<ReturnInst>(&I)) {
+        IRBuilder<> RB(&I);
+        RB.CreateBr(RetStub);
+        I.eraseFromParent();
+        continue;
+      }
+      replaceThreadValues(I, L);
+    }
+  }
+  if (SP.Kind == SyncKind::Gather)
+    emitGather(cast<CallInst>(VMap[SP.Op]), SP, L);
+  for (BasicBlock *Stub : Stubs)
+    if (pred_empty(Stub))
+      Stub->eraseFromParent();
+
+  // After the threads: pick the next state.
+  IRBuilder<> PB(L.Exit);
+  Value *Next;
+  if (!Guarded) {
+    Next = PB.CreateLoad(PB.getInt32Ty(), NextSlot, "next");
+  } else {
+    // Commit each thread's next state and find the earliest pending one.
+    PB.CreateStore(PB.getInt32(RetKey), MinSlot);
+    BasicBlock *FixPre = L.Exit;
+    ThreadLoop F = buildThreadLoop(FixPre, "r" + Twine(S) + ".commit");
+    IRBuilder<> FB(F.Body);
+    Value *PCSlot = perThreadSlot(FB, PC, F.Lin);
+    Value *Cur = FB.CreateLoad(FB.getInt32Ty(), PCSlot);
+    Value *New = FB.CreateLoad(FB.getInt32Ty(), perThreadSlot(FB, PCNext, F.Lin));
+    Value *Ran = FB.CreateICmpEQ(Cur, FB.getInt32(SP.Key));
+    Value *Now = FB.CreateSelect(Ran, New, Cur);
+    FB.CreateStore(Now, PCSlot);
+    Value *Min = FB.CreateLoad(FB.getInt32Ty(), MinSlot);
+    FB.CreateStore(FB.CreateBinaryIntrinsic(Intrinsic::umin, Min, Now), MinSlot);
+    FB.CreateBr(F.Latch);
+    PB.SetInsertPoint(F.Exit);
+    Next = PB.CreateLoad(PB.getInt32Ty(), MinSlot, "next");
+  }
+  PB.CreateBr(Post);
+  // Post holds the dispatch switch, filled by buildHost.
+  (void)Next;
+  Post->setName("r" + Twine(S) + ".dispatch");
+  IRBuilder<> DB(Post);
+  PHINode *P = DB.CreatePHI(DB.getInt32Ty(), 1, "next.key");
+  P->addIncoming(Next, PB.GetInsertBlock());
+  SwitchInst *SW = DB.CreateSwitch(P, BlockLatch, Syncs.size());
+  for (unsigned T = 0; T < Syncs.size(); ++T)
+    SW->addCase(DB.getInt32(Syncs[T].Key), RegionPre[T]);
+}
+
+void KernelLowering::buildHost() {
+  Type *Ptr = PointerType::get(Ctx, 0);
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  auto *FTy = FunctionType::get(Type::getVoidTy(Ctx),
+                                {Ptr, Ptr, I64, I64, Ptr}, false);
+  Host = Function::Create(FTy, GlobalValue::ExternalLinkage,
+                          cpuVariantName(Name), M);
+  Host->addFnAttr(Attribute::NoUnwind);
+  Host->addFnAttr(VariantAttr, "cpu");
+  Host->addFnAttr(OriginAttr, Name);
+  Argument *Args = Host->getArg(0), *Launch = Host->getArg(1),
+           *First = Host->getArg(2), *Count = Host->getArg(3);
+  Scratch = Host->getArg(4);
+  Args->setName("args");
+  Launch->setName("launch");
+  First->setName("first_block");
+  Count->setName("block_count");
+  Scratch->setName("scratch");
+  for (unsigned I : {0u, 1u, 4u}) {
+    Host->addParamAttr(I, Attribute::NoAlias);
+    Host->addParamAttr(I, Attribute::NoCapture);
+  }
+
+  auto *Entry = BasicBlock::Create(Ctx, "entry", Host);
+  IRBuilder<> B(Entry);
+  // Parameters: args[i] points to the value of parameter i.
+  for (Argument &A : K.args()) {
+    Value *Slot = B.CreateLoad(
+        Ptr, B.CreateConstInBoundsGEP1_64(Ptr, Args, A.getArgNo()));
+    Value *V = A.hasByValAttr() ? Slot
+                                : B.CreateLoad(A.getType(), Slot, A.getName());
+    if (A.hasByValAttr() && A.getType()->getPointerAddressSpace() != 0)
+      V = B.CreateAddrSpaceCast(V, A.getType());
+    BaseMap.push_back({&A, V});
+  }
+  for (unsigned D = 0; D < 3; ++D) {
+    GridDim[D] = B.CreateLoad(
+        I32, B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Launch,
+                                          LaunchGridOffset + 4 * D),
+        "nctaid." + Twine("xyz"[D]));
+    BlockDim[D] = B.CreateLoad(
+        I32, B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Launch,
+                                          LaunchBlockOffset + 4 * D),
+        "ntid." + Twine("xyz"[D]));
+  }
+  Value *DynBytes = B.CreateLoad(
+      I64, B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Launch,
+                                        LaunchDynSharedOffset),
+      "dyn.shared");
+  NumThreads = B.CreateMul(
+      B.CreateMul(B.CreateZExt(BlockDim[0], I64), B.CreateZExt(BlockDim[1], I64)),
+      B.CreateZExt(BlockDim[2], I64), "nthreads");
+  uint64_t DynOffset = alignTo(StaticSharedBytes, 16);
+  Value *DynBase = B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), Scratch,
+                                                DynOffset, "shared.dyn");
+  Value *DynPadded =
+      B.CreateAnd(B.CreateAdd(DynBytes, B.getInt64(63)), B.getInt64(~63ull));
+  Private = B.CreateInBoundsGEP(B.getInt8Ty(), DynBase, DynPadded, "private");
+  for (auto &[GV, Off] : SharedOffset) {
+    Value *P = Off == ~0ull ? DynBase
+                            : B.CreateConstInBoundsGEP1_64(B.getInt8Ty(),
+                                                           Scratch, Off);
+    BaseMap.push_back({GV, B.CreateAddrSpaceCast(P, GV->getType(),
+                                                 GV->getName() + ".cpu")});
+  }
+  for (AllocaInst *A : Allocas) {
+    if (auto It = PerThreadOffset.find(A); It != PerThreadOffset.end()) {
+      Value *Off = B.CreateMul(NumThreads, B.getInt64(It->second));
+      PerThreadBase[A] =
+          B.CreateInBoundsGEP(B.getInt8Ty(), Private, Off, A->getName() + ".base");
+      continue;
+    }
+    AllocaInst *HA = B.CreateAlloca(A->getAllocatedType(), A->getArraySize(),
+                                    A->getName());
+    HA->setAlignment(A->getAlign());
+    Value *V = HA;
+    if (A->getType() != HA->getType())
+      V = B.CreateAddrSpaceCast(HA, A->getType());
+    BaseMap.push_back({A, V});
+  }
+  NextSlot = B.CreateAlloca(I32, nullptr, "next.slot");
+  MinSlot = B.CreateAlloca(I32, nullptr, "min.slot");
+
+  // Blocks of the range, one after the other.
+  auto *BlkHdr = BasicBlock::Create(Ctx, "block", Host);
+  auto *BlkBody = BasicBlock::Create(Ctx, "block.body", Host);
+  BlockLatch = BasicBlock::Create(Ctx, "block.latch", Host);
+  auto *Done = BasicBlock::Create(Ctx, "done", Host);
+  Value *End = B.CreateAdd(First, Count, "end");
+  B.CreateBr(BlkHdr);
+  B.SetInsertPoint(BlkHdr);
+  PHINode *Blk = B.CreatePHI(I64, 2, "block.id");
+  B.CreateCondBr(B.CreateICmpULT(Blk, End), BlkBody, Done);
+  B.SetInsertPoint(BlockLatch);
+  Blk->addIncoming(First, Entry);
+  Blk->addIncoming(B.CreateAdd(Blk, B.getInt64(1)), BlockLatch);
+  B.CreateBr(BlkHdr);
+  B.SetInsertPoint(Done);
+  B.CreateRetVoid();
+
+  B.SetInsertPoint(BlkBody);
+  Value *GX = B.CreateZExt(GridDim[0], I64), *GY = B.CreateZExt(GridDim[1], I64);
+  BlockIdx[0] = B.CreateTrunc(B.CreateURem(Blk, GX), I32, "ctaid.x");
+  Value *Rest = B.CreateUDiv(Blk, GX);
+  BlockIdx[1] = B.CreateTrunc(B.CreateURem(Rest, GY), I32, "ctaid.y");
+  BlockIdx[2] = B.CreateTrunc(B.CreateUDiv(Rest, GY), I32, "ctaid.z");
+
+  for (unsigned S = 0; S < Syncs.size(); ++S)
+    RegionPre.push_back(BasicBlock::Create(Ctx, "r" + Twine(S) + ".pre", Host));
+  if (Guarded) {
+    // Every thread starts at the entry state.
+    ThreadLoop Init = buildThreadLoop(BlkBody, "init");
+    IRBuilder<> IB(Init.Body);
+    IB.CreateStore(IB.getInt32(Syncs[0].Key), perThreadSlot(IB, PC, Init.Lin));
+    IB.CreateBr(Init.Latch);
+    IRBuilder<>(Init.Exit).CreateBr(RegionPre[0]);
+  } else {
+    B.CreateBr(RegionPre[0]);
+  }
+  for (unsigned S = 0; S < Syncs.size(); ++S)
+    emitRegion(S, RegionPre[S],
+               BasicBlock::Create(Ctx, "r" + Twine(S) + ".dispatch", Host));
+  stripDebugInfo(*Host);
+}
+
+std::optional<Refusal> KernelLowering::run() {
+  if (auto R = inlineCalls())
+    return R;
+  if (auto R = classifyAndLowerCalls())
+    return R;
+  // Constant expressions over non-generic globals become instructions, so
+  // that shared variables can be replaced by scratch pointers and address
+  // spaces stripped instruction by instruction.
+  SmallVector<Constant *, 8> Globals;
+  for (GlobalVariable &GV : M.globals())
+    if (GV.getAddressSpace() != 0)
+      Globals.push_back(&GV);
+  convertUsersOfConstantsToInstructions(Globals, &K);
+  if (auto R = checkDivergence())
+    return R;
+  fuseContractablePairs(K);
+  rematerializeSRegs();
+  splitAtSyncPoints();
+  demoteCrossBlockValues();
+  computeRegions();
+  layOutStorage();
+  buildHost();
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// The host module
+//===----------------------------------------------------------------------===//
+
+/// Maps every pointer type to the generic address space.
+class AddrSpaceStripper : public ValueMapTypeRemapper {
+public:
+  explicit AddrSpaceStripper(LLVMContext &C) : C(C) {}
+  Type *remapType(Type *Ty) override {
+    auto It = Cache.find(Ty);
+    if (It != Cache.end())
+      return It->second;
+    Type *R = Ty;
+    if (isa<PointerType>(Ty)) {
+      R = PointerType::get(C, 0);
+    } else if (auto *VT = dyn_cast<VectorType>(Ty)) {
+      R = VectorType::get(remapType(VT->getElementType()),
+                          VT->getElementCount());
+    } else if (auto *AT = dyn_cast<ArrayType>(Ty)) {
+      R = ArrayType::get(remapType(AT->getElementType()),
+                         AT->getNumElements());
+    } else if (auto *ST = dyn_cast<StructType>(Ty); ST && !ST->isOpaque()) {
+      SmallVector<Type *, 8> Elems;
+      bool Changed = false;
+      for (Type *E : ST->elements()) {
+        Elems.push_back(remapType(E));
+        Changed |= Elems.back() != E;
+      }
+      if (Changed)
+        R = ST->isLiteral()
+                ? StructType::get(C, Elems, ST->isPacked())
+                : StructType::create(C, Elems, (ST->getName() + ".host").str(),
+                                     ST->isPacked());
+    } else if (auto *FT = dyn_cast<FunctionType>(Ty)) {
+      SmallVector<Type *, 8> Params;
+      for (Type *P : FT->params())
+        Params.push_back(remapType(P));
+      R = FunctionType::get(remapType(FT->getReturnType()), Params,
+                            FT->isVarArg());
+    }
+    Cache[Ty] = R;
+    return R;
+  }
+
+private:
+  LLVMContext &C;
+  DenseMap<Type *, Type *> Cache;
+};
+
+/// The warp-bits helper: bit l set when lane l of the warp exists, is at
+/// state key (or pc is null) and its predicate is non-zero (or pred is null).
+void defineWarpBitsHelper(Function &F) {
+  LLVMContext &C = F.getContext();
+  F.setLinkage(GlobalValue::InternalLinkage);
+  F.addFnAttr(Attribute::AlwaysInline);
+  F.addFnAttr(Attribute::NoUnwind);
+  Argument *Pred = F.getArg(0), *PC = F.getArg(1), *Key = F.getArg(2),
+           *Base = F.getArg(3), *N = F.getArg(4);
+  auto *Entry = BasicBlock::Create(C, "entry", &F);
+  auto *Loop = BasicBlock::Create(C, "lane", &F);
+  auto *Body = BasicBlock::Create(C, "lane.body", &F);
+  auto *Exit = BasicBlock::Create(C, "exit", &F);
+  IRBuilder<> B(Entry);
+  B.CreateBr(Loop);
+  B.SetInsertPoint(Loop);
+  PHINode *L = B.CreatePHI(B.getInt32Ty(), 2, "l");
+  PHINode *Bits = B.CreatePHI(B.getInt32Ty(), 2, "bits");
+  Value *T = B.CreateAdd(Base, B.CreateZExt(L, B.getInt64Ty()));
+  B.CreateCondBr(B.CreateICmpULT(T, N), Body, Exit);
+  B.SetInsertPoint(Body);
+  auto *PCLoad = BasicBlock::Create(C, "pc", &F);
+  auto *PredCheck = BasicBlock::Create(C, "pred", &F);
+  auto *PredLoad = BasicBlock::Create(C, "pred.load", &F);
+  auto *Latch = BasicBlock::Create(C, "latch", &F);
+  B.CreateCondBr(B.CreateIsNull(PC), PredCheck, PCLoad);
+  B.SetInsertPoint(PCLoad);
+  Value *AtState = B.CreateICmpEQ(
+      B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), PC, T)),
+      Key);
+  B.CreateCondBr(AtState, PredCheck, Latch);
+  B.SetInsertPoint(PredCheck);
+  B.CreateCondBr(B.CreateIsNull(Pred), Latch, PredLoad);
+  B.SetInsertPoint(PredLoad);
+  Value *PredOn = B.CreateICmpNE(
+      B.CreateLoad(B.getInt32Ty(), B.CreateInBoundsGEP(B.getInt32Ty(), Pred, T)),
+      B.getInt32(0));
+  B.CreateBr(Latch);
+  B.SetInsertPoint(Latch);
+  PHINode *On = B.CreatePHI(B.getInt1Ty(), 3, "on");
+  On->addIncoming(B.getFalse(), PCLoad);
+  On->addIncoming(B.getTrue(), PredCheck);
+  On->addIncoming(PredOn, PredLoad);
+  Value *NewBits =
+      B.CreateOr(Bits, B.CreateShl(B.CreateZExt(On, B.getInt32Ty()), L));
+  Value *L1 = B.CreateAdd(L, B.getInt32(1));
+  B.CreateCondBr(B.CreateICmpULT(L1, B.getInt32(WarpSize)), Loop, Exit);
+  L->addIncoming(B.getInt32(0), Entry);
+  L->addIncoming(L1, Latch);
+  Bits->addIncoming(B.getInt32(0), Entry);
+  Bits->addIncoming(NewBits, Latch);
+  B.SetInsertPoint(Exit);
+  PHINode *Out = B.CreatePHI(B.getInt32Ty(), 2, "out");
+  Out->addIncoming(Bits, Loop);
+  Out->addIncoming(NewBits, Latch);
+  B.CreateRet(Out);
+}
+
+struct LoweredKernel {
+  Function *Host;
+  std::string Name;
+  unsigned NumParams;
+  uint64_t StaticShared, PrivatePerThread;
+  bool Guarded;
+};
+
+} // namespace
+
+static void remarkRefused(OptimizationRemarkEmitter &ORE, Function &Kernel,
+                          const Refusal &R) {
+  ORE.emit([&] {
+    std::string Where;
+    raw_string_ostream OS(Where);
+    if (R.At)
+      printLocation(OS, *R.At);
+    OptimizationRemarkMissed Remark(PassName, "NoCPUVariant",
+                                    R.At ? R.At : &*Kernel.getEntryBlock().begin());
+    Remark << "kernel " << displayName(Kernel)
+           << " stays GPU-only: " << R.What << OS.str();
+    return Remark;
+  });
+}
+
+std::unique_ptr<Module> createCPUModule(Module &Device,
+                                        const CPULowerCallbacks &CB) {
+  LLVMContext &Ctx = Device.getContext();
+  ValueToValueMapTy CloneMap;
+  std::unique_ptr<Module> Tmp = CloneModule(Device, CloneMap);
+
+  SmallVector<LoweredKernel, 8> Lowered;
+  for (Function *Kernel : getKernels(Device)) {
+    OptimizationRemarkEmitter &ORE = CB.GetORE(*Kernel);
+    if (std::string Blocker = CB.CPUBlocker(*Kernel); !Blocker.empty()) {
+      remarkRefused(ORE, *Kernel, {Blocker, nullptr});
+      continue;
+    }
+    // The scratch copy of the kernel is changed in place; a refusal halfway
+    // leaves it broken but unused, since only host functions are kept.
+    auto *K = cast<Function>(CloneMap[Kernel]);
+    KernelLowering KL(*K, Kernel->getName(), CB);
+    if (std::optional<Refusal> R = KL.run()) {
+      remarkRefused(ORE, *Kernel, *R);
+      if (KL.Host)
+        KL.Host->eraseFromParent();
+      continue;
+    }
+    ORE.emit([&] {
+      return OptimizationRemark(PassName, "CPUVariant", Kernel)
+             << "kernel " << displayName(*Kernel) << ": CPU variant "
+             << KL.Host->getName() << " with " << ore::NV("Regions", KL.NumRegions)
+             << " region(s)" << (KL.Guarded ? ", guarded" : "");
+    });
+    Lowered.push_back({KL.Host, Kernel->getName().str(),
+                       static_cast<unsigned>(Kernel->arg_size()),
+                       KL.StaticSharedBytes, KL.PrivateBytesPerThread,
+                       KL.Guarded});
+  }
+  for (LoweredKernel &LK : Lowered) {
+    SmallVector<Constant *, 8> Globals;
+    for (GlobalVariable &GV : Tmp->globals())
+      if (GV.getAddressSpace() != 0)
+        Globals.push_back(&GV);
+    convertUsersOfConstantsToInstructions(Globals, LK.Host);
+  }
+
+  auto Host = std::make_unique<Module>(Device.getName().str() + ".cpu", Ctx);
+  Host->setTargetTriple("x86_64-unknown-linux-gnu");
+  Host->setDataLayout("e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-"
+                      "f80:128-n8:16:32:64-S128");
+  Host->setSourceFileName(Device.getSourceFileName());
+  AddrSpaceStripper Strip(Ctx);
+  ValueToValueMapTy VMap;
+  // Declarations and non-shared globals first, so bodies can refer to them.
+  for (GlobalVariable &GV : Tmp->globals()) {
+    if (GV.getAddressSpace() == 3 || GV.getName().starts_with("llvm."))
+      continue;
+    auto *NG = new GlobalVariable(*Host, Strip.remapType(GV.getValueType()),
+                                  GV.isConstant(), GV.getLinkage(), nullptr,
+                                  GV.getName(), nullptr,
+                                  GV.getThreadLocalMode(), 0);
+    NG->copyAttributesFrom(&GV);
+    VMap[&GV] = NG;
+  }
+  for (Function &F : *Tmp) {
+    if (!F.isDeclaration())
+      continue;
+    auto *NF = Function::Create(
+        cast<FunctionType>(Strip.remapType(F.getFunctionType())),
+        GlobalValue::ExternalLinkage, F.getName(), Host.get());
+    if (!F.isIntrinsic())
+      NF->copyAttributesFrom(&F);
+    VMap[&F] = NF;
+  }
+  for (LoweredKernel &LK : Lowered) {
+    auto *NF = Function::Create(
+        cast<FunctionType>(Strip.remapType(LK.Host->getFunctionType())),
+        GlobalValue::ExternalLinkage, LK.Host->getName(), Host.get());
+    VMap[LK.Host] = NF;
+    for (auto [A, NA] : zip(LK.Host->args(), NF->args())) {
+      NA.setName(A.getName());
+      VMap[&A] = &NA;
+    }
+    SmallVector<ReturnInst *, 4> Returns;
+    CloneFunctionInto(NF, LK.Host, VMap,
+                      CloneFunctionChangeType::DifferentModule, Returns, "",
+                      nullptr, &Strip);
+    LK.Host = NF;
+    // Casts between address spaces that are now all 0 are no-ops.
+    for (Instruction &I : make_early_inc_range(instructions(*NF)))
+      if (auto *ASC = dyn_cast<AddrSpaceCastInst>(&I);
+          ASC && ASC->getSrcTy() == ASC->getDestTy()) {
+        ASC->replaceAllUsesWith(ASC->getOperand(0));
+        ASC->eraseFromParent();
+      }
+  }
+  for (GlobalVariable &GV : Tmp->globals())
+    if (GV.hasInitializer() && VMap.count(&GV))
+      cast<GlobalVariable>(VMap[&GV])
+          ->setInitializer(MapValue(GV.getInitializer(), VMap, RF_None, &Strip));
+  // Intrinsic names mangle address spaces (llvm.memcpy.p1.p0.i64).
+  for (Function &F : make_early_inc_range(*Host))
+    if (F.isIntrinsic())
+      if (std::optional<Function *> NF = Intrinsic::remangleIntrinsicFunction(&F)) {
+        F.replaceAllUsesWith(*NF);
+        F.eraseFromParent();
+      }
+  if (Function *Bits = Host->getFunction(WarpBitsHelper);
+      Bits && !Bits->use_empty())
+    defineWarpBitsHelper(*Bits);
+  // Drop what no variant uses (device-only globals, kernels' callees).
+  bool Changed = true;
+  while (Changed) {
+    Changed = false;
+    for (GlobalVariable &GV : make_early_inc_range(Host->globals()))
+      if (GV.use_empty()) {
+        GV.eraseFromParent();
+        Changed = true;
+      }
+    for (Function &F : make_early_inc_range(*Host))
+      if (F.isDeclaration() && F.use_empty()) {
+        F.eraseFromParent();
+        Changed = true;
+      }
+  }
+  for (GlobalVariable &GV : make_early_inc_range(Host->globals()))
+    if (GV.use_empty() && GV.isDeclaration())
+      GV.eraseFromParent();
+
+  // Descriptors (cleave_cpu_kernel_desc).
+  Type *Ptr = PointerType::get(Ctx, 0);
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  StructType *DescTy = StructType::get(Ctx, {Ptr, Ptr, I64, I64, I32, I32});
+  for (LoweredKernel &LK : Lowered) {
+    Constant *Name = ConstantDataArray::getString(Ctx, LK.Name);
+    auto *NameGV = new GlobalVariable(*Host, Name->getType(), true,
+                                      GlobalValue::PrivateLinkage, Name,
+                                      ".name." + LK.Name);
+    Constant *Desc = ConstantStruct::get(
+        DescTy, {NameGV, LK.Host, ConstantInt::get(I64, LK.StaticShared),
+                 ConstantInt::get(I64, LK.PrivatePerThread),
+                 ConstantInt::get(I32, LK.NumParams),
+                 ConstantInt::get(I32, LK.Guarded ? 1 : 0)});
+    new GlobalVariable(*Host, DescTy, true, GlobalValue::ExternalLinkage, Desc,
+                       cpuVariantName(LK.Name) + "_desc");
+  }
+  return Host;
+}
+
+PreservedAnalyses CPULowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
+  auto &FAM = MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  CPULowerCallbacks CB;
+  CB.CPUBlocker = [&](Function &F) -> std::string {
+    const KernelLegality &KL = FAM.getResult<KernelLegalityAnalysis>(F);
+    if (KL.canRunOnCPU())
+      return {};
+    for (const LegalityIssue &I : KL.Issues)
+      if (I.ForbidsCPU) {
+        std::string S;
+        raw_string_ostream OS(S);
+        OS << getIssueKindName(I.Kind);
+        if (!I.Detail.empty())
+          OS << " (" << I.Detail << ")";
+        printLocation(OS, *I.Inst);
+        return S;
+      }
+    return "kernel legality forbids the CPU";
+  };
+  CB.GetUniformity = [&](Function &F) -> UniformityInfo * {
+    TargetTransformInfo &TTI = FAM.getResult<TargetIRAnalysis>(F);
+    if (!TTI.hasBranchDivergence(&F))
+      return nullptr;
+    return &FAM.getResult<UniformityInfoAnalysis>(F);
+  };
+  CB.Forget = [&](Function &F) { FAM.clear(F, F.getName()); };
+  CB.GetORE = [&](Function &F) -> OptimizationRemarkEmitter & {
+    return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
+  };
+  std::unique_ptr<Module> Host = createCPUModule(M, CB);
+
+  // Replace M's contents with the host module.
+  for (Function &F : M)
+    FAM.clear(F, F.getName());
+  for (Function &F : M)
+    F.dropAllReferences();
+  for (GlobalVariable &GV : M.globals())
+    GV.dropAllReferences();
+  for (GlobalAlias &GA : M.aliases())
+    GA.dropAllReferences();
+  while (!M.alias_empty())
+    M.alias_begin()->eraseFromParent();
+  while (!M.empty())
+    M.begin()->eraseFromParent();
+  while (!M.global_empty())
+    M.global_begin()->eraseFromParent();
+  for (NamedMDNode &NMD : make_early_inc_range(M.named_metadata()))
+    if (NMD.getName() != "llvm.module.flags" && NMD.getName() != "llvm.ident")
+      M.eraseNamedMetadata(&NMD);
+  M.setTargetTriple(Host->getTargetTriple());
+  M.setDataLayout(Host->getDataLayout());
+  if (Linker::linkModules(M, std::move(Host)))
+    report_fatal_error("cleave-cpu-lower: linking the host module failed");
+  return PreservedAnalyses::none();
+}
+
+} // namespace cleave

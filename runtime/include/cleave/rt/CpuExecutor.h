@@ -1,0 +1,65 @@
+//===- CpuExecutor.h - Runs a kernel's CPU variant on all cores -*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). Spreads a range of blocks over the
+// cores with oneTBB; each worker thread owns one scratch buffer (shared
+// memory + per-thread storage, CpuKernelABI.h) that grows to the largest
+// launch it has seen, so running a block allocates nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_CPUEXECUTOR_H
+#define CLEAVE_RT_CPUEXECUTOR_H
+
+#include "cleave/rt/CpuKernelABI.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cleave::rt {
+
+/// The status of a runtime call: Ok, or an error with a one-line message.
+struct Status {
+  bool Ok = true;
+  std::string Message;
+  static Status success() { return {}; }
+  static Status error(std::string Msg) { return {false, std::move(Msg)}; }
+  explicit operator bool() const { return Ok; }
+};
+
+class CpuExecutor {
+public:
+  /// \p NumThreads workers; 0 means CLEAVE_CPU_THREADS when set, else every
+  /// core.
+  explicit CpuExecutor(unsigned NumThreads = 0);
+  ~CpuExecutor();
+  CpuExecutor(const CpuExecutor &) = delete;
+  CpuExecutor &operator=(const CpuExecutor &) = delete;
+
+  unsigned numThreads() const;
+  /// Changes the number of workers for later launches (0: as above).
+  void setNumThreads(unsigned NumThreads);
+
+  /// Runs blocks [FirstBlock, FirstBlock + BlockCount) of \p Launch with
+  /// \p Kernel's CPU variant and returns when all are done. \p Args is the
+  /// kernelParams-style array. Blocks are independent by the CUDA model, so
+  /// any worker runs any block, in chunks of consecutive blocks.
+  Status launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
+                const cleave_cpu_launch &Launch, uint64_t FirstBlock,
+                uint64_t BlockCount);
+
+  /// Every block of the grid.
+  Status launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
+                const cleave_cpu_launch &Launch);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+/// CLEAVE_CPU_THREADS when it is a positive number, else the number of
+/// cores the process may use.
+unsigned defaultCpuThreads();
+
+} // namespace cleave::rt
+
+#endif

@@ -1,0 +1,151 @@
+//===- Footprint.h - Evaluate serialized kernel footprints ------*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). The compiler's footprint analysis
+// describes, for each pointer parameter of a kernel, which bytes a range of
+// blocks reads and writes, as affine forms whose coefficients are expressions
+// in the launch dimensions and the scalar arguments (docs/footprints.md). This
+// evaluator parses that text once per kernel and, for a concrete launch and a
+// linear block range [first, first+count), returns byte regions (intervals,
+// pitched rectangles or pitched boxes) and a class for each parameter and
+// direction:
+//
+//   Exact    the regions are exactly the bytes the blocks touch;
+//   Bounded  the regions contain every byte the blocks touch (and maybe more);
+//   Unknown  nothing is known: assume the whole buffer.
+//
+// Errors are values: parse and evaluate return a Status. Arithmetic overflow,
+// division by zero or a failed launch-time check never fail the evaluation;
+// they make the affected parameter Unknown, which is always safe.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_FOOTPRINT_H
+#define CLEAVE_RT_FOOTPRINT_H
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+enum class FootprintClass : uint8_t { Exact, Bounded, Unknown };
+
+/// "exact", "bounded" or "unknown".
+const char *getFootprintClassName(FootprintClass C);
+
+/// The result of an operation that can fail; Message says why when !Ok.
+struct Status {
+  bool Ok = true;
+  std::string Message;
+
+  static Status success() { return {}; }
+  static Status error(std::string Msg) { return {false, std::move(Msg)}; }
+  explicit operator bool() const { return Ok; }
+};
+
+/// The bytes { Base + b + r*Pitch + p*PlanePitch : 0 <= b < Bytes,
+/// 0 <= r < Rows, 0 <= p < Planes }, in bytes relative to the start of the
+/// parameter's buffer. A plain interval has Rows == Planes == 1; a rectangle
+/// (cudaMemcpy2D) has Planes == 1, a box (cudaMemcpy3D) Planes > 1. The rows
+/// of a region never overlap (Bytes < Pitch when Rows > 1); planes and
+/// distinct regions may, which is harmless for copies since overlapping bytes
+/// carry the same data.
+struct ByteRegion {
+  int64_t Base = 0;
+  int64_t Bytes = 0;
+  int64_t Rows = 1;
+  int64_t Pitch = 0;
+  int64_t Planes = 1;
+  int64_t PlanePitch = 0;
+
+  bool operator==(const ByteRegion &O) const;
+  /// Sum over rows and planes; counts overlapping bytes more than once.
+  int64_t totalBytes() const { return Bytes * Rows * Planes; }
+};
+
+/// A half-open byte interval [Lo, Hi).
+struct ByteInterval {
+  int64_t Lo = 0;
+  int64_t Hi = 0;
+  bool operator==(const ByteInterval &O) const {
+    return Lo == O.Lo && Hi == O.Hi;
+  }
+};
+
+/// What the evaluator needs to know about one launch. Args holds the value of
+/// every kernel argument in order; integer arguments are sign-extended to 64
+/// bits and the entries of non-integer arguments (pointers, floats) are
+/// ignored. The blocks evaluated are the linear ids [First, First+Count),
+/// where the linear id of block (x, y, z) is x + y*Grid[0] + z*Grid[0]*Grid[1].
+struct LaunchConfig {
+  int64_t Grid[3] = {1, 1, 1};
+  int64_t Block[3] = {1, 1, 1};
+  int64_t First = 0;
+  int64_t Count = 0;
+  std::vector<int64_t> Args;
+};
+
+/// The footprint of one pointer parameter for one block range.
+struct ParamFootprint {
+  unsigned ArgNo = 0;
+  FootprintClass ReadClass = FootprintClass::Exact;
+  FootprintClass WriteClass = FootprintClass::Exact;
+  /// Empty when the class is Unknown (the caller uses the whole buffer) or
+  /// when nothing is read / written. Sorted by Base, coalesced.
+  std::vector<ByteRegion> Reads;
+  std::vector<ByteRegion> Writes;
+};
+
+struct FootprintResult {
+  /// One entry per pointer parameter, in argument order.
+  std::vector<ParamFootprint> Params;
+
+  /// The entry for argument ArgNo, or null when it is not a pointer.
+  const ParamFootprint *find(unsigned ArgNo) const;
+};
+
+class FootprintProgram {
+public:
+  FootprintProgram();
+  FootprintProgram(FootprintProgram &&) noexcept;
+  FootprintProgram &operator=(FootprintProgram &&) noexcept;
+  ~FootprintProgram();
+
+  /// Parses the text form (docs/footprints.md). On failure the message names
+  /// the line and what was expected; Out is left empty.
+  static Status parse(std::string_view Text, FootprintProgram &Out);
+
+  /// Evaluates the footprint of blocks [L.First, L.First + L.Count). Fails
+  /// only when the launch itself is malformed (non-positive dimensions, a
+  /// block range outside the grid, missing arguments).
+  Status evaluate(const LaunchConfig &L, FootprintResult &Out) const;
+
+  /// The kernel's (mangled) name as written in the text.
+  const std::string &kernelName() const;
+  /// Number of kernel arguments declared in the text.
+  unsigned numArgs() const;
+  /// True when argument ArgNo is a pointer parameter.
+  bool isPointerArg(unsigned ArgNo) const;
+
+  struct Impl;
+
+private:
+  Impl *P;
+};
+
+/// Expands regions into sorted, disjoint, non-adjacent intervals. Fails (and
+/// returns false) rather than produce more than MaxIntervals of them.
+bool toIntervals(const std::vector<ByteRegion> &Regions,
+                 std::vector<ByteInterval> &Out,
+                 size_t MaxIntervals = size_t(1) << 24);
+
+/// Rewrites Regions into an equivalent, usually shorter, list: exact
+/// identities only (merging side-by-side columns, stacked rows, interleaved
+/// rows and overlapping intervals), then sorts by Base.
+void coalesceRegions(std::vector<ByteRegion> &Regions);
+
+} // namespace rt
+} // namespace cleave
+
+#endif
