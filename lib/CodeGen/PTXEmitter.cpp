@@ -30,7 +30,8 @@ static void initializeNVPTX() {
   });
 }
 
-Expected<std::string> emitPTX(Module &M, StringRef GpuArch, unsigned OptLevel) {
+Expected<std::unique_ptr<TargetMachine>>
+createNVPTXTargetMachine(Module &M, StringRef GpuArch, unsigned OptLevel) {
   initializeNVPTX();
   Triple TT(M.getTargetTriple());
   if (!TT.isNVPTX()) {
@@ -54,19 +55,25 @@ Expected<std::string> emitPTX(Module &M, StringRef GpuArch, unsigned OptLevel) {
       break;
     }
   std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
-      TT.str(), GpuArch, Features, TargetOptions(), std::nullopt,
-      std::nullopt, Level));
+      TT.str(), GpuArch, Features, TargetOptions(), std::nullopt, std::nullopt,
+      Level));
   if (!TM)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create an NVPTX target for '%s'",
                              GpuArch.str().c_str());
   if (M.getDataLayout().isDefault())
     M.setDataLayout(TM->createDataLayout());
+  return std::move(TM);
+}
 
+Expected<std::string> emitPTX(Module &M, StringRef GpuArch, unsigned OptLevel) {
+  auto TM = createNVPTXTargetMachine(M, GpuArch, OptLevel);
+  if (!TM)
+    return TM.takeError();
   SmallString<0> PTX;
   raw_svector_ostream OS(PTX);
   legacy::PassManager PM;
-  if (TM->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
+  if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
     return createStringError(inconvertibleErrorCode(),
                              "NVPTX cannot emit assembly");
   PM.run(M);

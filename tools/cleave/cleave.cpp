@@ -1,9 +1,11 @@
 //===- cleave.cpp - The Cleave driver ---------------------------------------===//
 //
 // Thin: parses options, calls the libraries. Subcommands:
-//   cleave compile --emit=ir|ptx FILE   device code, with Cleave's variants
+//   cleave compile --emit=ir|ptx FILE       device code, with Cleave's variants
+//   cleave compile --emit=cpu-ir|cpu-obj    the kernels' CPU variants
 //
 //===----------------------------------------------------------------------===//
+#include "cleave/CodeGen/HostObjectEmitter.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Frontend/DeviceCompiler.h"
 #include "cleave/Plugin/PassRegistration.h"
@@ -20,6 +22,7 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -31,13 +34,17 @@ cl::SubCommand CompileCmd("compile",
                           "Compile CUDA (.cu) or OpenCL (.cl) device code "
                           "through Cleave's analyses and transforms");
 
-enum class EmitKind { None, IR, PTX };
+enum class EmitKind { None, IR, PTX, CpuIR, CpuObj };
 cl::opt<EmitKind> Emit(
     "emit", cl::desc("What to print instead of building a program"),
     cl::values(clEnumValN(EmitKind::IR, "ir",
                           "LLVM IR of the kernels and their variants"),
                clEnumValN(EmitKind::PTX, "ptx",
-                          "PTX of the kernels and their variants")),
+                          "PTX of the kernels and their variants"),
+               clEnumValN(EmitKind::CpuIR, "cpu-ir",
+                          "optimized x86-64 IR of the kernels' CPU variants"),
+               clEnumValN(EmitKind::CpuObj, "cpu-obj",
+                          "x86-64 object code of the kernels' CPU variants")),
     cl::init(EmitKind::None), cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::list<std::string> Inputs(cl::Positional, cl::desc("<input .cu/.cl>"),
                              cl::OneOrMore, cl::sub(CompileCmd));
@@ -84,6 +91,12 @@ cl::opt<std::string> RemarksMissed(
              "regex (e.g. cleave)"),
     cl::Prefix, cl::value_desc("regex"), cl::sub(CompileCmd),
     cl::cat(CompileCat));
+cl::opt<std::string> HostCPU("mcpu",
+                             cl::desc("x86-64 CPU for the CPU variants "
+                                      "(default x86-64-v3; unknown names "
+                                      "fall back to generic x86-64)"),
+                             cl::init("x86-64-v3"), cl::sub(CompileCmd),
+                             cl::cat(CompileCat));
 cl::opt<bool> NoPtxas("no-ptxas",
                       cl::desc("Do not check emitted PTX with ptxas"),
                       cl::sub(CompileCmd), cl::cat(CompileCat));
@@ -134,8 +147,10 @@ int error(const Twine &Msg) {
   return 1;
 }
 
-Error runCleavePasses(Module &M, StringRef Pipeline) {
-  PassBuilder PB;
+/// Runs a pipeline of Cleave's passes on the device module. TM is the NVPTX
+/// target, which answers the divergence questions of cleave-cpu-lower.
+Error runCleavePasses(Module &M, StringRef Pipeline, TargetMachine *TM) {
+  PassBuilder PB(TM);
   cleave::registerCleavePasses(PB);
   LoopAnalysisManager LAM;
   FunctionAnalysisManager FAM;
@@ -159,8 +174,8 @@ int runCompile() {
     return error("compile takes one device source file for now (got " +
                  Twine(Inputs.size()) + ")");
   if (Emit == EmitKind::None)
-    return error("building a program is not supported yet: use --emit=ir or "
-                 "--emit=ptx");
+    return error("building a program is not supported yet: use --emit=ir, "
+                 "ptx, cpu-ir or cpu-obj");
   if (OptLevel > 3)
     return error("invalid optimization level -O" + Twine(OptLevel));
 
@@ -190,9 +205,16 @@ int runCompile() {
     consumeError(M.takeError()); // the diagnostics are already printed
     return 1;
   }
+  auto TM = cleave::createNVPTXTargetMachine(**M, GpuArch);
+  if (!TM)
+    return error(toString(TM.takeError()));
+  // The CPU variants are a module of their own (x86-64): cleave-cpu-lower
+  // replaces the device module with it.
+  bool ForCPU = Emit == EmitKind::CpuIR || Emit == EmitKind::CpuObj;
+  std::string Pipeline = ForCPU ? "cleave-cpu-lower" : Passes.getValue();
   if (Verbose)
-    errs() << "cleave: running passes '" << Passes << "'\n";
-  if (Error E = runCleavePasses(**M, Passes))
+    errs() << "cleave: running passes '" << Pipeline << "'\n";
+  if (Error E = runCleavePasses(**M, Pipeline, TM->get()))
     return error(toString(std::move(E)));
 
   // Build the whole output in memory first: a file is written whole or not
@@ -201,6 +223,15 @@ int runCompile() {
   raw_string_ostream OS(Text);
   if (Emit == EmitKind::IR) {
     (*M)->print(OS, nullptr);
+  } else if (Emit == EmitKind::CpuIR) {
+    if (Error E = cleave::optimizeHostModule(**M, HostCPU))
+      return error(toString(std::move(E)));
+    (*M)->print(OS, nullptr);
+  } else if (Emit == EmitKind::CpuObj) {
+    Expected<std::string> Obj = cleave::emitHostObject(**M, HostCPU);
+    if (!Obj)
+      return error(toString(Obj.takeError()));
+    OS << *Obj;
   } else {
     Expected<std::string> PTX = cleave::emitPTX(**M, GpuArch);
     if (!PTX)
@@ -220,7 +251,9 @@ int runCompile() {
   }
 
   std::error_code EC;
-  ToolOutputFile Out(Output, EC, sys::fs::OF_Text);
+  ToolOutputFile Out(Output, EC,
+                     Emit == EmitKind::CpuObj ? sys::fs::OF_None
+                                              : sys::fs::OF_Text);
   if (EC)
     return error("cannot open '" + Output + "': " + EC.message());
   Out.os() << Text;
@@ -239,7 +272,10 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "Cleave: run CUDA and OpenCL kernels across the CPU and every GPU\n\n"
-      "  cleave compile --emit=ir|ptx FILE   device code and its variants\n");
+      "  cleave compile --emit=ir|ptx FILE          device code and its "
+      "variants\n"
+      "  cleave compile --emit=cpu-ir|cpu-obj FILE  the kernels' CPU "
+      "variants (x86-64)\n");
   if (CompileCmd)
     return runCompile();
   errs() << "cleave: error: no subcommand given; see 'cleave --help'\n";

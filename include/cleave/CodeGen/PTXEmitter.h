@@ -3,13 +3,22 @@
 #define CLEAVE_CODEGEN_PTXEMITTER_H
 
 #include "llvm/Support/Error.h"
+#include <memory>
 #include <string>
 
 namespace llvm {
 class Module;
+class TargetMachine;
 } // namespace llvm
 
 namespace cleave {
+
+/// The NVPTX target machine for M's kernels on GpuArch (PTX ISA version from
+/// the functions' target features). Passes that ask the target for
+/// divergence or cost information use it too.
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createNVPTXTargetMachine(llvm::Module &M, llvm::StringRef GpuArch,
+                         unsigned OptLevel = 3);
 
 /// Emits PTX for M with LLVM's NVPTX backend for GpuArch (e.g. "sm_90").
 /// M's triple and data layout are set to the NVPTX ones if missing.
