@@ -75,6 +75,10 @@ std::string cpuVariantName(StringRef Kernel) {
   return ("__cleave_cpu_" + Kernel).str();
 }
 
+std::string cpuVariableName(StringRef Var) {
+  return ("__cleave_cpu_var_" + Var).str();
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -89,6 +93,9 @@ enum class CallKind {
   Shfl,       ///< shfl.sync.{idx,up,down,bfly}
   Vote,       ///< vote.{any,all,uni,ballot}.sync
   ActiveMask, ///< activemask
+  Match,      ///< match.{any,all}.sync.{i32,i64}
+  Redux,      ///< redux.sync.{add,min,max,umin,umax,and,or,xor}
+  BarrierRed, ///< barrier0.{popc,and,or}: __syncthreads_count/and/or
   Fence,      ///< memory fence: a no-op order on one host thread's view
   Math,       ///< NVVM math with a host equivalent
   Unsupported,
@@ -112,6 +119,17 @@ CallKind classifyCall(const CallBase &CB) {
         .Default(CallKind::Unsupported);
   if (N == "barrier0")
     return CallKind::Barrier;
+  if (N == "barrier0.popc" || N == "barrier0.and" || N == "barrier0.or")
+    return CallKind::BarrierRed;
+  if (N == "match.any.sync.i32" || N == "match.any.sync.i64" ||
+      N == "match.all.sync.i32p" || N == "match.all.sync.i64p")
+    return CallKind::Match;
+  if (N.starts_with("redux.sync.") &&
+      StringSwitch<bool>(N.drop_front(strlen("redux.sync.")))
+          .Cases("add", "min", "max", "umin", "umax", "and", "or", "xor",
+                 true)
+          .Default(false))
+    return CallKind::Redux;
   if (N == "barrier.sync" || N == "barrier.sync.aligned" ||
       N == "barrier.n" || N == "bar.sync") {
     // Only barrier 0 is __syncthreads(); named barriers with other ids
@@ -137,7 +155,8 @@ CallKind classifyCall(const CallBase &CB) {
 bool isSyncPoint(CallKind K) {
   return K == CallKind::Barrier || K == CallKind::SyncWarp ||
          K == CallKind::Shfl || K == CallKind::Vote ||
-         K == CallKind::ActiveMask;
+         K == CallKind::ActiveMask || K == CallKind::Match ||
+         K == CallKind::Redux || K == CallKind::BarrierRed;
 }
 
 /// A construct the lowering refuses: what and where.
@@ -257,6 +276,16 @@ bool lowerNVVMMath(CallInst *CI) {
   }
   if (N == "brev32" || N == "brev64")
     return Unary(Intrinsic::bitreverse);
+  if (N.starts_with("atomic.load.inc.32.") ||
+      N.starts_with("atomic.load.dec.32.")) {
+    // atom.inc: old >= b ? 0 : old + 1; atom.dec: old == 0 || old > b ? b :
+    // old - 1: LLVM's uinc_wrap and udec_wrap.
+    auto Op = N.contains(".inc.") ? AtomicRMWInst::UIncWrap
+                                  : AtomicRMWInst::UDecWrap;
+    return Finish(B.CreateAtomicRMW(Op, CI->getArgOperand(0),
+                                    CI->getArgOperand(1), MaybeAlign(4),
+                                    AtomicOrdering::SequentiallyConsistent));
+  }
   if (N.starts_with("ldg.global.") || N.starts_with("ldu.global.")) {
     auto *Align = cast<ConstantInt>(CI->getArgOperand(1));
     return Finish(B.CreateAlignedLoad(Ty, CI->getArgOperand(0),
@@ -345,6 +374,7 @@ struct SyncPoint {
   CallInst *Op = nullptr;     ///< the warp operation of a Gather point
   AllocaInst *Xchg = nullptr; ///< where lanes publish its operand
   uint32_t Key = 0;
+  bool BlockWide = false; ///< needs every thread (sorts after warp states)
 };
 
 struct Region {
@@ -389,7 +419,8 @@ private:
   Value *perThreadSlot(IRBuilder<> &B, AllocaInst *A, Value *Lin);
   void emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post);
   void replaceThreadValues(Instruction &I, const ThreadLoop &L);
-  void emitGather(CallInst *Op, const SyncPoint &SP, const ThreadLoop &L);
+  void emitGather(CallInst *Op, const SyncPoint &SP, const ThreadLoop &L,
+                  BasicBlock *Pre);
 
   Function &K;
   std::string Name; ///< the kernel's name in the device module
@@ -453,9 +484,10 @@ std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
         return Refusal{"inline assembly", CB};
       Calls.push_back(CB);
     }
-    if (isa<AllocaInst>(&I) && cast<AllocaInst>(&I)->getParent() !=
-                                   &K.getEntryBlock())
-      return Refusal{"dynamic alloca", &I};
+    if (auto *A = dyn_cast<AllocaInst>(&I);
+        A && (A->getParent() != &K.getEntryBlock() ||
+              !isa<ConstantInt>(A->getArraySize())))
+      return Refusal{"dynamic alloca (alloca/VLA with a run-time size)", &I};
   }
   for (CallBase *CB : Calls) {
     Function *F = CB->getCalledFunction();
@@ -481,6 +513,9 @@ std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
     case CallKind::Shfl:
     case CallKind::Vote:
     case CallKind::ActiveMask:
+    case CallKind::Match:
+    case CallKind::Redux:
+    case CallKind::BarrierRed:
       SyncCalls.push_back(cast<CallInst>(CB));
       break;
     case CallKind::Math:
@@ -612,6 +647,10 @@ std::optional<Refusal> KernelLowering::checkDivergence() {
       return Refusal{"__syncthreads()/barrier() under thread-divergent control "
                      "flow",
                      CI};
+    if (classifyCall(*CI) == CallKind::BarrierRed)
+      return Refusal{"__syncthreads_count/and/or under thread-divergent "
+                     "control flow",
+                     CI};
     // A warp operation in block-divergent control: the scheduler must let
     // each thread reach it on its own time.
     Guarded = true;
@@ -666,12 +705,16 @@ void KernelLowering::splitAtSyncPoints() {
     // operation, gather in a region of its own, resume after it.
     AllocaInst *Xchg = nullptr;
     Value *Published = nullptr;
-    if (Kind == CallKind::Shfl)
-      Published = CI->getArgOperand(1);
-    else if (Kind == CallKind::Vote)
-      Published = CI->getArgOperand(1);
+    // Which operand each lane publishes: the value (shfl, vote, match: 1;
+    // redux.sync(src, mask) and barrier0.popc/and/or: 0).
+    unsigned PubArg =
+        Kind == CallKind::Redux || Kind == CallKind::BarrierRed ? 0 : 1;
+    if (Kind != CallKind::ActiveMask)
+      Published = CI->getArgOperand(PubArg);
     if (Published) {
-      Xchg = AB.CreateAlloca(AB.getInt32Ty(), nullptr, "cpu.xchg");
+      Type *SlotTy = Published->getType()->isIntegerTy(64) ? AB.getInt64Ty()
+                                                           : AB.getInt32Ty();
+      Xchg = AB.CreateAlloca(SlotTy, nullptr, "cpu.xchg");
       XchgAllocas.insert(Xchg);
       IRBuilder<> PB(At->getSinglePredecessor()->getTerminator());
       Value *V = Published;
@@ -680,11 +723,12 @@ void KernelLowering::splitAtSyncPoints() {
       else if (V->getType()->isIntegerTy(1))
         V = PB.CreateZExt(V, PB.getInt32Ty());
       PB.CreateStore(V, Xchg);
-      CI->setArgOperand(1, PoisonValue::get(Published->getType()));
+      CI->setArgOperand(PubArg, PoisonValue::get(Published->getType()));
     }
     BasicBlock *After =
         At->splitBasicBlock(std::next(CI->getIterator()), "cpu.resume");
     Syncs.push_back({At, SyncKind::Gather, CI, Xchg});
+    Syncs.back().BlockWide = Kind == CallKind::BarrierRed;
     Syncs.push_back({After, SyncKind::Resume});
   }
 }
@@ -762,7 +806,7 @@ void KernelLowering::computeRegions() {
     Order[BB] = N++;
   for (SyncPoint &SP : Syncs)
     SP.Key = Order.lookup(SP.BB) +
-             (SP.Kind == SyncKind::Barrier ? BarrierBias : 0);
+             (SP.Kind == SyncKind::Barrier || SP.BlockWide ? BarrierBias : 0);
 }
 
 bool KernelLowering::liveAtSyncPoint(AllocaInst *A) const {
@@ -943,7 +987,7 @@ void KernelLowering::replaceThreadValues(Instruction &I, const ThreadLoop &L) {
 }
 
 void KernelLowering::emitGather(CallInst *Op, const SyncPoint &SP,
-                                const ThreadLoop &L) {
+                                const ThreadLoop &L, BasicBlock *Pre) {
   IRBuilder<> B(Op);
   Type *I32 = B.getInt32Ty(), *I64 = B.getInt64Ty();
   StringRef N = Op->getCalledFunction()->getName();
@@ -1018,6 +1062,48 @@ void KernelLowering::emitGather(CallInst *Op, const SyncPoint &SP,
     else // uni: all active lanes agree
       Result = B.CreateOr(B.CreateICmpEQ(Set, B.getInt32(0)),
                           B.CreateICmpEQ(Set, Active));
+  } else if (N.starts_with("match.") || N.starts_with("redux.sync.")) {
+    // The lanes that take part: existing, at this operation, in the mask
+    // (match.*(mask, value), redux.sync(src, mask)). The runtime helpers
+    // (CpuWarp in CpuMath.cpp) read the published values of the warp.
+    bool IsMatch = N.starts_with("match.");
+    Value *Mask = Op->getArgOperand(IsMatch ? 0 : 1);
+    Value *Part = B.CreateAnd(
+        WarpBits(ConstantPointerNull::get(B.getPtrTy())), Mask, "part");
+    Type *SlotTy = SP.Xchg->getAllocatedType();
+    bool Wide = SlotTy->isIntegerTy(64);
+    Value *Warp = B.CreateInBoundsGEP(SlotTy, XchgBase, WarpBase, "warp.xchg");
+    if (IsMatch) {
+      bool All = N.starts_with("match.all.");
+      std::string Helper = std::string("__cleave_rt_match_") +
+                           (All ? "all" : "any") + (Wide ? "_b64" : "_b32");
+      FunctionCallee FC = M.getOrInsertFunction(Helper, I32, B.getPtrTy(), I32, I32);
+      Value *R = B.CreateCall(FC, {Warp, Part, Lane});
+      if (All) {
+        Result = B.CreateInsertValue(PoisonValue::get(Op->getType()), R, 0);
+        Result = B.CreateInsertValue(Result, B.CreateICmpNE(R, B.getInt32(0)), 1);
+      } else {
+        Result = R;
+      }
+    } else {
+      unsigned Kind = StringSwitch<unsigned>(N.drop_front(strlen("redux.sync.")))
+                          .Case("add", 0).Case("min", 1).Case("max", 2)
+                          .Case("umin", 3).Case("umax", 4).Case("and", 5)
+                          .Case("or", 6).Case("xor", 7);
+      FunctionCallee FC = M.getOrInsertFunction("__cleave_rt_redux_b32", I32,
+                                                B.getPtrTy(), I32, I32);
+      Result = B.CreateCall(FC, {Warp, Part, B.getInt32(Kind)});
+    }
+  } else if (N.starts_with("barrier0.")) {
+    // __syncthreads_count/and/or: every thread of the block has published
+    // its predicate when this region starts, so the result is computed once,
+    // before the thread loop.
+    IRBuilder<> PB(Pre->getTerminator());
+    unsigned Kind = N == "barrier0.popc" ? 0 : N == "barrier0.and" ? 1 : 2;
+    FunctionCallee FC = M.getOrInsertFunction("__cleave_rt_block_red_b32", I32,
+                                              B.getPtrTy(), I64, I32);
+    Result = PB.CreateCall(FC, {XchgBase, NumThreads, PB.getInt32(Kind)},
+                           "block.red");
   } else { // activemask
     Result = WarpBits(ConstantPointerNull::get(B.getPtrTy()));
   }
@@ -1087,7 +1173,7 @@ void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
     }
   }
   if (SP.Kind == SyncKind::Gather)
-    emitGather(cast<CallInst>(VMap[SP.Op]), SP, L);
+    emitGather(cast<CallInst>(VMap[SP.Op]), SP, L, Pre);
   for (BasicBlock *Stub : Stubs)
     if (pred_empty(Stub))
       Stub->eraseFromParent();
@@ -1153,7 +1239,14 @@ void KernelLowering::buildHost() {
   auto *Entry = BasicBlock::Create(Ctx, "entry", Host);
   IRBuilder<> B(Entry);
   // Parameters: args[i] points to the value of parameter i.
+  SmallVector<Argument *, 2> LocalArgs;
   for (Argument &A : K.args()) {
+    if (A.getType()->isPointerTy() && A.getType()->getPointerAddressSpace() == 3) {
+      // OpenCL __local pointer argument: the dynamic shared area (its size
+      // is the launch's dynamic_shared_bytes; args[i] is not read).
+      LocalArgs.push_back(&A);
+      continue;
+    }
     Value *Slot = B.CreateLoad(
         Ptr, B.CreateConstInBoundsGEP1_64(Ptr, Args, A.getArgNo()));
     Value *V = A.hasByValAttr() ? Slot
@@ -1185,6 +1278,8 @@ void KernelLowering::buildHost() {
   Value *DynPadded =
       B.CreateAnd(B.CreateAdd(DynBytes, B.getInt64(63)), B.getInt64(~63ull));
   Private = B.CreateInBoundsGEP(B.getInt8Ty(), DynBase, DynPadded, "private");
+  for (Argument *A : LocalArgs)
+    BaseMap.push_back({A, B.CreateAddrSpaceCast(DynBase, A->getType())});
   for (auto &[GV, Off] : SharedOffset) {
     Value *P = Off == ~0ull ? DynBase
                             : B.CreateConstInBoundsGEP1_64(B.getInt8Ty(),
@@ -1253,6 +1348,14 @@ void KernelLowering::buildHost() {
 }
 
 std::optional<Refusal> KernelLowering::run() {
+  unsigned LocalPtrArgs = 0;
+  for (Argument &A : K.args())
+    LocalPtrArgs += A.getType()->isPointerTy() &&
+                    A.getType()->getPointerAddressSpace() == 3;
+  if (LocalPtrArgs > 1)
+    return Refusal{"more than one __local pointer argument (only one maps "
+                   "to the dynamic shared area)",
+                   &*K.getEntryBlock().begin()};
   if (auto R = inlineCalls())
     return R;
   if (auto R = classifyAndLowerCalls())
@@ -1331,7 +1434,10 @@ private:
 void defineWarpBitsHelper(Function &F) {
   LLVMContext &C = F.getContext();
   F.setLinkage(GlobalValue::InternalLinkage);
-  F.addFnAttr(Attribute::AlwaysInline);
+  // Called once per thread at each vote/match/redux/activemask: inlining its
+  // 32-lane loop everywhere multiplies the code (and compile time) for
+  // little gain.
+  F.addFnAttr(Attribute::NoInline);
   F.addFnAttr(Attribute::NoUnwind);
   Argument *Pred = F.getArg(0), *PC = F.getArg(1), *Key = F.getArg(2),
            *Base = F.getArg(3), *N = F.getArg(4);
@@ -1462,9 +1568,16 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
   for (GlobalVariable &GV : Tmp->globals()) {
     if (GV.getAddressSpace() == 3 || GV.getName().starts_with("llvm."))
       continue;
+    // __device__ and __constant__ variables: the CPU's own copy, under a
+    // name that cannot clash with the host program's shadow variable of the
+    // same name; the runtime finds it by that name (docs/cpu-backend.md).
+    std::string GVName = GV.getName().str();
+    if (!GV.hasLocalLinkage() &&
+        (GV.getAddressSpace() == 1 || GV.getAddressSpace() == 4))
+      GVName = cpuVariableName(GV.getName());
     auto *NG = new GlobalVariable(*Host, Strip.remapType(GV.getValueType()),
                                   GV.isConstant(), GV.getLinkage(), nullptr,
-                                  GV.getName(), nullptr,
+                                  GVName, nullptr,
                                   GV.getThreadLocalMode(), 0);
     NG->copyAttributesFrom(&GV);
     VMap[&GV] = NG;

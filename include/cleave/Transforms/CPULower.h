@@ -31,6 +31,10 @@ namespace cleave {
 /// The name of the CPU variant of kernel \p Kernel.
 std::string cpuVariantName(llvm::StringRef Kernel);
 
+/// The name of the CPU module's copy of a `__device__`/`__constant__`
+/// variable \p Var (its device symbol): `__cleave_cpu_var_<Var>`.
+std::string cpuVariableName(llvm::StringRef Var);
+
 /// What the lowering needs to know about each kernel of the device module.
 struct CPULowerCallbacks {
   /// Why the kernel's legality forbids running on the CPU; empty when it

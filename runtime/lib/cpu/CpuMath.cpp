@@ -92,3 +92,97 @@ double __cleave_rt_fma_rp_f64(double A, double B, double C) {
   return fmaDirected(A, B, C, Dir::Up);
 }
 }
+
+//===----------------------------------------------------------------------===//
+// Warp and block collectives with data (match, redux, __syncthreads_count).
+// The CPU variant publishes each lane's operand in a per-thread slot and
+// passes the slots of its warp (or block) with the mask of the lanes that
+// take part: existing, at the operation, and in the member mask.
+//===----------------------------------------------------------------------===//
+
+namespace {
+template <class T>
+uint32_t matchAny(const T *Warp, uint32_t Part, uint32_t Lane) {
+  uint32_t R = 0;
+  for (uint32_t L = 0; L < 32; ++L)
+    if ((Part >> L & 1) && Warp[L] == Warp[Lane])
+      R |= 1u << L;
+  return R;
+}
+template <class T> uint32_t matchAll(const T *Warp, uint32_t Part) {
+  int First = -1;
+  for (uint32_t L = 0; L < 32; ++L)
+    if (Part >> L & 1) {
+      if (First < 0)
+        First = int(L);
+      else if (Warp[L] != Warp[First])
+        return 0;
+    }
+  return Part;
+}
+} // namespace
+
+extern "C" {
+
+uint32_t __cleave_rt_match_any_b32(const uint32_t *Warp, uint32_t Part,
+                                   uint32_t Lane) {
+  return matchAny(Warp, Part, Lane);
+}
+uint32_t __cleave_rt_match_any_b64(const uint64_t *Warp, uint32_t Part,
+                                   uint32_t Lane) {
+  return matchAny(Warp, Part, Lane);
+}
+/// The member mask when every taking part lane holds the same value, else 0.
+uint32_t __cleave_rt_match_all_b32(const uint32_t *Warp, uint32_t Part,
+                                   uint32_t) {
+  return matchAll(Warp, Part);
+}
+uint32_t __cleave_rt_match_all_b64(const uint64_t *Warp, uint32_t Part,
+                                   uint32_t) {
+  return matchAll(Warp, Part);
+}
+
+/// redux.sync: Op 0 add (wrapping), 1 min (s32), 2 max (s32), 3 umin,
+/// 4 umax, 5 and, 6 or, 7 xor.
+uint32_t __cleave_rt_redux_b32(const uint32_t *Warp, uint32_t Part,
+                               uint32_t Op) {
+  bool Have = false;
+  uint32_t R = 0;
+  for (uint32_t L = 0; L < 32; ++L) {
+    if (!(Part >> L & 1))
+      continue;
+    uint32_t V = Warp[L];
+    if (!Have) {
+      R = V;
+      Have = true;
+      continue;
+    }
+    switch (Op) {
+    case 0: R += V; break;
+    case 1: R = int32_t(V) < int32_t(R) ? V : R; break;
+    case 2: R = int32_t(V) > int32_t(R) ? V : R; break;
+    case 3: R = V < R ? V : R; break;
+    case 4: R = V > R ? V : R; break;
+    case 5: R &= V; break;
+    case 6: R |= V; break;
+    default: R ^= V; break;
+    }
+  }
+  return R;
+}
+
+/// __syncthreads_count (Op 0: number of non-zero predicates), _and (1),
+/// _or (2) over the N threads of the block.
+uint32_t __cleave_rt_block_red_b32(const uint32_t *Pred, uint64_t N,
+                                   uint32_t Op) {
+  uint32_t Count = 0;
+  for (uint64_t T = 0; T < N; ++T)
+    Count += Pred[T] != 0;
+  if (Op == 0)
+    return Count;
+  if (Op == 1)
+    return Count == N;
+  return Count != 0;
+}
+
+} // extern "C"
