@@ -43,6 +43,7 @@ namespace cleave {
 
 static constexpr const char *PassName = "cleave-partition";
 
+
 namespace {
 
 /// A read of a block-index (ctaid) or grid-size (nctaid) special register.
@@ -282,7 +283,7 @@ static void extendKernelArgMetadata(Function &NewF, const Function &Kernel,
 //===----------------------------------------------------------------------===//
 
 /// Moves the static allocas of the entry block in front of its first other
-/// instruction, so that splitting the block there keeps them static.
+/// instruction, which it returns: the decode goes there, after them.
 static Instruction *gatherStaticAllocas(BasicBlock &Entry) {
   SmallVector<AllocaInst *, 8> Allocas;
   Instruction *FirstOther = nullptr;
@@ -300,211 +301,91 @@ static Instruction *gatherStaticAllocas(BasicBlock &Entry) {
   return FirstOther;
 }
 
-/// Emits, at the end of B's block, a loop that divides L (i64) by GX (i32)
-/// bit by bit in 32-bit registers, assuming L < GX * 2^32, and exits to Exit.
-/// Returns the loop block; Quot (when NeedQuotient) and Rem are the 32-bit
-/// results, available in Exit.
-///
-/// This is the path for blocks whose linear index needs more than 32 bits.
-/// A plain 64-bit udiv would do, but ptxas expands div.u64 inline with
-/// enough temporaries to raise the register count of the whole kernel
-/// (22 -> 32 for matmul, 12 -> 18 for vecadd) for a path that runs only on
-/// grids of more than 2^32 blocks. The loop keeps every value in 32 bits:
-/// the partial remainder stays below GX < 2^31, so shifting in one more bit
-/// cannot overflow.
-static BasicBlock *emitWideDivision(IRBuilder<> &B, Value *L, Value *GX,
-                                    BasicBlock *Exit, bool NeedQuotient,
-                                    Value *&Quot, Value *&Rem) {
-  LLVMContext &Ctx = B.getContext();
-  Type *I32 = Type::getInt32Ty(Ctx);
-  BasicBlock *Pred = B.GetInsertBlock();
-  BasicBlock *Loop = BasicBlock::Create(Ctx, "cleave.div64", Pred->getParent(),
-                                        Pred->getNextNode());
-
-  // L < GX * 2^32 makes the high word smaller than GX: it is the first
-  // partial remainder and the high word of the quotient is 0.
-  Value *Hi = B.CreateTrunc(B.CreateLShr(L, 32), I32, "cleave.hi");
-  Value *Lo = B.CreateTrunc(L, I32, "cleave.lo");
-  B.CreateBr(Loop);
-
-  B.SetInsertPoint(Loop);
-  PHINode *Bit = B.CreatePHI(I32, 2, "cleave.bit");
-  PHINode *R = B.CreatePHI(I32, 2, "cleave.rem");
-  PHINode *Q = NeedQuotient ? B.CreatePHI(I32, 2, "cleave.quot") : nullptr;
-  Value *In = B.CreateAnd(B.CreateLShr(Lo, Bit), 1);
-  Value *Shifted = B.CreateOr(B.CreateShl(R, 1, "", /*HasNUW=*/true), In);
-  Value *Ge = B.CreateICmpUGE(Shifted, GX);
-  Value *NextR = B.CreateSelect(Ge, B.CreateNUWSub(Shifted, GX), Shifted,
-                                "cleave.rem.next");
-  Value *NextQ = nullptr;
-  if (Q)
-    NextQ = B.CreateOr(B.CreateShl(Q, 1), B.CreateZExt(Ge, I32),
-                       "cleave.quot.next");
-  Value *NextBit = B.CreateSub(Bit, ConstantInt::get(I32, 1));
-  BranchInst *Latch =
-      B.CreateCondBr(B.CreateICmpEQ(Bit, ConstantInt::get(I32, 0)), Exit, Loop);
-  // Unrolled (ptxas does it by itself otherwise), the 32 steps are scheduled
-  // together and need as many registers as the 64-bit division did.
-  // llvm.loop.unroll.disable becomes `.pragma "nounroll"` in the PTX.
-  MDNode *NoUnroll =
-      MDNode::get(Ctx, MDString::get(Ctx, "llvm.loop.unroll.disable"));
-  Latch->setMetadata(LLVMContext::MD_loop, makePostTransformationMetadata(
-                                               Ctx, nullptr, {}, {NoUnroll}));
-  Bit->addIncoming(ConstantInt::get(I32, 31), Pred);
-  Bit->addIncoming(NextBit, Loop);
-  R->addIncoming(Hi, Pred);
-  R->addIncoming(NextR, Loop);
-  if (Q) {
-    Q->addIncoming(ConstantInt::get(I32, 0), Pred);
-    Q->addIncoming(NextQ, Loop);
-  }
-  Quot = NextQ;
-  Rem = NextR;
-  return Loop;
+/// Emits Q = N / D for the divisor D described by the FastDivisor
+/// parameters (cleave/rt/PartitionParams.h, where the range is proven):
+/// umulhi(N + Inc, Magic) >> Shift, exact for every N <= 2^32 - 2. The high
+/// half of the 64-bit product is what NVPTX selects as one mul.hi.u32.
+static Value *emitFastDivide(IRBuilder<> &B, Value *N, Value *Magic,
+                             Value *Shift, Value *Inc, const Twine &Name) {
+  Type *I64 = B.getInt64Ty();
+  Value *Biased = B.CreateAdd(N, Inc, Name + ".n", /*HasNUW=*/true);
+  Value *Product = B.CreateMul(B.CreateZExt(Biased, I64, Name + ".n64"),
+                               B.CreateZExt(Magic, I64, Name + ".m64"),
+                               Name + ".prod", /*HasNUW=*/true);
+  Value *High = B.CreateTrunc(B.CreateLShr(Product, 32, Name + ".prod.hi"),
+                              B.getInt32Ty(), Name + ".hi");
+  return B.CreateLShr(High, Shift, Name);
 }
 
-/// Decodes the original block index of the running block in F's entry
-/// block and returns it per dimension (null where not Needed):
-///   linear = first + ctaid.x
-///   bx = linear % gx,  by = (linear / gx) % gy,  bz = linear / gx / gy
-///
-/// The decode takes one of these paths, chosen by conditions that are the
-/// same for every thread of a block (the grid shape for the whole launch),
-/// so the branches never diverge:
-///   - 1-D original grid (gy == gz == 1): bx = linear; one branch, no
-///     division;
-///   - 2-D grid and linear < 2^32: one 32-bit division (by = the quotient);
-///     two branches;
-///   - 3-D grid and linear < 2^32: two 32-bit divisions; three branches;
-///   - linear >= 2^32 (grids of more than 2^32 blocks, which Hopper allows
-///     as gridDim.x may reach 2^31 - 1): the first division by the
-///     bit-serial loop above. Its quotient, linear / gx < gy * gz < 2^32,
-///     fits in 32 bits, so the division by gy is 32-bit here too.
-/// A kernel that reads only blockIdx.x needs the remainder alone (one
-/// division on every N-D path). Each division costs as much as the rest of
-/// the decode together (measured on an H200: +12% on an 8192^2 transpose,
-/// one element per thread), hence the 2-D path of its own.
-static std::array<Value *, 3> emitDecode(Function &F, Argument *First,
-                                         ArrayRef<Argument *> Grid,
+/// Tells later IR passes what the original's range attributes on the ctaid
+/// reads told them: CUDA's limits on blockIdx (the backend ignores assumes;
+/// the code the pass clones was optimized with these facts already, and the
+/// flags they justified stay valid because the decode is exact).
+static void assumeBelow(IRBuilder<> &B, Value *V, uint64_t Bound,
+                        const Twine &Name) {
+  Value *InRange = B.CreateICmpULT(
+      V, ConstantInt::get(V->getType(), Bound), Name);
+  B.CreateAssumption(InRange);
+}
+
+/// Decodes the original block index of the running block at the start of
+/// F's entry block, for the dimensions in Need, from the partition
+/// parameters P (in PartitionParam order, docs/transforms.md):
+///   n1 = ctaid.x + first.x             q1 = n1 / gx (FastDivisor x)
+///   bx = n1 - q1 * gx
+///   n2 = q1 + first.y                  q2 = n2 / gy (FastDivisor y)
+///   by = n2 - q2 * gy                  bz = q2 + first.z
+/// Straight-line 32-bit code, no branch and no division: one mul.hi, a
+/// shift and a multiply-add per dimension, on values that are the same for
+/// every thread of the block (ptxas puts it on the uniform datapath). A
+/// kernel that reads only blockIdx.x stops after bx; one that reads no
+/// blockIdx.x skips its remainder. Branching around the divisions for 1-D
+/// and 2-D grids (as the previous decode did) measured slower on an H100
+/// (transpose +8.2% against +4.0% without; bench/results/).
+static std::array<Value *, 3> emitDecode(Function &F, ArrayRef<Argument *> P,
                                          const std::array<bool, 3> &Need) {
   LLVMContext &Ctx = F.getContext();
-  Type *I32 = Type::getInt32Ty(Ctx);
-  Type *I64 = Type::getInt64Ty(Ctx);
-  Value *GX = Grid[0], *GY = Grid[1], *GZ = Grid[2];
-  Value *One = ConstantInt::get(I32, 1), *Zero = ConstantInt::get(I32, 0);
-  bool NeedQuotient = Need[1] || Need[2];
-
   BasicBlock &Entry = F.getEntryBlock();
-  BasicBlock *Body =
-      Entry.splitBasicBlock(gatherStaticAllocas(Entry), "cleave.body");
-  Entry.getTerminator()->eraseFromParent();
-  auto NewBlock = [&](const char *Name) {
-    return BasicBlock::Create(Ctx, Name, &F, Body);
-  };
-  // Incoming values of the decoded indices, per predecessor of Body.
-  SmallVector<std::pair<BasicBlock *, std::array<Value *, 3>>, 4> Paths;
-
-  IRBuilder<> B(&Entry);
+  IRBuilder<> B(gatherStaticAllocas(Entry));
   // Compiler-generated code: line 0 in the kernel's scope keeps the
   // location valid without pretending to be a source line.
   if (DISubprogram *SP = F.getSubprogram())
     B.SetCurrentDebugLocation(DILocation::get(Ctx, 0, 0, SP));
 
-  // A fresh read without the original's range attribute: the launched grid
-  // is not the grid the original's range described.
-  Value *Launched = B.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {},
-                                      {}, nullptr, "cleave.ctaid");
-  Value *Linear =
-      B.CreateAdd(First, B.CreateZExt(Launched, I64), "cleave.linear",
-                  /*HasNUW=*/true, /*HasNSW=*/false);
-  Value *Linear32 = B.CreateTrunc(Linear, I32, "cleave.linear32");
-  // gy and gz are at least 1, so gy | gz == 1 exactly when both are 1.
-  Value *Is1D = B.CreateICmpEQ(B.CreateOr(GY, GZ), One, "cleave.is1d");
-  BasicBlock *ND = NewBlock("cleave.decode");
-  B.CreateCondBr(Is1D, Body, ND);
-  Paths.push_back({&Entry, {Linear32, Zero, Zero}});
+  // The launch is a 1-D grid of at most 2^31 - 1 blocks, so the launched
+  // ctaid.x has the range CUDA gives every ctaid.x.
+  CallInst *Launched = B.CreateIntrinsic(
+      Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {}, nullptr, "cleave.ctaid");
+  Launched->addRetAttr(Attribute::get(
+      Ctx, Attribute::Range,
+      ConstantRange(APInt(32, 0), APInt(32, uint64_t(1) << 31) - 1)));
 
-  B.SetInsertPoint(ND);
-  Value *Fits32 = B.CreateICmpULT(
-      Linear, ConstantInt::get(I64, uint64_t(1) << 32), "cleave.fits32");
-
-  if (!NeedQuotient) {
-    // blockIdx.x only: the remainder by gx.
-    BasicBlock *Narrow = NewBlock("cleave.rem32");
-    BasicBlock *Wide = NewBlock("cleave.wide");
-    B.CreateCondBr(Fits32, Narrow, Wide);
-    B.SetInsertPoint(Narrow);
-    Value *R = B.CreateURem(Linear32, GX, "cleave.bx.32");
-    B.CreateBr(Body);
-    Paths.push_back({Narrow, {R, nullptr, nullptr}});
-    B.SetInsertPoint(Wide);
-    Value *QWide, *RWide;
-    BasicBlock *Loop = emitWideDivision(B, Linear, GX, Body,
-                                        /*NeedQuotient=*/false, QWide, RWide);
-    Paths.push_back({Loop, {RWide, nullptr, nullptr}});
-  } else {
-    // 2-D and 32-bit: the quotient is y, done in one division.
-    Value *Is2D = B.CreateICmpEQ(GZ, One, "cleave.is2d");
-    BasicBlock *Narrow2D = NewBlock("cleave.div2d");
-    BasicBlock *General = NewBlock("cleave.div3d");
-    B.CreateCondBr(B.CreateAnd(Is2D, Fits32, "cleave.fast2d"), Narrow2D,
-                   General);
-    B.SetInsertPoint(Narrow2D);
-    Value *Q2 = B.CreateUDiv(Linear32, GX, "cleave.by.2d");
-    Value *R2 =
-        B.CreateNUWSub(Linear32, B.CreateNUWMul(Q2, GX), "cleave.bx.2d");
-    B.CreateBr(Body);
-    Paths.push_back({Narrow2D, {R2, Q2, Zero}});
-
-    // Otherwise the first division, 32-bit or wide, then the second one.
-    B.SetInsertPoint(General);
-    BasicBlock *Narrow = NewBlock("cleave.div32");
-    BasicBlock *Wide = NewBlock("cleave.wide");
-    BasicBlock *Second = NewBlock("cleave.divy");
-    B.CreateCondBr(Fits32, Narrow, Wide);
-    B.SetInsertPoint(Narrow);
-    Value *Q32 = B.CreateUDiv(Linear32, GX, "cleave.q32");
-    Value *R32 =
-        B.CreateNUWSub(Linear32, B.CreateNUWMul(Q32, GX), "cleave.r32");
-    B.CreateBr(Second);
-    B.SetInsertPoint(Wide);
-    Value *QWide, *RWide;
-    BasicBlock *Loop = emitWideDivision(B, Linear, GX, Second,
-                                        /*NeedQuotient=*/true, QWide, RWide);
-
-    // The wide path may come from a 2-D grid too, where the quotient is
-    // below gy: the division by gy then yields by = quotient, bz = 0.
-    B.SetInsertPoint(Second);
-    PHINode *R = B.CreatePHI(I32, 2, "cleave.bx.nd");
-    R->addIncoming(R32, Narrow);
-    R->addIncoming(RWide, Loop);
-    PHINode *Q = B.CreatePHI(I32, 2, "cleave.q");
-    Q->addIncoming(Q32, Narrow);
-    Q->addIncoming(QWide, Loop);
-    std::array<Value *, 3> ThreeD = {R, nullptr, nullptr};
-    if (Need[2]) {
-      ThreeD[2] = B.CreateUDiv(Q, GY, "cleave.bz.nd");
-      if (Need[1])
-        ThreeD[1] =
-            B.CreateNUWSub(Q, B.CreateNUWMul(ThreeD[2], GY), "cleave.by.nd");
-    } else {
-      ThreeD[1] = B.CreateURem(Q, GY, "cleave.by.nd");
-    }
-    B.CreateBr(Body);
-    Paths.push_back({Second, ThreeD});
-  }
-
-  static constexpr const char *Names[3] = {"cleave.bx", "cleave.by",
-                                           "cleave.bz"};
   std::array<Value *, 3> Idx = {nullptr, nullptr, nullptr};
-  B.SetInsertPoint(Body, Body->begin());
-  for (unsigned D = 0; D < 3; ++D) {
-    if (!Need[D])
-      continue;
-    PHINode *Phi = B.CreatePHI(I32, Paths.size(), Names[D]);
-    for (auto &[Pred, Values] : Paths)
-      Phi->addIncoming(Values[D], Pred);
-    Idx[D] = Phi;
+  // n1 <= 2^32 - 4 (count and gx are below 2^31): no unsigned wrap.
+  Value *N1 = B.CreateAdd(Launched, P[pp::FirstX], "cleave.n1",
+                          /*HasNUW=*/true);
+  Value *Q1 = emitFastDivide(B, N1, P[pp::MagicX], P[pp::ShiftX], P[pp::IncX],
+                             "cleave.q1");
+  if (Need[0]) {
+    Idx[0] = B.CreateNUWSub(
+        N1, B.CreateNUWMul(Q1, P[pp::GridX], "cleave.q1.gx"), "cleave.bx");
+    assumeBelow(B, Idx[0], (uint64_t(1) << 31) - 1, "cleave.bx.range");
+  }
+  if (Need[1] || Need[2]) {
+    // n2 <= linear / gx < gy * gz < 2^32.
+    Value *N2 = B.CreateAdd(Q1, P[pp::FirstY], "cleave.n2", /*HasNUW=*/true);
+    Value *Q2 = emitFastDivide(B, N2, P[pp::MagicY], P[pp::ShiftY],
+                               P[pp::IncY], "cleave.q2");
+    if (Need[1]) {
+      Idx[1] = B.CreateNUWSub(
+          N2, B.CreateNUWMul(Q2, P[pp::GridY], "cleave.q2.gy"), "cleave.by");
+      assumeBelow(B, Idx[1], 65535, "cleave.by.range");
+    }
+    if (Need[2]) {
+      Idx[2] = B.CreateAdd(Q2, P[pp::FirstZ], "cleave.bz", /*HasNUW=*/true,
+                           /*HasNSW=*/true);
+      assumeBelow(B, Idx[2], 65535, "cleave.bz.range");
+    }
   }
   return Idx;
 }
@@ -514,16 +395,16 @@ static std::array<Value *, 3> emitDecode(Function &F, Argument *First,
 static void remapBlockIndexReads(Function &F) {
   BlockIndexReads Reads = collectBlockIndexReads(F);
   unsigned Base = F.arg_size() - NumPartitionParams;
-  Argument *First = F.getArg(Base);
-  SmallVector<Argument *, 3> Grid = {F.getArg(Base + 1), F.getArg(Base + 2),
-                                     F.getArg(Base + 3)};
+  SmallVector<Argument *, NumPartitionParams> P;
+  for (unsigned I = 0; I < NumPartitionParams; ++I)
+    P.push_back(F.getArg(Base + I));
 
   std::array<Value *, 3> Idx = {nullptr, nullptr, nullptr};
   if (Reads.readsCtaid()) {
     std::array<bool, 3> Need;
     for (unsigned D = 0; D < 3; ++D)
       Need[D] = !Reads.Ctaid[D].empty();
-    Idx = emitDecode(F, First, Grid, Need);
+    Idx = emitDecode(F, P, Need);
   }
   for (unsigned D = 0; D < 3; ++D) {
     for (CallInst *Call : Reads.Ctaid[D]) {
@@ -531,7 +412,7 @@ static void remapBlockIndexReads(Function &F) {
       Call->eraseFromParent();
     }
     for (CallInst *Call : Reads.Nctaid[D]) {
-      Call->replaceAllUsesWith(Grid[D]);
+      Call->replaceAllUsesWith(P[pp::GridX + D]);
       Call->eraseFromParent();
     }
   }
@@ -557,13 +438,12 @@ Function *clonePartitioned(Function &Kernel, const Twine &Name,
   Module &M = *Kernel.getParent();
   LLVMContext &Ctx = M.getContext();
   Type *I32 = Type::getInt32Ty(Ctx);
-  Type *I64 = Type::getInt64Ty(Ctx);
 
   FunctionType *OldTy = Kernel.getFunctionType();
   SmallVector<Type *, 16> Params(OldTy->params());
   for (const ExtraParam &P : ExtraParams)
     Params.push_back(P.Ty);
-  Params.append({I64, I32, I32, I32});
+  Params.append(NumPartitionParams, I32);
   auto *NewTy =
       FunctionType::get(OldTy->getReturnType(), Params, OldTy->isVarArg());
   Function *NewF = Function::Create(NewTy, GlobalValue::ExternalLinkage,
@@ -599,20 +479,44 @@ Function *clonePartitioned(Function &Kernel, const Twine &Name,
         A->addAttr(Attribute::getWithAlignment(Ctx, *Align));
   }
   Base += ExtraParams.size();
-  Argument *First = NewF->getArg(Base);
-  First->setName(FirstBlockParamName);
-  First->addAttr(Attribute::NoUndef);
-  // The original grid obeys CUDA's limits, the same ranges LLVM gives the
-  // nctaid reads these parameters replace.
-  static const ConstantRange GridRanges[3] = {
-      ConstantRange(APInt(32, 1), APInt(32, uint64_t(1) << 31)),
-      ConstantRange(APInt(32, 1), APInt(32, 65536)),
-      ConstantRange(APInt(32, 1), APInt(32, 65536))};
-  for (unsigned D = 0; D < 3; ++D) {
-    Argument *G = NewF->getArg(Base + 1 + D);
-    G->setName(GridParamNames[D]);
-    G->addAttr(Attribute::NoUndef);
-    G->addAttr(Attribute::get(Ctx, Attribute::Range, GridRanges[D]));
+  // Ranges from CUDA's grid limits (those LLVM gives the ctaid and nctaid
+  // reads these parameters replace) and from PartitionParams.h.
+  for (unsigned I = 0; I < NumPartitionParams; ++I) {
+    Argument *A = NewF->getArg(Base + I);
+    A->setName(PartitionParamNames[I]);
+    A->addAttr(Attribute::NoUndef);
+    uint64_t Lo = 0, Hi = 0; // [Lo, Hi), none when Hi == 0
+    switch (I) {
+    case pp::FirstX:
+      Hi = (uint64_t(1) << 31) - 1;
+      break;
+    case pp::FirstY:
+    case pp::FirstZ:
+      Hi = 65535;
+      break;
+    case pp::GridX:
+      Lo = 1, Hi = uint64_t(1) << 31;
+      break;
+    case pp::GridY:
+    case pp::GridZ:
+      Lo = 1, Hi = 65536;
+      break;
+    case pp::ShiftX:
+      Hi = 31;
+      break;
+    case pp::ShiftY:
+      Hi = 16;
+      break;
+    case pp::IncX:
+    case pp::IncY:
+      Hi = 2;
+      break;
+    default:
+      break;
+    }
+    if (Hi)
+      A->addAttr(Attribute::get(Ctx, Attribute::Range,
+                                ConstantRange(APInt(32, Lo), APInt(32, Hi))));
   }
 
   extendKernelArgMetadata(*NewF, Kernel, ExtraParams);

@@ -66,9 +66,8 @@ exit:
 ; CHECK-LABEL: define void @__cleave_merge_k(
 ; CHECK-SAME:    ptr %rows, ptr %flags, ptr %strided, ptr %pick, ptr %in, i32 %n,
 ; CHECK-SAME:    ptr noalias nocapture noundef readonly %cleave.partial.rows, ptr noalias nocapture noundef readonly %cleave.partial.flags, ptr noalias nocapture noundef readonly %cleave.partial.strided, ptr noalias nocapture noundef readonly %cleave.partial.pick,
-; CHECK-SAME:    i64 noundef %cleave.first,
-; CHECK:       cleave.body:
-; CHECK-NEXT:    %cleave.bx = phi i32
+; CHECK-SAME:    i32 noundef range(i32 0, 2147483647) %cleave.first.x,
+; CHECK:         %cleave.bx = sub nuw i32 %cleave.n1, %cleave.q1.gx
 ; CHECK-NEXT:    %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 ; The row copy reads the partial buffer at the row's offset.
 ; CHECK-NEXT:    %row = mul i32 %cleave.bx, %n
@@ -102,9 +101,9 @@ exit:
 ; The loop decides which locations are written, so it stays, with a twin
 ; pointer phi walking the partial buffer; the stored value (k * s) is gone.
 ; CHECK-NEXT:  loop:
-; CHECK-NEXT:    %p = phi ptr [ %start, %cleave.body ], [ %p.next, %loop ]
-; CHECK-NEXT:    %p.partial = phi ptr [ %start.partial, %cleave.body ], [ %p.next.partial, %loop ]
-; CHECK-NEXT:    %k = phi i32 [ 0, %cleave.body ], [ %k.next, %loop ]
+; CHECK-NEXT:    %p = phi ptr [ %start, %entry ], [ %p.next, %loop ]
+; CHECK-NEXT:    %p.partial = phi ptr [ %start.partial, %entry ], [ %p.next.partial, %loop ]
+; CHECK-NEXT:    %k = phi i32 [ 0, %entry ], [ %k.next, %loop ]
 ; CHECK-NEXT:    [[W:%.*]] = load i32, ptr %p.partial, align 4
 ; CHECK-NEXT:    store i32 [[W]], ptr %p, align 4
 ; CHECK-NEXT:    %p.next = getelementptr i8, ptr %p, i64 128

@@ -1,17 +1,17 @@
-; What the decode costs in PTX. Per block: one read of %ctaid.x, a 64-bit
-; add, and branches on values that are the same for the whole block; a 1-D
-; grid needs no division, a 2-D grid of fewer than 2^32 blocks one 32-bit
-; division (the remainder is a mul and a sub), a 3-D grid a second one (here
-; rem.u32, as the kernel reads no blockIdx.z), larger grids a bit-serial
-; loop of 32-bit steps that ptxas must not unroll. No 64-bit division
-; anywhere (ptxas expands div.u64 inline and the kernel's register count
-; grows with it).
+; What the decode costs in PTX, for any grid: one read of %ctaid.x, then
+; per dimension divided (x always, y when blockIdx.y or .z is read) an add
+; of the divisor's increment, one mul.hi.u32, a shift, and the remainder as
+; a mul and a sub; all 32-bit, no branch, no division instruction (ptxas
+; expands div.u32 into a dozen instructions and div.u64 into a loop-free
+; sequence that raises the kernel's register count).
 ;
 ; RUN: %opt -load-pass-plugin=%cleave_plugin -passes=cleave-partition -S %s -o %t.ll
 ; RUN: %llc_ptx %t.ll -o - | FileCheck %s
 ; RUN: %llc_ptx %t.ll -o - | FileCheck %s --check-prefix=NO64 \
 ; RUN:     --implicit-check-not=div.u64 --implicit-check-not=rem.u64 \
-; RUN:     --implicit-check-not=div.s64 --implicit-check-not=rem.s64
+; RUN:     --implicit-check-not=div.s64 --implicit-check-not=rem.s64 \
+; RUN:     --implicit-check-not=div.u32 --implicit-check-not=rem.u32 \
+; RUN:     --implicit-check-not=bra
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -34,38 +34,42 @@ declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
 
 ; CHECK-LABEL: .visible .entry __cleave_pr_k(
 ; CHECK-NEXT:    .param .u64 __cleave_pr_k_param_0,
-; CHECK-NEXT:    .param .u64 __cleave_pr_k_param_1,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_1,
 ; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_2,
 ; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_3,
-; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_4
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_4,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_5,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_6,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_7,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_8,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_9,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_10,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_11,
+; CHECK-NEXT:    .param .u32 __cleave_pr_k_param_12
 ; CHECK-NEXT:  )
+; CHECK-NOT:     bra
 ; CHECK:         mov.u32 [[CTA:%r[0-9]+]], %ctaid.x;
-; CHECK-NEXT:    cvt.u64.u32 [[CTA64:%rd[0-9]+]], [[CTA]];
-; CHECK-NEXT:    add.s64 [[LIN:%rd[0-9]+]], {{%rd[0-9]+}}, [[CTA64]];
-; CHECK:         or.b32 [[YZ:%r[0-9]+]],
-; CHECK-NEXT:    setp.eq.s32 [[IS1D:%p[0-9]+]], [[YZ]], 1;
-; CHECK:         @[[IS1D]] bra [[BODY:\$L__BB[0-9_]+]];
-; CHECK-NEXT:  // %bb.{{[0-9]+}}: // %cleave.decode
-; CHECK:         setp.gt.u64 [[WIDE:%p[0-9]+]], [[LIN]], 4294967295;
-; CHECK:         @{{%p[0-9]+}} bra [[DIV3D:\$L__BB[0-9_]+]];
-; CHECK-NEXT:  // %bb.{{[0-9]+}}: // %cleave.div2d
-; CHECK-NEXT:    div.u32
-; CHECK-NEXT:    mul.lo.s32
-; CHECK-NEXT:    sub.s32
-; CHECK-NEXT:    bra.uni [[BODY]];
-; CHECK-NEXT:  [[DIV3D]]: // %cleave.div3d
-; CHECK-NEXT:    @[[WIDE]] bra
-; CHECK-NEXT:  // %bb.{{[0-9]+}}: // %cleave.div32
-; CHECK-NEXT:    div.u32
-; CHECK:       // %cleave.div64
-; CHECK-NEXT:  // =>This Inner Loop Header
-; CHECK-NEXT:    .pragma "nounroll";
-; CHECK:       // %cleave.divy
-; CHECK-NEXT:    rem.u32
-; CHECK-NEXT:  [[BODY]]: // %cleave.body
-; CHECK-NOT:     {{div|rem}}
+; CHECK-NEXT:    add.s32 [[N1:%r[0-9]+]], [[CTA]], {{%r[0-9]+}};
+; CHECK-NOT:     bra
+; CHECK:         add.s32 [[N1I:%r[0-9]+]], [[N1]], {{%r[0-9]+}};
+; CHECK-NOT:     bra
+; CHECK:         mul.hi.u32 [[H1:%r[0-9]+]], [[N1I]], {{%r[0-9]+}};
+; CHECK-NOT:     bra
+; CHECK:         shr.u32 [[Q1:%r[0-9]+]], [[H1]], {{%r[0-9]+}};
+; CHECK-NOT:     bra
+; CHECK:         mul.lo.s32 [[Q1GX:%r[0-9]+]], [[Q1]], {{%r[0-9]+}};
+; CHECK-NOT:     bra
+; CHECK:         sub.s32 [[BX:%r[0-9]+]], [[N1]], [[Q1GX]];
+; CHECK-NOT:     bra
+; CHECK:         add.s32 [[N2:%r[0-9]+]], [[Q1]], {{%r[0-9]+}};
+; CHECK-NEXT:    add.s32 [[N2I:%r[0-9]+]], [[N2]], {{%r[0-9]+}};
+; CHECK-NEXT:    mul.hi.u32 [[H2:%r[0-9]+]], [[N2I]], {{%r[0-9]+}};
+; CHECK-NEXT:    shr.u32 [[Q2:%r[0-9]+]], [[H2]], {{%r[0-9]+}};
+; CHECK-NEXT:    mul.lo.s32 [[Q2GY:%r[0-9]+]], [[Q2]], {{%r[0-9]+}};
+; CHECK-NEXT:    sub.s32 [[BY:%r[0-9]+]], [[N2]], [[Q2GY]];
+; CHECK-NEXT:    mad.lo.s32 [[J:%r[0-9]+]], [[BY]], 1000, [[BX]];
 ; CHECK-NOT:     %ctaid
-; CHECK:         st.global.u32
+; CHECK:         st.global.u32 [{{%rd[0-9]+}}], [[J]];
 ; CHECK-NEXT:    ret;
 
 ; NO64: .visible .entry __cleave_pr_k(

@@ -85,18 +85,38 @@ define void @k_plain(ptr %out) {
 
 ; The static alloca moved ahead of the decode, so it stays in the entry block.
 ; CHECK-LABEL: define void @__cleave_pr_k(
-; CHECK-SAME:    ptr %out, i32 %n, i64 noundef %cleave.first, i32 noundef range(i32 1, -2147483648) %cleave.grid.x, i32 noundef range(i32 1, 65536) %cleave.grid.y, i32 noundef range(i32 1, 65536) %cleave.grid.z) #[[VATTR:[0-9]+]] {
+; CHECK-SAME:    ptr %out, i32 %n, i32 noundef range(i32 0, 2147483647) %cleave.first.x, i32 noundef range(i32 0, 65535) %cleave.first.y, i32 noundef range(i32 0, 65535) %cleave.first.z, i32 noundef range(i32 1, -2147483648) %cleave.grid.x, i32 noundef range(i32 1, 65536) %cleave.grid.y, i32 noundef range(i32 1, 65536) %cleave.grid.z, i32 noundef %cleave.magic.x, i32 noundef range(i32 0, 31) %cleave.shift.x, i32 noundef range(i32 0, 2) %cleave.inc.x, i32 noundef %cleave.magic.y, i32 noundef range(i32 0, 16) %cleave.shift.y, i32 noundef range(i32 0, 2) %cleave.inc.y) #[[VATTR:[0-9]+]] {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    %slot = alloca [4 x i32], align 4
-; CHECK-NEXT:    %cleave.ctaid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-; CHECK:         br i1 %cleave.is1d, label %cleave.body, label %cleave.decode
 ; All three indices are read (z directly, y in the inlined helper).
-; CHECK:       cleave.divy:
-; CHECK:         %cleave.bz.nd = udiv i32 %cleave.q, %cleave.grid.y
-; CHECK:       cleave.body:
-; CHECK-NEXT:    %cleave.bx = phi i32
-; CHECK-NEXT:    %cleave.by = phi i32
-; CHECK-NEXT:    %cleave.bz = phi i32
+; CHECK-NEXT:    %cleave.ctaid = call range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+; CHECK-NEXT:    %cleave.n1 = add nuw i32 %cleave.ctaid, %cleave.first.x
+; CHECK-NEXT:    %cleave.q1.n = add nuw i32 %cleave.n1, %cleave.inc.x
+; CHECK-NEXT:    %cleave.q1.m64 = zext i32 %cleave.magic.x to i64
+; CHECK-NEXT:    %cleave.q1.n64 = zext i32 %cleave.q1.n to i64
+; CHECK-NEXT:    %cleave.q1.prod = mul nuw i64 %cleave.q1.n64, %cleave.q1.m64
+; CHECK-NEXT:    %cleave.q1.prod.hi = lshr i64 %cleave.q1.prod, 32
+; CHECK-NEXT:    %cleave.q1.hi = trunc i64 %cleave.q1.prod.hi to i32
+; CHECK-NEXT:    %cleave.q1 = lshr i32 %cleave.q1.hi, %cleave.shift.x
+; CHECK-NEXT:    %cleave.q1.gx = mul nuw i32 %cleave.q1, %cleave.grid.x
+; CHECK-NEXT:    %cleave.bx = sub nuw i32 %cleave.n1, %cleave.q1.gx
+; CHECK-NEXT:    %cleave.bx.range = icmp ult i32 %cleave.bx, 2147483647
+; CHECK-NEXT:    call void @llvm.assume(i1 %cleave.bx.range)
+; CHECK-NEXT:    %cleave.n2 = add nuw i32 %cleave.q1, %cleave.first.y
+; CHECK-NEXT:    %cleave.q2.n = add nuw i32 %cleave.n2, %cleave.inc.y
+; CHECK-NEXT:    %cleave.q2.m64 = zext i32 %cleave.magic.y to i64
+; CHECK-NEXT:    %cleave.q2.n64 = zext i32 %cleave.q2.n to i64
+; CHECK-NEXT:    %cleave.q2.prod = mul nuw i64 %cleave.q2.n64, %cleave.q2.m64
+; CHECK-NEXT:    %cleave.q2.prod.hi = lshr i64 %cleave.q2.prod, 32
+; CHECK-NEXT:    %cleave.q2.hi = trunc i64 %cleave.q2.prod.hi to i32
+; CHECK-NEXT:    %cleave.q2 = lshr i32 %cleave.q2.hi, %cleave.shift.y
+; CHECK-NEXT:    %cleave.q2.gy = mul nuw i32 %cleave.q2, %cleave.grid.y
+; CHECK-NEXT:    %cleave.by = sub nuw i32 %cleave.n2, %cleave.q2.gy
+; CHECK-NEXT:    %cleave.by.range = icmp ult i32 %cleave.by, 65535
+; CHECK-NEXT:    call void @llvm.assume(i1 %cleave.by.range)
+; CHECK-NEXT:    %cleave.bz = add nuw nsw i32 %cleave.q2, %cleave.first.z
+; CHECK-NEXT:    %cleave.bz.range = icmp ult i32 %cleave.bz, 65535
+; CHECK-NEXT:    call void @llvm.assume(i1 %cleave.bz.range)
 ; Every ctaid read of the original (two of x, one of z, one in the helper)
 ; uses the one decode.
 ; CHECK-NEXT:    %c = icmp slt i32 %cleave.bx, %n
@@ -117,7 +137,7 @@ define void @k_plain(ptr %out) {
 ; CHECK-NEXT:    ret void
 ; CHECK-NEXT:  }
 
-; CHECK-LABEL: define void @__cleave_pr_k_plain(ptr %out, i64 noundef %cleave.first, i32 noundef range(i32 1, -2147483648) %cleave.grid.x, i32 noundef range(i32 1, 65536) %cleave.grid.y, i32 noundef range(i32 1, 65536) %cleave.grid.z) #{{[0-9]+}} {
+; CHECK-LABEL: define void @__cleave_pr_k_plain(ptr %out, i32 noundef range(i32 0, 2147483647) %cleave.first.x, i32 noundef range(i32 0, 65535) %cleave.first.y, i32 noundef range(i32 0, 65535) %cleave.first.z, i32 noundef range(i32 1, -2147483648) %cleave.grid.x, i32 noundef range(i32 1, 65536) %cleave.grid.y, i32 noundef range(i32 1, 65536) %cleave.grid.z, i32 noundef %cleave.magic.x, i32 noundef range(i32 0, 31) %cleave.shift.x, i32 noundef range(i32 0, 2) %cleave.inc.x, i32 noundef %cleave.magic.y, i32 noundef range(i32 0, 16) %cleave.shift.y, i32 noundef range(i32 0, 2) %cleave.inc.y) #{{[0-9]+}} {
 ; CHECK-NEXT:    store i32 7, ptr %out, align 4
 ; CHECK-NEXT:    ret void
 ; CHECK-NEXT:  }
