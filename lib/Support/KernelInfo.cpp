@@ -5,6 +5,7 @@
 #include "llvm/IR/CallingConv.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Instruction.h"
 #include "llvm/IR/Metadata.h"
@@ -89,15 +90,28 @@ std::string displayName(const Function &F) {
   return llvm::demangle(F.getName().str());
 }
 
-void printLocation(raw_ostream &OS, const Instruction &I) {
+// After inlining the innermost location is often inside a CUDA header
+// (atomicAdd, __shfl_down_sync); users need the line of their own code that
+// the header function was inlined into.
+static const DILocation *outermostLocation(const Instruction &I) {
   const DILocation *Loc = I.getDebugLoc().get();
   if (!Loc)
-    return;
-  // After inlining the innermost location is often inside a CUDA header
-  // (atomicAdd, __shfl_down_sync); users need the line of their own code
-  // that the header function was inlined into.
+    return nullptr;
   while (const DILocation *Outer = Loc->getInlinedAt())
     Loc = Outer;
+  return Loc;
+}
+
+DiagnosticLocation userLocation(const Instruction &I) {
+  if (const DILocation *Loc = outermostLocation(I))
+    return DiagnosticLocation(DebugLoc(const_cast<DILocation *>(Loc)));
+  return DiagnosticLocation();
+}
+
+void printLocation(raw_ostream &OS, const Instruction &I) {
+  const DILocation *Loc = outermostLocation(I);
+  if (!Loc)
+    return;
   OS << " at " << Loc->getFilename() << ":" << Loc->getLine() << ":"
      << Loc->getColumn();
 }

@@ -661,7 +661,8 @@ PreservedAnalyses MergeKernelPass::run(Module &M, ModuleAnalysisManager &MAM) {
     if (Refused) {
       ORE.emit([&] {
         return OptimizationRemarkMissed(PassName, Refused->RemarkName,
-                                        Refused->At)
+                                        userLocation(*Refused->At),
+                                        Refused->At->getParent())
                << "kernel '" << displayName(*K)
                << "' gets no merge kernel: " << Refused->Message;
       });

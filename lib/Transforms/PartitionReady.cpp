@@ -540,7 +540,9 @@ void remarkNotSplittable(const Function &Kernel, const KernelLegality &Legality,
   const LegalityIssue *Issue = Legality.firstSplitBlocker();
   ORE.emit([&] {
     OptimizationRemarkMissed R =
-        Issue ? OptimizationRemarkMissed(Pass, "NotSplittable", Issue->Inst)
+        Issue ? OptimizationRemarkMissed(Pass, "NotSplittable",
+                                         userLocation(*Issue->Inst),
+                                         Issue->Inst->getParent())
               : OptimizationRemarkMissed(Pass, "NotSplittable", &Kernel);
     R << "kernel '" << displayName(Kernel) << "' is not split";
     if (Issue) {
@@ -617,7 +619,8 @@ PreservedAnalyses PartitionReadyPass::run(Module &M,
       continue; // Made by an earlier run of the pass.
     if (const Instruction *Call = findUnremappableCall(*K)) {
       ORE.emit([&] {
-        return OptimizationRemarkMissed(PassName, "NotRemappable", Call)
+        return OptimizationRemarkMissed(PassName, "NotRemappable",
+                                        userLocation(*Call), Call->getParent())
                << "kernel '" << displayName(*K)
                << "' is not split: a call that cannot be inlined may read "
                   "the block index or grid size";

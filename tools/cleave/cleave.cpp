@@ -3,19 +3,18 @@
 // Thin: parses options, calls the libraries. Subcommands:
 //   cleave compile --emit=ir|ptx FILE       device code, with Cleave's variants
 //   cleave compile --emit=cpu-ir|cpu-obj    the kernels' CPU variants
+//   cleave compile --emit=bundle -o F.clvb  the kernel bundle (docs/bundle.md)
 //
 //===----------------------------------------------------------------------===//
+#include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/HostObjectEmitter.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Frontend/DeviceCompiler.h"
-#include "cleave/Plugin/PassRegistration.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
-#include "llvm/IR/Verifier.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -34,7 +33,7 @@ cl::SubCommand CompileCmd("compile",
                           "Compile CUDA (.cu) or OpenCL (.cl) device code "
                           "through Cleave's analyses and transforms");
 
-enum class EmitKind { None, IR, PTX, CpuIR, CpuObj };
+enum class EmitKind { None, IR, PTX, CpuIR, CpuObj, Bundle };
 cl::opt<EmitKind> Emit(
     "emit", cl::desc("What to print instead of building a program"),
     cl::values(clEnumValN(EmitKind::IR, "ir",
@@ -44,7 +43,10 @@ cl::opt<EmitKind> Emit(
                clEnumValN(EmitKind::CpuIR, "cpu-ir",
                           "optimized x86-64 IR of the kernels' CPU variants"),
                clEnumValN(EmitKind::CpuObj, "cpu-obj",
-                          "x86-64 object code of the kernels' CPU variants")),
+                          "x86-64 object code of the kernels' CPU variants"),
+               clEnumValN(EmitKind::Bundle, "bundle",
+                          "the kernel bundle the runtime loads (binary; "
+                          "inspect with cleave-bundle-info)")),
     cl::init(EmitKind::None), cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::list<std::string> Inputs(cl::Positional, cl::desc("<input .cu/.cl>"),
                              cl::OneOrMore, cl::sub(CompileCmd));
@@ -147,26 +149,43 @@ int error(const Twine &Msg) {
   return 1;
 }
 
-/// Runs a pipeline of Cleave's passes on the device module. TM is the NVPTX
-/// target, which answers the divergence questions of cleave-cpu-lower.
-Error runCleavePasses(Module &M, StringRef Pipeline, TargetMachine *TM) {
-  PassBuilder PB(TM);
-  cleave::registerCleavePasses(PB);
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  ModulePassManager MPM;
-  if (Error E = PB.parsePassPipeline(MPM, Pipeline))
-    return E;
-  MPM.addPass(VerifierPass());
-  MPM.run(M, MAM);
-  return Error::success();
+/// Writes the output file whole (or stdout for "-").
+int writeOutput(StringRef Bytes, bool IsText) {
+  std::error_code EC;
+  ToolOutputFile Out(Output, EC, IsText ? sys::fs::OF_Text : sys::fs::OF_None);
+  if (EC)
+    return error("cannot open '" + Output + "': " + EC.message());
+  Out.os() << Bytes;
+  Out.os().flush();
+  if (Out.os().has_error())
+    return error("cannot write '" + Output + "'");
+  Out.keep();
+  return 0;
+}
+
+/// The PTX check of --emit=ptx and the cubin of --emit=bundle use the same
+/// ptxas: found unless --no-ptxas.
+std::string ptxasToUse() {
+  if (NoPtxas)
+    return {};
+  std::string Ptxas = cleave::findPtxas();
+  if (Ptxas.empty() && Verbose)
+    errs() << "cleave: ptxas not found; PTX not assembled\n";
+  return Ptxas;
+}
+
+int emitBundle(Module &M) {
+  if (Output == "-" && outs().is_displayed())
+    return error("the bundle is binary: write it to a file with -o");
+  cleave::BundleOptions BOpts;
+  BOpts.GpuArch = GpuArch;
+  BOpts.Ptxas = ptxasToUse();
+  if (Verbose)
+    BOpts.Log = &errs();
+  Expected<std::string> Bundle = cleave::writeBundle(M, BOpts);
+  if (!Bundle)
+    return error(toString(Bundle.takeError()));
+  return writeOutput(*Bundle, /*IsText=*/false);
 }
 
 int runCompile() {
@@ -175,7 +194,7 @@ int runCompile() {
                  Twine(Inputs.size()) + ")");
   if (Emit == EmitKind::None)
     return error("building a program is not supported yet: use --emit=ir, "
-                 "ptx, cpu-ir or cpu-obj");
+                 "ptx, cpu-ir, cpu-obj or bundle");
   if (OptLevel > 3)
     return error("invalid optimization level -O" + Twine(OptLevel));
 
@@ -205,6 +224,10 @@ int runCompile() {
     consumeError(M.takeError()); // the diagnostics are already printed
     return 1;
   }
+  // The bundle runs its own fixed pipeline: its variants must follow the
+  // conventions the runtime expects.
+  if (Emit == EmitKind::Bundle)
+    return emitBundle(**M);
   auto TM = cleave::createNVPTXTargetMachine(**M, GpuArch);
   if (!TM)
     return error(toString(TM.takeError()));
@@ -214,7 +237,7 @@ int runCompile() {
   std::string Pipeline = ForCPU ? "cleave-cpu-lower" : Passes.getValue();
   if (Verbose)
     errs() << "cleave: running passes '" << Pipeline << "'\n";
-  if (Error E = runCleavePasses(**M, Pipeline, TM->get()))
+  if (Error E = cleave::runCleavePipeline(**M, Pipeline, TM->get()))
     return error(toString(std::move(E)));
 
   // Build the whole output in memory first: a file is written whole or not
@@ -236,32 +259,16 @@ int runCompile() {
     Expected<std::string> PTX = cleave::emitPTX(**M, GpuArch);
     if (!PTX)
       return error(toString(PTX.takeError()));
-    if (!NoPtxas) {
-      std::string Ptxas = cleave::findPtxas();
-      if (!Ptxas.empty()) {
-        if (Verbose)
-          errs() << "cleave: checking PTX with " << Ptxas << "\n";
-        if (auto Cubin = cleave::assemblePTX(*PTX, GpuArch, Ptxas); !Cubin)
-          return error(toString(Cubin.takeError()));
-      } else if (Verbose) {
-        errs() << "cleave: ptxas not found; PTX not assembled\n";
-      }
+    if (std::string Ptxas = ptxasToUse(); !Ptxas.empty()) {
+      if (Verbose)
+        errs() << "cleave: checking PTX with " << Ptxas << "\n";
+      if (auto Cubin = cleave::assemblePTX(*PTX, GpuArch, Ptxas); !Cubin)
+        return error(toString(Cubin.takeError()));
     }
     OS << *PTX;
   }
 
-  std::error_code EC;
-  ToolOutputFile Out(Output, EC,
-                     Emit == EmitKind::CpuObj ? sys::fs::OF_None
-                                              : sys::fs::OF_Text);
-  if (EC)
-    return error("cannot open '" + Output + "': " + EC.message());
-  Out.os() << Text;
-  Out.os().flush();
-  if (Out.os().has_error())
-    return error("cannot write '" + Output + "'");
-  Out.keep();
-  return 0;
+  return writeOutput(Text, Emit != EmitKind::CpuObj);
 }
 
 } // namespace
@@ -275,7 +282,9 @@ int main(int argc, char **argv) {
       "  cleave compile --emit=ir|ptx FILE          device code and its "
       "variants\n"
       "  cleave compile --emit=cpu-ir|cpu-obj FILE  the kernels' CPU "
-      "variants (x86-64)\n");
+      "variants (x86-64)\n"
+      "  cleave compile --emit=bundle -o F FILE     the kernel bundle the "
+      "runtime loads\n");
   if (CompileCmd)
     return runCompile();
   errs() << "cleave: error: no subcommand given; see 'cleave --help'\n";

@@ -14,6 +14,7 @@
 #include <string>
 
 namespace llvm {
+class DiagnosticLocation;
 class Function;
 class Module;
 class Instruction;
@@ -48,6 +49,11 @@ std::string mergeVariantName(llvm::StringRef Kernel);
 
 /// The demangled name of F when it is a C++ name, else its name.
 std::string displayName(const llvm::Function &F);
+
+/// Where a remark about I should point: the outermost location of I's
+/// inlining chain, i.e. the user's line rather than a CUDA header's. Empty
+/// (unknown) without debug info.
+llvm::DiagnosticLocation userLocation(const llvm::Instruction &I);
 
 /// Prints " at file:line:col" for I when it carries a debug location; prints
 /// nothing otherwise.

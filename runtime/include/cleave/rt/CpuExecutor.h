@@ -10,21 +10,13 @@
 #define CLEAVE_RT_CPUEXECUTOR_H
 
 #include "cleave/rt/CpuKernelABI.h"
+#include "cleave/rt/Status.h"
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
 namespace cleave::rt {
-
-/// The status of a runtime call: Ok, or an error with a one-line message.
-struct Status {
-  bool Ok = true;
-  std::string Message;
-  static Status success() { return {}; }
-  static Status error(std::string Msg) { return {false, std::move(Msg)}; }
-  explicit operator bool() const { return Ok; }
-};
 
 class CpuExecutor {
 public:

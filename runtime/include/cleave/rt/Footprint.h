@@ -21,6 +21,8 @@
 #ifndef CLEAVE_RT_FOOTPRINT_H
 #define CLEAVE_RT_FOOTPRINT_H
 
+#include "cleave/rt/Status.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,16 +35,6 @@ enum class FootprintClass : uint8_t { Exact, Bounded, Unknown };
 
 /// "exact", "bounded" or "unknown".
 const char *getFootprintClassName(FootprintClass C);
-
-/// The result of an operation that can fail; Message says why when !Ok.
-struct Status {
-  bool Ok = true;
-  std::string Message;
-
-  static Status success() { return {}; }
-  static Status error(std::string Msg) { return {false, std::move(Msg)}; }
-  explicit operator bool() const { return Ok; }
-};
 
 /// The bytes { Base + b + r*Pitch + p*PlanePitch : 0 <= b < Bytes,
 /// 0 <= r < Rows, 0 <= p < Planes }, in bytes relative to the start of the

@@ -1,0 +1,203 @@
+//===- Buffers.h - Virtual device pointers and replica validity -*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). One allocation of the virtual device
+// (cudaMalloc) is a Buffer:
+//
+// * The virtual device pointer IS the address of the buffer's host copy. It
+//   is a real host address, so p + k arithmetic, pointers inside
+//   allocations, cudaMemcpyDefault and the CPU variant all work on it as is;
+//   a GPU replica's address is found at launch by translating
+//   (buffer, offset) (addressOn). The interval map (std::map keyed by start)
+//   resolves any pointer inside an allocation to (buffer, offset).
+// * Each buffer has a host copy and a replica per device, allocated when a
+//   device first needs it; a device that shares host memory (the first CPU
+//   device) uses the host copy as its replica. Validity is a RangeSet per
+//   location: the bytes whose current contents that location holds. Every
+//   byte is valid in at least one location (a fresh buffer's undefined
+//   contents count as valid everywhere, so nothing moves before first use).
+// * A device about to read a range asks what it is missing; the transfer
+//   planner picks, for each missing piece, a location that holds it: a peer
+//   GPU with a direct link first, then the host copy, then any device that
+//   can copy directly, and as a last resort stages through the host copy
+//   (which then becomes valid too). A device that wrote a range marks it
+//   written: valid there, stale everywhere else. A host read pulls only the
+//   stale ranges.
+//
+// All data movement goes through the Device interface, so tests run it with
+// fake devices. Every operation here is synchronous (complete on return);
+// stream-ordered versions come with launches.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_BUFFERS_H
+#define CLEAVE_RT_BUFFERS_H
+
+#include "cleave/rt/Device.h"
+#include "cleave/rt/Error.h"
+#include "cleave/rt/RangeSet.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+/// Where bytes live: HostLocation, or the index of a device in the
+/// BufferManager's device list.
+using Location = int;
+constexpr Location HostLocation = -1;
+
+/// One copy of the transfer plan: Bytes bytes at Offset of the buffer, from
+/// Src's copy to Dst's.
+struct Transfer {
+  Location Src = HostLocation;
+  Location Dst = HostLocation;
+  uint64_t Offset = 0;
+  uint64_t Bytes = 0;
+  bool operator==(const Transfer &O) const {
+    return Src == O.Src && Dst == O.Dst && Offset == O.Offset &&
+           Bytes == O.Bytes;
+  }
+};
+
+/// cudaMemcpyKind's values.
+enum class MemcpyKind : int {
+  HostToHost = 0,
+  HostToDevice = 1,
+  DeviceToHost = 2,
+  DeviceToDevice = 3,
+  Default = 4,
+};
+
+class BufferManager;
+
+class Buffer {
+public:
+  /// The virtual device pointer (= the host copy).
+  void *base() const { return Host; }
+  uint64_t size() const { return Size; }
+  /// Allocation number, 1, 2, ... in order of allocation.
+  uint64_t id() const { return Id; }
+
+  /// The bytes \p L holds (a host-sharing device answers for the host).
+  RangeSet validRanges(Location L) const;
+  /// Whether \p L has replica memory (always for the host and host-sharing
+  /// devices).
+  bool hasReplica(Location L) const;
+
+private:
+  friend class BufferManager;
+  Buffer(BufferManager &M, char *Host, uint64_t Size, uint64_t Id,
+         size_t NumDevices);
+
+  BufferManager &Mgr;
+  char *Host;
+  uint64_t Size;
+  uint64_t Id;
+  mutable std::mutex Mutex;
+  /// [0] the host copy, [1 + d] device d's replica.
+  std::vector<RangeSet> Valid;
+  std::vector<DeviceAddr> Replica;
+  bool Freed = false;
+};
+
+class BufferManager {
+public:
+  /// Buffers over \p Devices (not owned; they outlive the manager).
+  explicit BufferManager(std::vector<Device *> Devices);
+  /// Frees every buffer still allocated.
+  ~BufferManager();
+  BufferManager(const BufferManager &) = delete;
+  BufferManager &operator=(const BufferManager &) = delete;
+
+  size_t numDevices() const { return Devices.size(); }
+  Device &device(Location L) const { return *Devices[L]; }
+  /// The location whose validity \p L uses: HostLocation for devices that
+  /// share host memory, else \p L.
+  Location validityLocation(Location L) const;
+
+  // Allocation and pointers. ----------------------------------------------
+  /// A new buffer of \p Bytes bytes, 256-byte aligned; Bytes == 0 gives a
+  /// null pointer, as cudaMalloc does. Host copies of 1 MiB and more are
+  /// mmap'ed with MAP_NORESERVE, so their pages cost host memory only once
+  /// the host touches them (a buffer living on a GPU costs none).
+  Result allocate(uint64_t Bytes, void *&Ptr);
+  /// Frees the buffer \p Ptr starts. InvalidValue for a pointer inside an
+  /// allocation, a double free, or a pointer never allocated. Null: no-op.
+  Result free(void *Ptr);
+
+  struct Resolved {
+    std::shared_ptr<Buffer> Buf;
+    uint64_t Offset = 0;
+  };
+  /// The buffer holding \p P (start <= P < start + size) and P's offset.
+  Result resolve(const void *P, Resolved &Out) const;
+  /// resolve(), checking that [P, P + Bytes) lies inside the buffer.
+  Result resolveRange(const void *P, uint64_t Bytes, Resolved &Out) const;
+  bool isDevicePointer(const void *P) const;
+  size_t numBuffers() const;
+
+  // Validity and transfers. -----------------------------------------------
+  /// The parts of \p R that \p L does not hold.
+  RangeSet missingRanges(const Buffer &B, Location L, ByteRange R) const;
+  /// \p L wrote \p R: valid there, stale everywhere else.
+  Result markWritten(Buffer &B, Location L, ByteRange R);
+  /// The copies that make \p R valid on \p Dst, in the order to run them.
+  Result planTransfers(const Buffer &B, Location Dst, ByteRange R,
+                       std::vector<Transfer> &Plan) const;
+  /// Runs \p Plan; each copy that succeeds makes its range valid at its
+  /// destination, so a failure midway leaves validity exact.
+  Result executeTransfers(Buffer &B, const std::vector<Transfer> &Plan);
+  /// Allocates \p L's replica if needed, then plans and runs the copies that
+  /// make \p R valid there: what a device does before it reads \p R, and
+  /// what a host read does (only stale ranges move).
+  Result makeValid(Buffer &B, Location L, ByteRange R);
+  /// \p L's address of byte \p Offset of \p B (allocating the replica).
+  Result addressOn(Buffer &B, Location L, uint64_t Offset, DeviceAddr &Out);
+
+  // Host-side operations under the CUDA-runtime subset (synchronous). -----
+  /// cudaMemcpy: device pointers must be runtime pointers with the whole
+  /// range inside their buffer; a host pointer that is a runtime pointer is
+  /// treated as one (as with unified addressing).
+  Result memcpy(void *Dst, const void *Src, uint64_t Bytes,
+                MemcpyKind Kind = MemcpyKind::Default);
+  /// cudaMemset on a runtime pointer.
+  Result memset(void *Dst, int Value, uint64_t Bytes);
+  /// Makes [P, P + Bytes) of a runtime pointer current in the host copy.
+  Result syncToHost(const void *P, uint64_t Bytes);
+
+private:
+  size_t slot(Location L) const {
+    return static_cast<size_t>(validityLocation(L) + 1);
+  }
+  bool isLocation(Location L) const {
+    return L == HostLocation ||
+           (L >= 0 && static_cast<size_t>(L) < Devices.size());
+  }
+  Result checkRange(const Buffer &B, Location L, ByteRange R) const;
+  void markWrittenLocked(Buffer &B, Location L, ByteRange R);
+  Result planLocked(const Buffer &B, Location Dst, ByteRange R,
+                    std::vector<Transfer> &Plan) const;
+  Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan);
+  Result ensureReplicaLocked(Buffer &B, Location L);
+  Result makeValidLocked(Buffer &B, Location L, ByteRange R);
+  DeviceAddr addressLocked(const Buffer &B, Location L, uint64_t Off) const;
+  void releaseLocked(Buffer &B);
+
+  std::vector<Device *> Devices;
+  mutable std::mutex Mutex;
+  /// Start address -> buffer, for every live allocation.
+  std::map<uintptr_t, std::shared_ptr<Buffer>> Live;
+  /// Start -> end of recently freed allocations whose addresses were not
+  /// reused, to name use after free and double free in messages.
+  std::map<uintptr_t, uintptr_t> Freed;
+  uint64_t NextId = 1;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif

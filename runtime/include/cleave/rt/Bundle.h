@@ -1,0 +1,162 @@
+//===- Bundle.h - Kernel bundles: what the compiler hands the runtime -*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). A bundle (docs/bundle.md) holds, for
+// one device module: the GPU images (PTX, and cubins when ptxas was there),
+// the `__device__`/`__constant__` variables, and per kernel its parameters
+// and their roles, its legality verdict with reasons, the entry names of its
+// variants (original, partition-ready, merge, CPU) or why a variant is
+// absent, its serialized footprints (cleave/rt/Footprint.h evaluates them)
+// and its static shared memory.
+//
+// Loading verifies the magic, the format version, the payload size and the
+// checksum, and decodes every field within bounds: any input, corrupt or
+// truncated or from another version, gives a status with a message, never a
+// crash. No exceptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_BUNDLE_H
+#define CLEAVE_RT_BUNDLE_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+/// Why a bundle was refused.
+enum class BundleErrc : uint8_t {
+  Ok,
+  Io,        ///< the file cannot be read
+  NotBundle, ///< too short for a header, or wrong magic
+  Version,   ///< another format version (or header flags this one lacks)
+  Truncated, ///< fewer bytes than the header announces
+  Checksum,  ///< the bytes changed since the compiler wrote them
+  Malformed, ///< the checksum holds but a field is out of range
+};
+
+/// "ok", "io", "not-a-bundle", "version", "truncated", "checksum",
+/// "malformed".
+const char *getBundleErrcName(BundleErrc E);
+
+struct BundleStatus {
+  BundleErrc Code = BundleErrc::Ok;
+  std::string Message; ///< one line, says what and where; empty when Ok
+
+  explicit operator bool() const { return Code == BundleErrc::Ok; }
+};
+
+/// The format version this runtime reads (and only that one).
+uint32_t getBundleFormatVersion();
+
+// The numeric values are the format's (cleave/BundleFormat.h).
+enum class SourceLanguage : uint8_t { CUDA, OpenCL };
+enum class ParamKind : uint8_t { Scalar, Pointer, ByValue };
+enum class ParamRole : uint8_t { NotPointer, Unused, Read, Write, ReadWrite };
+enum class VariantKind : uint8_t { Original, Partition, Merge, CPU };
+inline constexpr unsigned NumVariantKinds = 4;
+enum class ImageKind : uint8_t { PTX, Cubin };
+enum class VariableSpace : uint8_t { Global, Constant };
+
+const char *getParamRoleName(ParamRole R);     ///< as print<cleave-param-roles>
+const char *getVariantKindName(VariantKind K); ///< "original", "partition", ...
+
+struct BundleParam {
+  ParamKind Kind = ParamKind::Scalar;
+  ParamRole Role = ParamRole::NotPointer;
+  bool RoleIsGuess = false; ///< the pointer escapes: role is conservative
+  uint32_t Size = 0;        ///< bytes of the argument value (pointee for ByValue)
+  uint32_t Align = 1;
+};
+
+/// Something that forbids splitting the kernel or running it on the CPU.
+struct BundleIssue {
+  std::string Kind;     ///< "global-atomic", "inline-asm", ... (docs)
+  std::string Detail;   ///< e.g. the instruction or callee
+  std::string Location; ///< "file:line:col", empty without debug info
+  bool ForbidsSplit = false;
+  bool ForbidsCPU = false;
+};
+
+/// One variant: its entry point, or why there is none.
+struct BundleVariant {
+  bool Present = false;
+  std::string Entry;    ///< PTX entry (GPU variants) or host symbol (CPU)
+  std::string Reason;   ///< when absent: the compiler's remark
+  std::string Location; ///< where the reason points, "file:line:col" or empty
+};
+
+struct BundleVariableUse {
+  uint32_t Variable = 0; ///< index into Bundle::Variables
+  bool Read = false;
+  bool Written = false;
+};
+
+struct BundleKernel {
+  std::string Name;        ///< the symbol (mangled for C++)
+  std::string DisplayName; ///< demangled
+  SourceLanguage Language = SourceLanguage::CUDA;
+  std::vector<BundleParam> Params;
+  bool CanSplit = false;
+  bool CanRunOnCPU = false;
+  std::vector<BundleIssue> Issues;
+  std::array<BundleVariant, NumVariantKinds> Variants;
+  /// The output parameters the merge variant takes a partial buffer for, in
+  /// the order of its partial parameters (docs/transforms.md).
+  std::vector<uint32_t> MergeOutputs;
+  /// KernelFootprint::serialize() (docs/footprints.md); FootprintProgram
+  /// parses it.
+  std::string Footprints;
+  uint64_t StaticSharedBytes = 0;
+  std::vector<BundleVariableUse> Variables;
+
+  const BundleVariant &variant(VariantKind K) const {
+    return Variants[static_cast<unsigned>(K)];
+  }
+};
+
+/// A GPU module image holding every kernel and variant of the bundle (one
+/// module, so `__device__` variables are shared by all its kernels).
+struct BundleImage {
+  ImageKind Kind = ImageKind::PTX;
+  std::string Arch; ///< "sm_90": the target (PTX) or the cubin's SM
+  std::string Data; ///< PTX text or cubin bytes; Data.c_str() is NUL-ended
+};
+
+struct BundleVariable {
+  std::string Name; ///< the device symbol (cuModuleGetGlobal)
+  VariableSpace Space = VariableSpace::Global;
+  uint64_t Size = 0;
+  std::string CpuSymbol; ///< the CPU object's copy; empty when none
+};
+
+class Bundle {
+public:
+  std::string Producer; ///< e.g. "cleave 0.1.0"
+  std::string Source;   ///< the source file the compiler read
+  std::vector<BundleImage> Images;
+  std::vector<BundleVariable> Variables;
+  std::vector<BundleKernel> Kernels;
+
+  /// Decodes a bundle from memory; Out is left empty on failure.
+  static BundleStatus parse(const void *Data, size_t Size, Bundle &Out);
+  /// Reads and decodes a bundle file.
+  static BundleStatus load(const char *Path, Bundle &Out);
+
+  /// The kernel named \p Name (its symbol), or null.
+  const BundleKernel *findKernel(std::string_view Name) const;
+  /// The image of that kind for \p Arch, or null.
+  const BundleImage *findImage(ImageKind Kind, std::string_view Arch) const;
+
+  /// A stable, line-based text form of everything except the image bytes
+  /// (their kind, arch and size are printed), for tests and logs.
+  std::string describe() const;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif

@@ -1,0 +1,217 @@
+//===- Device.h - The generic device interface of the runtime ---*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). Modeled on LLVM's offload runtime
+// (offload/plugins-nextgen): one generic interface, one implementation per
+// kind of device (the CPU, CUDA GPUs through a dlopen'ed libcuda, and the
+// fake devices of the unit tests). The public operations are non-virtual: they
+// count the operation for fault injection (Fault.h), check the arguments and
+// then call the kind's *Impl hook, so every kind fails the same way.
+//
+// Memory. A device's replica memory is named by a DeviceAddr: a CUdeviceptr
+// on a GPU, the address of host memory on the CPU. Replicas are reached only
+// through this interface, so the buffer layer (Buffers.h) moves data without
+// knowing the kind of device.
+//
+// Streams. A null StreamHandle makes an operation blocking: it is complete
+// when the call returns. A stream created by createStream (or one of the
+// device's internal streams) makes it asynchronous, ordered after earlier
+// work on that stream; synchronizeStream waits for it. The CPU device does
+// everything at the call, which is a valid implementation of both.
+//
+// Which devices exist is decided by DeviceRegistry (CLEAVE_DEVICES).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_DEVICE_H
+#define CLEAVE_RT_DEVICE_H
+
+#include "cleave/rt/Error.h"
+#include "cleave/rt/Fault.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+enum class DeviceKind { Cpu, Cuda, Test };
+
+/// "cpu", "cuda", "test".
+const char *getDeviceKindName(DeviceKind K);
+
+/// An address in a device's replica memory.
+using DeviceAddr = uint64_t;
+/// Opaque per-device handles: a CUstream / CUevent on a GPU.
+using StreamHandle = void *;
+using EventHandle = void *;
+
+struct DeviceProperties {
+  /// The runtime's name: cpu0, cpu1, ..., gpu0, gpu1, ... (CLEAVE_DEVICES,
+  /// CLEAVE_FAULT and CLEAVE_LOG use it).
+  std::string Name;
+  /// What it is: "NVIDIA H100 80GB HBM3", "host CPU (16 threads)".
+  std::string Description;
+  DeviceKind Kind = DeviceKind::Cpu;
+  /// The CUDA ordinal of a GPU; the index among CPU devices of a CPU.
+  int Ordinal = 0;
+  uint64_t TotalMemory = 0;
+  /// Streaming multiprocessors of a GPU, worker threads of a CPU.
+  unsigned ComputeUnits = 0;
+  int ComputeCapabilityMajor = 0;
+  int ComputeCapabilityMinor = 0;
+  /// The replica of a buffer on this device is the buffer's host copy itself
+  /// (the first CPU device): no allocation, no copies, and its validity is
+  /// the host copy's.
+  bool SharesHostMemory = false;
+  /// Replica memory is ordinary host memory (any CPU device), so any other
+  /// device copies to and from it as from the host.
+  bool HostAddressable = false;
+};
+
+class Device {
+public:
+  explicit Device(DeviceProperties Props);
+  virtual ~Device();
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
+
+  const DeviceProperties &properties() const { return Props; }
+  const std::string &name() const { return Props.Name; }
+  DeviceKind kind() const { return Props.Kind; }
+
+  // Replica memory. -------------------------------------------------------
+  /// \p Bytes of device memory (Bytes > 0). Fails with MemoryAllocation.
+  Result allocate(uint64_t Bytes, DeviceAddr &Out);
+  Result free(DeviceAddr Addr);
+  Result copyHostToDevice(DeviceAddr Dst, const void *Src, uint64_t Bytes,
+                          StreamHandle S = nullptr);
+  Result copyDeviceToHost(void *Dst, DeviceAddr Src, uint64_t Bytes,
+                          StreamHandle S = nullptr);
+  /// Copies from this device's memory to \p DstDev's (which may be this
+  /// device): peer to peer where there is a link, else the way
+  /// canCopyDirectly describes, else staged through host memory. \p S is a
+  /// stream of this device; a copy the destination device performs blocks.
+  Result copyDeviceToDevice(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
+                            uint64_t Bytes, StreamHandle S = nullptr);
+  /// Sets \p Bytes bytes at \p Dst to \p Value.
+  Result memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
+                StreamHandle S = nullptr);
+
+  /// Whether this device reaches \p Other's memory over a direct link
+  /// (NVLink / PCIe P2P with peer access enabled).
+  virtual bool hasPeerLink(const Device &Other) const;
+  /// Whether a copy from this device to \p Other needs no staging in the
+  /// host: the same device, a peer link, or host-addressable memory on
+  /// either side.
+  bool canCopyDirectly(const Device &Other) const;
+
+  // Pinned host memory (cudaMallocHost). ----------------------------------
+  virtual Result allocateHost(uint64_t Bytes, void *&Out);
+  virtual Result freeHost(void *Ptr);
+
+  // Streams and events. ---------------------------------------------------
+  /// The device's own streams: at least 3 on a GPU (compute, to-device,
+  /// from-device), so transfers overlap kernels. Never null.
+  virtual unsigned numInternalStreams() const = 0;
+  virtual StreamHandle internalStream(unsigned I) = 0;
+  virtual Result createStream(StreamHandle &Out) = 0;
+  virtual Result destroyStream(StreamHandle S) = 0;
+  virtual Result synchronizeStream(StreamHandle S) = 0;
+  virtual Result createEvent(EventHandle &Out) = 0;
+  virtual Result recordEvent(EventHandle E, StreamHandle S) = 0;
+  virtual Result synchronizeEvent(EventHandle E) = 0;
+  /// Milliseconds between two recorded events.
+  virtual Result elapsedTime(EventHandle Start, EventHandle End,
+                             float &Ms) = 0;
+  virtual Result destroyEvent(EventHandle E) = 0;
+  /// Waits for all work on the device.
+  virtual Result synchronize() = 0;
+
+protected:
+  virtual Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) = 0;
+  virtual Result freeImpl(DeviceAddr Addr) = 0;
+  virtual Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src,
+                                      uint64_t Bytes, StreamHandle S) = 0;
+  virtual Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src,
+                                      uint64_t Bytes, StreamHandle S) = 0;
+  /// Within this device.
+  virtual Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src,
+                                uint64_t Bytes, StreamHandle S) = 0;
+  /// To another device of the same kind (peer link or not). The default
+  /// stages through host memory.
+  virtual Result copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
+                              uint64_t Bytes, StreamHandle S);
+  virtual Result memsetImpl(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
+                            StreamHandle S) = 0;
+
+  /// The error an injected fault returns.
+  Result injectedFault(FaultOp Op) const;
+  /// Whether CLEAVE_FAULT fails this \p Op on this device (counts it).
+  bool faultHere(FaultOp Op) const;
+  /// Copies through a temporary host buffer.
+  Result copyStaged(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
+                    uint64_t Bytes, StreamHandle S);
+
+private:
+  DeviceProperties Props;
+};
+
+/// Which devices the runtime uses.
+struct RegistryOptions {
+  /// The CUDA driver library to dlopen. Empty: $CLEAVE_CUDA_LIBRARY when
+  /// set, else "libcuda.so.1". "none": do not look for GPUs.
+  std::string CudaLibrary;
+};
+
+/// The devices of the process: the CPU always, and every CUDA GPU that a
+/// dlopen'ed libcuda reports, filtered and ordered by a selection in
+/// CLEAVE_DEVICES syntax, a comma-separated list of
+///
+///   all     the CPU, then every GPU (also the meaning of an empty list)
+///   cpu     one more CPU device; "cpu,cpu,cpu" makes three: cpu0 uses the
+///           buffers' host copies, cpu1 and cpu2 have replica memory of
+///           their own, so CI exercises the multi-device path for real
+///   gpu     every GPU not yet named
+///   gpuN    the GPU of CUDA ordinal N
+///
+/// Peer access is enabled between every pair of GPUs that support it.
+class DeviceRegistry {
+public:
+  /// Builds the devices \p Selection names. Fails (InvalidDevice or
+  /// NoDevice, with a message naming the problem and what exists) on an
+  /// unknown name, a GPU that is not there, or a GPU named twice.
+  static Result create(std::string_view Selection,
+                       std::unique_ptr<DeviceRegistry> &Out,
+                       const RegistryOptions &Opts = {});
+  /// create() with $CLEAVE_DEVICES.
+  static Result createFromEnvironment(std::unique_ptr<DeviceRegistry> &Out,
+                                      const RegistryOptions &Opts = {});
+  ~DeviceRegistry();
+
+  size_t size() const { return Devices.size(); }
+  Device &device(size_t I) const { return *Devices[I]; }
+  /// Every device, in selection order.
+  std::vector<Device *> devices() const;
+  /// The device called \p Name, or null.
+  Device *find(std::string_view Name) const;
+  /// How many GPUs the driver reported (selected or not).
+  unsigned numGpusFound() const { return GpusFound; }
+  /// Why no GPU was found ("libcuda.so.1: cannot open shared object ..."),
+  /// empty when the driver loaded.
+  const std::string &gpuStatus() const { return GpuStatus; }
+  /// One line per device, for CLEAVE_LOG and error messages.
+  std::string describe() const;
+
+private:
+  DeviceRegistry() = default;
+  std::vector<std::unique_ptr<Device>> Devices;
+  unsigned GpusFound = 0;
+  std::string GpuStatus;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif

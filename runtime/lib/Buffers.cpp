@@ -1,0 +1,603 @@
+//===- Buffers.cpp - Virtual device pointers and replica validity ---------===//
+//
+// Part of Cleave's runtime (no LLVM). See Buffers.h for the design.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/Buffers.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <sys/mman.h>
+
+namespace cleave {
+namespace rt {
+
+namespace {
+/// Recently freed ranges remembered for messages; beyond this many the
+/// oldest knowledge is dropped (messages only get less specific).
+constexpr size_t MaxFreedRemembered = 4096;
+
+/// Host copies this large are mapped with MAP_NORESERVE: pages are committed
+/// only when touched, so a buffer that lives on a GPU costs no host memory
+/// until the host reads it, and buffers larger than the host's free memory
+/// can exist (as they can on a large GPU).
+constexpr uint64_t MapThreshold = 1u << 20;
+
+char *allocateHostCopy(uint64_t Bytes) {
+  if (Bytes >= MapThreshold) {
+    void *P = mmap(nullptr, Bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return P == MAP_FAILED ? nullptr : static_cast<char *>(P);
+  }
+  // 256-byte alignment, as cudaMalloc guarantees (mmap gives pages).
+  uint64_t Rounded = (Bytes + 255) & ~uint64_t(255);
+  return static_cast<char *>(std::aligned_alloc(256, Rounded));
+}
+
+void freeHostCopy(char *P, uint64_t Bytes) {
+  if (Bytes >= MapThreshold)
+    munmap(P, Bytes);
+  else
+    std::free(P);
+}
+
+std::string describeRange(uint64_t Lo, uint64_t Hi) {
+  return "[" + std::to_string(Lo) + "," + std::to_string(Hi) + ")";
+}
+} // namespace
+
+Buffer::Buffer(BufferManager &M, char *Host, uint64_t Size, uint64_t Id,
+               size_t NumDevices)
+    : Mgr(M), Host(Host), Size(Size), Id(Id), Valid(NumDevices + 1),
+      Replica(NumDevices + 1, 0) {}
+
+RangeSet Buffer::validRanges(Location L) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Valid[static_cast<size_t>(Mgr.validityLocation(L) + 1)];
+}
+
+bool Buffer::hasReplica(Location L) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Replica[static_cast<size_t>(Mgr.validityLocation(L) + 1)] != 0;
+}
+
+BufferManager::BufferManager(std::vector<Device *> Devs)
+    : Devices(std::move(Devs)) {}
+
+BufferManager::~BufferManager() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (auto &[Start, B] : Live) {
+    std::lock_guard<std::mutex> BLock(B->Mutex);
+    releaseLocked(*B);
+  }
+  Live.clear();
+}
+
+Location BufferManager::validityLocation(Location L) const {
+  if (L >= 0 && static_cast<size_t>(L) < Devices.size() &&
+      Devices[L]->properties().SharesHostMemory)
+    return HostLocation;
+  return L;
+}
+
+//===-- Allocation and pointers -------------------------------------------===//
+
+Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
+  Ptr = nullptr;
+  if (Bytes == 0)
+    return Result::success();
+  char *Host = allocateHostCopy(Bytes);
+  if (!Host)
+    return Result::error(ErrorCode::MemoryAllocation,
+                         "cannot allocate " + std::to_string(Bytes) +
+                             " bytes of host memory for a buffer");
+  std::lock_guard<std::mutex> Lock(Mutex);
+  std::shared_ptr<Buffer> B(
+      new Buffer(*this, Host, Bytes, NextId++, Devices.size()));
+  // A fresh buffer's contents are undefined, hence the same everywhere:
+  // valid in every location, so nothing moves before it is first written.
+  for (RangeSet &V : B->Valid)
+    V.insert(0, Bytes);
+  B->Replica[0] = reinterpret_cast<DeviceAddr>(Host);
+  for (size_t D = 0; D < Devices.size(); ++D)
+    if (Devices[D]->properties().SharesHostMemory)
+      B->Replica[D + 1] = B->Replica[0];
+  uintptr_t Start = reinterpret_cast<uintptr_t>(Host);
+  // The addresses are live again: forget that they were once freed.
+  auto It = Freed.upper_bound(Start);
+  if (It != Freed.begin() && std::prev(It)->second > Start)
+    --It;
+  while (It != Freed.end() && It->first < Start + Bytes)
+    It = Freed.erase(It);
+  Live.emplace(Start, std::move(B));
+  Ptr = Host;
+  return Result::success();
+}
+
+Result BufferManager::free(void *Ptr) {
+  if (!Ptr)
+    return Result::success();
+  std::shared_ptr<Buffer> B;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    uintptr_t P = reinterpret_cast<uintptr_t>(Ptr);
+    auto It = Live.find(P);
+    if (It == Live.end()) {
+      auto In = Live.upper_bound(P);
+      if (In != Live.begin()) {
+        --In;
+        if (P < In->first + In->second->size())
+          return Result::error(
+              ErrorCode::InvalidValue,
+              "free of a pointer inside buffer #" +
+                  std::to_string(In->second->id()) + " (offset " +
+                  std::to_string(P - In->first) +
+                  "); only the pointer the allocation returned can be freed");
+      }
+      auto F = Freed.upper_bound(P);
+      if (F != Freed.begin() && P < std::prev(F)->second)
+        return Result::error(ErrorCode::InvalidValue,
+                             std::prev(F)->first == P
+                                 ? "double free of a buffer"
+                                 : "free of a pointer into a freed buffer");
+      return Result::error(ErrorCode::InvalidValue,
+                           "free of a pointer the runtime never allocated");
+    }
+    B = It->second;
+    Live.erase(It);
+    if (Freed.size() >= MaxFreedRemembered)
+      Freed.clear();
+    Freed[P] = P + B->size();
+  }
+  std::lock_guard<std::mutex> BLock(B->Mutex);
+  releaseLocked(*B);
+  return Result::success();
+}
+
+void BufferManager::releaseLocked(Buffer &B) {
+  if (B.Freed)
+    return;
+  B.Freed = true;
+  for (size_t D = 0; D < Devices.size(); ++D)
+    if (validityLocation(static_cast<Location>(D)) != HostLocation &&
+        B.Replica[D + 1])
+      // A device that cannot free is past saving; the buffer goes anyway.
+      (void)Devices[D]->free(B.Replica[D + 1]);
+  for (RangeSet &V : B.Valid)
+    V.clear();
+  std::fill(B.Replica.begin(), B.Replica.end(), 0);
+  freeHostCopy(B.Host, B.Size);
+}
+
+Result BufferManager::resolve(const void *Ptr, Resolved &Out) const {
+  Out = Resolved();
+  uintptr_t P = reinterpret_cast<uintptr_t>(Ptr);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Live.upper_bound(P);
+  if (It != Live.begin()) {
+    --It;
+    if (P < It->first + It->second->size()) {
+      Out.Buf = It->second;
+      Out.Offset = P - It->first;
+      return Result::success();
+    }
+  }
+  auto F = Freed.upper_bound(P);
+  if (F != Freed.begin() && P < std::prev(F)->second)
+    return Result::error(ErrorCode::InvalidValue,
+                         "use after free: the pointer is in a freed buffer");
+  return Result::error(ErrorCode::InvalidValue,
+                       "not a device pointer (no allocation contains it)");
+}
+
+Result BufferManager::resolveRange(const void *P, uint64_t Bytes,
+                                   Resolved &Out) const {
+  Result R = resolve(P, Out);
+  if (!R.ok())
+    return R;
+  if (Bytes > Out.Buf->size() - Out.Offset) {
+    Result E = Result::error(
+        ErrorCode::InvalidValue,
+        std::to_string(Bytes) + " bytes at offset " +
+            std::to_string(Out.Offset) + " overrun buffer #" +
+            std::to_string(Out.Buf->id()) + " of " +
+            std::to_string(Out.Buf->size()) + " bytes");
+    Out = Resolved();
+    return E;
+  }
+  return Result::success();
+}
+
+bool BufferManager::isDevicePointer(const void *P) const {
+  Resolved R;
+  return resolve(P, R).ok();
+}
+
+size_t BufferManager::numBuffers() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Live.size();
+}
+
+//===-- Validity and transfers --------------------------------------------===//
+
+Result BufferManager::checkRange(const Buffer &B, Location L,
+                                 ByteRange R) const {
+  if (B.Freed)
+    return Result::error(ErrorCode::InvalidValue,
+                         "use after free of buffer #" + std::to_string(B.Id));
+  if (!isLocation(L))
+    return Result::error(ErrorCode::InvalidDevice,
+                         "no device " + std::to_string(L));
+  if (R.Lo > R.Hi || R.Hi > B.Size)
+    return Result::error(ErrorCode::InvalidValue,
+                         "range " + describeRange(R.Lo, R.Hi) +
+                             " is outside buffer #" + std::to_string(B.Id) +
+                             " of " + std::to_string(B.Size) + " bytes");
+  return Result::success();
+}
+
+RangeSet BufferManager::missingRanges(const Buffer &B, Location L,
+                                      ByteRange R) const {
+  RangeSet Out;
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  if (!checkRange(B, L, R).ok())
+    return Out;
+  for (ByteRange G : B.Valid[slot(L)].gaps(R.Lo, R.Hi))
+    Out.insert(G);
+  return Out;
+}
+
+void BufferManager::markWrittenLocked(Buffer &B, Location L, ByteRange R) {
+  size_t S = slot(L);
+  for (size_t I = 0; I < B.Valid.size(); ++I) {
+    if (I == S)
+      B.Valid[I].insert(R);
+    else
+      B.Valid[I].erase(R);
+  }
+}
+
+Result BufferManager::markWritten(Buffer &B, Location L, ByteRange R) {
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  Result C = checkRange(B, L, R);
+  if (!C.ok())
+    return C;
+  markWrittenLocked(B, L, R);
+  return Result::success();
+}
+
+Result BufferManager::planTransfers(const Buffer &B, Location Dst,
+                                    ByteRange R,
+                                    std::vector<Transfer> &Plan) const {
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  return planLocked(B, Dst, R, Plan);
+}
+
+Result BufferManager::planLocked(const Buffer &B, Location Dst, ByteRange R,
+                                 std::vector<Transfer> &Plan) const {
+  Plan.clear();
+  Result C = checkRange(B, Dst, R);
+  if (!C.ok())
+    return C;
+  Location D = validityLocation(Dst);
+  RangeSet Need;
+  for (ByteRange G : B.Valid[slot(D)].gaps(R.Lo, R.Hi))
+    Need.insert(G);
+  if (Need.empty())
+    return Result::success();
+
+  // Takes from \p Src every needed byte it holds (as copies to D, or to
+  // the host then on to D when Staged).
+  auto Take = [&](Location Src, bool Staged) {
+    RangeSet Got = B.Valid[slot(Src)].intersection(Need);
+    for (ByteRange G : Got.ranges()) {
+      if (Staged) {
+        Plan.push_back({Src, HostLocation, G.Lo, G.size()});
+        Plan.push_back({HostLocation, D, G.Lo, G.size()});
+      } else {
+        Plan.push_back({Src, D, G.Lo, G.size()});
+      }
+    }
+    Need.erase(Got);
+  };
+  // Devices that hold their own copy: a device's validity counts as a
+  // source only once it has replica memory (a fresh buffer is "valid"
+  // everywhere but exists only in the host copy until a device allocates).
+  std::vector<Location> Sources;
+  for (size_t I = 0; I < Devices.size(); ++I) {
+    Location L = static_cast<Location>(I);
+    if (L != D && validityLocation(L) == L && B.Replica[I + 1])
+      Sources.push_back(L);
+  }
+
+  if (D == HostLocation) {
+    for (Location S : Sources)
+      if (!Need.empty())
+        Take(S, false);
+  } else {
+    const Device &To = *Devices[D];
+    for (Location S : Sources) // a direct GPU link beats the host
+      if (!Need.empty() && Devices[S]->hasPeerLink(To))
+        Take(S, false);
+    if (!Need.empty())
+      Take(HostLocation, false);
+    for (Location S : Sources) // host-addressable memory on either side
+      if (!Need.empty() && Devices[S]->canCopyDirectly(To))
+        Take(S, false);
+    for (Location S : Sources) // the rest goes through the host copy
+      if (!Need.empty())
+        Take(S, true);
+  }
+  if (!Need.empty()) {
+    Plan.clear();
+    return Result::error(ErrorCode::Unknown,
+                         "bytes " + Need.toString() + " of buffer #" +
+                             std::to_string(B.Id) +
+                             " are valid nowhere (runtime bug)");
+  }
+  return Result::success();
+}
+
+DeviceAddr BufferManager::addressLocked(const Buffer &B, Location L,
+                                        uint64_t Off) const {
+  DeviceAddr Base = B.Replica[slot(L)];
+  return Base ? Base + Off : 0;
+}
+
+Result BufferManager::ensureReplicaLocked(Buffer &B, Location L) {
+  size_t S = slot(L);
+  if (B.Replica[S])
+    return Result::success();
+  DeviceAddr A = 0;
+  Result R = Devices[L]->allocate(B.Size, A);
+  if (!R.ok())
+    return Result::error(R.code(), "replica of buffer #" +
+                                       std::to_string(B.Id) + " (" +
+                                       std::to_string(B.Size) + " bytes) on " +
+                                       Devices[L]->name() + ": " +
+                                       R.message());
+  B.Replica[S] = A;
+  return Result::success();
+}
+
+Result BufferManager::executeTransfers(Buffer &B,
+                                       const std::vector<Transfer> &Plan) {
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  return executeLocked(B, Plan);
+}
+
+Result BufferManager::executeLocked(Buffer &B,
+                                    const std::vector<Transfer> &Plan) {
+  for (const Transfer &T : Plan) {
+    ByteRange R{T.Offset, T.Offset + T.Bytes};
+    if (R.Hi < R.Lo)
+      return Result::error(ErrorCode::InvalidValue, "transfer range wraps");
+    Result C = checkRange(B, T.Src, R);
+    if (C.ok())
+      C = checkRange(B, T.Dst, R);
+    if (!C.ok())
+      return C;
+    Location S = validityLocation(T.Src), D = validityLocation(T.Dst);
+    if (S == D || T.Bytes == 0)
+      continue;
+    if (!B.Replica[slot(S)])
+      return Result::error(ErrorCode::InvalidValue,
+                           "transfer from " + Devices[S]->name() +
+                               ", which has no replica of buffer #" +
+                               std::to_string(B.Id));
+    if (D != HostLocation) {
+      Result A = ensureReplicaLocked(B, D);
+      if (!A.ok())
+        return A;
+    }
+    Result X;
+    if (S == HostLocation)
+      X = Devices[D]->copyHostToDevice(addressLocked(B, D, T.Offset),
+                                       B.Host + T.Offset, T.Bytes);
+    else if (D == HostLocation)
+      X = Devices[S]->copyDeviceToHost(B.Host + T.Offset,
+                                       addressLocked(B, S, T.Offset), T.Bytes);
+    else
+      X = Devices[S]->copyDeviceToDevice(*Devices[D],
+                                         addressLocked(B, D, T.Offset),
+                                         addressLocked(B, S, T.Offset),
+                                         T.Bytes);
+    if (!X.ok()) {
+      auto Name = [&](Location L) {
+        return L == HostLocation ? std::string("host") : Devices[L]->name();
+      };
+      return Result::error(X.code(), "moving bytes " +
+                                         describeRange(R.Lo, R.Hi) +
+                                         " of buffer #" +
+                                         std::to_string(B.Id) + " from " +
+                                         Name(S) + " to " + Name(D) + ": " +
+                                         X.message());
+    }
+    B.Valid[slot(D)].insert(R);
+  }
+  return Result::success();
+}
+
+Result BufferManager::makeValidLocked(Buffer &B, Location L, ByteRange R) {
+  Result C = checkRange(B, L, R);
+  if (!C.ok())
+    return C;
+  if (validityLocation(L) != HostLocation) {
+    C = ensureReplicaLocked(B, L);
+    if (!C.ok())
+      return C;
+  }
+  std::vector<Transfer> Plan;
+  C = planLocked(B, L, R, Plan);
+  if (!C.ok())
+    return C;
+  return executeLocked(B, Plan);
+}
+
+Result BufferManager::makeValid(Buffer &B, Location L, ByteRange R) {
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  return makeValidLocked(B, L, R);
+}
+
+Result BufferManager::addressOn(Buffer &B, Location L, uint64_t Offset,
+                                DeviceAddr &Out) {
+  Out = 0;
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  Result C = checkRange(B, L, {Offset, Offset});
+  if (!C.ok())
+    return C;
+  if (validityLocation(L) != HostLocation) {
+    C = ensureReplicaLocked(B, L);
+    if (!C.ok())
+      return C;
+  }
+  Out = addressLocked(B, L, Offset);
+  return Result::success();
+}
+
+//===-- Host-side operations ----------------------------------------------===//
+
+Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
+                             MemcpyKind Kind) {
+  int K = static_cast<int>(Kind);
+  if (K < 0 || K > 4)
+    return Result::error(ErrorCode::InvalidMemcpyDirection,
+                         "memcpy kind " + std::to_string(K));
+  if (Bytes == 0)
+    return Result::success();
+  if (!Dst || !Src)
+    return Result::error(ErrorCode::InvalidValue, "memcpy with a null pointer");
+  bool DstMustBeDev =
+      Kind == MemcpyKind::HostToDevice || Kind == MemcpyKind::DeviceToDevice;
+  bool SrcMustBeDev =
+      Kind == MemcpyKind::DeviceToHost || Kind == MemcpyKind::DeviceToDevice;
+
+  Resolved RD, RS;
+  Result DR = resolve(Dst, RD), SR = resolve(Src, RS);
+  if (DstMustBeDev && !DR.ok())
+    return Result::error(DR.code(), "memcpy destination: " + DR.message());
+  if (SrcMustBeDev && !SR.ok())
+    return Result::error(SR.code(), "memcpy source: " + SR.message());
+  if (DR.ok()) {
+    DR = resolveRange(Dst, Bytes, RD);
+    if (!DR.ok())
+      return Result::error(DR.code(), "memcpy destination: " + DR.message());
+  }
+  if (SR.ok()) {
+    SR = resolveRange(Src, Bytes, RS);
+    if (!SR.ok())
+      return Result::error(SR.code(), "memcpy source: " + SR.message());
+  }
+
+  if (!RD.Buf && !RS.Buf) {
+    std::memmove(Dst, Src, Bytes);
+    return Result::success();
+  }
+  if (!RD.Buf) { // device to host: pull the stale ranges, then read
+    Buffer &S = *RS.Buf;
+    std::lock_guard<std::mutex> Lock(S.Mutex);
+    Result C = makeValidLocked(S, HostLocation, {RS.Offset, RS.Offset + Bytes});
+    if (!C.ok())
+      return C;
+    std::memcpy(Dst, S.Host + RS.Offset, Bytes);
+    return Result::success();
+  }
+  ByteRange DRange{RD.Offset, RD.Offset + Bytes};
+  if (!RS.Buf) { // host to device: write the host copy
+    Buffer &D = *RD.Buf;
+    std::lock_guard<std::mutex> Lock(D.Mutex);
+    Result C = checkRange(D, HostLocation, DRange);
+    if (!C.ok())
+      return C;
+    std::memcpy(D.Host + RD.Offset, Src, Bytes);
+    markWrittenLocked(D, HostLocation, DRange);
+    return Result::success();
+  }
+
+  // Device to device.
+  Buffer &D = *RD.Buf, &S = *RS.Buf;
+  std::unique_lock<std::mutex> LD(D.Mutex, std::defer_lock);
+  std::unique_lock<std::mutex> LS(S.Mutex, std::defer_lock);
+  if (&D == &S)
+    LD.lock();
+  else
+    std::lock(LD, LS);
+  ByteRange SRange{RS.Offset, RS.Offset + Bytes};
+  Result C = checkRange(S, HostLocation, SRange);
+  if (C.ok())
+    C = checkRange(D, HostLocation, DRange);
+  if (!C.ok())
+    return C;
+  bool Overlap = &D == &S && DRange.Lo < SRange.Hi && SRange.Lo < DRange.Hi;
+  // Data that lives only on a device is copied there, and stays there.
+  if (!Overlap && !S.Valid[0].contains(SRange.Lo, SRange.Hi)) {
+    for (size_t I = 0; I < Devices.size(); ++I) {
+      Location L = static_cast<Location>(I);
+      if (validityLocation(L) != L || !S.Replica[I + 1] ||
+          !S.Valid[I + 1].contains(SRange.Lo, SRange.Hi))
+        continue;
+      if (!ensureReplicaLocked(D, L).ok())
+        break; // no room there: go through the host copy instead
+      C = Devices[I]->copyDeviceToDevice(*Devices[I],
+                                         addressLocked(D, L, DRange.Lo),
+                                         addressLocked(S, L, SRange.Lo), Bytes);
+      if (!C.ok())
+        return C;
+      markWrittenLocked(D, L, DRange);
+      return Result::success();
+    }
+  }
+  C = makeValidLocked(S, HostLocation, SRange);
+  if (!C.ok())
+    return C;
+  std::memmove(D.Host + DRange.Lo, S.Host + SRange.Lo, Bytes);
+  markWrittenLocked(D, HostLocation, DRange);
+  return Result::success();
+}
+
+Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
+  if (Bytes == 0)
+    return Result::success();
+  Resolved RD;
+  Result C = resolveRange(Dst, Bytes, RD);
+  if (!C.ok())
+    return Result::error(C.code(), "memset: " + C.message());
+  Buffer &B = *RD.Buf;
+  ByteRange R{RD.Offset, RD.Offset + Bytes};
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  C = checkRange(B, HostLocation, R);
+  if (!C.ok())
+    return C;
+  // When the range lives on a device only, set it there so it stays there.
+  if (!B.Valid[0].contains(R.Lo, R.Hi)) {
+    for (size_t I = 0; I < Devices.size(); ++I) {
+      Location L = static_cast<Location>(I);
+      if (validityLocation(L) != L || !B.Replica[I + 1] ||
+          !B.Valid[I + 1].contains(R.Lo, R.Hi))
+        continue;
+      C = Devices[I]->memset(addressLocked(B, L, R.Lo),
+                             static_cast<uint8_t>(Value), Bytes);
+      if (!C.ok())
+        return C;
+      markWrittenLocked(B, L, R);
+      return Result::success();
+    }
+  }
+  std::memset(B.Host + R.Lo, Value, Bytes);
+  markWrittenLocked(B, HostLocation, R);
+  return Result::success();
+}
+
+Result BufferManager::syncToHost(const void *P, uint64_t Bytes) {
+  Resolved RS;
+  Result C = resolveRange(P, Bytes, RS);
+  if (!C.ok())
+    return C;
+  std::lock_guard<std::mutex> Lock(RS.Buf->Mutex);
+  return makeValidLocked(*RS.Buf, HostLocation,
+                         {RS.Offset, RS.Offset + Bytes});
+}
+
+} // namespace rt
+} // namespace cleave

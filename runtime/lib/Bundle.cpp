@@ -1,0 +1,413 @@
+//===- Bundle.cpp - Verify and decode a kernel bundle ----------------------===//
+//
+// Part of Cleave's runtime. The layout is docs/bundle.md; the primitive
+// decoders and the checksum are cleave/BundleFormat.h, shared with the
+// compiler's writer. Every count is checked against the bytes left before
+// anything is allocated, every enumeration and index against its range.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/Bundle.h"
+
+#include "cleave/BundleFormat.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace cleave {
+namespace rt {
+
+namespace fmt = cleave::bundle;
+
+// The public enumerations are the format's codes.
+static_assert(uint8_t(SourceLanguage::OpenCL) == uint8_t(fmt::Language::OpenCL));
+static_assert(uint8_t(ParamKind::Scalar) == uint8_t(fmt::ParamKind::Scalar));
+static_assert(uint8_t(ParamKind::Pointer) == uint8_t(fmt::ParamKind::Pointer));
+static_assert(uint8_t(ParamKind::ByValue) == uint8_t(fmt::ParamKind::ByValue));
+static_assert(uint8_t(ParamRole::NotPointer) ==
+              uint8_t(fmt::ParamRole::NotPointer));
+static_assert(uint8_t(ParamRole::Unused) == uint8_t(fmt::ParamRole::Unused));
+static_assert(uint8_t(ParamRole::Read) == uint8_t(fmt::ParamRole::Read));
+static_assert(uint8_t(ParamRole::Write) == uint8_t(fmt::ParamRole::Write));
+static_assert(uint8_t(ParamRole::ReadWrite) ==
+              uint8_t(fmt::ParamRole::ReadWrite));
+static_assert(uint8_t(VariantKind::Original) ==
+              uint8_t(fmt::VariantKind::Original));
+static_assert(uint8_t(VariantKind::Partition) ==
+              uint8_t(fmt::VariantKind::Partition));
+static_assert(uint8_t(VariantKind::Merge) == uint8_t(fmt::VariantKind::Merge));
+static_assert(uint8_t(VariantKind::CPU) == uint8_t(fmt::VariantKind::CPU));
+static_assert(NumVariantKinds == fmt::NumVariantKinds);
+static_assert(uint8_t(ImageKind::Cubin) == uint8_t(fmt::ImageKind::Cubin));
+static_assert(uint8_t(VariableSpace::Constant) ==
+              uint8_t(fmt::VariableSpace::Constant));
+
+const char *getBundleErrcName(BundleErrc E) {
+  switch (E) {
+  case BundleErrc::Ok:
+    return "ok";
+  case BundleErrc::Io:
+    return "io";
+  case BundleErrc::NotBundle:
+    return "not-a-bundle";
+  case BundleErrc::Version:
+    return "version";
+  case BundleErrc::Truncated:
+    return "truncated";
+  case BundleErrc::Checksum:
+    return "checksum";
+  case BundleErrc::Malformed:
+    return "malformed";
+  }
+  return "?";
+}
+
+uint32_t getBundleFormatVersion() { return fmt::FormatVersion; }
+
+const char *getParamRoleName(ParamRole R) {
+  switch (R) {
+  case ParamRole::NotPointer:
+    return "scalar";
+  case ParamRole::Unused:
+    return "unused";
+  case ParamRole::Read:
+    return "read";
+  case ParamRole::Write:
+    return "write";
+  case ParamRole::ReadWrite:
+    return "read-write";
+  }
+  return "?";
+}
+
+const char *getVariantKindName(VariantKind K) {
+  switch (K) {
+  case VariantKind::Original:
+    return "original";
+  case VariantKind::Partition:
+    return "partition";
+  case VariantKind::Merge:
+    return "merge";
+  case VariantKind::CPU:
+    return "cpu";
+  }
+  return "?";
+}
+
+namespace {
+
+BundleStatus fail(BundleErrc Code, std::string Msg) {
+  return {Code, "invalid kernel bundle: " + std::move(Msg)};
+}
+
+/// Decodes the payload (docs/bundle.md, "Payload"). Returns an empty string
+/// on success, else what was wrong.
+class PayloadDecoder {
+public:
+  PayloadDecoder(const unsigned char *P, size_t N) : R(P, N) {}
+
+  std::string run(Bundle &B);
+
+private:
+  fmt::ByteReader R;
+  std::string What; ///< the record being read, for the message
+
+  template <typename E> bool enumField(E &Out, uint8_t Limit) {
+    uint8_t V = 0;
+    if (!R.u8(V))
+      return false;
+    if (V >= Limit)
+      return R.Ok = false;
+    Out = static_cast<E>(V);
+    return true;
+  }
+  bool kernel(BundleKernel &K, size_t NumVariables);
+  std::string error() const {
+    return What + " at payload offset " + std::to_string(R.offset());
+  }
+};
+
+bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
+  R.str(K.Name);
+  R.str(K.DisplayName);
+  enumField(K.Language, 2);
+  if (R.Ok && K.Name.empty())
+    return R.Ok = false;
+
+  uint32_t N = 0;
+  R.count(N, 11);
+  K.Params.resize(R.Ok ? N : 0);
+  for (BundleParam &P : K.Params) {
+    uint8_t Flags = 0;
+    enumField(P.Kind, 3);
+    enumField(P.Role, 5);
+    R.u8(Flags);
+    R.u32(P.Size);
+    R.u32(P.Align);
+    P.RoleIsGuess = Flags & fmt::ParamRoleIsGuess;
+  }
+
+  uint8_t Verdict = 0;
+  R.u8(Verdict);
+  K.CanSplit = Verdict & fmt::KernelCanSplit;
+  K.CanRunOnCPU = Verdict & fmt::KernelCanRunOnCPU;
+  R.count(N, 13);
+  K.Issues.resize(R.Ok ? N : 0);
+  for (BundleIssue &I : K.Issues) {
+    uint8_t Flags = 0;
+    R.str(I.Kind);
+    R.str(I.Detail);
+    R.str(I.Location);
+    R.u8(Flags);
+    I.ForbidsSplit = Flags & fmt::IssueForbidsSplit;
+    I.ForbidsCPU = Flags & fmt::IssueForbidsCPU;
+  }
+
+  // Exactly one record per variant kind, in kind order.
+  R.count(N, 14);
+  if (R.Ok && N != NumVariantKinds)
+    return R.Ok = false;
+  for (unsigned V = 0; R.Ok && V < NumVariantKinds; ++V) {
+    BundleVariant &Var = K.Variants[V];
+    uint8_t Kind = 0, Present = 0;
+    R.u8(Kind);
+    R.u8(Present);
+    if (R.Ok && (Kind != V || Present > 1))
+      return R.Ok = false;
+    Var.Present = Present;
+    R.str(Var.Entry);
+    R.str(Var.Reason);
+    R.str(Var.Location);
+    if (R.Ok && Var.Present == Var.Entry.empty())
+      return R.Ok = false; // present <=> named
+  }
+  if (R.Ok && !K.Variants[0].Present)
+    return R.Ok = false; // the original always exists
+
+  R.count(N, 4);
+  K.MergeOutputs.resize(R.Ok ? N : 0);
+  for (uint32_t &O : K.MergeOutputs)
+    if (R.u32(O) && O >= K.Params.size())
+      return R.Ok = false;
+
+  R.blob(K.Footprints);
+  R.u64(K.StaticSharedBytes);
+
+  R.count(N, 5);
+  K.Variables.resize(R.Ok ? N : 0);
+  for (BundleVariableUse &U : K.Variables) {
+    uint8_t Flags = 0;
+    if (R.u32(U.Variable) && U.Variable >= NumVariables)
+      return R.Ok = false;
+    R.u8(Flags);
+    U.Read = Flags & fmt::VariableRead;
+    U.Written = Flags & fmt::VariableWritten;
+  }
+  return R.Ok;
+}
+
+std::string PayloadDecoder::run(Bundle &B) {
+  What = "header strings";
+  R.str(B.Producer);
+  R.str(B.Source);
+
+  uint32_t N = 0;
+  What = "image table";
+  R.count(N, 13);
+  B.Images.resize(R.Ok ? N : 0);
+  for (BundleImage &I : B.Images) {
+    enumField(I.Kind, 2);
+    R.str(I.Arch);
+    R.blob(I.Data);
+  }
+  if (!R.Ok)
+    return error();
+
+  What = "variable table";
+  R.count(N, 14);
+  B.Variables.resize(R.Ok ? N : 0);
+  for (BundleVariable &V : B.Variables) {
+    R.str(V.Name);
+    enumField(V.Space, 2);
+    R.u64(V.Size);
+    R.str(V.CpuSymbol);
+  }
+  if (!R.Ok)
+    return error();
+
+  R.count(N, 1);
+  B.Kernels.resize(R.Ok ? N : 0);
+  for (size_t I = 0; I < B.Kernels.size(); ++I) {
+    What = "kernel " + std::to_string(I);
+    if (!kernel(B.Kernels[I], B.Variables.size()))
+      return error();
+  }
+  What = "end of payload";
+  if (!R.Ok)
+    return error();
+  if (R.remaining() != 0)
+    return std::to_string(R.remaining()) + " unexpected trailing byte(s)";
+  return {};
+}
+
+std::string line(std::string S) { return S + "\n"; }
+
+} // namespace
+
+BundleStatus Bundle::parse(const void *Data, size_t Size, Bundle &Out) {
+  Out = Bundle();
+  const auto *P = static_cast<const unsigned char *>(Data);
+  if (!P && Size)
+    return fail(BundleErrc::NotBundle, "no data");
+  if (Size < fmt::HeaderSize || std::memcmp(P, fmt::Magic, 8) != 0)
+    return fail(BundleErrc::NotBundle,
+                "not a Cleave kernel bundle (no CLVBNDL header)");
+  fmt::ByteReader H(P + fmt::VersionOffset,
+                    fmt::HeaderSize - fmt::VersionOffset);
+  uint32_t Version = 0, Flags = 0;
+  uint64_t PayloadSize = 0, Checksum = 0;
+  H.u32(Version);
+  H.u32(Flags);
+  H.u64(PayloadSize);
+  H.u64(Checksum);
+  if (Version != fmt::FormatVersion)
+    return fail(BundleErrc::Version,
+                "format version " + std::to_string(Version) +
+                    ", but this runtime reads version " +
+                    std::to_string(fmt::FormatVersion) +
+                    " only: rebuild the program with the matching cleave");
+  if (Flags != 0)
+    return fail(BundleErrc::Version,
+                "unknown header flags " + std::to_string(Flags));
+  if (PayloadSize > Size - fmt::HeaderSize)
+    return fail(BundleErrc::Truncated,
+                "truncated: the header announces " +
+                    std::to_string(PayloadSize) + " payload bytes, " +
+                    std::to_string(Size - fmt::HeaderSize) + " present");
+  if (PayloadSize < Size - fmt::HeaderSize)
+    return fail(BundleErrc::Malformed,
+                std::to_string(Size - fmt::HeaderSize - PayloadSize) +
+                    " byte(s) after the payload");
+  const unsigned char *Payload = P + fmt::HeaderSize;
+  if (fmt::bundleChecksum(P, Payload, PayloadSize) != Checksum)
+    return fail(BundleErrc::Checksum,
+                "checksum mismatch: the bundle is corrupt");
+
+  Bundle B;
+  std::string Err = PayloadDecoder(Payload, PayloadSize).run(B);
+  if (!Err.empty())
+    return fail(BundleErrc::Malformed, "bad " + Err);
+  Out = std::move(B);
+  return {};
+}
+
+BundleStatus Bundle::load(const char *Path, Bundle &Out) {
+  Out = Bundle();
+  std::string Name = Path ? Path : "(null)";
+  FILE *F = Path ? std::fopen(Path, "rb") : nullptr;
+  if (!F)
+    return {BundleErrc::Io, "cannot open kernel bundle '" + Name + "': " +
+                                std::strerror(errno)};
+  std::string Bytes;
+  char Buf[1 << 16];
+  size_t Got;
+  while ((Got = std::fread(Buf, 1, sizeof Buf, F)) > 0)
+    Bytes.append(Buf, Got);
+  bool Failed = std::ferror(F);
+  std::fclose(F);
+  if (Failed)
+    return {BundleErrc::Io, "cannot read kernel bundle '" + Name + "'"};
+  BundleStatus S = parse(Bytes.data(), Bytes.size(), Out);
+  if (!S)
+    S.Message = Name + ": " + S.Message;
+  return S;
+}
+
+const BundleKernel *Bundle::findKernel(std::string_view Name) const {
+  for (const BundleKernel &K : Kernels)
+    if (K.Name == Name)
+      return &K;
+  return nullptr;
+}
+
+const BundleImage *Bundle::findImage(ImageKind Kind,
+                                     std::string_view Arch) const {
+  for (const BundleImage &I : Images)
+    if (I.Kind == Kind && I.Arch == Arch)
+      return &I;
+  return nullptr;
+}
+
+std::string Bundle::describe() const {
+  static const char *Kinds[] = {"scalar", "pointer", "byval"};
+  std::string S;
+  S += line("bundle version " + std::to_string(fmt::FormatVersion));
+  S += line("producer: " + Producer);
+  S += line("source: " + Source);
+  for (const BundleImage &I : Images)
+    S += line(std::string("image ") +
+              (I.Kind == ImageKind::PTX ? "ptx" : "cubin") + " " + I.Arch +
+              " " + std::to_string(I.Data.size()) + " bytes");
+  for (const BundleVariable &V : Variables)
+    S += line("variable " + V.Name + " " +
+              (V.Space == VariableSpace::Global ? "global" : "constant") +
+              " " + std::to_string(V.Size) + " bytes cpu " +
+              (V.CpuSymbol.empty() ? "none" : V.CpuSymbol));
+  for (const BundleKernel &K : Kernels) {
+    S += line("kernel " + K.Name);
+    S += line("  display: " + K.DisplayName);
+    S += line(std::string("  language: ") +
+              (K.Language == SourceLanguage::CUDA ? "cuda" : "opencl"));
+    for (size_t I = 0; I < K.Params.size(); ++I) {
+      const BundleParam &P = K.Params[I];
+      S += line("  param " + std::to_string(I) + " " +
+                Kinds[unsigned(P.Kind)] + " size " + std::to_string(P.Size) +
+                " align " + std::to_string(P.Align) + " " +
+                getParamRoleName(P.Role) + (P.RoleIsGuess ? " (escapes)" : ""));
+    }
+    S += line(std::string("  split: ") + (K.CanSplit ? "yes" : "no"));
+    S += line(std::string("  cpu: ") + (K.CanRunOnCPU ? "yes" : "no"));
+    for (const BundleIssue &I : K.Issues) {
+      std::string Forbids =
+          I.ForbidsSplit && I.ForbidsCPU
+              ? "split, cpu"
+              : (I.ForbidsSplit ? "split" : (I.ForbidsCPU ? "cpu" : "none"));
+      S += line("  issue: " + I.Kind + " (forbids " + Forbids + ")" +
+                (I.Detail.empty() ? "" : " '" + I.Detail + "'") +
+                (I.Location.empty() ? "" : " at " + I.Location));
+    }
+    for (unsigned V = 0; V < NumVariantKinds; ++V) {
+      const BundleVariant &Var = K.Variants[V];
+      std::string Name = getVariantKindName(VariantKind(V));
+      if (Var.Present)
+        S += line("  variant " + Name + ": " + Var.Entry);
+      else
+        S += line("  variant " + Name + ": none: " + Var.Reason +
+                  (Var.Location.empty() ? "" : " [" + Var.Location + "]"));
+    }
+    if (!K.MergeOutputs.empty()) {
+      std::string L = "  merge outputs:";
+      for (uint32_t O : K.MergeOutputs)
+        L += " " + std::to_string(O);
+      S += line(L);
+    }
+    S += line("  static shared: " + std::to_string(K.StaticSharedBytes));
+    for (const BundleVariableUse &U : K.Variables)
+      S += line("  uses variable " + Variables[U.Variable].Name +
+                (U.Read ? " read" : "") + (U.Written ? " written" : ""));
+    S += line("  footprints:");
+    // Indented, one line per line of the footprint text.
+    size_t Pos = 0;
+    while (Pos < K.Footprints.size()) {
+      size_t End = K.Footprints.find('\n', Pos);
+      if (End == std::string::npos)
+        End = K.Footprints.size();
+      S += line("    " + K.Footprints.substr(Pos, End - Pos));
+      Pos = End + 1;
+    }
+  }
+  return S;
+}
+
+} // namespace rt
+} // namespace cleave

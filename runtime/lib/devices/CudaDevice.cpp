@@ -1,0 +1,502 @@
+//===- CudaDevice.cpp - A CUDA GPU reached through the driver API ---------===//
+//
+// Part of Cleave's runtime (no LLVM). Each GPU has its primary context (the
+// one the CUDA runtime uses, so contexts interoperate), three internal
+// non-blocking streams (compute, to-device, from-device), and two pinned
+// staging buffers through which copies from and to pageable host memory are
+// pipelined: while the DMA engine moves one chunk, the host fills or drains
+// the other. Every entry point first makes the context current on the
+// calling thread. Nothing here links libcuda (CudaDriver.h).
+//
+//===----------------------------------------------------------------------===//
+#include "DeviceFactories.h"
+
+#ifdef CLEAVE_RT_HAVE_CUDA_H
+
+#include "CudaDriver.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace cleave {
+namespace rt {
+namespace {
+
+const CudaDriver *TheDriver = nullptr;
+
+constexpr unsigned NumStreams = 3;
+constexpr unsigned NumStaging = 2;
+/// Chunk size of staged copies; copies up to this size go directly.
+constexpr uint64_t StagingBytes = 8u << 20;
+
+class CudaDevice final : public Device {
+public:
+  CudaDevice(DeviceProperties P, const CudaDriver &D, CUdevice Dev)
+      : Device(std::move(P)), Drv(D), Dev(Dev) {}
+
+  Result init() {
+    if (CUresult R = Drv.cuDevicePrimaryCtxRetain(&Ctx, Dev))
+      return fail(R, "cuDevicePrimaryCtxRetain");
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    for (unsigned I = 0; I < NumStreams; ++I)
+      if (CUresult R = Drv.cuStreamCreate(&Streams[I], CU_STREAM_NON_BLOCKING))
+        return fail(R, "cuStreamCreate");
+    for (unsigned I = 0; I < NumStaging; ++I) {
+      if (CUresult R = Drv.cuMemHostAlloc(&Staging[I], StagingBytes,
+                                          CU_MEMHOSTALLOC_PORTABLE))
+        return fail(R, "cuMemHostAlloc (staging buffer)");
+      if (CUresult R =
+              Drv.cuEventCreate(&StagingDone[I], CU_EVENT_DISABLE_TIMING))
+        return fail(R, "cuEventCreate");
+    }
+    return Result::success();
+  }
+
+  ~CudaDevice() override {
+    if (!Ctx)
+      return;
+    (void)makeCurrent();
+    Drv.cuCtxSynchronize();
+    for (CUevent E : UserEvents)
+      Drv.cuEventDestroy(E);
+    for (CUstream S : UserStreams)
+      Drv.cuStreamDestroy(S);
+    for (unsigned I = 0; I < NumStaging; ++I) {
+      if (StagingDone[I])
+        Drv.cuEventDestroy(StagingDone[I]);
+      if (Staging[I])
+        Drv.cuMemFreeHost(Staging[I]);
+    }
+    for (CUstream S : Streams)
+      if (S)
+        Drv.cuStreamDestroy(S);
+    Drv.cuDevicePrimaryCtxRelease(Dev);
+  }
+
+  CUcontext context() const { return Ctx; }
+  CUdevice cuDevice() const { return Dev; }
+  void addPeer(const Device *Other) { Peers.insert(Other); }
+
+  bool hasPeerLink(const Device &Other) const override {
+    return Peers.count(&Other) != 0;
+  }
+
+  Result allocateHost(uint64_t Bytes, void *&Out) override {
+    Out = nullptr;
+    if (Bytes == 0)
+      return Result::success();
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuMemHostAlloc(&Out, Bytes, CU_MEMHOSTALLOC_PORTABLE))
+      return fail(R, "cuMemHostAlloc");
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Pinned[reinterpret_cast<uintptr_t>(Out)] = Bytes;
+    return Result::success();
+  }
+  Result freeHost(void *Ptr) override {
+    if (!Ptr)
+      return Result::success();
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!Pinned.erase(reinterpret_cast<uintptr_t>(Ptr)))
+        return Result::error(ErrorCode::InvalidValue,
+                             "not pinned memory of " + name());
+    }
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuMemFreeHost(Ptr))
+      return fail(R, "cuMemFreeHost");
+    return Result::success();
+  }
+
+  unsigned numInternalStreams() const override { return NumStreams; }
+  StreamHandle internalStream(unsigned I) override {
+    return Streams[I % NumStreams];
+  }
+  Result createStream(StreamHandle &Out) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream S = nullptr;
+    if (CUresult R = Drv.cuStreamCreate(&S, CU_STREAM_DEFAULT))
+      return fail(R, "cuStreamCreate");
+    std::lock_guard<std::mutex> Lock(Mutex);
+    UserStreams.insert(S);
+    Out = S;
+    return Result::success();
+  }
+  Result destroyStream(StreamHandle S) override {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!UserStreams.erase(static_cast<CUstream>(S)))
+        return badHandle("stream");
+    }
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuStreamDestroy(static_cast<CUstream>(S)))
+      return fail(R, "cuStreamDestroy");
+    return Result::success();
+  }
+  Result synchronizeStream(StreamHandle S) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuStreamSynchronize(stream(S)))
+      return fail(R, "cuStreamSynchronize");
+    return Result::success();
+  }
+  Result createEvent(EventHandle &Out) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUevent E = nullptr;
+    if (CUresult R = Drv.cuEventCreate(&E, CU_EVENT_DEFAULT))
+      return fail(R, "cuEventCreate");
+    std::lock_guard<std::mutex> Lock(Mutex);
+    UserEvents.insert(E);
+    Out = E;
+    return Result::success();
+  }
+  Result recordEvent(EventHandle E, StreamHandle S) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuEventRecord(static_cast<CUevent>(E), stream(S)))
+      return fail(R, "cuEventRecord");
+    return Result::success();
+  }
+  Result synchronizeEvent(EventHandle E) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuEventSynchronize(static_cast<CUevent>(E)))
+      return fail(R, "cuEventSynchronize");
+    return Result::success();
+  }
+  Result elapsedTime(EventHandle Start, EventHandle End, float &Ms) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuEventElapsedTime(&Ms, static_cast<CUevent>(Start),
+                                            static_cast<CUevent>(End)))
+      return fail(R, "cuEventElapsedTime");
+    return Result::success();
+  }
+  Result destroyEvent(EventHandle E) override {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!UserEvents.erase(static_cast<CUevent>(E)))
+        return badHandle("event");
+    }
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuEventDestroy(static_cast<CUevent>(E)))
+      return fail(R, "cuEventDestroy");
+    return Result::success();
+  }
+  Result synchronize() override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuCtxSynchronize())
+      return fail(R, "cuCtxSynchronize");
+    return Result::success();
+  }
+
+protected:
+  Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUdeviceptr P = 0;
+    if (CUresult R = Drv.cuMemAlloc(&P, Bytes))
+      return fail(R, "cuMemAlloc of " + std::to_string(Bytes) + " bytes");
+    Out = P;
+    return Result::success();
+  }
+  Result freeImpl(DeviceAddr Addr) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuMemFree(Addr))
+      return fail(R, "cuMemFree");
+    return Result::success();
+  }
+
+  Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
+                              StreamHandle S) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream St = S ? stream(S) : Streams[1];
+    if (Bytes <= StagingBytes || isPinned(Src, Bytes)) {
+      if (CUresult R = Drv.cuMemcpyHtoDAsync(Dst, Src, Bytes, St))
+        return fail(R, "cuMemcpyHtoDAsync");
+    } else {
+      // Pipelined through the staging buffers: fill one while the other's
+      // DMA runs. A buffer is refilled only after its last DMA finished.
+      std::lock_guard<std::mutex> Lock(StagingMutex);
+      const char *From = static_cast<const char *>(Src);
+      for (uint64_t Off = 0, I = 0; Off < Bytes; Off += StagingBytes, ++I) {
+        unsigned B = I % NumStaging;
+        uint64_t N = std::min(StagingBytes, Bytes - Off);
+        if (CUresult R = Drv.cuEventSynchronize(StagingDone[B]))
+          return fail(R, "cuEventSynchronize (staging)");
+        std::memcpy(Staging[B], From + Off, N);
+        if (CUresult R = Drv.cuMemcpyHtoDAsync(Dst + Off, Staging[B], N, St))
+          return fail(R, "cuMemcpyHtoDAsync");
+        if (CUresult R = Drv.cuEventRecord(StagingDone[B], St))
+          return fail(R, "cuEventRecord (staging)");
+      }
+    }
+    if (!S)
+      if (CUresult R = Drv.cuStreamSynchronize(St))
+        return fail(R, "cuStreamSynchronize");
+    return Result::success();
+  }
+
+  Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
+                              StreamHandle S) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream St = S ? stream(S) : Streams[2];
+    if (isPinned(Dst, Bytes)) {
+      if (CUresult R = Drv.cuMemcpyDtoHAsync(Dst, Src, Bytes, St))
+        return fail(R, "cuMemcpyDtoHAsync");
+      if (!S)
+        if (CUresult R = Drv.cuStreamSynchronize(St))
+          return fail(R, "cuStreamSynchronize");
+      return Result::success();
+    }
+    // Pageable destination: the host must drain each chunk, so this copy is
+    // complete on return whatever the stream.
+    std::lock_guard<std::mutex> Lock(StagingMutex);
+    char *To = static_cast<char *>(Dst);
+    uint64_t PrevOff = 0, PrevN = 0;
+    unsigned PrevB = 0;
+    for (uint64_t Off = 0, I = 0; Off < Bytes; Off += StagingBytes, ++I) {
+      unsigned B = I % NumStaging;
+      uint64_t N = std::min(StagingBytes, Bytes - Off);
+      if (CUresult R = Drv.cuMemcpyDtoHAsync(Staging[B], Src + Off, N, St))
+        return fail(R, "cuMemcpyDtoHAsync");
+      if (CUresult R = Drv.cuEventRecord(StagingDone[B], St))
+        return fail(R, "cuEventRecord (staging)");
+      if (PrevN) {
+        if (CUresult R = Drv.cuEventSynchronize(StagingDone[PrevB]))
+          return fail(R, "cuEventSynchronize (staging)");
+        std::memcpy(To + PrevOff, Staging[PrevB], PrevN);
+      }
+      PrevOff = Off, PrevN = N, PrevB = B;
+    }
+    if (PrevN) {
+      if (CUresult R = Drv.cuEventSynchronize(StagingDone[PrevB]))
+        return fail(R, "cuEventSynchronize (staging)");
+      std::memcpy(To + PrevOff, Staging[PrevB], PrevN);
+    }
+    return Result::success();
+  }
+
+  Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
+                        StreamHandle S) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream St = S ? stream(S) : Streams[0];
+    if (CUresult R = Drv.cuMemcpyDtoDAsync(Dst, Src, Bytes, St))
+      return fail(R, "cuMemcpyDtoDAsync");
+    if (!S)
+      if (CUresult R = Drv.cuStreamSynchronize(St))
+        return fail(R, "cuStreamSynchronize");
+    return Result::success();
+  }
+
+  Result copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
+                      uint64_t Bytes, StreamHandle S) override {
+    // Kinds, not RTTI: the tests' devices may be built without it.
+    if (DstDev.kind() != DeviceKind::Cuda)
+      return copyStaged(DstDev, Dst, Src, Bytes, S);
+    auto *To = static_cast<CudaDevice *>(&DstDev);
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    // Without peer access enabled the driver stages the copy itself.
+    CUstream St = S ? stream(S) : Streams[2];
+    if (CUresult R = Drv.cuMemcpyPeerAsync(Dst, To->Ctx, Src, Ctx, Bytes, St))
+      return fail(R, "cuMemcpyPeerAsync");
+    if (!S)
+      if (CUresult R = Drv.cuStreamSynchronize(St))
+        return fail(R, "cuStreamSynchronize");
+    return Result::success();
+  }
+
+  Result memsetImpl(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
+                    StreamHandle S) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream St = S ? stream(S) : Streams[0];
+    if (CUresult R = Drv.cuMemsetD8Async(Dst, Value, Bytes, St))
+      return fail(R, "cuMemsetD8Async");
+    if (!S)
+      if (CUresult R = Drv.cuStreamSynchronize(St))
+        return fail(R, "cuStreamSynchronize");
+    return Result::success();
+  }
+
+private:
+  Result makeCurrent() const {
+    if (CUresult R = Drv.cuCtxSetCurrent(Ctx))
+      return fail(R, "cuCtxSetCurrent");
+    return Result::success();
+  }
+  Result fail(CUresult R, const std::string &What) const {
+    return Result::error(toErrorCode(R),
+                         What + " on " + name() + ": " + Drv.errorString(R));
+  }
+  Result badHandle(const char *What) const {
+    return Result::error(ErrorCode::InvalidResourceHandle,
+                         std::string("not a ") + What + " of " + name());
+  }
+  /// A null stream means the device's first internal stream.
+  CUstream stream(StreamHandle S) const {
+    return S ? static_cast<CUstream>(S) : Streams[0];
+  }
+  bool isPinned(const void *P, uint64_t Bytes) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto A = reinterpret_cast<uintptr_t>(P);
+    auto It = Pinned.upper_bound(A);
+    if (It == Pinned.begin())
+      return false;
+    --It;
+    return A - It->first + Bytes <= It->second;
+  }
+
+  const CudaDriver &Drv;
+  CUdevice Dev;
+  CUcontext Ctx = nullptr;
+  CUstream Streams[NumStreams] = {};
+  void *Staging[NumStaging] = {};
+  CUevent StagingDone[NumStaging] = {};
+  std::mutex StagingMutex;
+  std::mutex Mutex;
+  std::map<uintptr_t, uint64_t> Pinned;
+  std::set<CUstream> UserStreams;
+  std::set<CUevent> UserEvents;
+  std::set<const Device *> Peers;
+};
+
+} // namespace
+
+unsigned discoverCudaDevices(const std::string &Library, std::string &Why) {
+  const CudaDriver *D = loadCudaDriver(Library, Why);
+  if (!D)
+    return 0;
+  if (CUresult R = D->cuInit(0)) {
+    Why = "cuInit failed: " + D->errorString(R);
+    return 0;
+  }
+  int Count = 0;
+  if (CUresult R = D->cuDeviceGetCount(&Count)) {
+    Why = "cuDeviceGetCount failed: " + D->errorString(R);
+    return 0;
+  }
+  if (Count == 0)
+    Why = "the CUDA driver reports no GPU";
+  TheDriver = D;
+  return static_cast<unsigned>(Count);
+}
+
+Result createCudaDevice(int Ordinal, std::unique_ptr<Device> &Out) {
+  const CudaDriver *D = TheDriver;
+  if (!D)
+    return Result::error(ErrorCode::NoDevice, "the CUDA driver is not loaded");
+  CUdevice Dev = 0;
+  if (CUresult R = D->cuDeviceGet(&Dev, Ordinal))
+    return Result::error(toErrorCode(R), "cuDeviceGet(" +
+                                             std::to_string(Ordinal) +
+                                             "): " + D->errorString(R));
+  DeviceProperties P;
+  P.Name = "gpu" + std::to_string(Ordinal);
+  P.Kind = DeviceKind::Cuda;
+  P.Ordinal = Ordinal;
+  char Name[256] = {};
+  if (D->cuDeviceGetName(Name, sizeof(Name) - 1, Dev) == CUDA_SUCCESS)
+    P.Description = Name;
+  size_t Total = 0;
+  if (D->cuDeviceTotalMem(&Total, Dev) == CUDA_SUCCESS)
+    P.TotalMemory = Total;
+  int V = 0;
+  if (D->cuDeviceGetAttribute(&V, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                              Dev) == CUDA_SUCCESS)
+    P.ComputeUnits = static_cast<unsigned>(V);
+  D->cuDeviceGetAttribute(&P.ComputeCapabilityMajor,
+                          CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, Dev);
+  D->cuDeviceGetAttribute(&P.ComputeCapabilityMinor,
+                          CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, Dev);
+  auto G = std::make_unique<CudaDevice>(std::move(P), *D, Dev);
+  Result R = G->init();
+  if (!R.ok())
+    return R;
+  Out = std::move(G);
+  return Result::success();
+}
+
+void enableCudaPeerAccess(const std::vector<Device *> &Gpus) {
+  const CudaDriver *D = TheDriver;
+  if (!D)
+    return;
+  for (Device *A : Gpus)
+    for (Device *B : Gpus) {
+      if (A == B || A->kind() != DeviceKind::Cuda ||
+          B->kind() != DeviceKind::Cuda)
+        continue;
+      auto *From = static_cast<CudaDevice *>(A);
+      auto *To = static_cast<CudaDevice *>(B);
+      int Can = 0;
+      if (D->cuDeviceCanAccessPeer(&Can, From->cuDevice(), To->cuDevice()) ||
+          !Can)
+        continue;
+      // Access is enabled from the current context to the peer's.
+      if (D->cuCtxSetCurrent(From->context()))
+        continue;
+      CUresult R = D->cuCtxEnablePeerAccess(To->context(), 0);
+      if (R == CUDA_SUCCESS || R == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+        From->addPeer(To);
+    }
+}
+
+} // namespace rt
+} // namespace cleave
+
+#else // !CLEAVE_RT_HAVE_CUDA_H
+
+namespace cleave {
+namespace rt {
+
+unsigned discoverCudaDevices(const std::string &, std::string &Why) {
+  Why = "the runtime was built without cuda.h, so it has no GPU support";
+  return 0;
+}
+
+Result createCudaDevice(int, std::unique_ptr<Device> &) {
+  return Result::error(ErrorCode::NoDevice,
+                       "the runtime was built without GPU support");
+}
+
+void enableCudaPeerAccess(const std::vector<Device *> &) {}
+
+} // namespace rt
+} // namespace cleave
+
+#endif

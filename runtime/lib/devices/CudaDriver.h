@@ -1,0 +1,88 @@
+//===- CudaDriver.h - libcuda entry points loaded with dlopen ---*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). Private to runtime/lib/devices. The
+// runtime never links libcuda: it dlopens the driver and fills a table of
+// function pointers, as LLVM's offload CUDA plugin does, so one binary runs
+// with or without GPUs. Prototypes come from cuda.h (types and function
+// declarations only; nothing of it is linked). cuda.h #defines many entry
+// points to versioned symbols (cuMemAlloc -> cuMemAlloc_v2, cuMemcpyHtoDAsync
+// -> cuMemcpyHtoDAsync_v2, cuEventElapsedTime -> cuEventElapsedTime_v2, ...);
+// the table is declared through those macros, so each slot has the
+// prototype and the symbol name of the version the header selects.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_LIB_DEVICES_CUDADRIVER_H
+#define CLEAVE_RT_LIB_DEVICES_CUDADRIVER_H
+
+#include "cleave/rt/Error.h"
+
+#include <cuda.h>
+
+#include <string>
+
+namespace cleave {
+namespace rt {
+
+// Every entry point the runtime uses. X(F) is expanded with F already
+// macro-expanded by cuda.h to its versioned name.
+#define CLEAVE_CUDA_DRIVER_FUNCTIONS(X)                                        \
+  X(cuInit)                                                                    \
+  X(cuDriverGetVersion)                                                        \
+  X(cuGetErrorString)                                                          \
+  X(cuGetErrorName)                                                            \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetName)                                                           \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDeviceTotalMem)                                                          \
+  X(cuDeviceCanAccessPeer)                                                     \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuDevicePrimaryCtxRelease)                                                 \
+  X(cuCtxSetCurrent)                                                           \
+  X(cuCtxSynchronize)                                                          \
+  X(cuCtxEnablePeerAccess)                                                     \
+  X(cuMemAlloc)                                                                \
+  X(cuMemFree)                                                                 \
+  X(cuMemHostAlloc)                                                            \
+  X(cuMemFreeHost)                                                             \
+  X(cuMemcpyHtoDAsync)                                                         \
+  X(cuMemcpyDtoHAsync)                                                         \
+  X(cuMemcpyDtoDAsync)                                                         \
+  X(cuMemcpyPeerAsync)                                                         \
+  X(cuMemsetD8Async)                                                           \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)                                                        \
+  X(cuEventDestroy)                                                            \
+  X(cuModuleLoadData)                                                          \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuLaunchKernel)
+
+struct CudaDriver {
+#define CLEAVE_CUDA_SLOT(F) decltype(&::F) F = nullptr;
+  CLEAVE_CUDA_DRIVER_FUNCTIONS(CLEAVE_CUDA_SLOT)
+#undef CLEAVE_CUDA_SLOT
+  std::string Library;
+  int Version = 0;
+
+  /// "CUDA_ERROR_OUT_OF_MEMORY: out of memory".
+  std::string errorString(CUresult R) const;
+};
+
+/// Loads \p Library and every entry point, once per process (later calls
+/// return the first outcome). Null, with \p Why, when the library or a
+/// symbol is missing.
+const CudaDriver *loadCudaDriver(const std::string &Library, std::string &Why);
+
+/// The closest runtime error code for a driver result.
+ErrorCode toErrorCode(CUresult R);
+
+} // namespace rt
+} // namespace cleave
+
+#endif

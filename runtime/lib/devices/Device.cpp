@@ -1,0 +1,165 @@
+//===- Device.cpp - The generic device interface of the runtime -----------===//
+//
+// Part of Cleave's runtime (no LLVM). The checks and fault-injection points
+// every kind of device shares; the kinds implement the *Impl hooks.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/Device.h"
+
+#include <cstdlib>
+
+namespace cleave {
+namespace rt {
+
+const char *getDeviceKindName(DeviceKind K) {
+  switch (K) {
+  case DeviceKind::Cpu:
+    return "cpu";
+  case DeviceKind::Cuda:
+    return "cuda";
+  case DeviceKind::Test:
+    return "test";
+  }
+  return "?";
+}
+
+Device::Device(DeviceProperties P) : Props(std::move(P)) {}
+Device::~Device() = default;
+
+bool Device::faultHere(FaultOp Op) const {
+  return FaultInjector::global().shouldFail(name(), Op);
+}
+
+Result Device::injectedFault(FaultOp Op) const {
+  return Result::error(Op == FaultOp::Alloc ? ErrorCode::MemoryAllocation
+                       : Op == FaultOp::Launch ? ErrorCode::LaunchFailure
+                                               : ErrorCode::Unknown,
+                       std::string("injected fault: ") + getFaultOpName(Op) +
+                           " on " + name() + " (CLEAVE_FAULT=" +
+                           FaultInjector::global().spec() + ")");
+}
+
+Result Device::allocate(uint64_t Bytes, DeviceAddr &Out) {
+  Out = 0;
+  if (Bytes == 0)
+    return Result::error(ErrorCode::InvalidValue,
+                         "zero-byte allocation on " + name());
+  if (faultHere(FaultOp::Alloc))
+    return injectedFault(FaultOp::Alloc);
+  return allocateImpl(Bytes, Out);
+}
+
+Result Device::free(DeviceAddr Addr) {
+  if (Addr == 0)
+    return Result::success();
+  return freeImpl(Addr);
+}
+
+Result Device::copyHostToDevice(DeviceAddr Dst, const void *Src,
+                                uint64_t Bytes, StreamHandle S) {
+  if (Bytes == 0)
+    return Result::success();
+  if (!Dst || !Src)
+    return Result::error(ErrorCode::InvalidValue,
+                         "null pointer in a copy to " + name());
+  if (faultHere(FaultOp::Copy))
+    return injectedFault(FaultOp::Copy);
+  return copyHostToDeviceImpl(Dst, Src, Bytes, S);
+}
+
+Result Device::copyDeviceToHost(void *Dst, DeviceAddr Src, uint64_t Bytes,
+                                StreamHandle S) {
+  if (Bytes == 0)
+    return Result::success();
+  if (!Dst || !Src)
+    return Result::error(ErrorCode::InvalidValue,
+                         "null pointer in a copy from " + name());
+  if (faultHere(FaultOp::Copy))
+    return injectedFault(FaultOp::Copy);
+  return copyDeviceToHostImpl(Dst, Src, Bytes, S);
+}
+
+bool Device::hasPeerLink(const Device &) const { return false; }
+
+bool Device::canCopyDirectly(const Device &Other) const {
+  return &Other == this || Props.HostAddressable ||
+         Other.Props.HostAddressable || hasPeerLink(Other);
+}
+
+Result Device::copyDeviceToDevice(Device &DstDev, DeviceAddr Dst,
+                                  DeviceAddr Src, uint64_t Bytes,
+                                  StreamHandle S) {
+  if (Bytes == 0)
+    return Result::success();
+  if (!Dst || !Src)
+    return Result::error(ErrorCode::InvalidValue,
+                         "null pointer in a copy from " + name() + " to " +
+                             DstDev.name());
+  // A copy involves both devices, so it counts for both (no short circuit).
+  bool SrcFault = faultHere(FaultOp::Copy);
+  bool DstFault = &DstDev != this && DstDev.faultHere(FaultOp::Copy);
+  if (SrcFault)
+    return injectedFault(FaultOp::Copy);
+  if (DstFault)
+    return DstDev.injectedFault(FaultOp::Copy);
+  if (&DstDev == this)
+    return copyWithinImpl(Dst, Src, Bytes, S);
+  // Host-addressable memory on one side: the other device copies from or to
+  // it as from or to the host.
+  if (DstDev.Props.HostAddressable)
+    return copyDeviceToHostImpl(reinterpret_cast<void *>(Dst), Src, Bytes, S);
+  if (Props.HostAddressable)
+    return DstDev.copyHostToDeviceImpl(
+        Dst, reinterpret_cast<const void *>(Src), Bytes, nullptr);
+  if (DstDev.kind() == kind())
+    return copyPeerImpl(DstDev, Dst, Src, Bytes, S);
+  return copyStaged(DstDev, Dst, Src, Bytes, S);
+}
+
+Result Device::copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
+                            uint64_t Bytes, StreamHandle S) {
+  return copyStaged(DstDev, Dst, Src, Bytes, S);
+}
+
+Result Device::copyStaged(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
+                          uint64_t Bytes, StreamHandle) {
+  void *Tmp = std::malloc(Bytes);
+  if (!Tmp)
+    return Result::error(ErrorCode::MemoryAllocation,
+                         "no host memory to stage a copy from " + name() +
+                             " to " + DstDev.name());
+  Result R = copyDeviceToHostImpl(Tmp, Src, Bytes, nullptr);
+  if (R.ok())
+    R = DstDev.copyHostToDeviceImpl(Dst, Tmp, Bytes, nullptr);
+  std::free(Tmp);
+  return R;
+}
+
+Result Device::memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
+                      StreamHandle S) {
+  if (Bytes == 0)
+    return Result::success();
+  if (!Dst)
+    return Result::error(ErrorCode::InvalidValue,
+                         "null pointer in a memset on " + name());
+  if (faultHere(FaultOp::Memset))
+    return injectedFault(FaultOp::Memset);
+  return memsetImpl(Dst, Value, Bytes, S);
+}
+
+Result Device::allocateHost(uint64_t Bytes, void *&Out) {
+  Out = Bytes ? std::malloc(Bytes) : nullptr;
+  if (Bytes && !Out)
+    return Result::error(ErrorCode::MemoryAllocation,
+                         "out of host memory (" + std::to_string(Bytes) +
+                             " bytes)");
+  return Result::success();
+}
+
+Result Device::freeHost(void *Ptr) {
+  std::free(Ptr);
+  return Result::success();
+}
+
+} // namespace rt
+} // namespace cleave

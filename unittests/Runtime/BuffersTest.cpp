@@ -1,0 +1,469 @@
+//===- BuffersTest.cpp - Virtual pointers, replicas, transfer planning ---===//
+//
+// Part of Cleave. Buffers over fake GPU-like devices (FakeDevice.h: private
+// memory, chosen peer links, an operation log) and over several real CPU
+// devices (CLEAVE_DEVICES=cpu,cpu,cpu), checking which copies the planner
+// picks, that only stale bytes move, that bad pointers give error codes, and,
+// with random operation sequences against a plain byte array, that the data
+// every location reads is always right.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/Buffers.h"
+
+#include "FakeDevice.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+#include <numeric>
+#include <random>
+
+using namespace cleave::rt;
+using cleave::rt::test::FakeDevice;
+
+namespace {
+
+/// gpu0 <-> gpu1 linked (NVLink-like), gpu2 linked to nobody.
+struct FakeMachine {
+  FakeDevice G0{"gpu0"}, G1{"gpu1"}, G2{"gpu2"};
+  BufferManager M{{&G0, &G1, &G2}};
+  FakeMachine() {
+    G0.linkPeer(G1);
+    G1.linkPeer(G0);
+  }
+  void clearLogs() {
+    G0.clearLog();
+    G1.clearLog();
+    G2.clearLog();
+  }
+};
+
+std::shared_ptr<Buffer> bufferOf(BufferManager &M, void *P) {
+  BufferManager::Resolved R;
+  EXPECT_TRUE(M.resolve(P, R).ok());
+  return R.Buf;
+}
+
+/// Plays a kernel on device \p L writing \p Value over \p R of \p B.
+void deviceWrites(BufferManager &M, FakeDevice &D, Location L, Buffer &B,
+                  ByteRange R, uint8_t Value) {
+  DeviceAddr A = 0;
+  ASSERT_TRUE(M.addressOn(B, L, R.Lo, A).ok());
+  std::memset(D.hostView(A), Value, R.size());
+  ASSERT_TRUE(M.markWritten(B, L, R).ok());
+}
+
+/// Every byte is valid somewhere.
+void expectCovered(const BufferManager &M, const Buffer &B) {
+  RangeSet All = B.validRanges(HostLocation);
+  for (size_t D = 0; D < M.numDevices(); ++D)
+    All.insert(B.validRanges(static_cast<Location>(D)));
+  EXPECT_EQ(All, RangeSet(0, B.size()));
+}
+
+TEST(BuffersTest, PointersInsideAllocationsResolve) {
+  BufferManager M({});
+  void *P = nullptr, *Q = nullptr;
+  ASSERT_TRUE(M.allocate(1000, P).ok());
+  ASSERT_TRUE(M.allocate(24, Q).ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(P) % 256, 0u);
+  EXPECT_EQ(M.numBuffers(), 2u);
+  BufferManager::Resolved R;
+  ASSERT_TRUE(M.resolve(static_cast<char *>(P) + 999, R).ok());
+  EXPECT_EQ(R.Offset, 999u);
+  EXPECT_EQ(R.Buf->base(), P);
+  EXPECT_EQ(R.Buf->size(), 1000u);
+  ASSERT_TRUE(M.resolve(Q, R).ok());
+  EXPECT_EQ(R.Offset, 0u);
+  EXPECT_FALSE(M.resolve(static_cast<char *>(P) + 1000, R).ok());
+  int Local = 0;
+  Result E = M.resolve(&Local, R);
+  EXPECT_EQ(E.code(), ErrorCode::InvalidValue);
+  EXPECT_FALSE(R.Buf);
+  EXPECT_TRUE(M.isDevicePointer(static_cast<char *>(P) + 10));
+  EXPECT_FALSE(M.isDevicePointer(&Local));
+  ASSERT_TRUE(M.resolveRange(static_cast<char *>(P) + 900, 100, R).ok());
+  E = M.resolveRange(static_cast<char *>(P) + 900, 101, R);
+  EXPECT_EQ(E.code(), ErrorCode::InvalidValue);
+  EXPECT_NE(E.message().find("overrun"), std::string::npos) << E.message();
+  EXPECT_TRUE(M.free(P).ok());
+  EXPECT_TRUE(M.free(Q).ok());
+  EXPECT_EQ(M.numBuffers(), 0u);
+}
+
+TEST(BuffersTest, ZeroBytesAndNull) {
+  BufferManager M({});
+  void *P = reinterpret_cast<void *>(1);
+  ASSERT_TRUE(M.allocate(0, P).ok());
+  EXPECT_EQ(P, nullptr);
+  EXPECT_TRUE(M.free(nullptr).ok());
+  EXPECT_TRUE(M.memcpy(nullptr, nullptr, 0).ok());
+}
+
+TEST(BuffersTest, BadFreesAreErrorsNotCrashes) {
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(4096, P).ok());
+  auto B = bufferOf(F.M, P);
+  deviceWrites(F.M, F.G0, 0, *B, {0, 4096}, 7); // a replica to free too
+  Result E = F.M.free(static_cast<char *>(P) + 8);
+  EXPECT_EQ(E.code(), ErrorCode::InvalidValue);
+  EXPECT_NE(E.message().find("inside buffer"), std::string::npos);
+  int Local;
+  EXPECT_EQ(F.M.free(&Local).code(), ErrorCode::InvalidValue);
+  ASSERT_TRUE(F.M.free(P).ok());
+  EXPECT_EQ(F.G0.numAllocations(), 0u); // the replica went with it
+  E = F.M.free(P);
+  EXPECT_EQ(E.code(), ErrorCode::InvalidValue);
+  EXPECT_NE(E.message().find("double free"), std::string::npos) << E.message();
+  E = F.M.free(static_cast<char *>(P) + 8);
+  EXPECT_EQ(E.code(), ErrorCode::InvalidValue);
+}
+
+TEST(BuffersTest, UseAfterFreeIsAnError) {
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(512, P).ok());
+  auto B = bufferOf(F.M, P); // a reference that outlives the free
+  ASSERT_TRUE(F.M.free(P).ok());
+  char Host[16] = {};
+  Result E = F.M.memcpy(Host, P, 16, MemcpyKind::DeviceToHost);
+  EXPECT_EQ(E.code(), ErrorCode::InvalidValue);
+  EXPECT_NE(E.message().find("free"), std::string::npos) << E.message();
+  EXPECT_EQ(F.M.memcpy(P, Host, 16, MemcpyKind::HostToDevice).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(F.M.memset(P, 0, 16).code(), ErrorCode::InvalidValue);
+  // Through the stale reference: refused, not a crash.
+  EXPECT_EQ(F.M.makeValid(*B, 0, {0, 16}).code(), ErrorCode::InvalidValue);
+  EXPECT_EQ(F.M.markWritten(*B, 0, {0, 16}).code(), ErrorCode::InvalidValue);
+  DeviceAddr A;
+  EXPECT_EQ(F.M.addressOn(*B, 1, 0, A).code(), ErrorCode::InvalidValue);
+}
+
+TEST(BuffersTest, OutOfRangeAndMalformedCopies) {
+  BufferManager M({});
+  void *P = nullptr;
+  ASSERT_TRUE(M.allocate(100, P).ok());
+  std::vector<char> Host(200);
+  EXPECT_EQ(M.memcpy(P, Host.data(), 101, MemcpyKind::HostToDevice).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(M.memcpy(Host.data(), static_cast<char *>(P) + 50, 51,
+                     MemcpyKind::DeviceToHost)
+                .code(),
+            ErrorCode::InvalidValue);
+  // The wrong direction: a host pointer where a device pointer must be.
+  EXPECT_EQ(M.memcpy(Host.data(), Host.data() + 100, 10,
+                     MemcpyKind::DeviceToHost)
+                .code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(M.memcpy(P, Host.data(), 10, static_cast<MemcpyKind>(7)).code(),
+            ErrorCode::InvalidMemcpyDirection);
+  EXPECT_EQ(M.memcpy(nullptr, Host.data(), 10).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(M.memset(static_cast<char *>(P) + 1, 0, 100).code(),
+            ErrorCode::InvalidValue);
+  auto B = bufferOf(M, P);
+  EXPECT_EQ(M.markWritten(*B, HostLocation, {0, 101}).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(M.makeValid(*B, 3, {0, 10}).code(), ErrorCode::InvalidDevice);
+  std::vector<Transfer> Plan;
+  EXPECT_FALSE(M.planTransfers(*B, HostLocation, {50, 200}, Plan).ok());
+  ASSERT_TRUE(M.free(P).ok());
+}
+
+TEST(BuffersTest, MemcpyEveryKind) {
+  FakeMachine F;
+  void *A = nullptr, *B = nullptr;
+  ASSERT_TRUE(F.M.allocate(256, A).ok());
+  ASSERT_TRUE(F.M.allocate(256, B).ok());
+  std::vector<uint8_t> In(256), Out(256, 0);
+  std::iota(In.begin(), In.end(), 0);
+  ASSERT_TRUE(F.M.memcpy(A, In.data(), 256, MemcpyKind::HostToDevice).ok());
+  ASSERT_TRUE(F.M.memcpy(B, A, 256, MemcpyKind::DeviceToDevice).ok());
+  ASSERT_TRUE(F.M.memcpy(Out.data(), B, 256, MemcpyKind::DeviceToHost).ok());
+  EXPECT_EQ(In, Out);
+  // Default infers the direction; pointers inside allocations work.
+  ASSERT_TRUE(F.M.memcpy(static_cast<char *>(A) + 10, In.data() + 100, 20).ok());
+  ASSERT_TRUE(F.M.memcpy(Out.data(), static_cast<char *>(A) + 10, 20).ok());
+  EXPECT_EQ(0, std::memcmp(Out.data(), In.data() + 100, 20));
+  // Overlapping within one buffer behaves as memmove.
+  ASSERT_TRUE(F.M.memcpy(A, In.data(), 256).ok());
+  ASSERT_TRUE(F.M.memcpy(static_cast<char *>(A) + 1, A, 100).ok());
+  ASSERT_TRUE(F.M.memcpy(Out.data(), A, 101).ok());
+  EXPECT_EQ(Out[0], 0);
+  EXPECT_EQ(0, std::memcmp(Out.data() + 1, In.data(), 100));
+  // Host to host.
+  std::vector<uint8_t> Other(256);
+  ASSERT_TRUE(
+      F.M.memcpy(Other.data(), In.data(), 256, MemcpyKind::HostToHost).ok());
+  EXPECT_EQ(Other, In);
+  // Nothing touched a device.
+  EXPECT_TRUE(F.G0.Log.empty() && F.G1.Log.empty() && F.G2.Log.empty());
+}
+
+TEST(BuffersTest, FreshBufferMovesNothing) {
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(1 << 16, P).ok());
+  auto B = bufferOf(F.M, P);
+  ASSERT_TRUE(F.M.makeValid(*B, 0, {0, 1 << 16}).ok());
+  ASSERT_EQ(F.G0.Log.size(), 1u); // the replica allocation, no copy
+  EXPECT_EQ(F.G0.Log[0].What, "alloc");
+  EXPECT_TRUE(F.M.missingRanges(*B, 2, {0, 1 << 16}).empty());
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
+TEST(BuffersTest, WritesInvalidateOtherCopies) {
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(4096, P).ok());
+  auto B = bufferOf(F.M, P);
+  deviceWrites(F.M, F.G0, 0, *B, {1000, 3000}, 1);
+  EXPECT_EQ(B->validRanges(0), RangeSet(0, 4096));
+  RangeSet Stale;
+  Stale.insert(0, 1000);
+  Stale.insert(3000, 4096);
+  EXPECT_EQ(B->validRanges(HostLocation), Stale);
+  EXPECT_EQ(B->validRanges(1), Stale);
+  EXPECT_EQ(F.M.missingRanges(*B, 1, {0, 4096}), RangeSet(1000, 3000));
+  EXPECT_EQ(F.M.missingRanges(*B, 2, {2000, 2500}), RangeSet(2000, 2500));
+  EXPECT_TRUE(F.M.missingRanges(*B, 0, {0, 4096}).empty());
+  expectCovered(F.M, *B);
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
+TEST(BuffersTest, PlannerPrefersPeerThenHostThenStaging) {
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(4096, P).ok());
+  auto B = bufferOf(F.M, P);
+  deviceWrites(F.M, F.G0, 0, *B, {0, 1024}, 5);
+  std::vector<Transfer> Plan;
+  // gpu1 has a link to gpu0: its bytes come over the link; the rest is
+  // fresh everywhere, so nothing else moves.
+  ASSERT_TRUE(F.M.planTransfers(*B, 1, {0, 4096}, Plan).ok());
+  EXPECT_EQ(Plan, (std::vector<Transfer>{{0, 1, 0, 1024}}));
+  // The host wrote the rest: gpu1 gets the two parts from their owners.
+  std::vector<uint8_t> H(3072, 9);
+  ASSERT_TRUE(F.M.memcpy(static_cast<char *>(P) + 1024, H.data(), 3072).ok());
+  ASSERT_TRUE(F.M.planTransfers(*B, 1, {0, 4096}, Plan).ok());
+  EXPECT_EQ(Plan, (std::vector<Transfer>{{0, 1, 0, 1024},
+                                         {HostLocation, 1, 1024, 3072}}));
+  // gpu2 has no link to gpu0: through the host copy.
+  ASSERT_TRUE(F.M.planTransfers(*B, 2, {512, 2048}, Plan).ok());
+  EXPECT_EQ(Plan, (std::vector<Transfer>{{HostLocation, 2, 1024, 1024},
+                                         {0, HostLocation, 512, 512},
+                                         {HostLocation, 2, 512, 512}}));
+  // Run it: the data arrives, the host became valid on the way.
+  F.clearLogs();
+  ASSERT_TRUE(F.M.executeTransfers(*B, Plan).ok());
+  EXPECT_EQ(F.G0.bytes("d2h"), 512u);
+  EXPECT_EQ(F.G2.bytes("h2d"), 1536u);
+  EXPECT_TRUE(F.M.missingRanges(*B, 2, {512, 2048}).empty());
+  EXPECT_TRUE(B->validRanges(HostLocation).contains(512, 4096));
+  DeviceAddr A2;
+  ASSERT_TRUE(F.M.addressOn(*B, 2, 0, A2).ok());
+  EXPECT_EQ(F.G2.hostView(A2)[600], 5);
+  EXPECT_EQ(F.G2.hostView(A2)[1500], 9);
+  // Executing gpu1's plan uses the peer link.
+  F.clearLogs();
+  ASSERT_TRUE(F.M.makeValid(*B, 1, {0, 4096}).ok());
+  EXPECT_EQ(F.G0.count("peer"), 1u);
+  EXPECT_EQ(F.G0.Log.back().Peer, "gpu1");
+  EXPECT_EQ(F.G1.bytes("h2d"), 3072u);
+  expectCovered(F.M, *B);
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
+TEST(BuffersTest, HostReadPullsOnlyStaleRanges) {
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(8192, P).ok());
+  auto B = bufferOf(F.M, P);
+  std::vector<uint8_t> Init(8192, 1), Out(8192);
+  ASSERT_TRUE(F.M.memcpy(P, Init.data(), 8192).ok());
+  deviceWrites(F.M, F.G1, 1, *B, {1024, 2048}, 2);
+  deviceWrites(F.M, F.G2, 2, *B, {4096, 4100}, 3);
+  F.clearLogs();
+  ASSERT_TRUE(F.M.memcpy(Out.data(), P, 8192).ok());
+  EXPECT_EQ(F.G1.bytes("d2h"), 1024u);
+  EXPECT_EQ(F.G2.bytes("d2h"), 4u);
+  for (size_t I = 0; I < 8192; ++I)
+    ASSERT_EQ(Out[I], I >= 1024 && I < 2048   ? 2
+                      : I >= 4096 && I < 4100 ? 3
+                                              : 1)
+        << I;
+  // A second read moves nothing; the device copies stay valid.
+  F.clearLogs();
+  ASSERT_TRUE(F.M.syncToHost(P, 8192).ok());
+  EXPECT_TRUE(F.G1.Log.empty() && F.G2.Log.empty());
+  EXPECT_TRUE(B->validRanges(1).contains(1024, 2048));
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
+TEST(BuffersTest, DeviceResidentDataStaysOnDevice) {
+  FakeMachine F;
+  void *Src = nullptr, *Dst = nullptr;
+  ASSERT_TRUE(F.M.allocate(1024, Src).ok());
+  ASSERT_TRUE(F.M.allocate(1024, Dst).ok());
+  auto S = bufferOf(F.M, Src), D = bufferOf(F.M, Dst);
+  deviceWrites(F.M, F.G1, 1, *S, {0, 1024}, 4);
+  F.clearLogs();
+  // cudaMemcpy device to device and cudaMemset of data living on gpu1
+  // happen on gpu1; the host copy is not involved.
+  ASSERT_TRUE(F.M.memcpy(Dst, Src, 1024, MemcpyKind::DeviceToDevice).ok());
+  EXPECT_EQ(F.G1.count("d2d"), 1u);
+  EXPECT_EQ(D->validRanges(1), RangeSet(0, 1024));
+  EXPECT_TRUE(D->validRanges(HostLocation).empty());
+  ASSERT_TRUE(F.M.memset(static_cast<char *>(Dst) + 100, 0xEE, 10).ok());
+  EXPECT_EQ(F.G1.count("memset"), 1u);
+  EXPECT_TRUE(F.G1.count("d2h") == 0 && F.G1.count("h2d") == 0);
+  std::vector<uint8_t> Out(1024);
+  ASSERT_TRUE(F.M.memcpy(Out.data(), Dst, 1024).ok());
+  for (size_t I = 0; I < 1024; ++I)
+    ASSERT_EQ(Out[I], I >= 100 && I < 110 ? 0xEE : 4) << I;
+  ASSERT_TRUE(F.M.free(Src).ok());
+  ASSERT_TRUE(F.M.free(Dst).ok());
+}
+
+TEST(BuffersTest, ReplicaOutOfMemoryLosesNothing) {
+  FakeDevice Small("gpu0", 1000);
+  BufferManager M({&Small});
+  void *P = nullptr;
+  ASSERT_TRUE(M.allocate(4096, P).ok());
+  std::vector<uint8_t> In(4096, 3), Out(4096);
+  ASSERT_TRUE(M.memcpy(P, In.data(), 4096).ok());
+  auto B = bufferOf(M, P);
+  Result E = M.makeValid(*B, 0, {0, 4096});
+  EXPECT_EQ(E.code(), ErrorCode::MemoryAllocation);
+  EXPECT_NE(E.message().find("gpu0"), std::string::npos) << E.message();
+  EXPECT_FALSE(B->hasReplica(0));
+  ASSERT_TRUE(M.memcpy(Out.data(), P, 4096).ok());
+  EXPECT_EQ(In, Out);
+  ASSERT_TRUE(M.free(P).ok());
+}
+
+/// Several real CPU devices: cpu0 works on the host copies, cpu1 and cpu2
+/// on replicas of their own; the planner copies between them directly.
+TEST(BuffersTest, SeveralCpuDevices) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  RegistryOptions Opts;
+  Opts.CudaLibrary = "none";
+  ASSERT_TRUE(DeviceRegistry::create("cpu,cpu,cpu", Reg, Opts).ok());
+  BufferManager M(Reg->devices());
+  EXPECT_EQ(M.validityLocation(0), HostLocation);
+  EXPECT_EQ(M.validityLocation(1), 1);
+  void *P = nullptr;
+  ASSERT_TRUE(M.allocate(1 << 20, P).ok());
+  auto B = bufferOf(M, P);
+  std::vector<uint32_t> In(1 << 18);
+  std::iota(In.begin(), In.end(), 0u);
+  ASSERT_TRUE(M.memcpy(P, In.data(), 1 << 20).ok());
+  // cpu1 reads everything, then "computes" the second half in place.
+  ASSERT_TRUE(M.makeValid(*B, 1, {0, 1 << 20}).ok());
+  DeviceAddr A1;
+  ASSERT_TRUE(M.addressOn(*B, 1, 0, A1).ok());
+  EXPECT_NE(reinterpret_cast<void *>(A1), P); // its own memory
+  auto *W = reinterpret_cast<uint32_t *>(A1);
+  for (size_t I = In.size() / 2; I < In.size(); ++I)
+    W[I] *= 3;
+  ASSERT_TRUE(M.markWritten(*B, 1, {1 << 19, 1 << 20}).ok());
+  // cpu2 reads the second half: straight from cpu1.
+  std::vector<Transfer> Plan;
+  ASSERT_TRUE(M.planTransfers(*B, 2, {1 << 19, 1 << 20}, Plan).ok());
+  EXPECT_EQ(Plan, (std::vector<Transfer>{{1, 2, 1 << 19, 1 << 19}}));
+  ASSERT_TRUE(M.makeValid(*B, 2, {0, 1 << 20}).ok());
+  DeviceAddr A2;
+  ASSERT_TRUE(M.addressOn(*B, 2, 0, A2).ok());
+  auto *R2 = reinterpret_cast<const uint32_t *>(A2);
+  EXPECT_EQ(R2[5], 5u);
+  EXPECT_EQ(R2[In.size() - 1], 3u * (In.size() - 1));
+  // cpu0 (= the host copy) reading pulls the written half.
+  ASSERT_TRUE(M.makeValid(*B, 0, {0, 1 << 20}).ok());
+  EXPECT_EQ(static_cast<uint32_t *>(P)[In.size() - 1], 3u * (In.size() - 1));
+  ASSERT_TRUE(M.free(P).ok());
+}
+
+/// Random operations by the host and three devices against a plain array:
+/// whatever any location reads after makeValid must be the latest data.
+TEST(BuffersTest, RandomOperationsMatchModel) {
+  for (unsigned Seed = 1; Seed <= 8; ++Seed) {
+    FakeMachine F;
+    std::mt19937_64 Rng(Seed);
+    constexpr uint64_t Size = 2048;
+    void *P = nullptr, *Q = nullptr;
+    ASSERT_TRUE(F.M.allocate(Size, P).ok());
+    ASSERT_TRUE(F.M.allocate(Size, Q).ok());
+    auto BP = bufferOf(F.M, P), BQ = bufferOf(F.M, Q);
+    std::vector<uint8_t> ModelP(Size), ModelQ(Size);
+    for (uint64_t I = 0; I < Size; ++I)
+      ModelP[I] = static_cast<uint8_t>(Rng()), ModelQ[I] = 0;
+    ASSERT_TRUE(F.M.memcpy(P, ModelP.data(), Size).ok());
+    ASSERT_TRUE(F.M.memset(Q, 0, Size).ok());
+    FakeDevice *Devs[] = {&F.G0, &F.G1, &F.G2};
+    for (int Step = 0; Step < 400; ++Step) {
+      uint64_t Lo = Rng() % Size;
+      uint64_t Hi = std::min(Size, Lo + 1 + Rng() % 300);
+      ByteRange R{Lo, Hi};
+      Location L = static_cast<Location>(Rng() % 3);
+      uint8_t V = static_cast<uint8_t>(Rng());
+      switch (Rng() % 6) {
+      case 0: // a device writes
+        deviceWrites(F.M, *Devs[L], L, *BP, R, V);
+        std::fill(ModelP.begin() + Lo, ModelP.begin() + Hi, V);
+        break;
+      case 1: { // a device reads
+        ASSERT_TRUE(F.M.makeValid(*BP, L, R).ok());
+        DeviceAddr A;
+        ASSERT_TRUE(F.M.addressOn(*BP, L, 0, A).ok());
+        ASSERT_EQ(0, std::memcmp(Devs[L]->hostView(A) + Lo,
+                                 ModelP.data() + Lo, R.size()))
+            << "seed " << Seed << " step " << Step;
+        break;
+      }
+      case 2: { // the host writes
+        std::vector<uint8_t> H(R.size(), V);
+        ASSERT_TRUE(F.M.memcpy(static_cast<char *>(P) + Lo, H.data(),
+                               R.size())
+                        .ok());
+        std::fill(ModelP.begin() + Lo, ModelP.begin() + Hi, V);
+        break;
+      }
+      case 3: { // the host reads
+        std::vector<uint8_t> H(R.size());
+        ASSERT_TRUE(F.M.memcpy(H.data(), static_cast<char *>(P) + Lo,
+                               R.size())
+                        .ok());
+        ASSERT_EQ(0, std::memcmp(H.data(), ModelP.data() + Lo, R.size()))
+            << "seed " << Seed << " step " << Step;
+        break;
+      }
+      case 4: // memset
+        ASSERT_TRUE(F.M.memset(static_cast<char *>(P) + Lo, V, R.size()).ok());
+        std::fill(ModelP.begin() + Lo, ModelP.begin() + Hi, V);
+        break;
+      case 5: { // device-to-device copy P -> Q at another offset
+        uint64_t To = Rng() % (Size - R.size() + 1);
+        ASSERT_TRUE(F.M.memcpy(static_cast<char *>(Q) + To,
+                               static_cast<char *>(P) + Lo, R.size(),
+                               MemcpyKind::DeviceToDevice)
+                        .ok());
+        std::copy(ModelP.begin() + Lo, ModelP.begin() + Hi,
+                  ModelQ.begin() + To);
+        break;
+      }
+      }
+      expectCovered(F.M, *BP);
+      expectCovered(F.M, *BQ);
+      if (HasFailure())
+        return;
+    }
+    std::vector<uint8_t> Out(Size);
+    ASSERT_TRUE(F.M.memcpy(Out.data(), Q, Size).ok());
+    EXPECT_EQ(Out, ModelQ) << "seed " << Seed;
+    ASSERT_TRUE(F.M.free(P).ok());
+    ASSERT_TRUE(F.M.free(Q).ok());
+  }
+}
+
+} // namespace

@@ -1,0 +1,193 @@
+//===- DevicesTest.cpp - Device registry, CPU device, error codes --------===//
+//
+// Part of Cleave. The registry on a machine without libcuda (CI, and this
+// test forces it with CudaLibrary = "none" or a library that does not
+// exist), CLEAVE_DEVICES parsing and its messages, and the CPU device's
+// memory, stream and event operations.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/Device.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace cleave::rt;
+
+namespace {
+
+RegistryOptions noGpu() {
+  RegistryOptions O;
+  O.CudaLibrary = "none";
+  return O;
+}
+
+TEST(DevicesTest, DefaultIsTheCpuWithoutADriver) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  RegistryOptions O;
+  O.CudaLibrary = "/nonexistent/libcuda.so.1";
+  ASSERT_TRUE(DeviceRegistry::create("", Reg, O).ok());
+  ASSERT_EQ(Reg->size(), 1u);
+  EXPECT_EQ(Reg->device(0).name(), "cpu0");
+  EXPECT_EQ(Reg->device(0).kind(), DeviceKind::Cpu);
+  EXPECT_TRUE(Reg->device(0).properties().SharesHostMemory);
+  EXPECT_GT(Reg->device(0).properties().ComputeUnits, 0u);
+  EXPECT_EQ(Reg->numGpusFound(), 0u);
+  EXPECT_NE(Reg->gpuStatus().find("nonexistent"), std::string::npos)
+      << Reg->gpuStatus();
+  EXPECT_NE(Reg->describe().find("cpu0"), std::string::npos);
+  EXPECT_EQ(Reg->find("cpu0"), &Reg->device(0));
+  EXPECT_EQ(Reg->find("gpu0"), nullptr);
+}
+
+TEST(DevicesTest, DefaultHasEveryGpuTheDriverReports) {
+  // On CI there is no libcuda: just the CPU. On a GPU machine: CPU + GPUs.
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("all", Reg).ok());
+  EXPECT_EQ(Reg->size(), 1u + Reg->numGpusFound()) << Reg->describe();
+  EXPECT_EQ(Reg->device(0).kind(), DeviceKind::Cpu);
+  for (size_t I = 1; I < Reg->size(); ++I) {
+    EXPECT_EQ(Reg->device(I).kind(), DeviceKind::Cuda);
+    EXPECT_GE(Reg->device(I).numInternalStreams(), 3u);
+  }
+}
+
+TEST(DevicesTest, SeveralCpuDevices) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create(" cpu, ,cpu ,cpu", Reg, noGpu()).ok());
+  ASSERT_EQ(Reg->size(), 3u);
+  for (unsigned I = 0; I < 3; ++I) {
+    EXPECT_EQ(Reg->device(I).name(), "cpu" + std::to_string(I));
+    EXPECT_EQ(Reg->device(I).properties().SharesHostMemory, I == 0);
+    EXPECT_TRUE(Reg->device(I).properties().HostAddressable);
+  }
+  EXPECT_TRUE(Reg->device(1).canCopyDirectly(Reg->device(2)));
+  EXPECT_FALSE(Reg->device(1).hasPeerLink(Reg->device(2)));
+}
+
+TEST(DevicesTest, SelectionErrorsAreClear) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  Result R = DeviceRegistry::create("cpu,tpu0", Reg, noGpu());
+  EXPECT_EQ(R.code(), ErrorCode::InvalidDevice);
+  EXPECT_NE(R.message().find("unknown device 'tpu0'"), std::string::npos)
+      << R.message();
+  EXPECT_NE(R.message().find("cpu, gpu, gpuN or all"), std::string::npos);
+  EXPECT_FALSE(Reg);
+
+  R = DeviceRegistry::create("cpu,gpu0", Reg, noGpu());
+  EXPECT_EQ(R.code(), ErrorCode::NoDevice);
+  EXPECT_NE(R.message().find("gpu0 is selected but no GPU was found"),
+            std::string::npos)
+      << R.message();
+
+  RegistryOptions Missing;
+  Missing.CudaLibrary = "/nonexistent/libcuda.so.1";
+  R = DeviceRegistry::create("gpu", Reg, Missing);
+  EXPECT_EQ(R.code(), ErrorCode::NoDevice);
+  EXPECT_NE(R.message().find("/nonexistent/libcuda.so.1"), std::string::npos)
+      << R.message();
+
+  for (const char *Bad : {"gpux", "gpu-1", "cpu0", "CPU", "all,gpu1x"}) {
+    R = DeviceRegistry::create(Bad, Reg, noGpu());
+    EXPECT_EQ(R.code(), ErrorCode::InvalidDevice) << Bad;
+  }
+}
+
+TEST(DevicesTest, SelectionFromTheEnvironment) {
+  const char *Old = std::getenv("CLEAVE_DEVICES");
+  std::string Saved = Old ? Old : "";
+  setenv("CLEAVE_DEVICES", "cpu,cpu", 1);
+  std::unique_ptr<DeviceRegistry> Reg;
+  Result R = DeviceRegistry::createFromEnvironment(Reg, noGpu());
+  if (Old)
+    setenv("CLEAVE_DEVICES", Saved.c_str(), 1);
+  else
+    unsetenv("CLEAVE_DEVICES");
+  ASSERT_TRUE(R.ok()) << R.toString();
+  EXPECT_EQ(Reg->size(), 2u);
+}
+
+TEST(DevicesTest, CpuDeviceMemory) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu,cpu,cpu", Reg, noGpu()).ok());
+  Device &A = Reg->device(1), &B = Reg->device(2);
+  DeviceAddr PA = 0, PB = 0;
+  ASSERT_TRUE(A.allocate(1000, PA).ok());
+  ASSERT_TRUE(B.allocate(1000, PB).ok());
+  EXPECT_EQ(PA % 256, 0u);
+  std::vector<char> In(1000), Out(1000);
+  for (int I = 0; I < 1000; ++I)
+    In[I] = static_cast<char>(I * 7);
+  ASSERT_TRUE(A.copyHostToDevice(PA, In.data(), 1000).ok());
+  ASSERT_TRUE(A.copyDeviceToDevice(B, PB, PA, 1000).ok());
+  ASSERT_TRUE(B.memset(PB + 10, 0x55, 5).ok());
+  ASSERT_TRUE(B.copyDeviceToHost(Out.data(), PB, 1000).ok());
+  for (int I = 0; I < 1000; ++I)
+    ASSERT_EQ(Out[I], I >= 10 && I < 15 ? 0x55 : In[I]) << I;
+  ASSERT_TRUE(A.copyDeviceToDevice(A, PA + 1, PA, 100).ok()); // overlapping
+  DeviceAddr Zero;
+  EXPECT_EQ(A.allocate(0, Zero).code(), ErrorCode::InvalidValue);
+  EXPECT_EQ(A.copyHostToDevice(0, In.data(), 10).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_TRUE(A.copyHostToDevice(0, nullptr, 0).ok()); // nothing to do
+  EXPECT_TRUE(A.free(PA).ok());
+  EXPECT_TRUE(B.free(PB).ok());
+  void *Pinned = nullptr;
+  ASSERT_TRUE(A.allocateHost(64, Pinned).ok());
+  EXPECT_NE(Pinned, nullptr);
+  EXPECT_TRUE(A.freeHost(Pinned).ok());
+}
+
+TEST(DevicesTest, CpuDeviceStreamsAndEvents) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu", Reg, noGpu()).ok());
+  Device &D = Reg->device(0);
+  EXPECT_GE(D.numInternalStreams(), 3u);
+  EXPECT_NE(D.internalStream(0), D.internalStream(1));
+  StreamHandle S = nullptr;
+  ASSERT_TRUE(D.createStream(S).ok());
+  EventHandle E0 = nullptr, E1 = nullptr;
+  ASSERT_TRUE(D.createEvent(E0).ok());
+  ASSERT_TRUE(D.createEvent(E1).ok());
+  float Ms = -1;
+  EXPECT_EQ(D.elapsedTime(E0, E1, Ms).code(),
+            ErrorCode::InvalidResourceHandle); // never recorded
+  ASSERT_TRUE(D.recordEvent(E0, S).ok());
+  ASSERT_TRUE(D.recordEvent(E1, D.internalStream(2)).ok());
+  ASSERT_TRUE(D.synchronizeEvent(E1).ok());
+  ASSERT_TRUE(D.elapsedTime(E0, E1, Ms).ok());
+  EXPECT_GE(Ms, 0.0f);
+  ASSERT_TRUE(D.synchronizeStream(S).ok());
+  ASSERT_TRUE(D.synchronizeStream(nullptr).ok());
+  ASSERT_TRUE(D.synchronize().ok());
+  ASSERT_TRUE(D.destroyEvent(E0).ok());
+  EXPECT_EQ(D.destroyEvent(E0).code(), ErrorCode::InvalidResourceHandle);
+  ASSERT_TRUE(D.destroyStream(S).ok());
+  EXPECT_EQ(D.destroyStream(S).code(), ErrorCode::InvalidResourceHandle);
+  int NotAStream;
+  EXPECT_EQ(D.recordEvent(E1, &NotAStream).code(),
+            ErrorCode::InvalidResourceHandle);
+  ASSERT_TRUE(D.destroyEvent(E1).ok());
+}
+
+TEST(DevicesTest, ErrorCodesMirrorCuda) {
+  EXPECT_EQ(static_cast<int>(ErrorCode::InvalidValue), 1);
+  EXPECT_EQ(static_cast<int>(ErrorCode::MemoryAllocation), 2);
+  EXPECT_EQ(static_cast<int>(ErrorCode::InvalidDevicePointer), 17);
+  EXPECT_EQ(static_cast<int>(ErrorCode::InvalidMemcpyDirection), 21);
+  EXPECT_EQ(static_cast<int>(ErrorCode::NoDevice), 100);
+  EXPECT_EQ(static_cast<int>(ErrorCode::InvalidDevice), 101);
+  EXPECT_EQ(static_cast<int>(ErrorCode::InvalidResourceHandle), 400);
+  EXPECT_EQ(static_cast<int>(ErrorCode::LaunchFailure), 719);
+  EXPECT_STREQ(getErrorName(ErrorCode::MemoryAllocation),
+               "cudaErrorMemoryAllocation");
+  EXPECT_STREQ(getErrorDescription(ErrorCode::MemoryAllocation),
+               "out of memory");
+  EXPECT_EQ(Result::success().toString(), "success");
+  EXPECT_EQ(Result::error(ErrorCode::InvalidValue, "x").toString(),
+            "cudaErrorInvalidValue: x");
+}
+
+} // namespace
