@@ -45,6 +45,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PatternMatch.h"
 #include "llvm/IR/ReplaceConstant.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/Linker/Linker.h"
@@ -54,6 +55,7 @@
 #include "llvm/Transforms/Utils/Local.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
+#include <functional>
 #include <optional>
 
 using namespace llvm;
@@ -402,6 +404,7 @@ private:
   std::optional<Refusal> classifyAndLowerCalls();
   std::optional<Refusal> checkDivergence();
   void rematerializeSRegs();
+  void rematerializePureValues();
   void splitAtSyncPoints();
   void demoteCrossBlockValues();
   void computeRegions();
@@ -418,6 +421,15 @@ private:
   ThreadLoop buildThreadLoop(BasicBlock *Pre, const Twine &Name);
   Value *perThreadSlot(IRBuilder<> &B, AllocaInst *A, Value *Lin);
   void emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post);
+  ThreadLoop emitRegionCopy(unsigned S, BasicBlock *Pre, const Twine &Name,
+                            ArrayRef<std::pair<Instruction *, bool>> Folds);
+  bool regionIsParallel(unsigned S) const;
+  Value *mapPure(Value *V, IRBuilder<> &B, int Dim, Value *TidVal,
+                 DenseMap<Value *, Value *> &Memo);
+  std::optional<std::pair<Value *, Value *>>
+  blockWideTruth(Value *C, IRBuilder<> &B);
+  Value *analyzeGuards(unsigned S, IRBuilder<> &B,
+                       SmallVectorImpl<std::pair<Instruction *, bool>> &Folds);
   void replaceThreadValues(Instruction &I, const ThreadLoop &L);
   void emitGather(CallInst *Op, const SyncPoint &SP, const ThreadLoop &L,
                   BasicBlock *Pre);
@@ -678,6 +690,110 @@ void KernelLowering::rematerializeSRegs() {
     }
     CI->eraseFromParent();
   }
+}
+
+/// A value that is the same wherever it is computed: a pure function of
+/// special registers (thread ids, block ids, launch dimensions), kernel
+/// arguments, addresses of shared variables and private allocas, and
+/// constants, through integer arithmetic (no division), casts, comparisons,
+/// selects and GEPs. Cost counts the instructions of its expression tree.
+static bool isRematerializable(Value *V, DenseMap<Instruction *, unsigned> &Cost,
+                               unsigned &Out) {
+  Out = 0;
+  if (isa<Constant>(V) || isa<Argument>(V) || isa<AllocaInst>(V))
+    return true;
+  auto *I = dyn_cast<Instruction>(V);
+  if (!I)
+    return false;
+  if (auto It = Cost.find(I); It != Cost.end()) {
+    Out = It->second;
+    return Out != ~0u;
+  }
+  Cost[I] = ~0u; // no cycles through phis, but be safe
+  bool Ok = false;
+  if (auto *CI = dyn_cast<CallInst>(I))
+    Ok = classifyCall(*CI) == CallKind::SReg;
+  else if (auto *BO = dyn_cast<BinaryOperator>(I))
+    Ok = BO->getType()->isIntOrIntVectorTy() && !BO->isIntDivRem();
+  else
+    Ok = isa<CastInst>(I) || isa<ICmpInst>(I) || isa<SelectInst>(I) ||
+         isa<GetElementPtrInst>(I) || isa<FreezeInst>(I);
+  if (isa<CastInst>(I) && !I->getType()->isIntOrPtrTy())
+    Ok = false;
+  unsigned Total = 1;
+  if (Ok && !isa<CallInst>(I))
+    for (Value *Op : I->operands()) {
+      unsigned C;
+      if (!isRematerializable(Op, Cost, C)) {
+        Ok = false;
+        break;
+      }
+      Total += C;
+    }
+  // Keep the recomputed trees small.
+  if (Ok && Total > 24)
+    Ok = false;
+  Cost[I] = Ok ? Total : ~0u;
+  Out = Ok ? Total : 0;
+  return Ok;
+}
+
+void KernelLowering::rematerializePureValues() {
+  // Values that cross blocks are demoted to allocas, and those live at a
+  // sync point get a slot per thread: every region would then reload, say,
+  // &sdata[tid] from memory, which hides the address from SCEV and the
+  // vectorizer. A pure function of thread ids and launch values is instead
+  // recomputed at each use in another block (as the special registers are).
+  DenseMap<Instruction *, unsigned> Cost;
+  SmallVector<Use *, 32> Uses;
+  for (BasicBlock &BB : K) {
+    if (&BB == AllocaBB)
+      continue;
+    for (Instruction &I : BB) {
+      if (isa<CallInst>(&I) || isa<AllocaInst>(&I))
+        continue; // special registers are rematerialized already
+      unsigned C;
+      bool Crosses = any_of(I.uses(), [&](Use &U) {
+        auto *UI = cast<Instruction>(U.getUser());
+        return UI->getParent() != &BB || isa<PHINode>(UI);
+      });
+      if (!Crosses || !isRematerializable(&I, Cost, C))
+        continue;
+      for (Use &U : I.uses())
+        if (auto *UI = cast<Instruction>(U.getUser());
+            UI->getParent() != &BB || isa<PHINode>(UI))
+          Uses.push_back(&U);
+    }
+  }
+  // Clones I before At, with the operands that are not available there
+  // (defined in another block) cloned too.
+  std::function<Value *(Instruction *, Instruction *)> CloneAt =
+      [&](Instruction *I, Instruction *At) -> Value * {
+    Instruction *C = I->clone();
+    for (Use &Op : C->operands())
+      if (auto *OI = dyn_cast<Instruction>(Op.get());
+          OI && !isa<AllocaInst>(OI) && OI->getParent() != At->getParent())
+        Op.set(CloneAt(OI, At));
+    C->insertBefore(At);
+    if (I->hasName())
+      C->setName(I->getName() + ".remat");
+    return C;
+  };
+  for (Use *U : Uses) {
+    auto *I = cast<Instruction>(U->get());
+    auto *User = cast<Instruction>(U->getUser());
+    Instruction *At = User;
+    if (auto *Phi = dyn_cast<PHINode>(User))
+      At = Phi->getIncomingBlock(*U)->getTerminator();
+    if (At->getParent() == I->getParent())
+      continue; // a phi whose incoming edge comes from I's own block
+    U->set(CloneAt(I, At));
+  }
+  for (BasicBlock &BB : K)
+    for (Instruction &I : make_early_inc_range(reverse(BB)))
+      if (I.use_empty() && !I.isTerminator() && Cost.count(&I) &&
+          Cost[&I] != ~0u && !isa<CallInst>(&I))
+        I.eraseFromParent();
 }
 
 void KernelLowering::splitAtSyncPoints() {
@@ -1111,12 +1227,303 @@ void KernelLowering::emitGather(CallInst *Op, const SyncPoint &SP,
   Op->eraseFromParent();
 }
 
-void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
+/// Whether the threads of region S may run as a loop whose iterations are
+/// independent (llvm.loop.parallel_accesses): by the CUDA/OpenCL memory
+/// model, two threads of a block that touch one location between two
+/// barriers, one of them writing, race, unless the accesses are atomic or the
+/// code is warp-synchronous. So: not in guarded mode, not in a gather region,
+/// not with atomics, fences or volatile accesses, not where lanes publish
+/// operands for a warp operation, and not when the region uses private memory
+/// that the host function shares between threads (a kernel array that did
+/// not get per-thread slots).
+bool KernelLowering::regionIsParallel(unsigned S) const {
+  if (Guarded || Syncs[S].Kind == SyncKind::Gather)
+    return false;
+  for (BasicBlock *BB : Regions[S].Blocks)
+    for (Instruction &I : *BB) {
+      if (isa<AtomicRMWInst>(&I) || isa<AtomicCmpXchgInst>(&I) ||
+          isa<FenceInst>(&I))
+        return false;
+      if (auto *LI = dyn_cast<LoadInst>(&I);
+          LI && (LI->isVolatile() || LI->isAtomic()))
+        return false;
+      if (auto *SI = dyn_cast<StoreInst>(&I)) {
+        if (SI->isVolatile() || SI->isAtomic())
+          return false;
+        if (auto *A = dyn_cast<AllocaInst>(SI->getPointerOperand());
+            A && XchgAllocas.contains(A))
+          return false;
+      }
+      if (auto *MI = dyn_cast<MemIntrinsic>(&I); MI && MI->isVolatile())
+        return false;
+      if (auto *CI = dyn_cast<CallInst>(&I)) {
+        Function *F = CI->getCalledFunction();
+        if (!F || (!F->isIntrinsic() &&
+                   !F->getName().starts_with("__cleave_rt_fma_")))
+          return false;
+      }
+    }
+  // A kernel array in one host alloca shared by the threads in turn (a
+  // single-region kernel): its address may reach any region.
+  for (AllocaInst *A : Allocas)
+    if (!PerThreadOffset.count(A) && !Demoted.contains(A))
+      return false;
+  return true;
+}
+
+/// The value of the pure kernel expression V in the host function (built
+/// with B), where tid.Dim reads TidVal; nullptr when V depends on anything
+/// else than block-uniform values (arguments, ntid, ctaid, nctaid) and that
+/// thread id. Poison-generating flags are dropped: the copy may be evaluated
+/// for a thread whose original computation would not have run.
+Value *KernelLowering::mapPure(Value *V, IRBuilder<> &B, int Dim,
+                               Value *TidVal,
+                               DenseMap<Value *, Value *> &Memo) {
+  if (isa<ConstantInt>(V))
+    return V;
+  if (auto It = Memo.find(V); It != Memo.end())
+    return It->second;
+  Value *R = nullptr;
+  if (auto *A = dyn_cast<Argument>(V)) {
+    if (A->getType()->isIntegerTy())
+      for (auto &[From, To] : BaseMap)
+        if (From == A)
+          R = To;
+  } else if (auto *CI = dyn_cast<CallInst>(V)) {
+    if (classifyCall(*CI) == CallKind::SReg) {
+      StringRef N = CI->getCalledFunction()->getName();
+      N.consume_front("llvm.nvvm.read.ptx.sreg.");
+      unsigned D = N.empty() ? 0 : N.back() - 'x';
+      if (N.starts_with("tid.") && int(D) == Dim)
+        R = TidVal;
+      else if (N.starts_with("ntid."))
+        R = BlockDim[D];
+      else if (N.starts_with("ctaid."))
+        R = BlockIdx[D];
+      else if (N.starts_with("nctaid."))
+        R = GridDim[D];
+    }
+  } else if (auto *I = dyn_cast<Instruction>(V)) {
+    bool Ok = false;
+    if (auto *BO = dyn_cast<BinaryOperator>(I))
+      Ok = BO->getType()->isIntegerTy() && !BO->isIntDivRem();
+    else
+      Ok = (isa<CastInst>(I) && I->getType()->isIntegerTy() &&
+            I->getOperand(0)->getType()->isIntegerTy()) ||
+           isa<ICmpInst>(I) || isa<SelectInst>(I);
+    SmallVector<Value *, 3> Ops;
+    for (Value *Op : I->operands()) {
+      if (!Ok)
+        break;
+      Ops.push_back(mapPure(Op, B, Dim, TidVal, Memo));
+      Ok = Ops.back() != nullptr;
+    }
+    if (Ok) {
+      Instruction *C = I->clone();
+      for (unsigned K = 0; K < Ops.size(); ++K)
+        C->setOperand(K, Ops[K]);
+      C->dropPoisonGeneratingFlags();
+      R = B.Insert(C);
+    }
+  }
+  Memo[V] = R;
+  return R;
+}
+
+/// For a branch condition C of the kernel: block-uniform i1 values "C holds
+/// for every thread of the block" and "C fails for every thread", computed
+/// with B before the thread loops; nullopt when C is not of a supported form.
+/// Supported: and/or/not of comparisons between a block-uniform value and
+/// either a block-uniform value or an increasing function of one thread id,
+/// ext(U + ext(tid.d)) (U uniform, any of the integer extensions). Such a
+/// function is monotone over the block when U + (ntid.d - 1) overflows
+/// neither as a signed nor as an unsigned addition (checked at run time):
+/// then the values for tid.d = 0 .. ntid.d-1 increase in both orders and
+/// keep one sign, which the extensions preserve, so a comparison against a
+/// uniform bound holds for all threads exactly when it holds at the
+/// relevant end (the first or the last thread).
+std::optional<std::pair<Value *, Value *>>
+KernelLowering::blockWideTruth(Value *C, IRBuilder<> &B) {
+  using namespace PatternMatch;
+  Value *X, *Y;
+  if (match(C, m_Not(m_Value(X)))) {
+    auto R = blockWideTruth(X, B);
+    if (!R)
+      return std::nullopt;
+    return std::make_pair(R->second, R->first);
+  }
+  if (match(C, m_LogicalAnd(m_Value(X), m_Value(Y))) ||
+      match(C, m_LogicalOr(m_Value(X), m_Value(Y)))) {
+    bool IsAnd = match(C, m_LogicalAnd(m_Value(), m_Value()));
+    auto RX = blockWideTruth(X, B), RY = blockWideTruth(Y, B);
+    if (!RX || !RY)
+      return std::nullopt;
+    if (IsAnd)
+      return std::make_pair(B.CreateAnd(RX->first, RY->first),
+                            B.CreateOr(RX->second, RY->second));
+    return std::make_pair(B.CreateOr(RX->first, RY->first),
+                          B.CreateAnd(RX->second, RY->second));
+  }
+  auto *Cmp = dyn_cast<ICmpInst>(C);
+  if (!Cmp || !Cmp->getOperand(0)->getType()->isIntegerTy())
+    return std::nullopt;
+  DenseMap<Value *, Value *> Memo;
+  if (Value *U = mapPure(Cmp, B, -1, nullptr, Memo)) // block-uniform
+    return std::make_pair(U, B.CreateNot(U));
+  // Which side depends on a thread id: ext*(U + ext*(tid.d)).
+  auto TidDim = [&](Value *V) -> int {
+    while (isa<ZExtInst>(V) || isa<SExtInst>(V))
+      V = cast<Instruction>(V)->getOperand(0);
+    auto *CI = dyn_cast<CallInst>(V);
+    if (!CI || classifyCall(*CI) != CallKind::SReg)
+      return -1;
+    StringRef N = CI->getCalledFunction()->getName();
+    if (!N.consume_front("llvm.nvvm.read.ptx.sreg.tid."))
+      return -1;
+    return N[0] - 'x';
+  };
+  auto Increasing = [&](Value *V, int &Dim, Value *&Core,
+                        Value *&Uni) -> bool {
+    while (isa<ZExtInst>(V) || isa<SExtInst>(V))
+      V = cast<Instruction>(V)->getOperand(0);
+    Core = V;
+    if ((Dim = TidDim(V)) >= 0) {
+      Uni = nullptr;
+      return true;
+    }
+    Value *A, *Bv;
+    if (!match(V, m_Add(m_Value(A), m_Value(Bv))))
+      return false;
+    if ((Dim = TidDim(Bv)) >= 0) {
+      Uni = A;
+      return true;
+    }
+    if ((Dim = TidDim(A)) >= 0) {
+      Uni = Bv;
+      return true;
+    }
+    return false;
+  };
+  CmpInst::Predicate P = Cmp->getPredicate();
+  Value *L = Cmp->getOperand(0), *Rhs = Cmp->getOperand(1);
+  int Dim;
+  Value *Core, *Uni;
+  if (!Increasing(L, Dim, Core, Uni)) {
+    std::swap(L, Rhs);
+    P = CmpInst::getSwappedPredicate(P);
+    if (!Increasing(L, Dim, Core, Uni))
+      return std::nullopt;
+  }
+  if (!ICmpInst::isRelational(P))
+    return std::nullopt;
+  Value *RhsV = mapPure(Rhs, B, -1, nullptr, Memo);
+  Value *UniV = Uni ? mapPure(Uni, B, -1, nullptr, Memo) : nullptr;
+  if (!RhsV || (Uni && !UniV))
+    return std::nullopt;
+  Type *CoreTy = Core->getType();
+  Value *LastTid = B.CreateSub(BlockDim[Dim], B.getInt32(1));
+  // tid.d itself must not look negative to a sign extension.
+  Value *Mono = B.CreateICmpSGE(LastTid, B.getInt32(0));
+  if (UniV) {
+    Value *Step = B.CreateZExtOrTrunc(LastTid, CoreTy);
+    if (CoreTy->getIntegerBitWidth() < 32)
+      return std::nullopt;
+    Value *SOv = B.CreateExtractValue(
+        B.CreateBinaryIntrinsic(Intrinsic::sadd_with_overflow, UniV, Step), 1);
+    Value *UOv = B.CreateExtractValue(
+        B.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, UniV, Step), 1);
+    Mono = B.CreateAnd(Mono, B.CreateNot(B.CreateOr(SOv, UOv)));
+  }
+  DenseMap<Value *, Value *> M0, M1;
+  for (auto &KV : Memo) // uniform parts are shared by both ends
+    if (KV.second) {
+      M0.insert(KV);
+      M1.insert(KV);
+    }
+  Value *First = mapPure(L, B, Dim, B.getInt32(0), M0);
+  Value *Last = mapPure(L, B, Dim, LastTid, M1);
+  if (!First || !Last)
+    return std::nullopt;
+  bool Less = ICmpInst::isLT(P) || ICmpInst::isLE(P);
+  Value *AtFirst = B.CreateICmp(P, First, RhsV);
+  Value *AtLast = B.CreateICmp(P, Last, RhsV);
+  Value *AllTrue = B.CreateAnd(Mono, Less ? AtLast : AtFirst);
+  Value *AllFalse = B.CreateAnd(Mono, B.CreateNot(Less ? AtFirst : AtLast));
+  return std::make_pair(AllTrue, AllFalse);
+}
+
+/// Guard versioning (docs/cpu-performance.md, finding 1): for each branch of
+/// region S whose condition is the same for every thread of the block in
+/// the common case (`if (i < n)`, `if (x >= w || y >= h) return`), decide
+/// which outcome the fast copy assumes (the side that does not just leave
+/// the region) and return the block-uniform condition under which every
+/// assumption holds; nullptr when there is nothing to version.
+Value *KernelLowering::analyzeGuards(
+    unsigned S, IRBuilder<> &B,
+    SmallVectorImpl<std::pair<Instruction *, bool>> &Folds) {
+  if (Guarded)
+    return nullptr;
+  auto Leaves = [&](BasicBlock *BB) {
+    // Leaves the region at once: a sync block, a return, or a jump there.
+    for (int Hop = 0; Hop < 2 && BB; ++Hop) {
+      if (SyncIndex.count(BB))
+        return true;
+      Instruction *I = BB->getFirstNonPHI();
+      if (isa<ReturnInst>(I))
+        return true;
+      auto *Br = dyn_cast<BranchInst>(I);
+      BB = Br && Br->isUnconditional() ? Br->getSuccessor(0) : nullptr;
+    }
+    return false;
+  };
+  SmallPtrSet<BasicBlock *, 16> InRegion(Regions[S].Blocks.begin(),
+                                         Regions[S].Blocks.end());
+  Value *Fast = nullptr;
+  SmallPtrSet<Value *, 8> Seen;
+  for (BasicBlock *BB : Regions[S].Blocks) {
+    auto *Br = dyn_cast<BranchInst>(BB->getTerminator());
+    if (!Br || !Br->isConditional())
+      continue;
+    auto *C = dyn_cast<Instruction>(Br->getCondition());
+    if (!C || !InRegion.contains(C->getParent()) || !Seen.insert(C).second)
+      continue;
+    // Only worth it for conditions that involve a thread id (others are
+    // loop-invariant and unswitched by the optimizer anyway).
+    bool UsesTid = false;
+    SmallVector<Value *, 16> Work{C};
+    SmallPtrSet<Value *, 16> Visited;
+    while (!Work.empty() && !UsesTid) {
+      Value *V = Work.pop_back_val();
+      if (!Visited.insert(V).second)
+        continue;
+      if (auto *CI = dyn_cast<CallInst>(V)) {
+        if (classifyCall(*CI) == CallKind::SReg &&
+            CI->getCalledFunction()->getName().contains(".tid."))
+          UsesTid = true;
+      } else if (auto *I = dyn_cast<Instruction>(V)) {
+        if (!isa<PHINode>(I) && !isa<LoadInst>(I))
+          append_range(Work, I->operands());
+      }
+    }
+    if (!UsesTid)
+      continue;
+    auto R = blockWideTruth(C, B);
+    if (!R)
+      continue;
+    bool Assume = !(Leaves(Br->getSuccessor(0)) && !Leaves(Br->getSuccessor(1)));
+    Value *Ok = Assume ? R->first : R->second;
+    Fast = Fast ? B.CreateAnd(Fast, Ok) : Ok;
+    Folds.push_back({C, Assume});
+  }
+  return Fast ? B.CreateFreeze(Fast, "all.threads.agree") : nullptr;
+}
+
+KernelLowering::ThreadLoop KernelLowering::emitRegionCopy(
+    unsigned S, BasicBlock *Pre, const Twine &Name,
+    ArrayRef<std::pair<Instruction *, bool>> Folds) {
   const SyncPoint &SP = Syncs[S];
-  ThreadLoop L = buildThreadLoop(Pre, "r" + Twine(S));
+  ThreadLoop L = buildThreadLoop(Pre, Name);
   IRBuilder<> B(L.Body);
-  if (!Guarded)
-    new StoreInst(B.getInt32(RetKey), NextSlot, Pre->getTerminator());
 
   ValueToValueMapTy VMap;
   for (auto &[From, To] : BaseMap)
@@ -1127,14 +1534,14 @@ void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
       VMap[A] = perThreadSlot(B, A, Lin);
   BasicBlock *Run = L.Body;
   if (Guarded) {
-    Run = BasicBlock::Create(Ctx, "r" + Twine(S) + ".run", Host);
+    Run = BasicBlock::Create(Ctx, Name + ".run", Host);
     Value *Here = B.CreateICmpEQ(B.CreateLoad(B.getInt32Ty(), VMap[PC]),
                                  B.getInt32(SP.Key));
     B.CreateCondBr(Here, Run, L.Latch);
   }
   // Exit stubs: record the next state, go to the next thread.
-  auto MakeStub = [&](uint32_t Key, const Twine &Name) {
-    BasicBlock *Stub = BasicBlock::Create(Ctx, Name, Host);
+  auto MakeStub = [&](uint32_t Key, const Twine &StubName) {
+    BasicBlock *Stub = BasicBlock::Create(Ctx, StubName, Host);
     IRBuilder<> SB(Stub);
     SB.CreateStore(SB.getInt32(Key),
                    Guarded ? cast<Value>(VMap[PCNext]) : NextSlot);
@@ -1143,16 +1550,16 @@ void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
   };
   SmallVector<BasicBlock *, 8> Stubs;
   for (const SyncPoint &T : Syncs) {
-    BasicBlock *Stub = MakeStub(T.Key, "r" + Twine(S) + ".to." + Twine(T.Key));
+    BasicBlock *Stub = MakeStub(T.Key, Name + ".to." + Twine(T.Key));
     VMap[T.BB] = Stub;
     Stubs.push_back(Stub);
   }
-  BasicBlock *RetStub = MakeStub(RetKey, "r" + Twine(S) + ".ret");
+  BasicBlock *RetStub = MakeStub(RetKey, Name + ".ret");
   Stubs.push_back(RetStub);
 
   SmallVector<BasicBlock *, 16> Clones;
   for (BasicBlock *BB : Regions[S].Blocks) {
-    BasicBlock *NB = CloneBasicBlock(BB, VMap, ".r" + Twine(S), Host);
+    BasicBlock *NB = CloneBasicBlock(BB, VMap, "." + Name, Host);
     Clones.push_back(NB);
     if (BB != SP.BB)
       VMap[BB] = NB;
@@ -1172,11 +1579,60 @@ void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
       replaceThreadValues(I, L);
     }
   }
+  // The fast copy of a versioned region: the guards hold (or fail) for
+  // every thread, so their conditions are constants here.
+  for (auto &[C, V] : Folds)
+    if (Value *CC = VMap.lookup(C)) {
+      auto *CI = cast<Instruction>(CC);
+      CI->replaceAllUsesWith(ConstantInt::getBool(Ctx, V));
+      CI->eraseFromParent();
+    }
   if (SP.Kind == SyncKind::Gather)
     emitGather(cast<CallInst>(VMap[SP.Op]), SP, L, Pre);
   for (BasicBlock *Stub : Stubs)
     if (pred_empty(Stub))
       Stub->eraseFromParent();
+
+  if (regionIsParallel(S)) {
+    // Iterations of the x-loop are threads of one region: independent.
+    MDNode *Group = MDNode::getDistinct(Ctx, {});
+    for (BasicBlock *NB : Clones)
+      for (Instruction &I : *NB)
+        if (I.mayReadOrWriteMemory())
+          I.setMetadata(LLVMContext::MD_access_group, Group);
+    MDNode *Parallel = MDNode::get(
+        Ctx, {MDString::get(Ctx, "llvm.loop.parallel_accesses"), Group});
+    auto Tmp = MDNode::getTemporary(Ctx, {});
+    MDNode *LoopID = MDNode::getDistinct(Ctx, {Tmp.get(), Parallel});
+    LoopID->replaceOperandWith(0, LoopID);
+    L.Latch->getTerminator()->setMetadata(LLVMContext::MD_loop, LoopID);
+  }
+  return L;
+}
+
+void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
+  const SyncPoint &SP = Syncs[S];
+  IRBuilder<> B(Pre);
+  if (!Guarded)
+    B.CreateStore(B.getInt32(RetKey), NextSlot);
+  SmallVector<std::pair<Instruction *, bool>, 4> Folds;
+  Value *Fast = analyzeGuards(S, B, Folds);
+  ThreadLoop L;
+  if (!Fast) {
+    L = emitRegionCopy(S, Pre, "r" + Twine(S), {});
+  } else {
+    // Two copies of the thread loops: the fast one with the guards folded,
+    // chosen per block, and the general one.
+    auto *FastPre = BasicBlock::Create(Ctx, "r" + Twine(S) + ".fast.pre", Host);
+    auto *SlowPre = BasicBlock::Create(Ctx, "r" + Twine(S) + ".slow.pre", Host);
+    B.CreateCondBr(Fast, FastPre, SlowPre);
+    ThreadLoop LF = emitRegionCopy(S, FastPre, "r" + Twine(S) + ".fast", Folds);
+    L = emitRegionCopy(S, SlowPre, "r" + Twine(S), {});
+    auto *Join = BasicBlock::Create(Ctx, "r" + Twine(S) + ".join", Host);
+    IRBuilder<>(LF.Exit).CreateBr(Join);
+    IRBuilder<>(L.Exit).CreateBr(Join);
+    L.Exit = Join;
+  }
 
   // After the threads: pick the next state.
   IRBuilder<> PB(L.Exit);
@@ -1373,6 +1829,7 @@ std::optional<Refusal> KernelLowering::run() {
   fuseContractablePairs(K);
   rematerializeSRegs();
   splitAtSyncPoints();
+  rematerializePureValues();
   demoteCrossBlockValues();
   computeRegions();
   layOutStorage();
@@ -1490,6 +1947,70 @@ void defineWarpBitsHelper(Function &F) {
   B.CreateRet(Out);
 }
 
+/// The f32 directed-rounding FMA (fma.rz/rm/rp.f32) as IR, so that it is
+/// inlined and vectorized instead of called: the same algorithm, bit for
+/// bit, as __cleave_rt_fma_*_f32 in runtime/lib/cpu/CpuMath.cpp. a*b is
+/// exact in double, TwoSum gives the exact error e of s = a*b + c, and s + e
+/// is rounded to float in the direction by a step of nextafter from the
+/// nearest float when that lies on the wrong side.
+void defineFmaDirectedF32(Function &F, char Mode /* 'z', 'm', 'p' */) {
+  LLVMContext &C = F.getContext();
+  F.setLinkage(GlobalValue::InternalLinkage);
+  F.addFnAttr(Attribute::AlwaysInline);
+  F.addFnAttr(Attribute::NoUnwind);
+  F.setDoesNotAccessMemory();
+  auto *Entry = BasicBlock::Create(C, "entry", &F);
+  IRBuilder<> B(Entry);
+  Type *F32 = B.getFloatTy(), *F64 = B.getDoubleTy(), *I32 = B.getInt32Ty();
+  Value *A = B.CreateFPExt(F.getArg(0), F64);
+  Value *Bv = B.CreateFPExt(F.getArg(1), F64);
+  Value *Cv = B.CreateFPExt(F.getArg(2), F64);
+  Value *P = B.CreateFMul(A, Bv);
+  Value *S = B.CreateFAdd(P, Cv);
+  Value *Bp = B.CreateFSub(S, P);
+  Value *E = B.CreateFAdd(B.CreateFSub(P, B.CreateFSub(S, Bp)),
+                          B.CreateFSub(Cv, Bp));
+  Value *Fl = B.CreateFPTrunc(S, F32);
+  Value *Fd = B.CreateFPExt(Fl, F64);
+  Value *Zero = ConstantFP::get(F64, 0.0);
+  // Sign of (F - exact): F against s first, then against e.
+  Value *Above = B.CreateOr(B.CreateFCmpOGT(Fd, S),
+                            B.CreateAnd(B.CreateFCmpOEQ(Fd, S),
+                                        B.CreateFCmpOLT(E, Zero)));
+  Value *Below = B.CreateOr(B.CreateFCmpOLT(Fd, S),
+                            B.CreateAnd(B.CreateFCmpOEQ(Fd, S),
+                                        B.CreateFCmpOGT(E, Zero)));
+  Value *WantDown;
+  if (Mode == 'm')
+    WantDown = B.getTrue();
+  else if (Mode == 'p')
+    WantDown = B.getFalse();
+  else // toward zero: down when the exact value is not negative
+    WantDown = B.CreateNot(B.CreateOr(
+        B.CreateFCmpOLT(B.CreateFAdd(S, E), Zero),
+        B.CreateAnd(B.CreateFCmpOEQ(S, Zero), B.CreateFCmpOLT(E, Zero))));
+  // nextafter(F, -inf) and nextafter(F, +inf) on the bits (F is not NaN
+  // here: s is finite).
+  Value *Bits = B.CreateBitCast(Fl, I32);
+  Value *IsZero = B.CreateFCmpOEQ(Fl, ConstantFP::get(F32, 0.0));
+  Value *Pos = B.CreateFCmpOGT(Fl, ConstantFP::get(F32, 0.0));
+  Value *Inc = B.CreateAdd(Bits, B.getInt32(1));
+  Value *Dec = B.CreateSub(Bits, B.getInt32(1));
+  Value *DownBits = B.CreateSelect(
+      IsZero, B.getInt32(0x80000001u), B.CreateSelect(Pos, Dec, Inc));
+  Value *UpBits = B.CreateSelect(IsZero, B.getInt32(1),
+                                 B.CreateSelect(Pos, Inc, Dec));
+  Value *Down = B.CreateBitCast(DownBits, F32);
+  Value *Up = B.CreateBitCast(UpBits, F32);
+  Value *R = B.CreateSelect(
+      B.CreateAnd(WantDown, Above), Down,
+      B.CreateSelect(B.CreateAnd(B.CreateNot(WantDown), Below), Up, Fl));
+  // A non-finite s (overflow of the sum, inf or NaN inputs) rounds as is.
+  Value *Finite = B.CreateFCmpOLT(B.CreateUnaryIntrinsic(Intrinsic::fabs, S),
+                                  ConstantFP::getInfinity(F64));
+  B.CreateRet(B.CreateSelect(Finite, R, Fl));
+}
+
 struct LoweredKernel {
   Function *Host;
   std::string Name;
@@ -1507,8 +2028,11 @@ static void remarkRefused(OptimizationRemarkEmitter &ORE, Function &Kernel,
     raw_string_ostream OS(Where);
     if (R.At)
       printLocation(OS, *R.At);
-    OptimizationRemarkMissed Remark(PassName, "NoCPUVariant",
-                                    R.At ? R.At : &*Kernel.getEntryBlock().begin());
+    OptimizationRemarkMissed Remark =
+        R.At ? OptimizationRemarkMissed(PassName, "NoCPUVariant",
+                                        userLocation(*R.At), R.At->getParent())
+             : OptimizationRemarkMissed(PassName, "NoCPUVariant",
+                                        &*Kernel.getEntryBlock().begin());
     Remark << "kernel " << displayName(Kernel)
            << " stays GPU-only: " << R.What << OS.str();
     return Remark;
@@ -1628,6 +2152,15 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
   if (Function *Bits = Host->getFunction(WarpBitsHelper);
       Bits && !Bits->use_empty())
     defineWarpBitsHelper(*Bits);
+  for (char Mode : {'z', 'm', 'p'})
+    if (Function *Fma = Host->getFunction(std::string("__cleave_rt_fma_r") +
+                                          Mode + "_f32");
+        Fma && Fma->isDeclaration() && !Fma->use_empty()) {
+      // An internal copy under its own name: the runtime keeps the
+      // external helper (and its tests).
+      Fma->setName(std::string("__cleave_cpu_fma_r") + Mode + "_f32");
+      defineFmaDirectedF32(*Fma, Mode);
+    }
   // Drop what no variant uses (device-only globals, kernels' callees).
   bool Changed = true;
   while (Changed) {
