@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Fault.h"
+#include "Text.h"
 
 #include <cctype>
 #include <cstdio>
@@ -38,14 +39,6 @@ FaultInjector &FaultInjector::global() {
     return F;
   }();
   return *G;
-}
-
-static std::string_view trim(std::string_view S) {
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.front())))
-    S.remove_prefix(1);
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.back())))
-    S.remove_suffix(1);
-  return S;
 }
 
 Result FaultInjector::configure(std::string_view Text) {

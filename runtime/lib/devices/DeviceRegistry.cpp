@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceFactories.h"
+#include "../Text.h"
 
 #include <cctype>
 #include <cstdio>
@@ -13,14 +14,6 @@
 
 namespace cleave {
 namespace rt {
-
-static std::string_view trim(std::string_view S) {
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.front())))
-    S.remove_prefix(1);
-  while (!S.empty() && std::isspace(static_cast<unsigned char>(S.back())))
-    S.remove_suffix(1);
-  return S;
-}
 
 /// Parses "gpuN"; false when \p Tok is not of that form.
 static bool parseGpuOrdinal(std::string_view Tok, unsigned &N) {
