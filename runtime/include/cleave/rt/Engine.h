@@ -1,0 +1,138 @@
+//===- Engine.h - Registered programs and split launches --------*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). The engine is what the API layer
+// (cleave_rt.h and the CUDA-runtime subset) drives: it owns the registered
+// programs (bundles + their CPU symbols), loads each program's GPU image into
+// a device the first time a kernel of it runs there (once per device,
+// cached), and launches a kernel over a partition of its blocks across the
+// CPU and the GPUs at the same time (issue 4, section 4):
+//
+//   * each range's footprints are evaluated and its missing inputs moved;
+//   * GPUs run the partition-ready variant (PartitionParams.h) on their
+//     compute stream, CPU devices the CPU variant, concurrently;
+//   * outputs are reconciled: exact, disjoint write footprints only update
+//     validity; anything else runs merge kernels (on a GPU, or the CPU merge
+//     variant) so the buffer equals what one device alone would produce;
+//   * a kernel that cannot be split runs whole on one device;
+//   * a range whose device fails (launch, allocation, transfer; CLEAVE_FAULT
+//     too) is re-run on the remaining devices, reported once on stderr, and
+//     no data is lost.
+//
+// Engine::launch is synchronous: it returns when the launch's results are
+// in place (valid on some device). Asynchrony and stream order are the API
+// layer's (one worker per stream).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_ENGINE_H
+#define CLEAVE_RT_ENGINE_H
+
+#include "cleave/rt/Buffers.h"
+#include "cleave/rt/Bundle.h"
+#include "cleave/rt/CpuExecutor.h"
+#include "cleave/rt/CpuKernelABI.h"
+#include "cleave/rt/Device.h"
+#include "cleave/rt/Error.h"
+#include "cleave/rt/Launch.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+class Engine;
+class Program;
+
+/// A kernel of a registered program, ready to launch.
+struct KernelHandle {
+  const Program *Prog = nullptr;
+  const BundleKernel *Info = nullptr;
+  /// The CPU variant's descriptor, null when the kernel is GPU-only (or the
+  /// program's CPU object lacks it).
+  const cleave_cpu_kernel_desc *Cpu = nullptr;
+  /// The CPU merge variant, when the bundle has one.
+  const cleave_cpu_kernel_desc *CpuMerge = nullptr;
+};
+
+/// How the blocks of a launch are spread when the caller gives no
+/// partition.
+enum class PartitionPolicy {
+  /// Every device that can run the kernel gets an equal share of blocks.
+  Even,
+  /// Shares proportional to each device's throughput estimate (SMs x clock
+  /// for GPUs, worker threads for the CPU) until the model-driven
+  /// partitioner exists.
+  Proportional,
+  /// The whole grid on the best device (the first GPU, else the CPU).
+  SingleDevice,
+};
+
+/// "even", "proportional", "single"; false for anything else.
+bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out);
+
+struct KernelLaunchRequest {
+  const KernelHandle *Kernel = nullptr;
+  uint32_t Grid[3] = {1, 1, 1};
+  uint32_t Block[3] = {1, 1, 1};
+  uint64_t DynamicSharedBytes = 0;
+  /// kernelParams-style, one entry per parameter of the original kernel.
+  /// Pointer arguments are virtual pointers (BufferManager) or null.
+  void **Args = nullptr;
+  /// Explicit block ranges (device = index in the engine's device list),
+  /// covering the grid once; empty: the engine's policy decides.
+  std::vector<PartitionRange> Partition;
+};
+
+class Engine {
+public:
+  /// Devices, buffers and the CPU executor are not owned; they outlive the
+  /// engine. Devices are the BufferManager's (same indices).
+  Engine(BufferManager &Bufs, CpuExecutor &Exec,
+         PartitionPolicy Policy = PartitionPolicy::Proportional);
+  ~Engine();
+  Engine(const Engine &) = delete;
+  Engine &operator=(const Engine &) = delete;
+
+  /// Registers a program: the bundle's bytes (copied) and the CPU symbols
+  /// (name -> address) its CPU entries and variable copies resolve to.
+  /// InvalidKernelImage with the loader's message for a bad bundle.
+  Result addProgram(const void *BundleData, size_t BundleSize,
+                    std::map<std::string, void *> CpuSymbols);
+
+  /// The kernel whose symbol is \p Name in any registered program, or null.
+  const KernelHandle *findKernel(std::string_view Name) const;
+
+  /// Runs a launch; see the file comment. Fills \p Plan.
+  Result launch(const KernelLaunchRequest &Req, LaunchPlan &Plan);
+
+  /// cudaMemcpyToSymbol / FromSymbol on the variable called \p Name (its
+  /// device symbol): the host value is kept, and every device that runs a
+  /// kernel of the program gets it before that kernel runs (replicated).
+  Result copyToSymbol(std::string_view Name, uint64_t Offset, const void *Src,
+                      uint64_t Bytes);
+  Result copyFromSymbol(std::string_view Name, uint64_t Offset, void *Dst,
+                        uint64_t Bytes);
+  /// The size of a variable, or NotSupported-free InvalidValue if unknown.
+  Result symbolSize(std::string_view Name, uint64_t &Bytes) const;
+
+  PartitionPolicy policy() const { return Policy; }
+  void setPolicy(PartitionPolicy P) { Policy = P; }
+  BufferManager &buffers() { return Bufs; }
+
+private:
+  struct Impl;
+  BufferManager &Bufs;
+  CpuExecutor &Exec;
+  PartitionPolicy Policy;
+  std::unique_ptr<Impl> I;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif
