@@ -1,0 +1,277 @@
+//===- Partitioner.cpp - SKMD's greedy partitioner, corrected -------------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/Partitioner.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cleave/rt/Partitioner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace cleave {
+namespace rt {
+
+namespace {
+
+constexpr double Infinity = std::numeric_limits<double>::infinity();
+
+/// Milliseconds to move \p Bytes at \p GBps (1e9 bytes/s).
+double transferMs(double Bytes, double GBps) {
+  if (Bytes <= 0)
+    return 0;
+  if (GBps <= 0)
+    return Infinity;
+  return Bytes / (GBps * 1e6);
+}
+
+/// min(own, aggregate / sharers), or own when there is no aggregate limit.
+double sharedBandwidth(double Own, double Aggregate, unsigned Sharers) {
+  if (Aggregate <= 0 || Sharers == 0)
+    return Own;
+  return std::min(Own, Aggregate / Sharers);
+}
+
+} // namespace
+
+void PerfTable::set(uint64_t Blocks, double BlocksPerMs) {
+  if (Blocks == 0 || !(BlocksPerMs > 0))
+    return;
+  auto It = std::lower_bound(
+      Rows.begin(), Rows.end(), Blocks,
+      [](const std::pair<uint64_t, double> &R, uint64_t B) {
+        return R.first < B;
+      });
+  if (It != Rows.end() && It->first == Blocks)
+    It->second = BlocksPerMs;
+  else
+    Rows.insert(It, {Blocks, BlocksPerMs});
+}
+
+double PerfTable::throughput(uint64_t Blocks) const {
+  if (Rows.empty())
+    return 0;
+  auto It = std::lower_bound(
+      Rows.begin(), Rows.end(), Blocks,
+      [](const std::pair<uint64_t, double> &R, uint64_t B) {
+        return R.first < B;
+      });
+  if (It == Rows.end())
+    --It;
+  return It->second;
+}
+
+double PerfTable::timeMs(uint64_t Blocks) const {
+  if (Blocks == 0)
+    return 0;
+  double T = throughput(Blocks);
+  return T > 0 ? double(Blocks) / T : Infinity;
+}
+
+double predictPartition(const PartitionProblem &P,
+                        const std::vector<uint64_t> &Blocks,
+                        std::vector<double> &DeviceMs) {
+  size_t K = P.Devices.size();
+  DeviceMs.assign(K, 0.0);
+  if (Blocks.size() != K)
+    return Infinity;
+
+  // Bytes each device moves, and how many GPUs share each direction.
+  std::vector<double> InB(K, 0), OutB(K, 0), Exec(K, 0);
+  unsigned SendersIn = 0, SendersOut = 0, Working = 0;
+  for (size_t D = 0; D < K; ++D) {
+    if (!Blocks[D])
+      continue;
+    ++Working;
+    const DeviceCost &C = P.Devices[D];
+    Exec[D] = C.Perf.timeMs(Blocks[D]);
+    if (C.SharesHost)
+      continue;
+    InB[D] = C.In.at(Blocks[D]);
+    OutB[D] = C.Out.at(Blocks[D]);
+    SendersIn += InB[D] > 0;
+    SendersOut += OutB[D] > 0;
+  }
+
+  if (P.Links == LinkMode::Concurrent) {
+    for (size_t D = 0; D < K; ++D) {
+      if (!Blocks[D])
+        continue;
+      const DeviceCost &C = P.Devices[D];
+      double T = C.FixedMs + Exec[D];
+      if (!C.SharesHost)
+        T += transferMs(InB[D], sharedBandwidth(C.H2DGBps, P.AggregateH2DGBps,
+                                                SendersIn)) +
+             transferMs(OutB[D], sharedBandwidth(C.D2HGBps,
+                                                 P.AggregateD2HGBps,
+                                                 SendersOut));
+      DeviceMs[D] = T;
+    }
+  } else {
+    // One link: inputs go out one GPU after the other, largest share first;
+    // outputs come back in the order the GPUs finish, one at a time.
+    std::vector<size_t> Order;
+    for (size_t D = 0; D < K; ++D) {
+      if (!Blocks[D])
+        continue;
+      if (P.Devices[D].SharesHost)
+        DeviceMs[D] = P.Devices[D].FixedMs + Exec[D];
+      else
+        Order.push_back(D);
+    }
+    std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
+      return Blocks[A] > Blocks[B];
+    });
+    double LinkFree = 0;
+    std::vector<std::pair<double, size_t>> KernelEnd;
+    for (size_t D : Order) {
+      const DeviceCost &C = P.Devices[D];
+      LinkFree += transferMs(InB[D], C.H2DGBps);
+      KernelEnd.push_back({LinkFree + C.FixedMs + Exec[D], D});
+    }
+    std::stable_sort(KernelEnd.begin(), KernelEnd.end());
+    double OutFree = 0;
+    for (auto [End, D] : KernelEnd) {
+      OutFree =
+          std::max(End, OutFree) + transferMs(OutB[D], P.Devices[D].D2HGBps);
+      DeviceMs[D] = OutFree;
+    }
+  }
+
+  double Max = 0;
+  for (size_t D = 0; D < K; ++D)
+    if (Blocks[D]) {
+      if (std::isnan(DeviceMs[D]))
+        DeviceMs[D] = Infinity;
+      Max = std::max(Max, DeviceMs[D]);
+    }
+  if (P.NeedsMerge && Working >= 2)
+    Max += P.MergeMs;
+  return Max;
+}
+
+PartitionDecision partition(const PartitionProblem &P) {
+  PartitionDecision R;
+  size_t K = P.Devices.size();
+  uint64_t N = P.TotalBlocks;
+  R.Blocks.assign(K, 0);
+  R.DeviceMs.assign(K, 0.0);
+  if (K == 0)
+    return R;
+  if (N == 0)
+    return R;
+
+  // The root: every block on the fastest single device, transfers included.
+  std::vector<double> Scratch;
+  std::vector<uint64_t> Q(K, 0);
+  double Best = Infinity;
+  size_t Base = 0;
+  for (size_t D = 0; D < K; ++D) {
+    std::fill(Q.begin(), Q.end(), 0);
+    Q[D] = N;
+    double T = predictPartition(P, Q, Scratch);
+    if (T < Best) {
+      Best = T;
+      Base = D;
+    }
+  }
+  R.BaseDevice = Base;
+  R.SingleDeviceMs = Best;
+  R.Blocks[Base] = N;
+  if (Best == Infinity) {
+    R.PredictedMs = Infinity;
+    predictPartition(P, R.Blocks, R.DeviceMs);
+    return R;
+  }
+
+  uint64_t G = P.Granularity ? P.Granularity : (N + 2047) / 2048;
+  // The first offload to a device must save more on the base device than
+  // the merge costs (SKMD's Cnt_OffsetsMergeCost); without a merge, G.
+  uint64_t MinOffload = G;
+  if (P.NeedsMerge && P.MergeMs > 0) {
+    auto BaseAlone = [&](uint64_t Blocks) {
+      std::fill(Q.begin(), Q.end(), 0);
+      Q[Base] = Blocks;
+      return predictPartition(P, Q, Scratch);
+    };
+    double Full = BaseAlone(N);
+    MinOffload = N; // Nothing saves enough: offloads never pass the check.
+    for (uint64_t M = G; M < N; M += G)
+      if (Full - BaseAlone(N - M) > P.MergeMs) {
+        MinOffload = M;
+        break;
+      }
+  }
+
+  double Prev = Best;
+  for (unsigned Tolerate = 0; Tolerate < 10;) {
+    bool Found = false;
+    size_t BestDev = 0;
+    uint64_t BestTrial = 0;
+    double BestDiff = -Infinity, BestTime = Infinity;
+    for (size_t I = 0; I < K; ++I) {
+      if (I == Base)
+        continue;
+      uint64_t Trial = R.Blocks[I] == 0 ? MinOffload : G;
+      if (Tolerate >= 63 || Trial > (UINT64_MAX >> Tolerate))
+        continue;
+      Trial <<= Tolerate;
+      if (Trial > R.Blocks[Base])
+        continue;
+      Q = R.Blocks;
+      Q[Base] -= Trial;
+      Q[I] += Trial;
+      std::vector<double> Times;
+      double T = predictPartition(P, Q, Times);
+      if (!(T < Prev))
+        continue;
+      double Diff = Times[Base] - Times[I];
+      if (!Found || Diff > BestDiff) {
+        Found = true;
+        BestDiff = Diff;
+        BestDev = I;
+        BestTrial = Trial;
+        BestTime = T;
+      }
+    }
+    if (!Found) {
+      ++Tolerate;
+      continue;
+    }
+    R.Blocks[Base] -= BestTrial;
+    R.Blocks[BestDev] += BestTrial;
+    Prev = BestTime;
+    ++R.Steps;
+    Tolerate = 0;
+  }
+  R.PredictedMs = predictPartition(P, R.Blocks, R.DeviceMs);
+  return R;
+}
+
+std::string PartitionDecision::describe(const PartitionProblem &P) const {
+  std::string S;
+  char Buf[256];
+  for (size_t D = 0; D < Blocks.size(); ++D) {
+    if (!Blocks[D])
+      continue;
+    std::snprintf(Buf, sizeof(Buf), "  %s: %llu blocks, %.3f ms\n",
+                  D < P.Devices.size() ? P.Devices[D].Name.c_str() : "?",
+                  static_cast<unsigned long long>(Blocks[D]), DeviceMs[D]);
+    S += Buf;
+  }
+  std::snprintf(Buf, sizeof(Buf),
+                "  predicted %.3f ms (single device %s: %.3f ms, %u offload "
+                "step(s))\n",
+                PredictedMs,
+                BaseDevice < P.Devices.size()
+                    ? P.Devices[BaseDevice].Name.c_str()
+                    : "?",
+                SingleDeviceMs, Steps);
+  S += Buf;
+  return S;
+}
+
+} // namespace rt
+} // namespace cleave
