@@ -1,20 +1,25 @@
-// Partition-ready overhead on one GPU: each kernel's original against its
-// __cleave_pr_ variant launched as one 1-D range covering the whole grid,
-// both from the same PTX (`cleave compile --emit=ptx`), in the same process,
-// interleaved launch by launch, timed with CUDA events. Optional extra
-// variants, when gen_ptx.sh made them: ptx/udiv/ (a build with the previous
-// decode and calling convention), ptx/fast/ (an experimental build), and
-// __cleave_nd_ (a control: the original's body with the partition
-// parameters, launched like the variant).
+// One GPU, one process, launches interleaved launch by launch and timed with
+// CUDA events: each kernel's original (Cleave's build, PTX from `cleave
+// compile --emit=ptx`, loaded as the cubin ptxas made from it) against
+//  - its __cleave_pr_ variant launched as one 1-D range covering the grid,
+//  - hand-made launch conventions from the same module (make_variants.py):
+//    __cleave_box_ / __cleave_boxr_ (3-D boxes of the grid), __cleave_rows_
+//    (whole rows, early exit), __cleave_nd_ (a control: the original's body
+//    with the partition parameters),
+//  - optional other builds: ptx/udiv/, ptx/fast/, and the Cleave builds named
+//    in BUILDS (ptx/<name>/, each compared with its own original),
+//  - nvcc's build of the same source (ptx/nvcc/), as cleave/nvcc ratios.
 //
-//   harness PTX_DIR OUT.jsonl [REPS]
+//   harness PTX_DIR OUT.jsonl [REPS]     (env: BUILDS, SPLIT=1, KERNELS=a,b)
 //
 // Writes JSON lines (one per kernel and variant with every repetition, one
-// ratio line per kernel) and prints a table. Before timing, every kernel's
-// original output is checked against a C++ reference (every element, or a
-// sample for matmul), and the variant, run as three uneven ranges of the
-// grid (non-zero first blocks on every path of the decode), must reproduce
-// the original's output bit for bit.
+// per ratio) and prints a table. Before timing, every original's output is
+// checked against a C++ reference (every element, or a sample for matmul);
+// every Cleave variant, run as three uneven ranges of the grid (non-zero
+// first blocks, cuts inside rows), must reproduce its build's original bit
+// for bit; nvcc's build and other builds' originals are checked against the
+// reference with the kernel's tolerance, and their distance from Cleave's
+// output is recorded.
 #include "cleave/rt/PartitionParams.h"
 
 #include <cuda.h>
@@ -351,36 +356,105 @@ std::string jsonList(const std::vector<double> &V) {
   return S + "]";
 }
 
-enum class Conv { Original, Partition, PartitionUdiv };
+enum class Conv {
+  Original,      // the kernel as written, launched with its own grid
+  Partition,     // __cleave_pr_: 1-D launch of a linear range, 12 params
+  PartitionUdiv, // a previous convention: i64 first, i32 grid x, y, z
+  Box,           // __cleave_box_: 3-D launch of a box, first.xyz + grid.xyz
+  Rows,          // __cleave_rows_: 2-D launch of whole rows, early exit
+};
 
-// One function to time: the original, or a partition-ready variant (the
-// current calling convention, or the previous one: i64 first, i32 grid).
+// One function to time. Split: the timed unit is the three uneven ranges
+// of the correctness check, launched back to back (what a split launch of
+// this convention costs on one GPU), instead of one launch of everything.
+// Foreign: another compiler's build of the original (nvcc), checked against
+// the reference with the kernel's tolerance instead of bit for bit.
 struct Variant {
   std::string Label;
   CUfunction Fn;
   Conv Kind;
+  std::string Image; // "cubin" or "ptx"
+  bool Split = false;
+  bool Foreign = false;
   int Regs = 0;
+  int Launches = 1; // per timed unit
+  int Base = 0;     // index of the original of the same build
 };
 
+struct Box {
+  uint32_t X, Y, Z, NX, NY, NZ;
+};
+
+// A contiguous linear range of blocks [First, First + Count) of the grid G
+// (x fastest) as at most 5 boxes: partial row, rows, planes, rows, partial
+// row.
+std::vector<Box> toBoxes(uint64_t First, uint64_t Count, const Dim3 &G) {
+  std::vector<Box> Out;
+  uint64_t L = First, E = First + Count, Row = G.X, Plane = uint64_t(G.X) * G.Y;
+  while (L < E) {
+    uint32_t X = uint32_t(L % G.X);
+    uint64_t R = L / G.X;
+    uint32_t Y = uint32_t(R % G.Y), Z = uint32_t(R / G.Y);
+    if (X != 0 || E - L < Row) {
+      uint64_t N = std::min<uint64_t>(G.X - X, E - L);
+      Out.push_back({X, Y, Z, uint32_t(N), 1, 1});
+      L += N;
+    } else if (Y != 0 || E - L < Plane) {
+      uint64_t N = std::min<uint64_t>(G.Y - Y, (E - L) / Row);
+      Out.push_back({0, Y, Z, G.X, uint32_t(N), 1});
+      L += N * Row;
+    } else {
+      uint64_t N = (E - L) / Plane;
+      Out.push_back({0, 0, Z, G.X, G.Y, uint32_t(N)});
+      L += N * Plane;
+    }
+  }
+  return Out;
+}
+
 // Launches V for blocks [First, First + Count) of C's grid (the original:
-// the whole grid, as launched normally).
-void launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
-            CUstream S) {
+// the whole grid, as launched normally). Returns the number of launches.
+int launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
+           CUstream S) {
   std::vector<void *> Args = C.Args[Set];
   if (V.Kind == Conv::Original) {
     CK(cuLaunchKernel(V.Fn, C.Grid.X, C.Grid.Y, C.Grid.Z, C.Block.X,
                       C.Block.Y, C.Block.Z, C.Shared, S, Args.data(),
                       nullptr));
-    return;
+    return 1;
   }
   if (!cleave::rt::isValidPartitionLaunch(First, Count, C.Grid.X, C.Grid.Y,
                                           C.Grid.Z)) {
     std::fprintf(stderr, "invalid range\n");
     std::exit(1);
   }
+  uint32_t G[3] = {C.Grid.X, C.Grid.Y, C.Grid.Z};
+  if (V.Kind == Conv::Box) {
+    std::vector<Box> Boxes = toBoxes(First, Count, C.Grid);
+    for (const Box &B : Boxes) {
+      uint32_t Vals[6] = {B.X, B.Y, B.Z, G[0], G[1], G[2]};
+      std::vector<void *> A = Args;
+      for (uint32_t &X : Vals)
+        A.push_back(&X);
+      CK(cuLaunchKernel(V.Fn, B.NX, B.NY, B.NZ, C.Block.X, C.Block.Y,
+                        C.Block.Z, C.Shared, S, A.data(), nullptr));
+    }
+    return int(Boxes.size());
+  }
+  if (V.Kind == Conv::Rows) {
+    uint32_t FirstRow = uint32_t(First / G[0]);
+    uint32_t LastRow = uint32_t((First + Count - 1) / G[0]);
+    uint32_t Vals[6] = {uint32_t(First), uint32_t(Count), FirstRow,
+                        G[0], G[1], G[2]};
+    for (uint32_t &X : Vals)
+      Args.push_back(&X);
+    CK(cuLaunchKernel(V.Fn, G[0], LastRow - FirstRow + 1, 1, C.Block.X,
+                      C.Block.Y, C.Block.Z, C.Shared, S, Args.data(),
+                      nullptr));
+    return 1;
+  }
   uint32_t Vals[NumPartitionParams];
   uint64_t F = First;
-  uint32_t G[3] = {C.Grid.X, C.Grid.Y, C.Grid.Z};
   if (V.Kind == Conv::Partition) {
     cleave::rt::computePartitionParams(First, C.Grid.X, C.Grid.Y, C.Grid.Z,
                                        Vals);
@@ -393,6 +467,25 @@ void launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
   }
   CK(cuLaunchKernel(V.Fn, unsigned(Count), 1, 1, C.Block.X, C.Block.Y,
                     C.Block.Z, C.Shared, S, Args.data(), nullptr));
+  return 1;
+}
+
+// The three uneven ranges of a grid of Total blocks (non-zero first blocks,
+// cuts inside rows), in the order they are launched.
+std::vector<std::pair<uint64_t, uint64_t>> unevenRanges(uint64_t Total) {
+  uint64_t Cut1 = Total / 3 + 7, Cut2 = Total - Total / 5 - 3;
+  return {{Cut2, Total - Cut2}, {0, Cut1}, {Cut1, Cut2 - Cut1}};
+}
+
+// One timed (or checked) unit of V: the whole grid, or the uneven ranges.
+int runUnit(const Variant &V, Case &C, int Set, CUstream S) {
+  uint64_t Total = uint64_t(C.Grid.X) * C.Grid.Y * C.Grid.Z;
+  if (!V.Split)
+    return launch(V, C, Set, 0, Total, S);
+  int N = 0;
+  for (auto [F, Cnt] : unevenRanges(Total))
+    N += launch(V, C, Set, F, Cnt, S);
+  return N;
 }
 
 bool fileExists(const std::string &Path) {
@@ -402,14 +495,23 @@ bool fileExists(const std::string &Path) {
   return F != nullptr;
 }
 
-CUmodule loadModule(const std::string &Path) {
-  std::string Ptx = readFile(Path);
+// Loads DIR/K.cubin when it exists (ptxas run where the PTX was made: the
+// SASS that is timed is the SASS that was disassembled), else DIR/K.ptx
+// through the driver's JIT.
+CUmodule loadModule(const std::string &Stem, std::string &Image) {
+  std::string Path = Stem + ".cubin";
+  Image = "cubin";
+  if (!fileExists(Path)) {
+    Path = Stem + ".ptx";
+    Image = "ptx";
+  }
+  std::string Data = readFile(Path);
   CUmodule Mod;
   char Log[8192] = {};
   CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER,
                          CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void *OptVals[] = {Log, reinterpret_cast<void *>(sizeof Log)};
-  if (cuModuleLoadDataEx(&Mod, Ptx.c_str(), 2, Opts, OptVals) !=
+  if (cuModuleLoadDataEx(&Mod, Data.c_str(), 2, Opts, OptVals) !=
       CUDA_SUCCESS) {
     std::fprintf(stderr, "%s: module load failed: %s\n", Path.c_str(), Log);
     std::exit(1);
@@ -424,6 +526,32 @@ std::vector<float> download(const Case &C) {
   return H;
 }
 
+// How far Got is from Want: elements that differ, the largest absolute
+// difference and the largest distance in units in the last place.
+struct Diff {
+  size_t Count = 0;
+  double MaxAbs = 0;
+  uint64_t MaxUlp = 0;
+};
+
+Diff compare(const std::vector<float> &Got, const std::vector<float> &Want) {
+  Diff D;
+  for (size_t I = 0; I < Got.size(); ++I) {
+    int32_t A, B;
+    std::memcpy(&A, &Got[I], 4);
+    std::memcpy(&B, &Want[I], 4);
+    if (A == B)
+      continue;
+    ++D.Count;
+    D.MaxAbs = std::max(D.MaxAbs, std::fabs(double(Got[I]) - Want[I]));
+    // Ordered integer images of the floats: ulp distance across zero too.
+    int64_t OA = A < 0 ? int64_t(INT32_MIN) - A : A;
+    int64_t OB = B < 0 ? int64_t(INT32_MIN) - B : B;
+    D.MaxUlp = std::max<uint64_t>(D.MaxUlp, uint64_t(std::llabs(OA - OB)));
+  }
+  return D;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -433,10 +561,15 @@ int main(int Argc, char **Argv) {
   }
   std::string PtxDir = Argv[1];
   FILE *Out = std::fopen(Argv[2], "w");
+  if (!Out) {
+    std::fprintf(stderr, "cannot write %s\n", Argv[2]);
+    return 1;
+  }
   int Reps = Argc > 3 ? std::atoi(Argv[3]) : 30;
   const char *Commit = std::getenv("CLEAVE_COMMIT");
   const char *Tree = std::getenv("CLEAVE_TREE");
   const char *Date = std::getenv("CLEAVE_DATE");
+  const char *Only = std::getenv("KERNELS"); // comma-separated, optional
 
   CK(cuInit(0));
   CUdevice Dev;
@@ -463,70 +596,147 @@ int main(int Argc, char **Argv) {
   bool AllOk = true;
   std::string Table;
   for (Case &C : Cases) {
-    // Variants: ptx/K.ptx holds the original and __cleave_pr_ (and, for
-    // 1-D kernels, __cleave_nd_: the original's body with the partition
-    // parameters unused, a control); ptx/<alt>/K.ptx other builds.
+    if (Only && !std::strstr((std::string(",") + Only + ",").c_str(),
+                             ("," + C.Kernel + ",").c_str()))
+      continue;
+    // Variants: ptx/K.{cubin,ptx} holds the original and __cleave_pr_, and
+    // the hand-made __cleave_box_, __cleave_rows_ and (1-D kernels)
+    // __cleave_nd_ entries (make_variants.py); ptx/<alt>/K other builds:
+    // nvcc/ (nvcc -O3 -arch=sm_90 of the same source), udiv/, fast/.
     std::vector<CUmodule> Mods;
     std::vector<Variant> Vs;
-    auto Add = [&](const std::string &Path, const std::string &Fn,
-                   const std::string &Label, Conv Kind) {
-      if (!fileExists(Path))
+    int CurBase = 0;
+    auto Add = [&](const std::string &Stem, const std::string &Fn,
+                   const std::string &Label, Conv Kind, bool Split = false,
+                   bool Foreign = false) {
+      if (!fileExists(Stem + ".cubin") && !fileExists(Stem + ".ptx"))
         return;
-      Mods.push_back(loadModule(Path));
-      Variant V{Label, nullptr, Kind};
+      std::string Image;
+      Mods.push_back(loadModule(Stem, Image));
+      Variant V{Label, nullptr, Kind, Image, Split, Foreign};
       if (cuModuleGetFunction(&V.Fn, Mods.back(), Fn.c_str()) != CUDA_SUCCESS)
         return;
       CK(cuFuncGetAttribute(&V.Regs, CU_FUNC_ATTRIBUTE_NUM_REGS, V.Fn));
+      V.Base = CurBase;
       Vs.push_back(V);
     };
-    std::string Main = PtxDir + "/" + C.Kernel + ".ptx";
-    Add(Main, C.Mangled, "original", Conv::Original);
-    Add(Main, "__cleave_pr_" + C.Mangled, "partition", Conv::Partition);
-    Add(PtxDir + "/fast/" + C.Kernel + ".ptx", "__cleave_pr_" + C.Mangled,
+    bool WithSplit = std::getenv("SPLIT") && std::atoi(std::getenv("SPLIT"));
+    // One Cleave build: ptx/K (Suffix "") or ptx/<name>/K (Suffix "@name").
+    auto AddBuild = [&](const std::string &Stem, const std::string &Suffix) {
+      size_t Before = Vs.size();
+      Add(Stem, C.Mangled, "original" + Suffix, Conv::Original);
+      if (Vs.size() == Before)
+        return;
+      CurBase = int(Before);
+      Vs.back().Base = CurBase;
+      std::string Pr = "__cleave_pr_" + C.Mangled;
+      Add(Stem, Pr, "partition" + Suffix, Conv::Partition);
+      Add(Stem, "__cleave_box_" + C.Mangled, "box" + Suffix, Conv::Box);
+      Add(Stem, "__cleave_boxr_" + C.Mangled, "boxr" + Suffix, Conv::Box);
+      Add(Stem, "__cleave_rows_" + C.Mangled, "rows" + Suffix, Conv::Rows);
+      if (WithSplit) {
+        Add(Stem, Pr, "partition_split3" + Suffix, Conv::Partition, true);
+        Add(Stem, "__cleave_box_" + C.Mangled, "box_split3" + Suffix,
+            Conv::Box, true);
+        Add(Stem, "__cleave_rows_" + C.Mangled, "rows_split3" + Suffix,
+            Conv::Rows, true);
+      }
+      Add(Stem, "__cleave_nd_" + C.Mangled, "nodecode_control" + Suffix,
+          Conv::Partition);
+    };
+    std::string Main = PtxDir + "/" + C.Kernel;
+    AddBuild(Main, "");
+    Add(PtxDir + "/fast/" + C.Kernel, "__cleave_pr_" + C.Mangled,
         "partition_fastpaths", Conv::Partition);
-    Add(PtxDir + "/udiv/" + C.Kernel + ".ptx", "__cleave_pr_" + C.Mangled,
+    Add(PtxDir + "/udiv/" + C.Kernel, "__cleave_pr_" + C.Mangled,
         "partition_udiv", Conv::PartitionUdiv);
-    Add(Main, "__cleave_nd_" + C.Mangled, "nodecode_control", Conv::Partition);
+    // Other Cleave builds named in BUILDS (subdirectories of PTX_DIR).
+    if (const char *Builds = std::getenv("BUILDS")) {
+      std::string B;
+      for (const char *P = Builds;; ++P) {
+        if (*P == ' ' || *P == ',' || *P == 0) {
+          if (!B.empty())
+            AddBuild(PtxDir + "/" + B + "/" + C.Kernel, "@" + B);
+          B.clear();
+          if (!*P)
+            break;
+        } else {
+          B += *P;
+        }
+      }
+    }
+    CurBase = 0;
+    Add(PtxDir + "/nvcc/" + C.Kernel, C.Mangled, "nvcc", Conv::Original,
+        false, true);
     int NV = int(Vs.size());
-    uint64_t Total = uint64_t(C.Grid.X) * C.Grid.Y * C.Grid.Z;
+    if (NV == 0 || Vs[0].Label != "original") {
+      std::fprintf(stderr, "%s: no original kernel in %s\n", C.Kernel.c_str(),
+                   Main.c_str());
+      return 1;
+    }
     auto Reset = [&] {
       CK(cuMemsetD32Async(C.Output,
                           C.Kernel == "stencil3d" ? 0x3F800000u : 0x7FC00001u,
                           C.OutputBytes / 4, Stream));
     };
 
-    // Correctness: the original against the reference, then every variant
-    // as three uneven ranges against the original, bit for bit.
-    launch(Vs[0], C, 0, 0, Total, Stream);
+    // Correctness: the original against the reference, then every variant:
+    // Cleave's as three uneven ranges against the original, bit for bit;
+    // another compiler's against the reference (the kernel's tolerance),
+    // with its distance from Cleave's output recorded.
+    runUnit(Vs[0], C, 0, Stream);
     CK(cuStreamSynchronize(Stream));
-    std::vector<float> Want = download(C);
-    bool Ok = C.Check(Want);
-    uint64_t Cut1 = Total / 3 + 7, Cut2 = Total - Total / 5 - 3;
+    std::vector<std::vector<float>> WantOf(NV);
+    WantOf[0] = download(C);
+    const std::vector<float> &Want = WantOf[0];
+    bool OrigOk = C.Check(Want);
+    std::vector<bool> Ok(NV, OrigOk);
+    std::vector<Diff> Diffs(NV);
     for (int V = 1; V < NV; ++V) {
       Reset();
-      if (Vs[V].Label == "nodecode_control") {
-        launch(Vs[V], C, 0, 0, Total, Stream); // right only for the whole grid
-      } else {
-        launch(Vs[V], C, 0, Cut2, Total - Cut2, Stream);
-        launch(Vs[V], C, 0, 0, Cut1, Stream);
-        launch(Vs[V], C, 0, Cut1, Cut2 - Cut1, Stream);
+      Variant Probe = Vs[V];
+      Probe.Split = Probe.Kind != Conv::Original &&
+                    Probe.Label.rfind("nodecode_control", 0) != 0;
+      Vs[V].Launches = runUnit(Vs[V], C, 0, Stream);
+      if (Probe.Split != Vs[V].Split) {
+        CK(cuStreamSynchronize(Stream));
+        Reset();
+        runUnit(Probe, C, 0, Stream);
       }
       CK(cuStreamSynchronize(Stream));
       std::vector<float> Got = download(C);
-      if (std::memcmp(Got.data(), Want.data(), C.OutputBytes) != 0) {
-        std::fprintf(stderr, "%s: %s's output differs\n", C.Kernel.c_str(),
-                     Vs[V].Label.c_str());
-        Ok = false;
+      if (Vs[V].Foreign || Vs[V].Base == V) {
+        // Another compiler's build, or another Cleave build's original:
+        // against the reference; its distance from Cleave's (main build)
+        // output is recorded.
+        Diffs[V] = compare(Got, Want);
+        if (!C.Check(Got)) {
+          std::fprintf(stderr, "%s: %s's output fails the reference check\n",
+                       C.Kernel.c_str(), Vs[V].Label.c_str());
+          Ok[V] = false;
+        } else {
+          Ok[V] = true;
+        }
+        WantOf[V] = std::move(Got);
+        continue;
+      }
+      // A variant: bit for bit against its own build's original.
+      Diffs[V] = compare(Got, WantOf[Vs[V].Base]);
+      Ok[V] = Ok[Vs[V].Base];
+      if (Diffs[V].Count) {
+        std::fprintf(stderr, "%s: %s's output differs (%zu elements)\n",
+                     C.Kernel.c_str(), Vs[V].Label.c_str(), Diffs[V].Count);
+        Ok[V] = false;
       }
     }
-    AllOk = AllOk && Ok;
+    for (bool B : Ok)
+      AllOk = AllOk && B;
 
-    // Timing: warm-up, then rounds of one launch of each variant, the order
-    // rotated every round; partition variants cover the whole grid (first
-    // = 0, count = all blocks).
+    // Timing: warm-up, then rounds of one unit of each variant, the order
+    // rotated every round.
     for (int W = 0; W < 5; ++W)
       for (int V = 0; V < NV; ++V)
-        launch(Vs[V], C, W % C.Sets, 0, Total, Stream);
+        runUnit(Vs[V], C, W % C.Sets, Stream);
     CK(cuStreamSynchronize(Stream));
     std::vector<std::vector<double>> T(NV);
     for (int Rep = 0; Rep < Reps; ++Rep)
@@ -534,7 +744,7 @@ int main(int Argc, char **Argv) {
         int Set = (Rep * NV + V) % C.Sets;
         int Which = (V + Rep) % NV;
         CK(cuEventRecord(Ev[0], Stream));
-        launch(Vs[Which], C, Set, 0, Total, Stream);
+        runUnit(Vs[Which], C, Set, Stream);
         CK(cuEventRecord(Ev[1], Stream));
         CK(cuEventSynchronize(Ev[1]));
         float Ms = 0;
@@ -544,43 +754,82 @@ int main(int Argc, char **Argv) {
     std::vector<double> Med(NV);
     std::string Line = C.Kernel;
     Line.resize(13, ' ');
-    char Buf[128];
+    char Buf[160];
     for (int V = 0; V < NV; ++V) {
       Med[V] = median(T[V]);
       double Lo = *std::min_element(T[V].begin(), T[V].end());
       double Hi = *std::max_element(T[V].begin(), T[V].end());
+      const char *Bench =
+          Vs[V].Foreign ? "nvcc_compare" : "partition_overhead";
       std::fprintf(
           Out,
-          "{\"bench\": \"partition_overhead\", \"commit\": \"%s\", \"tree\": "
+          "{\"bench\": \"%s\", \"commit\": \"%s\", \"tree\": "
           "\"%s\", \"date\": \"%s\", \"device\": \"%s\", \"driver\": %d, "
           "\"kernel\": \"%s\", \"sizes\": %s, \"grid\": [%u, %u, %u], "
-          "\"variant\": \"%s\", \"registers\": %d, \"correct\": %s, "
+          "\"variant\": \"%s\", \"base\": \"%s\", \"image\": \"%s\", "
+          "\"launches\": %d, "
+          "\"registers\": %d, \"correct\": %s, \"differing_elements\": %zu, "
+          "\"max_abs_diff\": %.9g, \"max_ulp_diff\": %llu, "
           "\"unit\": \"ms\", \"reps\": %s, \"median\": %.6f, \"min\": %.6f, "
           "\"max\": %.6f}\n",
-          Commit ? Commit : "unknown", Tree ? Tree : "unknown",
+          Bench, Commit ? Commit : "unknown", Tree ? Tree : "unknown",
           Date ? Date : "unknown", DevName, DriverVersion, C.Kernel.c_str(),
-          C.Sizes.c_str(), C.Grid.X, C.Grid.Y, C.Grid.Z,
-          Vs[V].Label.c_str(), Vs[V].Regs, Ok ? "true" : "false",
-          jsonList(T[V]).c_str(), Med[V], Lo, Hi);
+          C.Sizes.c_str(), C.Grid.X, C.Grid.Y, C.Grid.Z, Vs[V].Label.c_str(),
+          Vs[Vs[V].Base].Label.c_str(), Vs[V].Image.c_str(), Vs[V].Launches, Vs[V].Regs,
+          Ok[V] ? "true" : "false", Diffs[V].Count, Diffs[V].MaxAbs,
+          (unsigned long long)Diffs[V].MaxUlp, jsonList(T[V]).c_str(), Med[V],
+          Lo, Hi);
+      auto Ratio = [&](const char *Bench, const std::string &Name,
+                       double Value, const char *Key) {
+        std::fprintf(Out,
+                     "{\"bench\": \"%s\", \"commit\": \"%s\", "
+                     "\"device\": \"%s\", \"kernel\": \"%s\", \"ratio\": "
+                     "\"%s median\", \"value\": %.5f, "
+                     "\"%s\": %.2f, \"correct\": %s}\n",
+                     Bench, Commit ? Commit : "unknown", DevName,
+                     C.Kernel.c_str(), Name.c_str(), Value, Key,
+                     (Value - 1) * 100, Ok[V] ? "true" : "false");
+      };
+      Buf[0] = 0;
       if (V == 0) {
         std::snprintf(Buf, sizeof Buf, " %s %.4f ms (%d regs)", "original",
                       Med[0], Vs[0].Regs);
+      } else if (Vs[V].Foreign) {
+        // Each Cleave build's original over the other compiler's time:
+        // > 1 = Cleave slower.
+        for (int O = 0; O < NV; ++O) {
+          if (Vs[O].Foreign || Vs[O].Base != O)
+            continue;
+          double R = Med[O] / Med[V];
+          Ratio("nvcc_compare", Vs[O].Label + "/" + Vs[V].Label, R,
+                "cleave_slower_percent");
+          char B2[96];
+          std::snprintf(B2, sizeof B2, " | %s/%s %.4f", Vs[O].Label.c_str(),
+                        Vs[V].Label.c_str(), R);
+          Line += B2;
+        }
+        std::snprintf(Buf, sizeof Buf, " (%s %.4f ms, %d)",
+                      Vs[V].Label.c_str(), Med[V], Vs[V].Regs);
+      } else if (Vs[V].Base == V) {
+        double R = Med[V] / Med[0];
+        Ratio("partition_overhead", Vs[V].Label + "/original", R,
+              "change_percent");
+        std::snprintf(Buf, sizeof Buf, " | %s %.4f ms (%+.2f%%, %d)",
+                      Vs[V].Label.c_str(), Med[V], (R - 1) * 100, Vs[V].Regs);
       } else {
-        double Ratio = Med[V] / Med[0];
-        std::fprintf(Out,
-                     "{\"bench\": \"partition_overhead\", \"commit\": \"%s\", "
-                     "\"device\": \"%s\", \"kernel\": \"%s\", \"ratio\": "
-                     "\"%s/original median\", \"value\": %.5f, "
-                     "\"overhead_percent\": %.2f, \"correct\": %s}\n",
-                     Commit ? Commit : "unknown", DevName, C.Kernel.c_str(),
-                     Vs[V].Label.c_str(), Ratio, (Ratio - 1) * 100,
-                     Ok ? "true" : "false");
+        double R = Med[V] / Med[Vs[V].Base];
+        Ratio("partition_overhead",
+              Vs[V].Label + "/" + Vs[Vs[V].Base].Label, R,
+              "overhead_percent");
         std::snprintf(Buf, sizeof Buf, " | %s %+.2f%% (%d)",
-                      Vs[V].Label.c_str(), (Ratio - 1) * 100, Vs[V].Regs);
+                      Vs[V].Label.c_str(), (R - 1) * 100, Vs[V].Regs);
       }
       Line += Buf;
     }
-    Line += Ok ? "  ok\n" : "  WRONG\n";
+    bool KernelOk = true;
+    for (bool B : Ok)
+      KernelOk = KernelOk && B;
+    Line += KernelOk ? "  ok\n" : "  WRONG\n";
     std::fflush(Out);
     Table += Line;
     std::printf("%s", Line.c_str());
@@ -589,7 +838,7 @@ int main(int Argc, char **Argv) {
       CK(cuModuleUnload(M));
   }
   std::printf("\n%s (median of %d; overhead of each variant against the "
-              "original, registers)\n%s",
+              "original, registers; cleave/nvcc > 1: Cleave slower)\n%s",
               DevName, Reps, Table.c_str());
   std::fclose(Out);
   return AllOk ? 0 : 1;
