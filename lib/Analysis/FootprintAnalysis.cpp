@@ -1011,6 +1011,78 @@ std::optional<Form> AccessBuilder::exactUnsigned(const SCEV *S) {
   return convUnsigned(S, 0);
 }
 
+/// The backedge-taken count of a loop that ScalarEvolution gives up on only
+/// because it cannot prove its induction variable does not wrap: LLVM 19 does
+/// not carry an increment's nsw/nuw flag to the recurrence when the loop body
+/// calls something not known to return, and every __syncthreads() is such a
+/// call. Recognized form: a single exiting latch `br (icmp Inc, Bound)` where
+/// Inc = add nsw/nuw Phi, Step (constant Step > 0), Phi = [Start, preheader],
+/// [Inc, latch], Start and Bound loop-invariant, and the loop continues while
+/// Inc < Bound (signed with nsw, unsigned with nuw). A wrapping Inc would be
+/// poison and branching on it undefined, so the count is
+///   ceil(max(Bound - Start - Step, 0) / Step),
+/// computed in 64 bits so that the subtraction cannot wrap.
+static const SCEV *guardedLoopBackedgeCount(ScalarEvolution &SE,
+                                            const Loop *L) {
+  BasicBlock *Latch = L->getLoopLatch();
+  if (!Latch || L->getExitingBlock() != Latch || !L->getLoopPredecessor())
+    return nullptr;
+  auto *Br = dyn_cast<BranchInst>(Latch->getTerminator());
+  if (!Br || !Br->isConditional())
+    return nullptr;
+  auto *Cmp = dyn_cast<ICmpInst>(Br->getCondition());
+  if (!Cmp)
+    return nullptr;
+  bool ContinueOnTrue = Br->getSuccessor(0) == L->getHeader();
+  if (!ContinueOnTrue && Br->getSuccessor(1) != L->getHeader())
+    return nullptr;
+  // Normalize to "continue while Inc <pred> Bound".
+  ICmpInst::Predicate Pred = Cmp->getPredicate();
+  Value *Inc = Cmp->getOperand(0), *Bound = Cmp->getOperand(1);
+  if (!ContinueOnTrue)
+    Pred = ICmpInst::getInversePredicate(Pred);
+  if (!isa<BinaryOperator>(Inc) || isa<PHINode>(Bound)) {
+    std::swap(Inc, Bound);
+    Pred = ICmpInst::getSwappedPredicate(Pred);
+  }
+  bool Signed = Pred == ICmpInst::ICMP_SLT;
+  if (!Signed && Pred != ICmpInst::ICMP_ULT)
+    return nullptr;
+  auto *Add = dyn_cast<BinaryOperator>(Inc);
+  if (!Add || Add->getOpcode() != Instruction::Add || !L->contains(Add) ||
+      !(Signed ? Add->hasNoSignedWrap() : Add->hasNoUnsignedWrap()))
+    return nullptr;
+  auto *Phi = dyn_cast<PHINode>(Add->getOperand(0));
+  auto *StepC = dyn_cast<ConstantInt>(Add->getOperand(1));
+  if (!Phi || !StepC) {
+    Phi = dyn_cast<PHINode>(Add->getOperand(1));
+    StepC = dyn_cast<ConstantInt>(Add->getOperand(0));
+  }
+  if (!Phi || !StepC || Phi->getParent() != L->getHeader() ||
+      Phi->getNumIncomingValues() != 2 || StepC->isNegative() ||
+      StepC->isZero())
+    return nullptr;
+  if (Phi->getIncomingValueForBlock(Latch) != Add)
+    return nullptr;
+  Value *Start = Phi->getIncomingValueForBlock(L->getLoopPredecessor());
+  const SCEV *StartS = SE.getSCEV(Start), *BoundS = SE.getSCEV(Bound);
+  if (!SE.isLoopInvariant(StartS, L) || !SE.isLoopInvariant(BoundS, L))
+    return nullptr;
+  Type *I64 = Type::getInt64Ty(Phi->getContext());
+  if (Phi->getType()->getIntegerBitWidth() > 32)
+    return nullptr; // 64-bit differences could wrap
+  auto Ext = [&](const SCEV *S) {
+    return Signed ? SE.getSignExtendExpr(S, I64) : SE.getZeroExtendExpr(S, I64);
+  };
+  const SCEV *Step = SE.getConstant(I64, StepC->getZExtValue());
+  const SCEV *D = SE.getMinusSCEV(SE.getMinusSCEV(Ext(BoundS), Ext(StartS)),
+                                  Step);
+  const SCEV *Pos = SE.getSMaxExpr(D, SE.getZero(I64));
+  return SE.getUDivExpr(
+      SE.getAddExpr(Pos, SE.getConstant(I64, StepC->getZExtValue() - 1)),
+      Step);
+}
+
 std::optional<unsigned> AccessBuilder::loopVar(const Loop *L) {
   auto It = LoopVars.find(L);
   if (It != LoopVars.end())
@@ -1021,6 +1093,9 @@ std::optional<unsigned> AccessBuilder::loopVar(const Loop *L) {
   // counter takes every value of [0, BTC].
   const SCEV *BTC = SE.getBackedgeTakenCount(L);
   bool ExactCount = true;
+  if (isa<SCEVCouldNotCompute>(BTC))
+    if (const SCEV *G = guardedLoopBackedgeCount(SE, L))
+      BTC = G;
   if (isa<SCEVCouldNotCompute>(BTC)) {
     ExactCount = false;
     BTC = SE.getSymbolicMaxBackedgeTakenCount(L);
