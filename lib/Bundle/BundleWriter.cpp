@@ -40,6 +40,7 @@ namespace fmt = cleave::bundle;
 
 namespace cleave {
 
+
 // Parameter roles are stored as cleave::ParamRole's values.
 static_assert(uint8_t(ParamRole::NotPointer) ==
                   uint8_t(fmt::ParamRole::NotPointer) &&
@@ -107,9 +108,15 @@ public:
   }
   bool isAnyRemarkEnabled() const override { return true; }
 
+  /// Remarks of this pass are dropped (neither recorded nor passed on):
+  /// the CPU module's own run of cleave-merge repeats the device module's.
+  std::string Mute;
+
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
     if (const auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI)) {
       StringRef Pass = R->getPassName();
+      if (!Mute.empty() && Pass == Mute)
+        return true;
       if (isCleave(Pass)) {
         const auto *WithLoc = dyn_cast<DiagnosticInfoWithLocationBase>(R);
         Out.push_back({Pass.str(), R->getMsg(),
@@ -144,9 +151,12 @@ class RecordRemarks {
 public:
   RecordRemarks(LLVMContext &Ctx, std::vector<CapturedRemark> &Out)
       : Ctx(Ctx) {
-    Ctx.setDiagnosticHandler(
-        std::make_unique<RemarkRecorder>(Ctx.getDiagnosticHandler(), Out));
+    auto R = std::make_unique<RemarkRecorder>(Ctx.getDiagnosticHandler(), Out);
+    Recorder = R.get();
+    Ctx.setDiagnosticHandler(std::move(R));
   }
+  /// Drops the remarks of \p Pass from now on (empty: none).
+  void mute(StringRef Pass) { Recorder->Mute = Pass.str(); }
   ~RecordRemarks() {
     std::unique_ptr<DiagnosticHandler> Mine = Ctx.getDiagnosticHandler();
     Ctx.setDiagnosticHandler(
@@ -155,6 +165,7 @@ public:
 
 private:
   LLVMContext &Ctx;
+  RemarkRecorder *Recorder = nullptr;
 };
 
 /// The remark of Pass about kernel K: Cleave's remarks begin with
@@ -247,10 +258,30 @@ void writeVariant(fmt::ByteWriter &W, fmt::VariantKind Kind,
   W.str(V.Location);
 }
 
+/// Replaces the device module \p M by its CPU module: every kernel's CPU
+/// variant and its merge kernel's. The merge kernels are made first
+/// (cleave-merge) and then marked as ordinary kernels, in this module only
+/// (it is the CPU module's scratch copy), so that cleave-cpu-lower lowers
+/// them too: the CPU merge variant of K is __cleave_cpu___cleave_merge_<K>,
+/// described by __cleave_cpu___cleave_merge_<K>_desc (docs/cpu-backend.md).
+/// A merge kernel the lowering refuses simply has no CPU variant.
+Error lowerForCPU(CleavePassSetup &Setup, Module &M) {
+  if (Error E = Setup.run(M, "cleave-merge"))
+    return E;
+  for (Function &F : M)
+    if (F.getFnAttribute("cleave-variant").getValueAsString() == "merge")
+      F.removeFnAttr("cleave-variant");
+  return Setup.run(M, "cleave-cpu-lower");
+}
+
 } // namespace
 
 Error runCleavePipeline(Module &M, StringRef Pipeline, TargetMachine *TM) {
   CleavePassSetup Setup(TM);
+  // The CPU object (`cleave compile --emit=cpu-obj|cpu-ir`) must define what
+  // the bundle's CPU variants assume, merge variants included.
+  if (Pipeline == "cleave-cpu-lower")
+    return lowerForCPU(Setup, M);
   return Setup.run(M, Pipeline);
 }
 
@@ -262,13 +293,20 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   RecordRemarks Recorder(Device.getContext(), Remarks);
 
   // CPU variants: the pass form of the lowering on a clone, so the bundle
-  // names exactly what `cleave compile --emit=cpu-obj` defines.
+  // names exactly what `cleave compile --emit=cpu-obj` defines. The merge
+  // kernels are made first and lowered too: the CPU merge variant of K is
+  // __cleave_cpu___cleave_merge_<K> (descriptor ..._desc), which the runtime
+  // finds by that name (docs/cpu-backend.md); it is not recorded in the
+  // bundle, whose merge variant gives its calling convention.
   std::unique_ptr<Module> Host = CloneModule(Device);
   {
     CleavePassSetup CPU(TM->get());
     if (Opts.Log)
       *Opts.Log << "cleave: bundle: lowering kernels for the CPU\n";
-    if (Error E = CPU.run(*Host, "cleave-cpu-lower"))
+    Recorder.mute("cleave-merge");
+    Error E = lowerForCPU(CPU, *Host);
+    Recorder.mute("");
+    if (E)
       return std::move(E);
   }
 

@@ -42,6 +42,14 @@ const char *getErrorName(ErrorCode C) {
     return "cudaErrorLaunchFailure";
   case ErrorCode::NotSupported:
     return "cudaErrorNotSupported";
+  case ErrorCode::InvalidConfiguration:
+    return "cudaErrorInvalidConfiguration";
+  case ErrorCode::InvalidPitchValue:
+    return "cudaErrorInvalidPitchValue";
+  case ErrorCode::InvalidSymbol:
+    return "cudaErrorInvalidSymbol";
+  case ErrorCode::InvalidDeviceFunction:
+    return "cudaErrorInvalidDeviceFunction";
   case ErrorCode::Unknown:
     return "cudaErrorUnknown";
   }
@@ -82,6 +90,14 @@ const char *getErrorDescription(ErrorCode C) {
     return "unspecified launch failure";
   case ErrorCode::NotSupported:
     return "operation not supported";
+  case ErrorCode::InvalidConfiguration:
+    return "invalid configuration argument";
+  case ErrorCode::InvalidPitchValue:
+    return "invalid pitch argument";
+  case ErrorCode::InvalidSymbol:
+    return "invalid device symbol";
+  case ErrorCode::InvalidDeviceFunction:
+    return "invalid device function";
   case ErrorCode::Unknown:
     return "unknown error";
   }

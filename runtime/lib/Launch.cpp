@@ -125,20 +125,41 @@ std::string locationName(const BufferManager &Bufs, Location L) {
 
 std::string LaunchPlan::describe() const {
   std::string S = "launch " + (KernelName.empty() ? "?" : KernelName) + ": ";
+  size_t NumRuns = 0;
+  for (const Run &R : Runs)
+    NumRuns += !R.IsMerge;
   if (Split)
-    S += "split over " + std::to_string(Runs.size()) + " range(s)";
+    S += "split over " + std::to_string(NumRuns) + " range(s)";
   else
     S += "not split (" + Reason + "); whole grid on one device";
+  if (Reconcile == "merge")
+    S += ", merged on " + MergeDevice;
+  else if (!Reconcile.empty())
+    S += ", " + Reconcile + " writes";
   S += ", " + std::to_string(BytesMoved) + " bytes moved\n";
   for (const Run &R : Runs) {
-    S += "  " + R.DeviceName + " " + blocksText(R.First, R.Count) + ": " +
-         std::to_string(R.BytesIn) + " bytes in";
+    S += "  ";
+    if (R.IsMerge)
+      S += "merge on " + R.DeviceName + " of " + R.MergeFrom + " " +
+           blocksText(R.First, R.Count) + ": " + std::to_string(R.BytesIn) +
+           " bytes of partials";
+    else
+      S += R.DeviceName + " " + blocksText(R.First, R.Count) + ": " +
+           std::to_string(R.BytesIn) + " bytes in";
+    if (!R.Variant.empty())
+      S += " [" + R.Variant + "]";
     for (const Run::Copy &C : R.Copies)
       S += "; buffer #" + std::to_string(C.BufferId) + " [" +
            std::to_string(C.T.Offset) + ", " +
            std::to_string(C.T.Offset + C.T.Bytes) + ") " + C.From + "->" +
            C.To;
     S += "\n";
+  }
+  for (const Recovery &R : Recoveries) {
+    S += "  recovery: " + R.Device + " failed (" + R.Error + "); blocks";
+    for (auto [F, E] : R.Blocks)
+      S += " [" + std::to_string(F) + ", " + std::to_string(E) + ")";
+    S += " re-run on " + R.To + "\n";
   }
   return S;
 }
@@ -346,6 +367,9 @@ Result launchOnCpuDevices(BufferManager &Bufs, CpuExecutor &Exec,
       Values[P.ArgNo] = reinterpret_cast<void *>(static_cast<uintptr_t>(A));
       ArgPtrs[P.ArgNo] = &Values[P.ArgNo];
     }
+    Result F = Bufs.device(Run.Device).checkLaunchFault();
+    if (!F.ok())
+      return F;
     Status S = Exec.launch(*Req.Kernel, ArgPtrs.data(), L, Run.First,
                            Run.Count);
     if (!S)

@@ -172,6 +172,40 @@ TEST(DevicesTest, CpuDeviceStreamsAndEvents) {
   ASSERT_TRUE(D.destroyEvent(E1).ok());
 }
 
+TEST(DevicesTest, CpuDeviceKernelsAndLaunchFaults) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu,cpu", Reg, noGpu()).ok());
+  Device &D = Reg->device(1);
+  // The CPU runs CPU variants: module operations are refused, clearly.
+  Bundle B;
+  ModuleHandle M = nullptr;
+  Result R = D.loadModule(B, M);
+  EXPECT_EQ(R.code(), ErrorCode::NotSupported);
+  EXPECT_NE(R.message().find("cpu1"), std::string::npos) << R.message();
+  FunctionHandle F = nullptr;
+  EXPECT_EQ(D.getFunction(nullptr, "k", F).code(), ErrorCode::NotSupported);
+  DeviceAddr A = 0;
+  uint64_t N = 0;
+  EXPECT_EQ(D.getGlobal(nullptr, "v", A, N).code(), ErrorCode::NotSupported);
+  uint32_t G[3] = {1, 1, 1}, Blk[3] = {1, 1, 1};
+  EXPECT_EQ(D.launchKernel(&G, G, Blk, 0, nullptr, nullptr).code(),
+            ErrorCode::NotSupported);
+  EXPECT_EQ(D.launchKernel(nullptr, G, Blk, 0, nullptr, nullptr).code(),
+            ErrorCode::InvalidValue);
+
+  // Launch faults are counted per device, CPU devices included.
+  ASSERT_TRUE(FaultInjector::global().configure("cpu1:launch:2").ok());
+  EXPECT_TRUE(Reg->device(0).checkLaunchFault().ok());
+  EXPECT_TRUE(D.checkLaunchFault().ok());
+  R = D.checkLaunchFault();
+  EXPECT_EQ(R.code(), ErrorCode::LaunchFailure);
+  EXPECT_NE(R.message().find("injected fault: launch on cpu1"),
+            std::string::npos)
+      << R.message();
+  EXPECT_TRUE(D.checkLaunchFault().ok());
+  FaultInjector::global().clear();
+}
+
 TEST(DevicesTest, ErrorCodesMirrorCuda) {
   EXPECT_EQ(static_cast<int>(ErrorCode::InvalidValue), 1);
   EXPECT_EQ(static_cast<int>(ErrorCode::MemoryAllocation), 2);

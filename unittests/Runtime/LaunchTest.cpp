@@ -22,7 +22,7 @@ namespace {
 
 // vecadd(const float *a, const float *b, float *c, int n):
 //   i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) c[i] = a[i] + b[i]
-extern "C" void vecaddCpu(void **Args, const cleave_cpu_launch *L,
+void vecaddCpu(void **Args, const cleave_cpu_launch *L,
                           uint64_t First, uint64_t Count, void *) {
   const float *A = *static_cast<const float **>(Args[0]);
   const float *B = *static_cast<const float **>(Args[1]);
@@ -76,7 +76,7 @@ end
 
 // scale2d(const float *in, float *out, int w, int h): x, y from a 2-D grid;
 // if (x < w && y < h) out[y*w + x] = 2 * in[y*w + x] + 1.
-extern "C" void scale2dCpu(void **Args, const cleave_cpu_launch *L,
+void scale2dCpu(void **Args, const cleave_cpu_launch *L,
                            uint64_t First, uint64_t Count, void *) {
   const float *In = *static_cast<const float **>(Args[0]);
   float *Out = *static_cast<float **>(Args[1]);
@@ -117,7 +117,7 @@ end
 
 // flag(int *out, int v): every thread of every block writes out[0] = v,
 // an Exact footprint that overlaps between any two ranges.
-extern "C" void flagCpu(void **Args, const cleave_cpu_launch *, uint64_t,
+void flagCpu(void **Args, const cleave_cpu_launch *, uint64_t,
                         uint64_t, void *) {
   int *Out = *static_cast<int **>(Args[0]);
   Out[0] = *static_cast<int *>(Args[1]);
@@ -475,6 +475,32 @@ TEST_F(LaunchTest, BadRequestsAreErrors) {
   Req.Args = nullptr;
   EXPECT_EQ(launchOnCpuDevices(*M, Exec, Req, Plan).code(),
             ErrorCode::InvalidValue);
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(LaunchTest, InjectedLaunchFaultIsAnError) {
+  FootprintProgram FP = parse(vecaddText(false));
+  auto M = manager(2);
+  int N = 256;
+  std::vector<float> A(N, 1.0f);
+  void *DA = upload(*M, A), *DC = nullptr;
+  ASSERT_TRUE(M->allocate(N * 4, DC).ok());
+  VecaddArgs Args(DA, DA, DC, N);
+  CpuLaunchRequest Req =
+      vecaddRequest(FP, Args, 4, 64, {{0, 0, 2}, {1, 2, 2}});
+  ASSERT_TRUE(FaultInjector::global().configure("cpu1:launch:1").ok());
+  LaunchPlan Plan;
+  Result R = launchOnCpuDevices(*M, Exec, Req, Plan);
+  FaultInjector::global().clear();
+  EXPECT_EQ(R.code(), ErrorCode::LaunchFailure);
+  EXPECT_NE(R.message().find("injected fault: launch on cpu1"),
+            std::string::npos)
+      << R.message();
+  // The next launch (the fault was the first one only) succeeds.
+  ASSERT_TRUE(launchOnCpuDevices(*M, Exec, Req, Plan).ok());
 }
 
 } // namespace

@@ -213,7 +213,131 @@ public:
     return Result::success();
   }
 
+  Result loadModule(const Bundle &B, ModuleHandle &Out) override {
+    Out = nullptr;
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    std::string Arch =
+        "sm_" + std::to_string(properties().ComputeCapabilityMajor * 10 +
+                               properties().ComputeCapabilityMinor);
+    std::string Why;
+    // A cubin for exactly this SM first; the PTX (JIT) otherwise.
+    if (const BundleImage *Cubin = B.findImage(ImageKind::Cubin, Arch)) {
+      CUmodule M = nullptr;
+      std::string Log;
+      CUresult R = loadImage(Cubin->Data.c_str(), M, Log);
+      if (R == CUDA_SUCCESS) {
+        Out = M;
+        return Result::success();
+      }
+      Why = "cubin for " + Arch + ": " + Drv.errorString(R) +
+            (Log.empty() ? "" : " (" + Log + ")") + "; ";
+    }
+    const BundleImage *Ptx = nullptr;
+    for (const BundleImage &I : B.Images)
+      if (I.Kind == ImageKind::PTX)
+        Ptx = &I;
+    if (!Ptx)
+      return Result::error(ErrorCode::InvalidKernelImage,
+                           Why + "no PTX and no cubin for " + Arch + " in " +
+                               B.Source + "'s bundle for " + name());
+    CUmodule M = nullptr;
+    std::string Log;
+    if (CUresult R = loadImage(Ptx->Data.c_str(), M, Log))
+      return Result::error(ErrorCode::InvalidKernelImage,
+                           Why + "JIT of the " + Ptx->Arch + " PTX for " +
+                               Arch + " on " + name() + " failed: " +
+                               Drv.errorString(R) +
+                               (Log.empty() ? "" : ": " + Log));
+    Out = M;
+    return Result::success();
+  }
+  Result unloadModule(ModuleHandle M) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuModuleUnload(static_cast<CUmodule>(M)))
+      return fail(R, "cuModuleUnload");
+    return Result::success();
+  }
+  Result getFunction(ModuleHandle M, const std::string &Name,
+                     FunctionHandle &Out) override {
+    Out = nullptr;
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUfunction F = nullptr;
+    if (CUresult R =
+            Drv.cuModuleGetFunction(&F, static_cast<CUmodule>(M), Name.c_str()))
+      return Result::error(R == CUDA_ERROR_NOT_FOUND ? ErrorCode::InvalidValue
+                                                     : toErrorCode(R),
+                           "no kernel " + Name + " in the module on " +
+                               name() + ": " + Drv.errorString(R));
+    Out = F;
+    return Result::success();
+  }
+  Result getGlobal(ModuleHandle M, const std::string &Name, DeviceAddr &Addr,
+                   uint64_t &Bytes) override {
+    Addr = 0;
+    Bytes = 0;
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUdeviceptr P = 0;
+    size_t N = 0;
+    if (CUresult R = Drv.cuModuleGetGlobal(&P, &N, static_cast<CUmodule>(M),
+                                           Name.c_str()))
+      return Result::error(R == CUDA_ERROR_NOT_FOUND ? ErrorCode::InvalidValue
+                                                     : toErrorCode(R),
+                           "no variable " + Name + " in the module on " +
+                               name() + ": " + Drv.errorString(R));
+    Addr = P;
+    Bytes = N;
+    return Result::success();
+  }
+
 protected:
+  Result launchKernelImpl(FunctionHandle Fn, const uint32_t Grid[3],
+                          const uint32_t Block[3], uint64_t DynamicShared,
+                          StreamHandle S, void **Params) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    auto F = static_cast<CUfunction>(Fn);
+    if (DynamicShared > 0xFFFFFFFFu)
+      return Result::error(ErrorCode::InvalidValue,
+                           std::to_string(DynamicShared) +
+                               " bytes of dynamic shared memory on " + name());
+    if (DynamicShared > 48 * 1024) {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      uint64_t &Set = SharedOptIn[F];
+      if (Set < DynamicShared) {
+        if (CUresult R = Drv.cuFuncSetAttribute(
+                F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                int(DynamicShared)))
+          return fail(R, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+                             std::to_string(DynamicShared) + ")");
+        Set = DynamicShared;
+      }
+    }
+    CUstream St = stream(S);
+    if (CUresult R = Drv.cuLaunchKernel(F, Grid[0], Grid[1], Grid[2], Block[0],
+                                        Block[1], Block[2],
+                                        unsigned(DynamicShared), St, Params,
+                                        nullptr))
+      return fail(R, "cuLaunchKernel (grid " + std::to_string(Grid[0]) + "x" +
+                         std::to_string(Grid[1]) + "x" +
+                         std::to_string(Grid[2]) + ", block " +
+                         std::to_string(Block[0]) + "x" +
+                         std::to_string(Block[1]) + "x" +
+                         std::to_string(Block[2]) + ")");
+    if (!S)
+      if (CUresult R = Drv.cuStreamSynchronize(St))
+        return fail(R, "cuStreamSynchronize after a launch");
+    return Result::success();
+  }
+
   Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
     Result Cur = makeCurrent();
     if (!Cur.ok())
@@ -355,6 +479,21 @@ protected:
   }
 
 private:
+  /// cuModuleLoadDataEx with the JIT's error log captured.
+  CUresult loadImage(const void *Image, CUmodule &M, std::string &Log) {
+    char Buf[8192] = {};
+    CUjit_option Opts[] = {CU_JIT_ERROR_LOG_BUFFER,
+                           CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *Vals[] = {Buf, reinterpret_cast<void *>(uintptr_t(sizeof(Buf) - 1))};
+    CUresult R = Drv.cuModuleLoadDataEx(&M, Image, 2, Opts, Vals);
+    Log = Buf;
+    while (!Log.empty() && (Log.back() == '\n' || Log.back() == '\0'))
+      Log.pop_back();
+    for (char &C : Log)
+      if (C == '\n')
+        C = ' ';
+    return R;
+  }
   Result makeCurrent() const {
     if (CUresult R = Drv.cuCtxSetCurrent(Ctx))
       return fail(R, "cuCtxSetCurrent");
@@ -394,6 +533,7 @@ private:
   std::set<CUstream> UserStreams;
   std::set<CUevent> UserEvents;
   std::set<const Device *> Peers;
+  std::map<CUfunction, uint64_t> SharedOptIn;
 };
 
 } // namespace
@@ -444,6 +584,13 @@ Result createCudaDevice(int Ordinal, std::unique_ptr<Device> &Out) {
                           CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, Dev);
   D->cuDeviceGetAttribute(&P.ComputeCapabilityMinor,
                           CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, Dev);
+  if (D->cuDeviceGetAttribute(&V, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, Dev) ==
+      CUDA_SUCCESS)
+    P.ClockKHz = static_cast<unsigned>(V);
+  if (D->cuDeviceGetAttribute(
+          &V, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, Dev) ==
+      CUDA_SUCCESS)
+    P.MaxDynamicSharedBytes = static_cast<uint64_t>(V);
   auto G = std::make_unique<CudaDevice>(std::move(P), *D, Dev);
   Result R = G->init();
   if (!R.ok())

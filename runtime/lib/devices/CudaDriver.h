@@ -59,8 +59,12 @@ namespace rt {
   X(cuEventElapsedTime)                                                        \
   X(cuEventDestroy)                                                            \
   X(cuModuleLoadData)                                                          \
+  X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
   X(cuModuleGetFunction)                                                       \
+  X(cuModuleGetGlobal)                                                         \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuFuncGetAttribute)                                                        \
   X(cuLaunchKernel)
 
 struct CudaDriver {

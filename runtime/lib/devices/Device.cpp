@@ -147,6 +147,65 @@ Result Device::memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
   return memsetImpl(Dst, Value, Bytes, S);
 }
 
+Result Device::loadModule(const Bundle &, ModuleHandle &Out) {
+  Out = nullptr;
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " does not load GPU modules (" +
+                           getDeviceKindName(kind()) +
+                           " devices run CPU variants)");
+}
+
+Result Device::unloadModule(ModuleHandle) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " does not load GPU modules");
+}
+
+Result Device::getFunction(ModuleHandle, const std::string &Name,
+                           FunctionHandle &Out) {
+  Out = nullptr;
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " has no GPU function " + Name);
+}
+
+Result Device::getGlobal(ModuleHandle, const std::string &Name,
+                         DeviceAddr &Addr, uint64_t &Bytes) {
+  Addr = 0;
+  Bytes = 0;
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " has no GPU variable " + Name);
+}
+
+Result Device::checkLaunchFault() {
+  if (faultHere(FaultOp::Launch))
+    return injectedFault(FaultOp::Launch);
+  return Result::success();
+}
+
+Result Device::launchKernel(FunctionHandle F, const uint32_t Grid[3],
+                            const uint32_t Block[3],
+                            uint64_t DynamicSharedBytes, StreamHandle S,
+                            void **Params) {
+  if (!F)
+    return Result::error(ErrorCode::InvalidValue,
+                         "launch of a null function on " + name());
+  for (int D = 0; D < 3; ++D)
+    if (Grid[D] == 0 || Block[D] == 0)
+      return Result::error(ErrorCode::InvalidValue,
+                           "launch on " + name() +
+                               " with a zero grid or block dimension");
+  Result R = checkLaunchFault();
+  if (!R.ok())
+    return R;
+  return launchKernelImpl(F, Grid, Block, DynamicSharedBytes, S, Params);
+}
+
+Result Device::launchKernelImpl(FunctionHandle, const uint32_t *,
+                                const uint32_t *, uint64_t, StreamHandle,
+                                void **) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " does not launch GPU functions");
+}
+
 Result Device::allocateHost(uint64_t Bytes, void *&Out) {
   Out = Bytes ? std::malloc(Bytes) : nullptr;
   if (Bytes && !Out)

@@ -18,12 +18,21 @@
 // work on that stream; synchronizeStream waits for it. The CPU device does
 // everything at the call, which is a valid implementation of both.
 //
+// Kernels. A GPU loads a bundle's module image (loadModule: the cubin for
+// its compute capability, else the PTX, JIT-compiled by the driver), looks
+// up functions and `__device__`/`__constant__` variables in it, and launches
+// a function on a stream (launchKernel). A CPU device runs CPU variants with
+// the CpuExecutor instead, and answers NotSupported to module operations;
+// it still counts each launch for fault injection (checkLaunchFault), so
+// CLEAVE_FAULT=cpu1:launch:1 behaves as it does on a GPU.
+//
 // Which devices exist is decided by DeviceRegistry (CLEAVE_DEVICES).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_DEVICE_H
 #define CLEAVE_RT_DEVICE_H
 
+#include "cleave/rt/Bundle.h"
 #include "cleave/rt/Error.h"
 #include "cleave/rt/Fault.h"
 
@@ -46,6 +55,9 @@ using DeviceAddr = uint64_t;
 /// Opaque per-device handles: a CUstream / CUevent on a GPU.
 using StreamHandle = void *;
 using EventHandle = void *;
+/// A loaded module (CUmodule) and a kernel in it (CUfunction).
+using ModuleHandle = void *;
+using FunctionHandle = void *;
 
 struct DeviceProperties {
   /// The runtime's name: cpu0, cpu1, ..., gpu0, gpu1, ... (CLEAVE_DEVICES,
@@ -61,6 +73,10 @@ struct DeviceProperties {
   unsigned ComputeUnits = 0;
   int ComputeCapabilityMajor = 0;
   int ComputeCapabilityMinor = 0;
+  /// Peak clock of a GPU's SMs in kHz (0 when unknown or a CPU).
+  unsigned ClockKHz = 0;
+  /// The dynamic shared memory a block may opt in to (bytes), 0 if unknown.
+  uint64_t MaxDynamicSharedBytes = 0;
   /// The replica of a buffer on this device is the buffer's host copy itself
   /// (the first CPU device): no allocation, no copies, and its validity is
   /// the host copy's.
@@ -129,7 +145,42 @@ public:
   /// Waits for all work on the device.
   virtual Result synchronize() = 0;
 
+  // Kernels. ---------------------------------------------------------------
+  /// Loads the GPU module of \p B: the cubin whose arch is this device's
+  /// compute capability (sm_XY) when the bundle has one, else the PTX (the
+  /// driver JIT-compiles it; its error log is in the message).
+  /// InvalidKernelImage when no image fits or the driver refuses it;
+  /// NotSupported on devices that do not load modules (the CPU).
+  virtual Result loadModule(const Bundle &B, ModuleHandle &Out);
+  virtual Result unloadModule(ModuleHandle M);
+  /// The kernel called \p Name (its PTX entry) in \p M. InvalidValue (with
+  /// the name) when there is none.
+  virtual Result getFunction(ModuleHandle M, const std::string &Name,
+                             FunctionHandle &Out);
+  /// The address and size of the module variable \p Name.
+  virtual Result getGlobal(ModuleHandle M, const std::string &Name,
+                           DeviceAddr &Addr, uint64_t &Bytes);
+  /// Launches \p F with the grid, block and dynamic shared memory given on
+  /// stream \p S (asynchronous; a null stream is the device's first internal
+  /// stream, and the call then returns when the kernel is complete).
+  /// \p Params is cuLaunchKernel's kernelParams. Dynamic shared memory above
+  /// 48 KiB is opted in to (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+  /// Counts a launch for fault injection first (FaultOp::Launch).
+  Result launchKernel(FunctionHandle F, const uint32_t Grid[3],
+                      const uint32_t Block[3], uint64_t DynamicSharedBytes,
+                      StreamHandle S, void **Params);
+  /// Counts one launch on this device for fault injection: the injected
+  /// fault's error (LaunchFailure) when CLEAVE_FAULT says this launch
+  /// fails, else success. launchKernel calls it; whoever runs a CPU variant
+  /// on a CPU device calls it before.
+  Result checkLaunchFault();
+
 protected:
+  virtual Result launchKernelImpl(FunctionHandle F, const uint32_t Grid[3],
+                                  const uint32_t Block[3],
+                                  uint64_t DynamicSharedBytes, StreamHandle S,
+                                  void **Params);
+
   virtual Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) = 0;
   virtual Result freeImpl(DeviceAddr Addr) = 0;
   virtual Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src,

@@ -20,7 +20,9 @@
 //
 // Engine::launch is synchronous: it returns when the launch's results are
 // in place (valid on some device). Asynchrony and stream order are the API
-// layer's (one worker per stream).
+// layer's (one worker per stream). One lock serializes launches and symbol
+// copies inside the engine. docs/runtime.md ("The launch engine") describes
+// the phases, the reconciliation choice and recovery.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_ENGINE_H
@@ -74,6 +76,16 @@ enum class PartitionPolicy {
 
 /// "even", "proportional", "single"; false for anything else.
 bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out);
+
+/// The split a policy makes of \p Blocks blocks over \p Devices (in that
+/// order, each with its throughput estimate in \p Weights): contiguous
+/// ranges in device order, devices whose share is 0 left out (a grid
+/// smaller than the number of devices gives fewer ranges). SingleDevice
+/// gives everything to Devices[0]. Remainders go to the largest weights.
+Result computePolicyPartition(PartitionPolicy P, uint64_t Blocks,
+                              const std::vector<Location> &Devices,
+                              const std::vector<double> &Weights,
+                              std::vector<PartitionRange> &Out);
 
 struct KernelLaunchRequest {
   const KernelHandle *Kernel = nullptr;

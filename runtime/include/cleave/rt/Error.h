@@ -21,9 +21,13 @@ enum class ErrorCode : int {
   InvalidValue = 1,          // cudaErrorInvalidValue
   MemoryAllocation = 2,      // cudaErrorMemoryAllocation
   InitializationError = 3,   // cudaErrorInitializationError
+  InvalidConfiguration = 9,  // cudaErrorInvalidConfiguration
+  InvalidPitchValue = 12,    // cudaErrorInvalidPitchValue
+  InvalidSymbol = 13,        // cudaErrorInvalidSymbol
   InvalidDevicePointer = 17, // cudaErrorInvalidDevicePointer
   InvalidMemcpyDirection = 21,
   InsufficientDriver = 35,   // cudaErrorInsufficientDriver
+  InvalidDeviceFunction = 98, // cudaErrorInvalidDeviceFunction
   NoDevice = 100,            // cudaErrorNoDevice
   InvalidDevice = 101,       // cudaErrorInvalidDevice
   InvalidKernelImage = 200,  // cudaErrorInvalidKernelImage

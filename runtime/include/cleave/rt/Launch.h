@@ -15,6 +15,10 @@
 // device (merge kernels on CPU devices are not implemented), and the plan
 // says so.
 //
+// The launch engine (Engine.h) is the full launch path (GPUs, merges,
+// recovery); this one stays for its tests and as the smallest example. It
+// counts each range's launch for fault injection but does not recover.
+//
 // Phases: every device's inputs move first, then every range runs (one after
 // the other; each run uses every core), then the writes are marked, so each
 // range sees the buffers as they were before the launch.
@@ -73,8 +77,17 @@ struct LaunchPlan {
     std::string DeviceName;
     uint64_t First = 0;
     uint64_t Count = 0;
+    /// What ran: "cpu" (the CPU variant), "original" (the GPU kernel over
+    /// the whole grid), "partition" (the partition-ready variant), "merge"
+    /// (the GPU merge kernel) or "cpu-merge" (the CPU merge variant). Empty
+    /// for launchOnCpuDevices, which runs only CPU variants.
+    std::string Variant;
+    /// A merge run: the blocks [First, First + Count) that MergeFrom
+    /// computed, merged on Device from MergeFrom's partial copy.
+    bool IsMerge = false;
+    std::string MergeFrom;
     /// The copies that made this run's inputs valid (bytes of one buffer,
-    /// by allocation id).
+    /// by allocation id); for a merge run, the partial copies.
     struct Copy {
       uint64_t BufferId = 0;
       Transfer T;
@@ -83,15 +96,28 @@ struct LaunchPlan {
     std::vector<Copy> Copies;
     uint64_t BytesIn = 0;
   };
+  /// A device that failed during the launch, and where its blocks went.
+  struct Recovery {
+    std::string Device;
+    std::string Error;
+    std::vector<std::pair<uint64_t, uint64_t>> Blocks; ///< [first, end)
+    std::string To;
+  };
   std::vector<Run> Runs;
+  std::vector<Recovery> Recoveries;
   /// False when the partition was refused and the whole grid ran on one
   /// device; Reason says why.
   bool Split = true;
   std::string Reason;
+  /// How the ranges' writes were reconciled when split over several
+  /// devices: "exact" (disjoint exact footprints, validity only) or
+  /// "merge" (merge kernels on MergeDevice); empty otherwise.
+  std::string Reconcile;
+  std::string MergeDevice;
   uint64_t BytesMoved = 0;
 
-  /// One line per run, plus the refusal if any:
-  ///   "launch <kernel>: split over 2 device(s), 1024 bytes moved"
+  /// One line per run, plus the refusal and recoveries if any:
+  ///   "launch <kernel>: split over 2 range(s), 1024 bytes moved"
   ///   "  cpu1 blocks [0, 8): 512 bytes in (buffer #1 [0, 512) host->cpu1)"
   std::string describe() const;
   std::string KernelName;

@@ -1,0 +1,1640 @@
+//===- Engine.cpp - Registered programs and split launches ----------------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/Engine.h and
+// docs/runtime.md ("The launch engine").
+//
+// A launch goes through these steps, under the engine's lock:
+//
+//   1. the request is checked and its pointer arguments resolved;
+//   2. the block ranges are chosen (the request's, else the policy's);
+//   3. decide(): split with exact writes, split with merges on one device M,
+//      or the whole grid on one device (and why);
+//   4. attempt(): prepare every run (GPU module, functions, variables,
+//      replicas, input transfers, partial buffers on M), issue every run
+//      (M's first), run the CPU ranges, wait for the GPUs, merge, and mark
+//      what was written.
+//
+// A device that fails while being prepared is dropped and the attempt starts
+// again with its ranges on another device (nothing was written yet). One that
+// fails when its launch is issued or while it runs has its ranges re-run: on
+// M in place when merging, else on another device after the rest committed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cleave/rt/Engine.h"
+
+#include "cleave/rt/Footprint.h"
+#include "cleave/rt/PartitionParams.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <set>
+
+namespace cleave {
+namespace rt {
+
+//===----------------------------------------------------------------------===//
+// Programs
+//===----------------------------------------------------------------------===//
+
+class Program {
+public:
+  Bundle B;
+  std::map<std::string, void *> Syms;
+  /// One per B.Kernels entry; never resized after addProgram.
+  std::vector<KernelHandle> Kernels;
+  std::vector<std::unique_ptr<FootprintProgram>> Footprints;
+  std::vector<std::string> FootprintErrors;
+
+  /// A `__device__`/`__constant__` variable: the host value the API wrote
+  /// or read, the CPU copy (shared by every CPU device), and which copies
+  /// hold the current value. At first every device copy holds its
+  /// initializer, which is current.
+  struct Var {
+    std::vector<char> Host;
+    bool HostValid = false;
+    void *Cpu = nullptr;
+    bool CpuValid = true;
+    std::vector<bool> DevValid; ///< per device index (GPUs)
+  };
+  std::vector<Var> Vars;
+
+  /// The program's module on one GPU, loaded on first use.
+  struct Gpu {
+    bool Loaded = false;
+    ModuleHandle M = nullptr;
+    std::map<std::string, FunctionHandle> Fns;
+  };
+  std::map<Location, Gpu> Gpus;
+};
+
+namespace {
+
+Result invalid(std::string Msg) {
+  return Result::error(ErrorCode::InvalidValue, std::move(Msg));
+}
+
+std::string blocksText(uint64_t First, uint64_t Count) {
+  return "blocks [" + std::to_string(First) + ", " +
+         std::to_string(First + Count) + ")";
+}
+
+/// A non-null pointer argument, resolved.
+struct PtrArg {
+  unsigned ArgNo = 0;
+  std::shared_ptr<Buffer> Buf;
+  uint64_t Offset = 0;
+};
+
+struct BufferUse {
+  RangeSet Reads;
+  RangeSet Writes;
+  bool WritesExact = true;
+  std::string NotExact;
+};
+using RangeUse = std::map<uint64_t, BufferUse>;
+
+bool addRegions(const std::vector<ByteRegion> &Regions, uint64_t Offset,
+                uint64_t Size, RangeSet &Out) {
+  if (Regions.empty())
+    return true;
+  std::vector<ByteInterval> Iv;
+  if (!toIntervals(Regions, Iv, size_t(1) << 20))
+    return false;
+  if (Offset > uint64_t(INT64_MAX))
+    return false;
+  int64_t Off = static_cast<int64_t>(Offset);
+  int64_t End = Size > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(Size);
+  RangeSet Add;
+  for (const ByteInterval &I : Iv) {
+    int64_t Lo, Hi;
+    if (__builtin_add_overflow(I.Lo, Off, &Lo) ||
+        __builtin_add_overflow(I.Hi, Off, &Hi))
+      return false;
+    Lo = std::max<int64_t>(Lo, 0);
+    Hi = std::min<int64_t>(Hi, End);
+    if (Lo < Hi)
+      Add.insert(uint64_t(Lo), uint64_t(Hi));
+  }
+  Out.insert(Add);
+  return true;
+}
+
+/// The hull [lo, hi) of a set, empty for an empty set.
+ByteRange hull(const RangeSet &S) {
+  std::vector<ByteRange> R = S.ranges();
+  if (R.empty())
+    return {};
+  return {R.front().Lo, R.back().Hi};
+}
+
+bool envHas(const char *Var, const char *Word) {
+  const char *V = std::getenv(Var);
+  if (!V)
+    return false;
+  std::string S = V;
+  size_t N = std::strlen(Word);
+  for (size_t P = S.find(Word); P != std::string::npos; P = S.find(Word, P + 1))
+    if ((P == 0 || S[P - 1] == ',') && (P + N == S.size() || S[P + N] == ','))
+      return true;
+  return S == "all";
+}
+
+} // namespace
+
+bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out) {
+  if (Text == "even")
+    Out = PartitionPolicy::Even;
+  else if (Text == "proportional")
+    Out = PartitionPolicy::Proportional;
+  else if (Text == "single")
+    Out = PartitionPolicy::SingleDevice;
+  else
+    return false;
+  return true;
+}
+
+struct Engine::Impl {
+  std::mutex Mutex;
+  std::vector<std::unique_ptr<Program>> Programs;
+};
+
+Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
+    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>()) {}
+
+Engine::~Engine() {
+  for (auto &P : I->Programs)
+    for (auto &[L, G] : P->Gpus)
+      if (G.Loaded && G.M)
+        (void)Bufs.device(L).unloadModule(G.M);
+}
+
+Result Engine::addProgram(const void *BundleData, size_t BundleSize,
+                          std::map<std::string, void *> CpuSymbols) {
+  auto P = std::make_unique<Program>();
+  BundleStatus S = Bundle::parse(BundleData, BundleSize, P->B);
+  if (!S)
+    return Result::error(ErrorCode::InvalidKernelImage,
+                         "bundle refused (" +
+                             std::string(getBundleErrcName(S.Code)) +
+                             "): " + S.Message);
+  P->Syms = std::move(CpuSymbols);
+  auto Sym = [&](const std::string &Name) -> void * {
+    auto It = P->Syms.find(Name);
+    return It == P->Syms.end() ? nullptr : It->second;
+  };
+  P->Kernels.resize(P->B.Kernels.size());
+  P->Footprints.resize(P->B.Kernels.size());
+  P->FootprintErrors.resize(P->B.Kernels.size());
+  for (size_t K = 0; K < P->B.Kernels.size(); ++K) {
+    const BundleKernel &BK = P->B.Kernels[K];
+    KernelHandle &H = P->Kernels[K];
+    H.Prog = P.get();
+    H.Info = &BK;
+    const BundleVariant &Cpu = BK.variant(VariantKind::CPU);
+    if (Cpu.Present)
+      if (void *D = Sym(Cpu.Entry + "_desc")) {
+        auto *Desc = static_cast<const cleave_cpu_kernel_desc *>(D);
+        if (Desc->fn && Desc->num_params == BK.Params.size())
+          H.Cpu = Desc;
+      }
+    const BundleVariant &Merge = BK.variant(VariantKind::Merge);
+    if (Merge.Present)
+      if (void *D = Sym("__cleave_cpu_" + Merge.Entry + "_desc")) {
+        auto *Desc = static_cast<const cleave_cpu_kernel_desc *>(D);
+        if (Desc->fn && Desc->num_params == BK.Params.size() +
+                                                BK.MergeOutputs.size() +
+                                                NumPartitionParams)
+          H.CpuMerge = Desc;
+      }
+    auto F = std::make_unique<FootprintProgram>();
+    Status FS = FootprintProgram::parse(BK.Footprints, *F);
+    if (FS && F->numArgs() == BK.Params.size())
+      P->Footprints[K] = std::move(F);
+    else
+      P->FootprintErrors[K] =
+          FS ? "its footprints describe another parameter count"
+             : "its footprints do not parse: " + FS.Message;
+  }
+  for (const BundleVariable &V : P->B.Variables) {
+    Program::Var PV;
+    PV.Host.assign(V.Size, 0);
+    PV.DevValid.assign(Bufs.numDevices(), true);
+    if (!V.CpuSymbol.empty())
+      PV.Cpu = Sym(V.CpuSymbol);
+    P->Vars.push_back(std::move(PV));
+  }
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Programs.push_back(std::move(P));
+  return Result::success();
+}
+
+const KernelHandle *Engine::findKernel(std::string_view Name) const {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    for (const KernelHandle &H : P->Kernels)
+      if (H.Info->Name == Name)
+        return &H;
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Variables
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The module of \p P on GPU \p L, loaded on first use.
+Result gpuModule(BufferManager &Bufs, Program &P, Location L,
+                 Program::Gpu *&Out) {
+  Program::Gpu &G = P.Gpus[L];
+  if (!G.Loaded) {
+    Result R = Bufs.device(L).loadModule(P.B, G.M);
+    if (!R.ok())
+      return R;
+    G.Loaded = true;
+  }
+  Out = &G;
+  return Result::success();
+}
+
+Result gpuFunction(BufferManager &Bufs, Program &P, Location L,
+                   const std::string &Entry, FunctionHandle &Out) {
+  Program::Gpu *G = nullptr;
+  Result R = gpuModule(Bufs, P, L, G);
+  if (!R.ok())
+    return R;
+  auto It = G->Fns.find(Entry);
+  if (It != G->Fns.end()) {
+    Out = It->second;
+    return Result::success();
+  }
+  R = Bufs.device(L).getFunction(G->M, Entry, Out);
+  if (R.ok())
+    G->Fns[Entry] = Out;
+  return R;
+}
+
+Result gpuGlobal(BufferManager &Bufs, Program &P, Location L, size_t V,
+                 DeviceAddr &Addr) {
+  Program::Gpu *G = nullptr;
+  Result R = gpuModule(Bufs, P, L, G);
+  if (!R.ok())
+    return R;
+  uint64_t Bytes = 0;
+  R = Bufs.device(L).getGlobal(G->M, P.B.Variables[V].Name, Addr, Bytes);
+  if (R.ok() && Bytes < P.B.Variables[V].Size)
+    return Result::error(ErrorCode::InvalidKernelImage,
+                         "variable " + P.B.Variables[V].Name + " has " +
+                             std::to_string(Bytes) + " bytes on " +
+                             Bufs.device(L).name() + ", the bundle says " +
+                             std::to_string(P.B.Variables[V].Size));
+  return R;
+}
+
+/// Makes the host value of variable \p V current.
+Result fetchVariable(BufferManager &Bufs, Program &P, size_t V) {
+  Program::Var &Var = P.Vars[V];
+  if (Var.HostValid || Var.Host.empty())
+    return Result::success();
+  if (Var.Cpu && Var.CpuValid) {
+    std::memcpy(Var.Host.data(), Var.Cpu, Var.Host.size());
+    Var.HostValid = true;
+    return Result::success();
+  }
+  Result Last = Result::error(ErrorCode::InvalidValue,
+                              "no device holds variable " +
+                                  P.B.Variables[V].Name);
+  for (size_t L = 0; L < Bufs.numDevices(); ++L) {
+    if (!Var.DevValid[L] || Bufs.device(L).kind() != DeviceKind::Cuda)
+      continue;
+    DeviceAddr A = 0;
+    Result R = gpuGlobal(Bufs, P, Location(L), V, A);
+    if (R.ok())
+      R = Bufs.device(L).copyDeviceToHost(Var.Host.data(), A,
+                                          Var.Host.size());
+    if (R.ok()) {
+      Var.HostValid = true;
+      return R;
+    }
+    Last = R;
+  }
+  return Last;
+}
+
+/// Makes variable \p V current on device \p L before a kernel runs there.
+Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L) {
+  Program::Var &Var = P.Vars[V];
+  Device &D = Bufs.device(L);
+  if (D.kind() == DeviceKind::Cpu) {
+    if (Var.CpuValid)
+      return Result::success();
+    if (!Var.Cpu)
+      return Result::error(ErrorCode::NotSupported,
+                           "variable " + P.B.Variables[V].Name +
+                               " has no CPU copy");
+    Result R = fetchVariable(Bufs, P, V);
+    if (!R.ok())
+      return R;
+    std::memcpy(Var.Cpu, Var.Host.data(), Var.Host.size());
+    Var.CpuValid = true;
+    return Result::success();
+  }
+  if (Var.DevValid[L])
+    return Result::success();
+  Result R = fetchVariable(Bufs, P, V);
+  DeviceAddr A = 0;
+  if (R.ok())
+    R = gpuGlobal(Bufs, P, L, V, A);
+  if (R.ok())
+    R = D.copyHostToDevice(A, Var.Host.data(), Var.Host.size());
+  if (R.ok())
+    Var.DevValid[L] = true;
+  return R;
+}
+
+/// Variable \p V was written by a kernel on \p L: that copy alone is
+/// current.
+void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L) {
+  Program::Var &Var = P.Vars[V];
+  bool OnCpu = Bufs.device(L).kind() == DeviceKind::Cpu;
+  Var.HostValid = false;
+  Var.CpuValid = OnCpu;
+  for (size_t D = 0; D < Var.DevValid.size(); ++D)
+    Var.DevValid[D] = !OnCpu && Location(D) == L;
+}
+
+} // namespace
+
+Result Engine::copyToSymbol(std::string_view Name, uint64_t Offset,
+                            const void *Src, uint64_t Bytes) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    for (size_t V = 0; V < P->B.Variables.size(); ++V) {
+      if (P->B.Variables[V].Name != Name)
+        continue;
+      uint64_t Size = P->B.Variables[V].Size;
+      if (Offset > Size || Bytes > Size - Offset)
+        return invalid("copy of " + std::to_string(Bytes) +
+                       " bytes at offset " + std::to_string(Offset) +
+                       " to symbol " + std::string(Name) + " of " +
+                       std::to_string(Size) + " bytes");
+      if (Bytes == 0)
+        return Result::success();
+      if (!Src)
+        return invalid("null source for symbol " + std::string(Name));
+      Program::Var &Var = P->Vars[V];
+      if (Bytes != Size) { // the rest of the value must be current
+        Result R = fetchVariable(Bufs, *P, V);
+        if (!R.ok())
+          return R;
+      }
+      std::memcpy(Var.Host.data() + Offset, Src, Bytes);
+      Var.HostValid = true;
+      Var.CpuValid = false;
+      std::fill(Var.DevValid.begin(), Var.DevValid.end(), false);
+      return Result::success();
+    }
+  return invalid("no __device__ or __constant__ variable " +
+                 std::string(Name) + " in any registered program");
+}
+
+Result Engine::copyFromSymbol(std::string_view Name, uint64_t Offset,
+                              void *Dst, uint64_t Bytes) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    for (size_t V = 0; V < P->B.Variables.size(); ++V) {
+      if (P->B.Variables[V].Name != Name)
+        continue;
+      uint64_t Size = P->B.Variables[V].Size;
+      if (Offset > Size || Bytes > Size - Offset)
+        return invalid("copy of " + std::to_string(Bytes) +
+                       " bytes at offset " + std::to_string(Offset) +
+                       " from symbol " + std::string(Name) + " of " +
+                       std::to_string(Size) + " bytes");
+      if (Bytes == 0)
+        return Result::success();
+      if (!Dst)
+        return invalid("null destination for symbol " + std::string(Name));
+      Result R = fetchVariable(Bufs, *P, V);
+      if (!R.ok())
+        return R;
+      std::memcpy(Dst, P->Vars[V].Host.data() + Offset, Bytes);
+      return Result::success();
+    }
+  return invalid("no __device__ or __constant__ variable " +
+                 std::string(Name) + " in any registered program");
+}
+
+Result Engine::symbolSize(std::string_view Name, uint64_t &Bytes) const {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    for (const BundleVariable &V : P->B.Variables)
+      if (V.Name == Name) {
+        Bytes = V.Size;
+        return Result::success();
+      }
+  Bytes = 0;
+  return invalid("no __device__ or __constant__ variable " +
+                 std::string(Name) + " in any registered program");
+}
+
+//===----------------------------------------------------------------------===//
+// Launch
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+enum class Mode { Whole, Exact, Merge };
+
+/// One range of blocks on one device, with its footprints.
+struct RunState {
+  Location Dev = 0;
+  uint64_t First = 0;
+  uint64_t Count = 0;
+  RangeUse Uses;
+  /// Ranges (per buffer) that must be valid on Dev before the run besides
+  /// its reads: non-exact write bounds, and everything written on M.
+  std::map<uint64_t, RangeSet> MustHold;
+  bool Failed = false;
+  bool Issued = false;
+  size_t PlanIndex = 0;
+  /// Argument storage for an asynchronous GPU launch.
+  std::vector<void *> Values;
+  std::vector<void *> ArgPtrs;
+  std::vector<uint32_t> PartParams;
+  /// Partial buffers on M (merge mode, non-M runs): buffer id -> (M's
+  /// allocation, hull of this run's writes).
+  std::map<uint64_t, std::pair<DeviceAddr, ByteRange>> Partials;
+};
+
+/// A device failure to recover from.
+struct Failure {
+  Location Dev = 0;
+  Result Err;
+};
+
+class LaunchContext {
+public:
+  LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
+                const KernelHandle &K, const KernelLaunchRequest &Req,
+                LaunchPlan &Plan, PartitionPolicy Policy)
+      : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
+        Plan(Plan), Policy(Policy) {}
+
+  Result run();
+
+private:
+  BufferManager &Bufs;
+  CpuExecutor &Exec;
+  Program &Prog;
+  const KernelHandle &K;
+  const BundleKernel &Info;
+  const KernelLaunchRequest &Req;
+  LaunchPlan &Plan;
+  PartitionPolicy Policy;
+
+  const FootprintProgram *Fp = nullptr;
+  uint64_t Total = 0;
+  LaunchConfig Config;
+  std::vector<PtrArg> Ptrs;
+  std::map<uint64_t, std::shared_ptr<Buffer>> BufById;
+  std::set<Location> Excluded;
+  bool Explicit = false;
+
+  /// The decision for the current ranges.
+  Mode M = Mode::Whole;
+  Location MergeDev = -1;
+
+  // Steps.
+  Result checkRequest();
+  bool canRun(Location L) const;
+  bool canMergeOn(Location L) const;
+  double throughput(Location L) const;
+  Location bestDevice(const std::vector<PartitionRange> &Ranges) const;
+  Result checkPartition(const std::vector<PartitionRange> &P) const;
+  Result evaluate(uint64_t First, uint64_t Count, RangeUse &Out) const;
+  Result decide(std::vector<PartitionRange> &Ranges);
+  Result attempt(std::vector<PartitionRange> Ranges, bool Decide);
+  Result prepare(RunState &R, bool IsMergeDevice);
+  Result issue(RunState &R);
+  Result runCpu(RunState &R);
+  Result launchOne(Location Dev, bool GpuMerge, const std::string &Entry,
+                   const cleave_cpu_kernel_desc *CpuDesc, uint64_t First,
+                   uint64_t Count, std::vector<void *> &ArgPtrs,
+                   std::vector<uint32_t> &PartParams);
+  Result merge(RunState &R, RunState &OnM);
+  Result argsFor(RunState &R, Location Dev);
+  Result commitWrites(const RunState &R);
+  void dropUnproduced(const RunState &R);
+  Location fallbackFor(Location Failed,
+                       const std::vector<PartitionRange> &Ranges) const;
+  void report(Location Failed, const Result &Err,
+              const std::vector<std::pair<uint64_t, uint64_t>> &Blocks,
+              Location To);
+  std::string name(Location L) const {
+    return L == HostLocation ? std::string("host") : Bufs.device(L).name();
+  }
+  bool isGpu(Location L) const {
+    return Bufs.device(L).kind() == DeviceKind::Cuda;
+  }
+  bool isCpu(Location L) const {
+    return Bufs.device(L).kind() == DeviceKind::Cpu;
+  }
+};
+
+Result LaunchContext::checkRequest() {
+  Plan.KernelName = Info.Name;
+  unsigned NumArgs = Info.Params.size();
+  if (NumArgs && !Req.Args)
+    return invalid("launch of " + Info.Name + " without arguments");
+  for (unsigned A = 0; A < NumArgs; ++A)
+    if (!Req.Args[A])
+      return invalid("launch of " + Info.Name + ": argument " +
+                     std::to_string(A) + " has no value");
+  for (int D = 0; D < 3; ++D)
+    if (Req.Grid[D] == 0 || Req.Block[D] == 0)
+      return invalid("launch of " + Info.Name +
+                     ": grid and block dimensions must be at least 1");
+  if (Req.Grid[0] > 0x7FFFFFFFu || Req.Grid[1] > 0xFFFFu ||
+      Req.Grid[2] > 0xFFFFu)
+    return invalid("launch of " + Info.Name + ": grid " +
+                   std::to_string(Req.Grid[0]) + "x" +
+                   std::to_string(Req.Grid[1]) + "x" +
+                   std::to_string(Req.Grid[2]) + " exceeds CUDA's limits");
+  if (uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2] > 1024)
+    return invalid("launch of " + Info.Name + ": more than 1024 threads per "
+                                              "block");
+  Total = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
+  for (int D = 0; D < 3; ++D) {
+    Config.Grid[D] = Req.Grid[D];
+    Config.Block[D] = Req.Block[D];
+  }
+  Config.Args.assign(NumArgs, 0);
+  for (unsigned A = 0; A < NumArgs; ++A) {
+    const BundleParam &BP = Info.Params[A];
+    if (BP.Kind == ParamKind::Pointer) {
+      void *P = nullptr;
+      std::memcpy(&P, Req.Args[A], sizeof(P));
+      if (!P)
+        continue;
+      BufferManager::Resolved Res;
+      Result R = Bufs.resolve(P, Res);
+      if (!R.ok())
+        return invalid("launch of " + Info.Name + ": argument " +
+                       std::to_string(A) + ": " + R.message());
+      Ptrs.push_back({A, Res.Buf, Res.Offset});
+      BufById[Res.Buf->id()] = Res.Buf;
+      continue;
+    }
+    if (BP.Kind != ParamKind::Scalar)
+      continue;
+    int64_t V = 0;
+    switch (BP.Size) {
+    case 1: { int8_t X; std::memcpy(&X, Req.Args[A], 1); V = X; break; }
+    case 2: { int16_t X; std::memcpy(&X, Req.Args[A], 2); V = X; break; }
+    case 4: { int32_t X; std::memcpy(&X, Req.Args[A], 4); V = X; break; }
+    case 8: { int64_t X; std::memcpy(&X, Req.Args[A], 8); V = X; break; }
+    default: break;
+    }
+    Config.Args[A] = V;
+  }
+  size_t KI = &K - Prog.Kernels.data();
+  Fp = Prog.Footprints[KI].get();
+  return Result::success();
+}
+
+bool LaunchContext::canRun(Location L) const {
+  if (Excluded.count(L))
+    return false;
+  if (isCpu(L))
+    return K.Cpu != nullptr;
+  return isGpu(L); // the original variant is always in the image
+}
+
+bool LaunchContext::canMergeOn(Location L) const {
+  if (!canRun(L))
+    return false;
+  if (isCpu(L))
+    return K.CpuMerge != nullptr;
+  return Info.variant(VariantKind::Merge).Present;
+}
+
+double LaunchContext::throughput(Location L) const {
+  const DeviceProperties &P = Bufs.device(L).properties();
+  if (isGpu(L))
+    return double(std::max(1u, P.ComputeUnits)) * 64.0 *
+           double(P.ClockKHz ? P.ClockKHz : 1500000u);
+  if (isCpu(L))
+    return double(std::max(1u, Exec.numThreads())) * 8.0 * 3.0e6;
+  return 0;
+}
+
+/// The device to run the whole grid on: the one with the largest share of
+/// an explicit partition, else the fastest that can run the kernel.
+Location
+LaunchContext::bestDevice(const std::vector<PartitionRange> &Ranges) const {
+  if (Explicit) {
+    std::map<Location, uint64_t> Share;
+    for (const PartitionRange &R : Ranges)
+      if (canRun(R.Device))
+        Share[R.Device] += R.Count;
+    Location Best = -1;
+    for (const PartitionRange &R : Ranges)
+      if (Share.count(R.Device) && (Best < 0 || Share[R.Device] > Share[Best]))
+        Best = R.Device;
+    if (Best >= 0)
+      return Best;
+  }
+  Location Best = -1;
+  for (size_t L = 0; L < Bufs.numDevices(); ++L)
+    if (canRun(Location(L)) &&
+        (Best < 0 || throughput(Location(L)) > throughput(Best)))
+      Best = Location(L);
+  return Best;
+}
+
+Result LaunchContext::checkPartition(
+    const std::vector<PartitionRange> &Part) const {
+  std::vector<PartitionRange> Sorted = Part;
+  for (const PartitionRange &R : Sorted) {
+    if (R.Device < 0 || size_t(R.Device) >= Bufs.numDevices())
+      return Result::error(ErrorCode::InvalidDevice,
+                           "partition names device " +
+                               std::to_string(R.Device) + " of " +
+                               std::to_string(Bufs.numDevices()));
+    if (R.Count == 0)
+      return invalid("partition range on " + name(R.Device) + " is empty");
+    if (!isCpu(R.Device) && !isGpu(R.Device))
+      return Result::error(ErrorCode::NotSupported,
+                           Bufs.device(R.Device).name() +
+                               " cannot run kernels");
+    if (isCpu(R.Device) && !K.Cpu)
+      return Result::error(ErrorCode::NotSupported,
+                           "partition gives " + name(R.Device) + " " +
+                               blocksText(R.First, R.Count) + " of " +
+                               Info.Name + ", which has no CPU variant (" +
+                               Info.variant(VariantKind::CPU).Reason + ")");
+  }
+  std::sort(Sorted.begin(), Sorted.end(),
+            [](const PartitionRange &A, const PartitionRange &B) {
+              return A.First < B.First;
+            });
+  uint64_t Next = 0;
+  for (const PartitionRange &R : Sorted) {
+    if (R.First != Next)
+      return invalid("partition " +
+                     std::string(R.First < Next ? "overlaps at block "
+                                                : "leaves out blocks from ") +
+                     std::to_string(std::min(R.First, Next)) + " (grid of " +
+                     std::to_string(Total) + " blocks)");
+    if (R.Count > Total - R.First)
+      return invalid("partition range " + blocksText(R.First, R.Count) +
+                     " goes past the grid's " + std::to_string(Total) +
+                     " blocks");
+    Next = R.First + R.Count;
+  }
+  if (Next != Total)
+    return invalid("partition leaves out blocks from " +
+                   std::to_string(Next) + " (grid of " +
+                   std::to_string(Total) + " blocks)");
+  return Result::success();
+}
+
+Result LaunchContext::evaluate(uint64_t First, uint64_t Count,
+                               RangeUse &Out) const {
+  Out.clear();
+  FootprintResult FR;
+  if (Fp) {
+    LaunchConfig C = Config;
+    C.First = int64_t(First);
+    C.Count = int64_t(Count);
+    Status S = Fp->evaluate(C, FR);
+    if (!S)
+      return invalid("footprint evaluation of " + Info.Name + " " +
+                     blocksText(First, Count) + ": " + S.Message);
+  }
+  for (const PtrArg &P : Ptrs) {
+    const ParamFootprint *PF = Fp ? FR.find(P.ArgNo) : nullptr;
+    uint64_t Size = P.Buf->size();
+    BufferUse &U = Out[P.Buf->id()];
+    std::string Arg = "argument " + std::to_string(P.ArgNo);
+    ParamRole Role = Info.Params[P.ArgNo].Role;
+    bool MayWrite = Role == ParamRole::Write || Role == ParamRole::ReadWrite ||
+                    Info.Params[P.ArgNo].RoleIsGuess;
+    if (!PF) {
+      U.Reads.insert(0, Size);
+      if (MayWrite) {
+        U.Writes.insert(0, Size);
+        U.WritesExact = false;
+        U.NotExact = Arg + " has no footprint";
+      }
+      continue;
+    }
+    if (PF->ReadClass == FootprintClass::Unknown ||
+        !addRegions(PF->Reads, P.Offset, Size, U.Reads))
+      U.Reads.insert(0, Size);
+    bool Exact = PF->WriteClass == FootprintClass::Exact;
+    if (PF->WriteClass == FootprintClass::Unknown ||
+        !addRegions(PF->Writes, P.Offset, Size, U.Writes)) {
+      U.Writes.insert(0, Size);
+      Exact = false;
+    }
+    if (!Exact && U.WritesExact) {
+      U.WritesExact = false;
+      U.NotExact = Arg + "'s write footprint is " +
+                   getFootprintClassName(PF->WriteClass) + " for " +
+                   blocksText(First, Count);
+    }
+  }
+  return Result::success();
+}
+
+/// Splits [0, Total) over the devices that can run the kernel, by policy.
+Result makePolicyRanges(PartitionPolicy P, uint64_t Total,
+                        const std::vector<Location> &Devs,
+                        const std::vector<double> &Weights,
+                        std::vector<PartitionRange> &Out) {
+  Out.clear();
+  if (Devs.empty())
+    return Result::error(ErrorCode::NoDevice, "no device can run the kernel");
+  std::vector<uint64_t> Share(Devs.size(), 0);
+  if (P == PartitionPolicy::SingleDevice) {
+    Share[0] = Total;
+  } else {
+    std::vector<double> W(Devs.size(), 1.0);
+    if (P == PartitionPolicy::Proportional)
+      W = Weights;
+    double Sum = 0;
+    for (double X : W)
+      Sum += X;
+    if (Sum <= 0) {
+      W.assign(Devs.size(), 1.0);
+      Sum = double(Devs.size());
+    }
+    uint64_t Given = 0;
+    for (size_t I = 0; I < Devs.size(); ++I) {
+      Share[I] = uint64_t(double(Total) * (W[I] / Sum));
+      Share[I] = std::min(Share[I], Total - Given);
+      Given += Share[I];
+    }
+    // The remainder, one block at a time, to the largest weights first
+    // (ties: the first device).
+    std::vector<size_t> Order(Devs.size());
+    for (size_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    std::stable_sort(Order.begin(), Order.end(),
+                     [&](size_t A, size_t B) { return W[A] > W[B]; });
+    for (size_t J = 0; Given < Total; J = (J + 1) % Order.size(), ++Given)
+      ++Share[Order[J]];
+  }
+  uint64_t First = 0;
+  for (size_t I = 0; I < Devs.size(); ++I)
+    if (Share[I]) {
+      Out.push_back({Devs[I], First, Share[I]});
+      First += Share[I];
+    }
+  return Result::success();
+}
+
+} // namespace
+
+// The policy split, exposed for the tests (see Engine.h).
+Result computePolicyPartition(PartitionPolicy P, uint64_t Blocks,
+                              const std::vector<Location> &Devices,
+                              const std::vector<double> &Weights,
+                              std::vector<PartitionRange> &Out) {
+  if (Weights.size() != Devices.size())
+    return invalid("one weight per device expected");
+  return makePolicyRanges(P, Blocks, Devices, Weights, Out);
+}
+
+namespace {
+
+/// Coalesces the ranges of one device that touch.
+void normalize(std::vector<PartitionRange> &Ranges) {
+  std::sort(Ranges.begin(), Ranges.end(),
+            [](const PartitionRange &A, const PartitionRange &B) {
+              return A.First < B.First;
+            });
+  std::vector<PartitionRange> Out;
+  for (const PartitionRange &R : Ranges) {
+    if (!Out.empty() && Out.back().Device == R.Device &&
+        Out.back().First + Out.back().Count == R.First)
+      Out.back().Count += R.Count;
+    else
+      Out.push_back(R);
+  }
+  Ranges = std::move(Out);
+}
+
+} // namespace
+
+Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
+  M = Mode::Exact;
+  MergeDev = -1;
+  Plan.Split = true;
+  Plan.Reason.clear();
+  Plan.Reconcile.clear();
+  Plan.MergeDevice.clear();
+  normalize(Ranges);
+  std::set<Location> Devs;
+  for (const PartitionRange &R : Ranges)
+    Devs.insert(R.Device);
+  if (Devs.size() <= 1)
+    return Result::success(); // one device: nothing to reconcile
+
+  auto Whole = [&](std::string Why) {
+    M = Mode::Whole;
+    Plan.Split = false;
+    Plan.Reason = std::move(Why);
+    Location D = bestDevice(Ranges);
+    Ranges = {{D, 0, Total}};
+    return D < 0 ? Result::error(ErrorCode::NoDevice,
+                                 "no device can run " + Info.Name)
+                 : Result::success();
+  };
+
+  if (!Info.CanSplit) {
+    std::string Why = "the kernel cannot be split";
+    for (const BundleIssue &Iss : Info.Issues)
+      if (Iss.ForbidsSplit) {
+        Why += ": " + Iss.Kind + (Iss.Detail.empty() ? "" : " " + Iss.Detail) +
+               (Iss.Location.empty() ? "" : " at " + Iss.Location);
+        break;
+      }
+    return Whole(Why);
+  }
+  for (const BundleVariableUse &U : Info.Variables)
+    if (U.Written)
+      return Whole("it writes the variable " +
+                   Prog.B.Variables[U.Variable].Name);
+  if (!Fp)
+    return Whole("the kernel's footprints are unusable: " +
+                 Prog.FootprintErrors[&K - Prog.Kernels.data()]);
+  const BundleVariant &Part = Info.variant(VariantKind::Partition);
+  for (const PartitionRange &R : Ranges)
+    if (isGpu(R.Device) && R.Count != Total && !Part.Present)
+      return Whole("no partition-ready variant: " + Part.Reason);
+
+  // Exact and disjoint?
+  std::vector<RangeUse> Uses(Ranges.size());
+  for (size_t I = 0; I < Ranges.size(); ++I) {
+    Result R = evaluate(Ranges[I].First, Ranges[I].Count, Uses[I]);
+    if (!R.ok())
+      return R;
+  }
+  std::string WhyNot;
+  for (size_t I = 0; I < Uses.size() && WhyNot.empty(); ++I)
+    for (auto &[Id, U] : Uses[I])
+      if (!U.WritesExact) {
+        WhyNot = "buffer #" + std::to_string(Id) + ": " + U.NotExact;
+        break;
+      }
+  for (size_t I = 0; I < Uses.size() && WhyNot.empty(); ++I)
+    for (size_t J = I + 1; J < Uses.size() && WhyNot.empty(); ++J) {
+      if (Ranges[I].Device == Ranges[J].Device)
+        continue;
+      for (auto &[Id, U] : Uses[I]) {
+        auto It = Uses[J].find(Id);
+        if (It == Uses[J].end() ||
+            U.Writes.intersection(It->second.Writes).empty())
+          continue;
+        WhyNot = "buffer #" + std::to_string(Id) + " is written by " +
+                 name(Ranges[I].Device) + " and " + name(Ranges[J].Device) +
+                 " at the same bytes";
+        break;
+      }
+    }
+  if (WhyNot.empty()) {
+    Plan.Reconcile = "exact";
+    return Result::success();
+  }
+
+  // Merges: every written buffer must be reached through merge outputs.
+  const BundleVariant &Merge = Info.variant(VariantKind::Merge);
+  if (!Merge.Present)
+    return Whole(WhyNot + ", and there is no merge kernel (" + Merge.Reason +
+                 ")");
+  std::set<unsigned> Outputs(Info.MergeOutputs.begin(),
+                             Info.MergeOutputs.end());
+  for (const PtrArg &P : Ptrs) {
+    if (Outputs.count(P.ArgNo))
+      continue;
+    for (const RangeUse &U : Uses) {
+      auto It = U.find(P.Buf->id());
+      if (It != U.end() && !It->second.Writes.empty()) {
+        // Written through another argument that is an output?
+        bool Covered = false;
+        for (const PtrArg &Q : Ptrs)
+          Covered |= Q.Buf == P.Buf && Outputs.count(Q.ArgNo);
+        if (!Covered)
+          return Whole(WhyNot + ", and argument " +
+                       std::to_string(P.ArgNo) +
+                       " may be written but is no merge output");
+      }
+    }
+  }
+  std::map<Location, uint64_t> Share;
+  for (const PartitionRange &R : Ranges)
+    Share[R.Device] += R.Count;
+  Location Best = -1;
+  for (const PartitionRange &R : Ranges)
+    if (canMergeOn(R.Device) && (Best < 0 || Share[R.Device] > Share[Best]))
+      Best = R.Device;
+  if (Best < 0)
+    return Whole(WhyNot + ", and no device of the partition can run the "
+                          "merge kernel (CPU merge variant: " +
+                 std::string(K.CpuMerge ? "present" : "absent") + ")");
+  M = Mode::Merge;
+  MergeDev = Best;
+  Plan.Reconcile = "merge";
+  Plan.MergeDevice = name(Best);
+  return Result::success();
+}
+
+Location
+LaunchContext::fallbackFor(Location Failed,
+                           const std::vector<PartitionRange> &Ranges) const {
+  if (M == Mode::Merge && MergeDev != Failed && canRun(MergeDev))
+    return MergeDev;
+  std::map<Location, uint64_t> Share;
+  for (const PartitionRange &R : Ranges)
+    if (R.Device != Failed && canRun(R.Device))
+      Share[R.Device] += R.Count;
+  Location Best = -1;
+  for (const PartitionRange &R : Ranges)
+    if (Share.count(R.Device) && (Best < 0 || Share[R.Device] > Share[Best]))
+      Best = R.Device;
+  if (Best >= 0)
+    return Best;
+  for (size_t L = 0; L < Bufs.numDevices(); ++L)
+    if (Location(L) != Failed && canRun(Location(L)) &&
+        (Best < 0 || throughput(Location(L)) > throughput(Best)))
+      Best = Location(L);
+  return Best;
+}
+
+void LaunchContext::report(
+    Location Failed, const Result &Err,
+    const std::vector<std::pair<uint64_t, uint64_t>> &Blocks, Location To) {
+  std::string Msg = "cleave: " + name(Failed) + " failed (" + Err.message() +
+                    "); re-running blocks";
+  for (size_t B = 0; B < Blocks.size(); ++B)
+    Msg += (B ? ", [" : " [") + std::to_string(Blocks[B].first) + ", " +
+           std::to_string(Blocks[B].second) + ")";
+  Msg += " on " + name(To) + "\n";
+  std::fputs(Msg.c_str(), stderr);
+  Plan.Recoveries.push_back({name(Failed), Err.message(), Blocks, name(To)});
+}
+
+/// Pointer arguments translated to \p Dev's replicas.
+Result LaunchContext::argsFor(RunState &R, Location Dev) {
+  unsigned NumArgs = Info.Params.size();
+  R.Values.assign(NumArgs, nullptr);
+  R.ArgPtrs.assign(Req.Args, Req.Args + NumArgs);
+  for (const PtrArg &P : Ptrs) {
+    DeviceAddr A = 0;
+    Result Res = Bufs.addressOn(*P.Buf, Dev, P.Offset, A);
+    if (!Res.ok())
+      return Res;
+    R.Values[P.ArgNo] = reinterpret_cast<void *>(static_cast<uintptr_t>(A));
+    R.ArgPtrs[P.ArgNo] = &R.Values[P.ArgNo];
+  }
+  return Result::success();
+}
+
+/// Everything a run needs before anything runs: its device's module,
+/// functions and variables, its replicas and its inputs (plus, for M, the
+/// write bounds; for a run that M merges, its partial buffers on M).
+Result LaunchContext::prepare(RunState &R, bool IsMergeDevice) {
+  LaunchPlan::Run Run;
+  Run.Device = R.Dev;
+  Run.DeviceName = name(R.Dev);
+  Run.First = R.First;
+  Run.Count = R.Count;
+  if (isCpu(R.Dev))
+    Run.Variant = "cpu";
+  else
+    Run.Variant = R.Count == Total ? "original" : "partition";
+  if (isGpu(R.Dev)) {
+    FunctionHandle F = nullptr;
+    const std::string &Entry =
+        R.Count == Total ? Info.variant(VariantKind::Original).Entry
+                         : Info.variant(VariantKind::Partition).Entry;
+    Result Res = gpuFunction(Bufs, Prog, R.Dev, Entry, F);
+    if (Res.ok() && IsMergeDevice)
+      Res = gpuFunction(Bufs, Prog, R.Dev,
+                        Info.variant(VariantKind::Merge).Entry, F);
+    if (!Res.ok())
+      return Res;
+  }
+  for (const BundleVariableUse &U : Info.Variables) {
+    Result Res = syncVariableTo(Bufs, Prog, U.Variable, R.Dev);
+    if (!Res.ok())
+      return Res;
+  }
+  for (auto &[Id, U] : R.Uses) {
+    Buffer &B = *BufById[Id];
+    DeviceAddr Ignored;
+    Result Res = Bufs.addressOn(B, R.Dev, 0, Ignored); // the replica
+    if (!Res.ok())
+      return Res;
+    RangeSet Need = U.Reads;
+    auto MH = R.MustHold.find(Id);
+    if (MH != R.MustHold.end())
+      Need.insert(MH->second);
+    for (ByteRange Rg : Need.ranges()) {
+      std::vector<Transfer> Copies;
+      Res = Bufs.planTransfers(B, R.Dev, Rg, Copies);
+      if (Res.ok())
+        Res = Bufs.executeTransfers(B, Copies);
+      if (!Res.ok())
+        return Res;
+      for (const Transfer &T : Copies) {
+        Run.Copies.push_back({Id, T, name(T.Src), name(T.Dst)});
+        Run.BytesIn += T.Bytes;
+      }
+    }
+  }
+  Result Res = argsFor(R, R.Dev);
+  if (!Res.ok())
+    return Res;
+  Plan.BytesMoved += Run.BytesIn;
+  R.PlanIndex = Plan.Runs.size();
+  Plan.Runs.push_back(std::move(Run));
+  return Result::success();
+}
+
+/// Launches a kernel over blocks [First, First + Count) of the request's
+/// grid on \p Dev: a GPU variant (asynchronously, on the device's compute
+/// stream) or a CPU descriptor (now). \p ArgPtrs holds the original
+/// parameters (and, for merges, the partial pointers); the partition
+/// parameters are appended for the partition-ready and merge variants.
+Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
+                                const std::string &Entry,
+                                const cleave_cpu_kernel_desc *CpuDesc,
+                                uint64_t First, uint64_t Count,
+                                std::vector<void *> &ArgPtrs,
+                                std::vector<uint32_t> &PartParams) {
+  Device &D = Bufs.device(Dev);
+  bool Whole = First == 0 && Count == Total && !GpuMerge && !CpuDesc;
+  if (isCpu(Dev) && CpuDesc == K.Cpu) {
+    // The CPU variant takes the block range natively.
+    cleave_cpu_launch L;
+    for (int X = 0; X < 3; ++X) {
+      L.grid[X] = Req.Grid[X];
+      L.block[X] = Req.Block[X];
+    }
+    L.dynamic_shared_bytes = Req.DynamicSharedBytes;
+    Status S = Exec.launch(*CpuDesc, ArgPtrs.data(), L, First, Count);
+    if (!S)
+      return Result::error(ErrorCode::LaunchFailure,
+                           Info.Name + " on " + D.name() + " " +
+                               blocksText(First, Count) + ": " + S.Message);
+    return Result::success();
+  }
+  FunctionHandle F = nullptr;
+  if (!CpuDesc) {
+    Result R = gpuFunction(Bufs, Prog, Dev, Entry, F);
+    if (!R.ok())
+      return R;
+  }
+  if (Whole) {
+    uint32_t Grid[3] = {Req.Grid[0], Req.Grid[1], Req.Grid[2]};
+    uint32_t Block[3] = {Req.Block[0], Req.Block[1], Req.Block[2]};
+    return D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
+                          D.internalStream(0), ArgPtrs.data());
+  }
+  // Partition-ready or merge variant: chunks of at most 2^31 - 1 blocks.
+  size_t Base = ArgPtrs.size();
+  uint64_t Chunks = (Count + 0x7FFFFFFEu) / 0x7FFFFFFFu;
+  PartParams.assign(Chunks * NumPartitionParams, 0);
+  std::vector<void *> All = ArgPtrs;
+  All.resize(Base + NumPartitionParams);
+  for (uint64_t C = 0, Done = 0; C < Chunks; ++C) {
+    uint64_t N = std::min<uint64_t>(Count - Done, 0x7FFFFFFFu);
+    uint32_t *Vals = &PartParams[C * NumPartitionParams];
+    if (!computePartitionParams(First + Done, Req.Grid[0], Req.Grid[1],
+                                Req.Grid[2], Vals) ||
+        !isValidPartitionLaunch(First + Done, N, Req.Grid[0], Req.Grid[1],
+                                Req.Grid[2]))
+      return invalid("blocks [" + std::to_string(First + Done) + ", " +
+                     std::to_string(First + Done + N) +
+                     ") cannot be launched as a partition");
+    for (unsigned P = 0; P < NumPartitionParams; ++P)
+      All[Base + P] = &Vals[P];
+    uint32_t Grid[3] = {uint32_t(N), 1, 1};
+    uint32_t Block[3] = {Req.Block[0], Req.Block[1], Req.Block[2]};
+    Result R;
+    if (CpuDesc) {
+      cleave_cpu_launch L;
+      for (int X = 0; X < 3; ++X) {
+        L.grid[X] = Grid[X];
+        L.block[X] = Block[X];
+      }
+      L.dynamic_shared_bytes = Req.DynamicSharedBytes;
+      Status S = Exec.launch(*CpuDesc, All.data(), L, 0, N);
+      if (!S)
+        R = Result::error(ErrorCode::LaunchFailure,
+                          std::string(CpuDesc->name ? CpuDesc->name : "?") +
+                              " on " + D.name() + ": " + S.Message);
+    } else {
+      // The launch reads the parameter values when it is issued.
+      R = D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
+                         D.internalStream(0), All.data());
+    }
+    if (!R.ok())
+      return R;
+    Done += N;
+  }
+  return Result::success();
+}
+
+/// Issues a run: a GPU launch (asynchronous) or, for a CPU device, the
+/// launch's fault check (the CPU variant runs in runCpu).
+Result LaunchContext::issue(RunState &R) {
+  Device &D = Bufs.device(R.Dev);
+  if (isCpu(R.Dev))
+    return D.checkLaunchFault();
+  const std::string &Entry =
+      R.Count == Total ? Info.variant(VariantKind::Original).Entry
+                       : Info.variant(VariantKind::Partition).Entry;
+  return launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count, R.ArgPtrs,
+                   R.PartParams);
+}
+
+Result LaunchContext::runCpu(RunState &R) {
+  return launchOne(R.Dev, false, "", K.Cpu, R.First, R.Count, R.ArgPtrs,
+                   R.PartParams);
+}
+
+/// Merges run \p R (not on M) into M: copies R's write hulls into the
+/// partial buffers and runs the merge kernel on M over R's blocks.
+Result LaunchContext::merge(RunState &R, RunState &OnM) {
+  LaunchPlan::Run Run;
+  Run.Device = MergeDev;
+  Run.DeviceName = name(MergeDev);
+  Run.First = R.First;
+  Run.Count = R.Count;
+  Run.IsMerge = true;
+  Run.MergeFrom = name(R.Dev);
+  Run.Variant = isCpu(MergeDev) ? "cpu-merge" : "merge";
+  Device &Src = Bufs.device(R.Dev);
+  Device &Dst = Bufs.device(MergeDev);
+  for (auto &[Id, P] : R.Partials) {
+    auto [Tmp, H] = P;
+    if (H.empty())
+      continue;
+    DeviceAddr From = 0;
+    Result Res = Bufs.addressOn(*BufById[Id], R.Dev, H.Lo, From);
+    if (Res.ok())
+      Res = Src.copyDeviceToDevice(Dst, Tmp, From, H.size());
+    if (!Res.ok())
+      return Res;
+    Transfer T{R.Dev, MergeDev, H.Lo, H.size()};
+    Run.Copies.push_back({Id, T, name(R.Dev), name(MergeDev)});
+    Run.BytesIn += H.size();
+  }
+  // Original parameters on M, then one partial pointer per merge output.
+  std::vector<void *> ArgPtrs = OnM.ArgPtrs;
+  std::vector<void *> PartialVals(Info.MergeOutputs.size(), nullptr);
+  for (size_t O = 0; O < Info.MergeOutputs.size(); ++O) {
+    unsigned ArgNo = Info.MergeOutputs[O];
+    for (const PtrArg &P : Ptrs) {
+      if (P.ArgNo != ArgNo)
+        continue;
+      auto It = R.Partials.find(P.Buf->id());
+      if (It != R.Partials.end() && !It->second.second.empty())
+        // Same offsets as the buffer: partial + (offset - hull start).
+        PartialVals[O] = reinterpret_cast<void *>(static_cast<uintptr_t>(
+            It->second.first + (P.Offset - It->second.second.Lo)));
+      else // nothing written through it: never read
+        PartialVals[O] = OnM.Values[ArgNo];
+    }
+  }
+  for (void *&V : PartialVals)
+    ArgPtrs.push_back(&V);
+  std::vector<uint32_t> PartParams;
+  Result Res;
+  if (isCpu(MergeDev)) {
+    Res = Dst.checkLaunchFault();
+    if (Res.ok())
+      Res = launchOne(MergeDev, false, "", K.CpuMerge, R.First, R.Count,
+                      ArgPtrs, PartParams);
+  } else {
+    Res = launchOne(MergeDev, true, Info.variant(VariantKind::Merge).Entry,
+                    nullptr, R.First, R.Count, ArgPtrs, PartParams);
+    if (Res.ok())
+      Res = Dst.synchronizeStream(Dst.internalStream(0));
+  }
+  Plan.BytesMoved += Run.BytesIn;
+  Plan.Runs.push_back(std::move(Run));
+  return Res;
+}
+
+Result LaunchContext::commitWrites(const RunState &R) {
+  for (auto &[Id, U] : R.Uses)
+    for (ByteRange Rg : U.Writes.ranges()) {
+      Result Res = Bufs.markWritten(*BufById[Id], R.Dev, Rg);
+      if (!Res.ok())
+        return Res;
+    }
+  return Result::success();
+}
+
+/// A run that failed after it may have started: its device's replica no
+/// longer holds what validity says over the run's writes. Where another
+/// location holds those bytes, that one becomes their only holder.
+void LaunchContext::dropUnproduced(const RunState &R) {
+  for (auto &[Id, U] : R.Uses) {
+    Buffer &B = *BufById[Id];
+    Location VL = Bufs.validityLocation(R.Dev);
+    for (ByteRange Rg : U.Writes.ranges())
+      for (ByteRange Piece : B.validRanges(VL).intersection(Rg.Lo, Rg.Hi)) {
+        for (Location L = HostLocation; L < Location(Bufs.numDevices()); ++L) {
+          if (L == R.Dev || Bufs.validityLocation(L) == VL)
+            continue;
+          if (B.validRanges(L).contains(Piece.Lo, Piece.Hi)) {
+            (void)Bufs.markWritten(B, L, Piece);
+            break;
+          }
+        }
+      }
+  }
+}
+
+Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
+                              bool Decide) {
+  for (;;) {
+    if (Decide) {
+      Result R = decide(Ranges);
+      if (!R.ok())
+        return R;
+    }
+    // Footprints per run; what must be valid before each.
+    std::vector<RunState> Runs(Ranges.size());
+    for (size_t I = 0; I < Ranges.size(); ++I) {
+      Runs[I].Dev = Ranges[I].Device;
+      Runs[I].First = Ranges[I].First;
+      Runs[I].Count = Ranges[I].Count;
+      Result R = evaluate(Runs[I].First, Runs[I].Count, Runs[I].Uses);
+      if (!R.ok())
+        return R;
+    }
+    std::map<uint64_t, RangeSet> AllWrites, AllReads;
+    for (RunState &R : Runs)
+      for (auto &[Id, U] : R.Uses) {
+        if (!U.WritesExact)
+          R.MustHold[Id].insert(U.Writes);
+        AllWrites[Id].insert(U.Writes);
+        AllReads[Id].insert(U.Reads);
+      }
+    // M ends up holding every written byte, so it must hold their current
+    // contents first; the merge kernels it runs for the other ranges
+    // recompute those ranges' addresses and conditions, reading what the
+    // ranges read.
+    if (M == Mode::Merge)
+      for (RunState &R : Runs)
+        if (R.Dev == MergeDev) {
+          for (auto &[Id, W] : AllWrites)
+            R.MustHold[Id].insert(W);
+          for (auto &[Id, Rd] : AllReads)
+            R.MustHold[Id].insert(Rd);
+        }
+
+    size_t PlanMark = Plan.Runs.size();
+    // Partial buffers on M, freed on every path.
+    std::vector<DeviceAddr> Temps;
+    auto FreeTemps = [&] {
+      for (DeviceAddr A : Temps)
+        (void)Bufs.device(MergeDev).free(A);
+      Temps.clear();
+    };
+
+    // Phase 1: prepare. A failure here has changed nothing but validity-
+    // exact transfers: drop the device and start again.
+    std::optional<Failure> Fail;
+    for (RunState &R : Runs) {
+      Result Res = prepare(R, M == Mode::Merge && R.Dev == MergeDev);
+      if (!Res.ok()) {
+        Fail = Failure{R.Dev, Res};
+        break;
+      }
+    }
+    if (!Fail && M == Mode::Merge)
+      for (RunState &R : Runs) {
+        if (R.Dev == MergeDev)
+          continue;
+        for (auto &[Id, U] : R.Uses) {
+          ByteRange H = hull(U.Writes);
+          DeviceAddr Tmp = 0;
+          if (!H.empty()) {
+            Result Res = Bufs.device(MergeDev).allocate(H.size(), Tmp);
+            if (!Res.ok()) {
+              Fail = Failure{MergeDev, Res};
+              break;
+            }
+            Temps.push_back(Tmp);
+          }
+          R.Partials[Id] = {Tmp, H};
+        }
+        if (Fail)
+          break;
+      }
+    if (Fail) {
+      FreeTemps();
+      Plan.Runs.resize(PlanMark); // BytesMoved keeps what did move
+      Excluded.insert(Fail->Dev);
+      Location To = fallbackFor(Fail->Dev, Ranges);
+      if (To < 0)
+        return Fail->Err;
+      std::vector<std::pair<uint64_t, uint64_t>> Blocks;
+      for (PartitionRange &R : Ranges)
+        if (R.Device == Fail->Dev) {
+          Blocks.push_back({R.First, R.First + R.Count});
+          R.Device = To;
+        }
+      report(Fail->Dev, Fail->Err, Blocks, To);
+      continue;
+    }
+
+    // Phase 2: issue, M's runs first. A run whose launch is refused has not
+    // started.
+    std::vector<size_t> Order;
+    for (size_t I = 0; I < Runs.size(); ++I)
+      if (M == Mode::Merge && Runs[I].Dev == MergeDev)
+        Order.push_back(I);
+    for (size_t I = 0; I < Runs.size(); ++I)
+      if (!(M == Mode::Merge && Runs[I].Dev == MergeDev))
+        Order.push_back(I);
+    std::map<Location, Result> Failed;
+    bool AnyIssued = false;
+    for (size_t I : Order) {
+      RunState &R = Runs[I];
+      if (Failed.count(R.Dev)) {
+        R.Failed = true;
+        continue;
+      }
+      Result Res = issue(R);
+      if (!Res.ok()) {
+        if (M == Mode::Merge && R.Dev == MergeDev) {
+          if (!AnyIssued) { // nothing ran: start again without M
+            Fail = Failure{R.Dev, Res};
+            break;
+          }
+          // M's earlier runs changed its replica: not recoverable here.
+          (void)Bufs.device(R.Dev).synchronize();
+          for (RunState &X : Runs)
+            dropUnproduced(X);
+          FreeTemps();
+          return Result::error(Res.code(),
+                               "the merge device failed: " + Res.message());
+        }
+        R.Failed = true;
+        Failed[R.Dev] = Res;
+        continue;
+      }
+      R.Issued = true;
+      AnyIssued = true;
+    }
+    if (Fail) {
+      FreeTemps();
+      Plan.Runs.resize(PlanMark); // BytesMoved keeps what did move
+      Excluded.insert(Fail->Dev);
+      Location To = fallbackFor(Fail->Dev, Ranges);
+      if (To < 0)
+        return Fail->Err;
+      std::vector<std::pair<uint64_t, uint64_t>> Blocks;
+      for (PartitionRange &R : Ranges)
+        if (R.Device == Fail->Dev) {
+          Blocks.push_back({R.First, R.First + R.Count});
+          R.Device = To;
+        }
+      report(Fail->Dev, Fail->Err, Blocks, To);
+      continue;
+    }
+
+    // Phase 3: the CPU runs (one after the other, each on every core) while
+    // the GPUs run, then wait for the GPUs.
+    for (RunState &R : Runs) {
+      if (!R.Issued || !isCpu(R.Dev))
+        continue;
+      Result Res = runCpu(R);
+      if (!Res.ok()) {
+        R.Failed = true;
+        if (!Failed.count(R.Dev))
+          Failed[R.Dev] = Res;
+        dropUnproduced(R);
+      }
+    }
+    std::set<Location> Gpus;
+    for (RunState &R : Runs)
+      if (R.Issued && isGpu(R.Dev))
+        Gpus.insert(R.Dev);
+    for (Location G : Gpus) {
+      Device &D = Bufs.device(G);
+      Result Res = D.synchronizeStream(D.internalStream(0));
+      if (Res.ok())
+        continue;
+      if (!Failed.count(G))
+        Failed[G] = Res;
+      for (RunState &R : Runs)
+        if (R.Dev == G && R.Issued) {
+          R.Failed = true;
+          dropUnproduced(R);
+        }
+    }
+    if (M == Mode::Merge && Failed.count(MergeDev)) {
+      for (RunState &R : Runs)
+        dropUnproduced(R);
+      FreeTemps();
+      return Result::error(Failed[MergeDev].code(),
+                           "the merge device failed: " +
+                               Failed[MergeDev].message());
+    }
+
+    // Failed runs of other devices: on M, in place, when merging.
+    std::vector<RunState *> Redo;
+    for (RunState &R : Runs)
+      if (R.Failed)
+        Redo.push_back(&R);
+    if (M == Mode::Merge && !Redo.empty()) {
+      std::map<Location, std::vector<std::pair<uint64_t, uint64_t>>> Blocks;
+      for (RunState *R : Redo)
+        Blocks[R->Dev].push_back({R->First, R->First + R->Count});
+      for (auto &[D, B] : Blocks) {
+        Excluded.insert(D);
+        report(D, Failed[D], B, MergeDev);
+      }
+      for (RunState *R : Redo) {
+        R->Dev = MergeDev;
+        R->Partials.clear();
+        R->Failed = false;
+        Result Res = prepare(*R, true);
+        if (Res.ok())
+          Res = issue(*R);
+        if (Res.ok() && isCpu(MergeDev))
+          Res = runCpu(*R);
+        if (Res.ok() && isGpu(MergeDev))
+          Res = Bufs.device(MergeDev).synchronizeStream(
+              Bufs.device(MergeDev).internalStream(0));
+        if (!Res.ok()) {
+          for (RunState &X : Runs)
+            dropUnproduced(X);
+          FreeTemps();
+          return Result::error(Res.code(),
+                               "the merge device failed: " + Res.message());
+        }
+      }
+      Redo.clear();
+    }
+
+    // Phase 4: merges, then writes.
+    if (M == Mode::Merge) {
+      RunState *OnM = nullptr;
+      for (RunState &R : Runs)
+        if (R.Dev == MergeDev)
+          OnM = &R;
+      if (!OnM) {
+        FreeTemps();
+        return Result::error(ErrorCode::Unknown, "merge device has no run");
+      }
+      for (RunState &R : Runs) {
+        if (R.Dev == MergeDev)
+          continue;
+        Result Res = merge(R, *OnM);
+        if (Res.ok())
+          continue;
+        // The partial could not be copied or merged: re-run on M in place.
+        Location D = R.Dev;
+        Excluded.insert(D);
+        report(D, Res, {{R.First, R.First + R.Count}}, MergeDev);
+        R.Dev = MergeDev;
+        R.Partials.clear();
+        Res = prepare(R, true);
+        if (Res.ok())
+          Res = issue(R);
+        if (Res.ok() && isCpu(MergeDev))
+          Res = runCpu(R);
+        if (Res.ok() && isGpu(MergeDev))
+          Res = Bufs.device(MergeDev).synchronizeStream(
+              Bufs.device(MergeDev).internalStream(0));
+        if (!Res.ok()) {
+          for (RunState &X : Runs)
+            dropUnproduced(X);
+          FreeTemps();
+          return Result::error(Res.code(),
+                               "the merge device failed: " + Res.message());
+        }
+      }
+      FreeTemps();
+      for (auto &[Id, W] : AllWrites)
+        for (ByteRange Rg : W.ranges()) {
+          Result Res = Bufs.markWritten(*BufById[Id], MergeDev, Rg);
+          if (!Res.ok())
+            return Res;
+        }
+      return Result::success();
+    }
+
+    // Exact or whole: each successful run's writes; failed runs again on
+    // another device.
+    for (RunState &R : Runs)
+      if (!R.Failed) {
+        Result Res = commitWrites(R);
+        if (!Res.ok())
+          return Res;
+        for (const BundleVariableUse &U : Info.Variables)
+          if (U.Written)
+            variableWritten(Bufs, Prog, U.Variable, R.Dev);
+      }
+    if (Redo.empty())
+      return Result::success();
+    std::vector<PartitionRange> Again;
+    std::map<Location, std::vector<std::pair<uint64_t, uint64_t>>> Blocks;
+    for (RunState *R : Redo) {
+      Excluded.insert(R->Dev);
+      Blocks[R->Dev].push_back({R->First, R->First + R->Count});
+    }
+    for (auto &[D, B] : Blocks) {
+      Location To = fallbackFor(D, Ranges);
+      if (To < 0)
+        return Failed[D];
+      report(D, Failed[D], B, To);
+      for (RunState *R : Redo)
+        if (R->Dev == D)
+          Again.push_back({To, R->First, R->Count});
+    }
+    Ranges = std::move(Again);
+    Decide = false; // the same reconciliation, on the remaining ranges
+  }
+}
+
+Result LaunchContext::run() {
+  Result R = checkRequest();
+  if (!R.ok())
+    return R;
+  std::vector<PartitionRange> Ranges;
+  if (!Req.Partition.empty()) {
+    Explicit = true;
+    R = checkPartition(Req.Partition);
+    if (!R.ok())
+      return R;
+    Ranges = Req.Partition;
+  } else {
+    std::vector<Location> Devs;
+    std::vector<double> W;
+    for (size_t L = 0; L < Bufs.numDevices(); ++L)
+      if (canRun(Location(L))) {
+        Devs.push_back(Location(L));
+        W.push_back(throughput(Location(L)));
+      }
+    if (Devs.empty())
+      return Result::error(
+          ErrorCode::NoDevice,
+          "no device can run " + Info.Name +
+              (K.Cpu ? std::string()
+                     : " (no GPU, and it has no CPU variant: " +
+                           Info.variant(VariantKind::CPU).Reason + ")"));
+    PartitionPolicy P = Policy;
+    if (P == PartitionPolicy::SingleDevice) {
+      // The first GPU, else the first CPU device.
+      Location Pick = Devs.front();
+      for (Location L : Devs)
+        if (isGpu(L)) {
+          Pick = L;
+          break;
+        }
+      Devs = {Pick};
+      W = {1.0};
+    }
+    R = makePolicyRanges(P, Total, Devs, W, Ranges);
+    if (!R.ok())
+      return R;
+  }
+  return attempt(std::move(Ranges), true);
+}
+
+
+Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
+  Plan = LaunchPlan();
+  if (!Req.Kernel || !Req.Kernel->Info || !Req.Kernel->Prog)
+    return invalid("launch without a kernel");
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  Program &P = const_cast<Program &>(*Req.Kernel->Prog);
+  LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy);
+  Result R = C.run();
+  if (envHas("CLEAVE_LOG", "plan"))
+    std::fputs((Plan.describe() + (R.ok() ? "" : "  error: " + R.toString() +
+                                                     "\n"))
+                   .c_str(),
+               stderr);
+  return R;
+}
+
+} // namespace rt
+} // namespace cleave

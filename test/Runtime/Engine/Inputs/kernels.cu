@@ -1,0 +1,45 @@
+// Kernels of the engine's lit tests (test/Runtime/Engine) and of the GPU
+// script (test/gpu/run-engine.sh). extern "C" keeps the symbols short.
+
+// Exact, disjoint writes: a split only updates validity.
+extern "C" __global__ void vecadd(const float *a, const float *b, float *c,
+                                  int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    c[i] = a[i] + b[i];
+}
+
+// Writes only where the input is positive: the write footprint is a bound,
+// not exact, so a split needs merges. The condition reads only `in`, which
+// the kernel does not write, so the merge kernel can recompute it.
+extern "C" __global__ void keep_positive(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > 0.0f)
+    out[i] = 2.0f * in[i];
+}
+
+// A 2-D grid: the partition-ready variant decodes (x, y) from a linear
+// block range.
+extern "C" __global__ void scale2d(const float *in, float *out, int w,
+                                   int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    out[y * w + x] = 2.0f * in[y * w + x] + 1.0f;
+}
+
+// Global atomics: cannot be split, runs whole on one device.
+extern "C" __global__ void histogram(const unsigned *data, unsigned *bins,
+                                     int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[data[i] % 64u], 1u);
+}
+
+// A __constant__ variable, set with cudaMemcpyToSymbol (Engine::copyToSymbol).
+__constant__ float coeffs[2];
+extern "C" __global__ void affine(const float *in, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = coeffs[0] * in[i] + coeffs[1];
+}

@@ -1,0 +1,670 @@
+//===- EngineTest.cpp - The launch engine over CPU and fake devices -------===//
+//
+// Part of Cleave. A small device module (inline IR) goes through the
+// compiler's bundle writer, so the engine sees real metadata and footprints;
+// the CPU variants are hand-written here in the CpuKernelABI.h convention
+// (the lit tests in test/Runtime/Engine use compiled ones). Covered: the
+// policies' splits, request and partition validation, exact splits,
+// merges through a CPU merge variant, kernels that cannot be split,
+// devices that cannot run a kernel, recovery from injected launch and
+// allocation faults, and symbols.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/Bundle/BundleWriter.h"
+#include "cleave/rt/Engine.h"
+#include "cleave/rt/PartitionParams.h"
+
+#include "FakeDevice.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+using namespace cleave::rt;
+
+namespace {
+
+// vecadd: exact writes. keep: out[i] = 2 * in[i] only where in[i] > 0 (a
+// bounded write footprint: merges). hist: a global atomic.
+const char *DeviceIR = R"IR(
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+@scale = addrspace(4) externally_initialized constant float 1.0, align 4
+
+define ptx_kernel void @vecadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pa = getelementptr inbounds float, ptr %a, i64 %idx
+  %pb = getelementptr inbounds float, ptr %b, i64 %idx
+  %pc = getelementptr inbounds float, ptr %c, i64 %idx
+  %va = load float, ptr %pa, align 4
+  %vb = load float, ptr %pb, align 4
+  %s = fadd float %va, %vb
+  %f = load float, ptr addrspace(4) @scale, align 4
+  %t = fmul float %s, %f
+  store float %t, ptr %pc, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @keep(ptr noundef readonly %x, ptr noundef writeonly %out, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %load, label %exit
+load:
+  %idx = sext i32 %i to i64
+  %px = getelementptr inbounds float, ptr %x, i64 %idx
+  %v = load float, ptr %px, align 4
+  %pos = fcmp ogt float %v, 0.0
+  br i1 %pos, label %body, label %exit
+body:
+  %po = getelementptr inbounds float, ptr %out, i64 %idx
+  %d = fmul float %v, 2.0
+  store float %d, ptr %po, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @hist(ptr noundef readonly %data, ptr noundef %bins, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
+  %d = load i8, ptr %pd, align 1
+  %bin = zext i8 %d to i64
+  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
+  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
+)IR";
+
+const std::string &bundleBytes() {
+  static const std::string Bytes = [] {
+    llvm::LLVMContext Ctx;
+    llvm::SMDiagnostic Err;
+    std::unique_ptr<llvm::Module> M =
+        llvm::parseAssemblyString(DeviceIR, Err, Ctx);
+    if (!M) {
+      Err.print("EngineTest", llvm::errs());
+      return std::string();
+    }
+    M->setSourceFileName("engine_test.cu");
+    llvm::Expected<std::string> B = cleave::writeBundle(*M, {});
+    if (!B) {
+      llvm::errs() << llvm::toString(B.takeError()) << "\n";
+      return std::string();
+    }
+    return *B;
+  }();
+  return Bytes;
+}
+
+// The CPU copy of @scale that the CPU variants read.
+float CpuScale = 1.0f;
+
+void vecaddCpu(void **Args, const cleave_cpu_launch *L,
+                          uint64_t First, uint64_t Count, void *) {
+  const float *A = *static_cast<const float **>(Args[0]);
+  const float *B = *static_cast<const float **>(Args[1]);
+  float *C = *static_cast<float **>(Args[2]);
+  int N = *static_cast<int *>(Args[3]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N)
+        C[I] = (A[I] + B[I]) * CpuScale;
+    }
+}
+
+void keepCpu(void **Args, const cleave_cpu_launch *L,
+                        uint64_t First, uint64_t Count, void *) {
+  const float *X = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N && X[I] > 0)
+        Out[I] = X[I] * 2;
+    }
+}
+
+// The merge kernel of keep: (x, out, n, partial_out, 12 partition ints),
+// run over blocks [0, count) of a (count, 1, 1) grid.
+void keepMergeCpu(void **Args, const cleave_cpu_launch *L,
+                             uint64_t First, uint64_t Count, void *) {
+  const float *X = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  const float *Partial = *static_cast<const float **>(Args[3]);
+  uint32_t P[NumPartitionParams];
+  for (unsigned I = 0; I < NumPartitionParams; ++I)
+    P[I] = *static_cast<uint32_t *>(Args[4 + I]);
+  for (uint64_t C = First; C < First + Count; ++C) {
+    BlockIndex B = decodeBlockIndex(uint32_t(C), P);
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(B.X) * L->block[0] + T;
+      if (I < N && X[I] > 0)
+        Out[I] = Partial[I];
+    }
+  }
+}
+
+void histCpu(void **Args, const cleave_cpu_launch *L,
+                        uint64_t First, uint64_t Count, void *) {
+  const unsigned char *D = *static_cast<const unsigned char **>(Args[0]);
+  unsigned *Bins = *static_cast<unsigned **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N)
+        __atomic_fetch_add(&Bins[D[I]], 1u, __ATOMIC_RELAXED);
+    }
+}
+
+const cleave_cpu_kernel_desc VecaddDesc = {"vecadd", vecaddCpu, 0, 0, 4, 0};
+const cleave_cpu_kernel_desc KeepDesc = {"keep", keepCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc KeepMergeDesc = {"__cleave_merge_keep",
+                                              keepMergeCpu, 0, 0, 16, 0};
+const cleave_cpu_kernel_desc HistDesc = {"hist", histCpu, 0, 0, 3, 0};
+
+std::map<std::string, void *> cpuSymbols(bool WithMerge = true) {
+  std::map<std::string, void *> S = {
+      {"__cleave_cpu_vecadd_desc", (void *)&VecaddDesc},
+      {"__cleave_cpu_keep_desc", (void *)&KeepDesc},
+      {"__cleave_cpu_hist_desc", (void *)&HistDesc},
+      {"__cleave_cpu_var_scale", (void *)&CpuScale}};
+  if (WithMerge)
+    S["__cleave_cpu___cleave_merge_keep_desc"] = (void *)&KeepMergeDesc;
+  return S;
+}
+
+/// Devices: NumCpu CPU devices (cpu0 on the host copies), then fakes.
+class EngineTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    FaultInjector::global().clear();
+    CpuScale = 1.0f;
+  }
+  void TearDown() override { FaultInjector::global().clear(); }
+
+  void build(unsigned NumCpu, unsigned NumFake = 0, bool WithMerge = true) {
+    ASSERT_FALSE(bundleBytes().empty());
+    // Buffers go before the devices they live on.
+    Eng.reset();
+    Bufs.reset();
+    Fakes.clear();
+    Reg.reset();
+    ASSERT_TRUE(DeviceRegistry::create(
+                    std::string(NumCpu == 1 ? "cpu"
+                                : NumCpu == 2 ? "cpu,cpu"
+                                              : "cpu,cpu,cpu"),
+                    Reg, RegistryOptions{"none"})
+                    .ok());
+    std::vector<Device *> Devs = Reg->devices();
+    for (unsigned I = 0; I < NumFake; ++I) {
+      Fakes.push_back(
+          std::make_unique<test::FakeDevice>("fake" + std::to_string(I)));
+      Devs.push_back(Fakes.back().get());
+    }
+    Bufs = std::make_unique<BufferManager>(Devs);
+    Exec = std::make_unique<CpuExecutor>(2);
+    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Even);
+    Result R = Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                               cpuSymbols(WithMerge));
+    ASSERT_TRUE(R.ok()) << R.toString();
+  }
+
+  template <class T> T *upload(const std::vector<T> &V) {
+    void *P = nullptr;
+    EXPECT_TRUE(Bufs->allocate(V.size() * sizeof(T), P).ok());
+    EXPECT_TRUE(
+        Bufs->memcpy(P, V.data(), V.size() * sizeof(T), MemcpyKind::HostToDevice)
+            .ok());
+    return static_cast<T *>(P);
+  }
+  template <class T> std::vector<T> download(const T *P, size_t N) {
+    std::vector<T> V(N);
+    EXPECT_TRUE(
+        Bufs->memcpy(V.data(), P, N * sizeof(T), MemcpyKind::DeviceToHost).ok());
+    return V;
+  }
+
+  // Destroyed in reverse order: the engine, then buffers, then devices.
+  std::unique_ptr<DeviceRegistry> Reg;
+  std::vector<std::unique_ptr<test::FakeDevice>> Fakes;
+  std::unique_ptr<CpuExecutor> Exec;
+  std::unique_ptr<BufferManager> Bufs;
+  std::unique_ptr<Engine> Eng;
+  std::mt19937 Rng{1234};
+};
+
+TEST(EnginePolicy, Splits) {
+  std::vector<PartitionRange> P;
+  ASSERT_TRUE(computePolicyPartition(PartitionPolicy::Even, 10, {0, 1, 2},
+                                     {1, 1, 1}, P)
+                  .ok());
+  ASSERT_EQ(P.size(), 3u);
+  EXPECT_EQ(P[0].First, 0u);
+  EXPECT_EQ(P[0].Count, 4u);
+  EXPECT_EQ(P[1].Count, 3u);
+  EXPECT_EQ(P[2].First, 7u);
+  EXPECT_EQ(P[2].Count, 3u);
+
+  // A grid smaller than the number of devices gives fewer ranges.
+  ASSERT_TRUE(computePolicyPartition(PartitionPolicy::Even, 2, {0, 1, 2},
+                                     {1, 1, 1}, P)
+                  .ok());
+  ASSERT_EQ(P.size(), 2u);
+  EXPECT_EQ(P[1].Device, 1);
+
+  // Proportional: 3:1.
+  ASSERT_TRUE(computePolicyPartition(PartitionPolicy::Proportional, 100,
+                                     {0, 4}, {3, 1}, P)
+                  .ok());
+  ASSERT_EQ(P.size(), 2u);
+  EXPECT_EQ(P[0].Count, 75u);
+  EXPECT_EQ(P[1].Device, 4);
+  EXPECT_EQ(P[1].First, 75u);
+  EXPECT_EQ(P[1].Count, 25u);
+
+  // A device far slower than the others gets nothing.
+  ASSERT_TRUE(computePolicyPartition(PartitionPolicy::Proportional, 10,
+                                     {0, 1}, {1e-6, 1e6}, P)
+                  .ok());
+  ASSERT_EQ(P.size(), 1u);
+  EXPECT_EQ(P[0].Device, 1);
+  EXPECT_EQ(P[0].Count, 10u);
+
+  ASSERT_TRUE(computePolicyPartition(PartitionPolicy::SingleDevice, 9, {2, 0},
+                                     {1, 1}, P)
+                  .ok());
+  ASSERT_EQ(P.size(), 1u);
+  EXPECT_EQ(P[0].Device, 2);
+  EXPECT_EQ(P[0].Count, 9u);
+
+  // Random sizes and weights: contiguous, covering, in device order.
+  std::mt19937 Rng(7);
+  for (int Rep = 0; Rep < 500; ++Rep) {
+    uint64_t Blocks = 1 + Rng() % 5000;
+    unsigned N = 1 + Rng() % 5;
+    std::vector<Location> D;
+    std::vector<double> W;
+    for (unsigned I = 0; I < N; ++I) {
+      D.push_back(Location(I));
+      W.push_back(double(1 + Rng() % 100));
+    }
+    for (PartitionPolicy Pol :
+         {PartitionPolicy::Even, PartitionPolicy::Proportional}) {
+      ASSERT_TRUE(computePolicyPartition(Pol, Blocks, D, W, P).ok());
+      uint64_t Next = 0;
+      Location Last = -1;
+      for (const PartitionRange &R : P) {
+        EXPECT_EQ(R.First, Next);
+        EXPECT_GT(R.Count, 0u);
+        EXPECT_GT(R.Device, Last);
+        Last = R.Device;
+        Next += R.Count;
+      }
+      EXPECT_EQ(Next, Blocks);
+    }
+  }
+  PartitionPolicy Pol;
+  EXPECT_TRUE(parsePartitionPolicy("proportional", Pol));
+  EXPECT_EQ(Pol, PartitionPolicy::Proportional);
+  EXPECT_FALSE(parsePartitionPolicy("fastest", Pol));
+}
+
+TEST_F(EngineTest, ExactSplitAndResidency) {
+  build(3);
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  ASSERT_NE(K, nullptr);
+  EXPECT_EQ(K->Cpu, &VecaddDesc);
+  EXPECT_EQ(Eng->findKernel("nope"), nullptr);
+  int N = 5000;
+  std::vector<float> A(N), B(N), C(N, 0);
+  for (int I = 0; I < N; ++I)
+    A[I] = float(I), B[I] = float(2 * I);
+  float *PA = upload(A), *PB = upload(B), *PC = upload(C);
+  void *Args[] = {&PA, &PB, &PC, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = (N + 63) / 64;
+  Req.Block[0] = 64;
+  Req.Args = Args;
+  for (int Rep = 0; Rep < 2; ++Rep) {
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    ASSERT_TRUE(R.ok()) << R.toString();
+    EXPECT_TRUE(Plan.Split);
+    EXPECT_EQ(Plan.Reconcile, "exact") << Plan.describe();
+    EXPECT_EQ(Plan.Runs.size(), 3u);
+    if (Rep == 1)
+      EXPECT_EQ(Plan.BytesMoved, 0u) << Plan.describe();
+    std::vector<float> Got = download(PC, N);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Got[I], float(3 * I)) << I;
+  }
+}
+
+TEST_F(EngineTest, RandomPartitionsWithMerges) {
+  build(3);
+  const KernelHandle *K = Eng->findKernel("keep");
+  ASSERT_NE(K, nullptr);
+  ASSERT_EQ(K->CpuMerge, &KeepMergeDesc);
+  int N = 3001;
+  unsigned Blocks = (N + 31) / 32;
+  for (int Rep = 0; Rep < 30; ++Rep) {
+    std::vector<float> X(N), Out(N), Want(N);
+    std::uniform_real_distribution<float> D(-1, 1);
+    for (int I = 0; I < N; ++I) {
+      X[I] = D(Rng);
+      Out[I] = D(Rng);
+      Want[I] = X[I] > 0 ? 2 * X[I] : Out[I];
+    }
+    float *PX = upload(X), *PO = upload(Out);
+    void *Args[] = {&PX, &PO, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = Blocks;
+    Req.Block[0] = 32;
+    Req.Args = Args;
+    // Random cut points and devices.
+    std::vector<uint64_t> Cuts = {0, Blocks};
+    unsigned Pieces = 1 + Rng() % 6;
+    while (Cuts.size() < Pieces + 1) {
+      uint64_t C = 1 + Rng() % (Blocks - 1);
+      if (std::find(Cuts.begin(), Cuts.end(), C) == Cuts.end())
+        Cuts.push_back(C);
+    }
+    std::sort(Cuts.begin(), Cuts.end());
+    for (size_t I = 0; I + 1 < Cuts.size(); ++I)
+      Req.Partition.push_back(
+          {Location(Rng() % 3), Cuts[I], Cuts[I + 1] - Cuts[I]});
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    ASSERT_TRUE(R.ok()) << R.toString();
+    std::set<Location> Devs;
+    for (const PartitionRange &P : Req.Partition)
+      Devs.insert(P.Device);
+    if (Devs.size() > 1)
+      EXPECT_EQ(Plan.Reconcile, "merge") << Plan.describe();
+    std::vector<float> Got = download(PO, N);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Got[I], Want[I]) << I << "\n" << Plan.describe();
+    ASSERT_TRUE(Bufs->free(PX).ok());
+    ASSERT_TRUE(Bufs->free(PO).ok());
+  }
+}
+
+TEST_F(EngineTest, NoMergeVariantRunsWhole) {
+  build(2, 0, /*WithMerge=*/false);
+  const KernelHandle *K = Eng->findKernel("keep");
+  ASSERT_EQ(K->CpuMerge, nullptr);
+  int N = 1000;
+  std::vector<float> X(N, 1.0f), Out(N, 0);
+  float *PX = upload(X), *PO = upload(Out);
+  void *Args[] = {&PX, &PO, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 10;
+  Req.Block[0] = 100;
+  Req.Args = Args;
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_FALSE(Plan.Split);
+  EXPECT_NE(Plan.Reason.find("merge kernel"), std::string::npos)
+      << Plan.Reason;
+  ASSERT_EQ(Plan.Runs.size(), 1u);
+  EXPECT_EQ(Plan.Runs[0].Count, 10u);
+  for (float V : download(PO, N))
+    ASSERT_EQ(V, 2.0f);
+}
+
+TEST_F(EngineTest, AtomicsRunWhole) {
+  build(3);
+  const KernelHandle *K = Eng->findKernel("hist");
+  ASSERT_NE(K, nullptr);
+  EXPECT_FALSE(K->Info->CanSplit);
+  int N = 10000;
+  std::vector<unsigned char> D(N);
+  std::vector<unsigned> Bins(256, 0), Want(256, 0);
+  for (int I = 0; I < N; ++I)
+    ++Want[D[I] = (unsigned char)(Rng() & 255)];
+  unsigned char *PD = upload(D);
+  unsigned *PB = upload(Bins);
+  void *Args[] = {&PD, &PB, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 40;
+  Req.Block[0] = 250;
+  Req.Args = Args;
+  Req.Partition = {{1, 0, 10}, {2, 10, 25}, {0, 35, 5}};
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_FALSE(Plan.Split);
+  EXPECT_NE(Plan.Reason.find("global-atomic"), std::string::npos)
+      << Plan.Reason;
+  ASSERT_EQ(Plan.Runs.size(), 1u);
+  EXPECT_EQ(Plan.Runs[0].DeviceName, "cpu2"); // the largest share
+  EXPECT_EQ(download(PB, 256), Want);
+}
+
+TEST_F(EngineTest, Validation) {
+  build(2, 1);
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  int N = 100;
+  std::vector<float> A(N, 1);
+  float *PA = upload(A);
+  float *Foreign = A.data();
+  void *Args[] = {&PA, &PA, &PA, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 10;
+  Req.Block[0] = 10;
+  Req.Args = Args;
+  LaunchPlan Plan;
+  auto Code = [&](KernelLaunchRequest R) { return Eng->launch(R, Plan).code(); };
+
+  KernelLaunchRequest Bad = Req;
+  Bad.Kernel = nullptr;
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad = Req;
+  Bad.Grid[1] = 0;
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad = Req;
+  Bad.Block[0] = 2048;
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad = Req;
+  Bad.Partition = {{0, 0, 5}, {1, 6, 4}}; // gap
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 0, 6}, {1, 5, 5}}; // overlap
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 0, 5}, {1, 5, 6}}; // past the grid
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 0, 5}, {7, 5, 5}};
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidDevice);
+  Bad.Partition = {{0, 0, 5}, {2, 5, 5}}; // the fake device runs nothing
+  EXPECT_EQ(Code(Bad), ErrorCode::NotSupported);
+  Bad = Req;
+  void *ForeignArgs[] = {&Foreign, &PA, &PA, &N};
+  Bad.Args = ForeignArgs;
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+
+  // The policies skip the fake device.
+  Result R = Eng->launch(Req, Plan);
+  ASSERT_TRUE(R.ok()) << R.toString();
+  for (const LaunchPlan::Run &Run : Plan.Runs)
+    EXPECT_NE(Run.DeviceName, "fake0");
+
+  EXPECT_EQ(Eng->addProgram("junk", 4, {}).code(),
+            ErrorCode::InvalidKernelImage);
+}
+
+TEST_F(EngineTest, KernelWithoutCpuVariantNeedsAGpu) {
+  ASSERT_TRUE(DeviceRegistry::create("cpu,cpu", Reg, RegistryOptions{"none"})
+                  .ok());
+  Bufs = std::make_unique<BufferManager>(Reg->devices());
+  Exec = std::make_unique<CpuExecutor>(2);
+  Eng = std::make_unique<Engine>(*Bufs, *Exec);
+  std::map<std::string, void *> Syms = cpuSymbols();
+  Syms.erase("__cleave_cpu_vecadd_desc");
+  ASSERT_TRUE(
+      Eng->addProgram(bundleBytes().data(), bundleBytes().size(), Syms).ok());
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  ASSERT_EQ(K->Cpu, nullptr);
+  int N = 10;
+  std::vector<float> A(N, 1);
+  float *PA = upload(A);
+  void *Args[] = {&PA, &PA, &PA, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Args = Args;
+  LaunchPlan Plan;
+  EXPECT_EQ(Eng->launch(Req, Plan).code(), ErrorCode::NoDevice);
+  Req.Partition = {{0, 0, 1}};
+  EXPECT_EQ(Eng->launch(Req, Plan).code(), ErrorCode::NotSupported);
+}
+
+TEST_F(EngineTest, RecoversFromLaunchAndAllocationFaults) {
+  for (const char *Spec : {"cpu1:launch:1", "cpu2:alloc:1", "cpu1:copy:1",
+                           "cpu0:launch:1"})
+    for (const char *Kernel : {"vecadd", "keep"}) {
+      SCOPED_TRACE(std::string(Spec) + " " + Kernel);
+      build(3);
+      const KernelHandle *K = Eng->findKernel(Kernel);
+      int N = 4000;
+      std::vector<float> A(N), B(N), Out(N, -5), Want(N);
+      for (int I = 0; I < N; ++I) {
+        A[I] = float(I % 7) - 3;
+        B[I] = float(I);
+      }
+      bool Keep = std::string(Kernel) == "keep";
+      for (int I = 0; I < N; ++I)
+        Want[I] = Keep ? (A[I] > 0 ? 2 * A[I] : -5) : A[I] + B[I];
+      float *PA = upload(A), *PB = upload(B), *PO = upload(Out);
+      void *VArgs[] = {&PA, &PB, &PO, &N};
+      void *KArgs[] = {&PA, &PO, &N};
+      KernelLaunchRequest Req;
+      Req.Kernel = K;
+      Req.Grid[0] = N / 40;
+      Req.Block[0] = 40;
+      Req.Args = Keep ? KArgs : VArgs;
+      ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
+      LaunchPlan Plan;
+      testing::internal::CaptureStderr();
+      Result R = Eng->launch(Req, Plan);
+      std::string Err = testing::internal::GetCapturedStderr();
+      FaultInjector::global().clear();
+      ASSERT_TRUE(R.ok()) << R.toString();
+      ASSERT_EQ(Plan.Recoveries.size(), 1u) << Plan.describe();
+      EXPECT_NE(Err.find("cleave: " + Plan.Recoveries[0].Device + " failed"),
+                std::string::npos)
+          << Err;
+      EXPECT_EQ(std::count(Err.begin(), Err.end(), '\n'), 1) << Err;
+      std::vector<float> Got = download(PO, N);
+      for (int I = 0; I < N; ++I)
+        ASSERT_EQ(Got[I], Want[I]) << I << "\n" << Plan.describe();
+    }
+}
+
+TEST_F(EngineTest, EveryDeviceFailing) {
+  build(2);
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  int N = 100;
+  std::vector<float> A(N, 1);
+  float *PA = upload(A);
+  void *Args[] = {&PA, &PA, &PA, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 10;
+  Req.Block[0] = 10;
+  Req.Args = Args;
+  ASSERT_TRUE(FaultInjector::global().configure("cpu:launch:1+").ok());
+  LaunchPlan Plan;
+  testing::internal::CaptureStderr();
+  Result R = Eng->launch(Req, Plan);
+  testing::internal::GetCapturedStderr();
+  EXPECT_EQ(R.code(), ErrorCode::LaunchFailure) << R.toString();
+  FaultInjector::global().clear();
+  // The data is intact.
+  for (float V : download(PA, N))
+    ASSERT_EQ(V, 1.0f);
+}
+
+TEST_F(EngineTest, Symbols) {
+  build(2);
+  uint64_t Size = 0;
+  ASSERT_TRUE(Eng->symbolSize("scale", Size).ok());
+  EXPECT_EQ(Size, 4u);
+  EXPECT_EQ(Eng->symbolSize("nope", Size).code(), ErrorCode::InvalidValue);
+  float V = 0;
+  ASSERT_TRUE(Eng->copyFromSymbol("scale", 0, &V, 4).ok());
+  EXPECT_EQ(V, 1.0f); // the CPU copy's initial value
+  V = 3.0f;
+  ASSERT_TRUE(Eng->copyToSymbol("scale", 0, &V, 4).ok());
+  EXPECT_EQ(CpuScale, 1.0f); // uploaded only when a kernel needs it
+  EXPECT_EQ(Eng->copyToSymbol("scale", 2, &V, 4).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(Eng->copyToSymbol("nope", 0, &V, 4).code(),
+            ErrorCode::InvalidValue);
+
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  int N = 256;
+  std::vector<float> A(N, 1), B(N, 2), C(N, 0);
+  float *PA = upload(A), *PB = upload(B), *PC = upload(C);
+  void *Args[] = {&PA, &PB, &PC, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 4;
+  Req.Block[0] = 64;
+  Req.Args = Args;
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_EQ(CpuScale, 3.0f);
+  for (float X : download(PC, N))
+    ASSERT_EQ(X, 9.0f);
+  float Back = 0;
+  ASSERT_TRUE(Eng->copyFromSymbol("scale", 0, &Back, 4).ok());
+  EXPECT_EQ(Back, 3.0f);
+}
+
+} // namespace
