@@ -96,11 +96,21 @@ int cleave_device_count(int *count);
 int cleave_device_describe(int i, char *buf, size_t size);
 
 /* The plan of the last launch of the calling thread, as CLEAVE_LOG=plan prints
- * it (NUL-terminated, truncated to size). */
+ * it (NUL-terminated, truncated to size). Waits until that launch has run;
+ * cudaErrorInvalidValue when the thread has launched nothing. */
 int cleave_last_plan(char *buf, size_t size);
 
-/* Resets the process's runtime: frees every buffer, forgets the modules'
- * device copies (not their registration). For tests. */
+/* The message that goes with the error cudaGetLastError would return now
+ * on the calling thread (what was wrong, where), NUL-terminated, truncated
+ * to size; empty when there is none. Does not reset the error. */
+int cleave_last_error_message(char *buf, size_t size);
+
+/* Resets the process's runtime: waits for all queued work, then frees every
+ * buffer, stream, event and pinned allocation and forgets the modules'
+ * device copies (not their registration). The next call starts the runtime
+ * again, re-reading CLEAVE_DEVICES, CLEAVE_PARTITION and CLEAVE_LOG. No
+ * other thread may use the runtime meanwhile. cudaDeviceReset does the
+ * same. */
 int cleave_reset(void);
 
 #ifdef __cplusplus

@@ -1,0 +1,215 @@
+//===- Launches.cpp - Kernel launches through the C and CUDA APIs ---------===//
+//
+// Part of Cleave's runtime (no LLVM). What cudaLaunchKernel and
+// cleave_launch share: the kernel is looked up in the engine, the launch
+// configuration is checked the way CUDA checks it (errors returned at the
+// call, not sticky), the argument values are copied (the caller may change
+// them as soon as the call returns, as with CUDA), and the launch is queued
+// on its stream; the engine runs it on the stream's worker.
+//
+//===----------------------------------------------------------------------===//
+#include "Runtime.h"
+
+#include <cstddef>
+#include <cstring>
+
+namespace cleave {
+namespace rt {
+namespace api {
+namespace {
+
+/// What a queued launch owns.
+struct QueuedLaunch {
+  const KernelHandle *Kernel = nullptr;
+  std::string What;
+  uint32_t Grid[3] = {1, 1, 1};
+  uint32_t Block[3] = {1, 1, 1};
+  uint64_t SharedBytes = 0;
+  /// The argument values (max_align_t storage, so any parameter's
+  /// alignment holds) and the kernelParams array pointing into it.
+  std::vector<std::max_align_t> Storage;
+  std::vector<void *> Args;
+  std::vector<PartitionRange> Partition;
+};
+
+/// The plan of one launch, filled by the worker that ran it.
+struct PlanSlot {
+  std::shared_ptr<Stream> S;
+  uint64_t Ticket = 0;
+  std::string Text;
+};
+
+thread_local std::shared_ptr<PlanSlot> LastPlan;
+
+Result configError(const std::string &Msg) {
+  return Result::error(ErrInvalidConfiguration, Msg);
+}
+
+std::string dims(const uint32_t D[3]) {
+  return "(" + std::to_string(D[0]) + ", " + std::to_string(D[1]) + ", " +
+         std::to_string(D[2]) + ")";
+}
+
+} // namespace
+
+Result findKernel(Runtime &RT, const std::string &Name,
+                  const KernelHandle *&Out) {
+  Out = RT.cachedKernel(Name);
+  if (Out)
+    return Result::success();
+  {
+    std::lock_guard<std::mutex> Lock(RT.engineMutex());
+    Out = RT.engine().findKernel(Name);
+  }
+  if (Out) {
+    RT.cacheKernel(Name, Out);
+    return Result::success();
+  }
+  std::string Failed = RT.moduleErrors();
+  if (!Failed.empty())
+    return Result::error(ErrorCode::InvalidKernelImage,
+                         "kernel '" + Name +
+                             "' is in no loaded kernel bundle, and some "
+                             "failed to load: " +
+                             Failed);
+  return Result::error(ErrInvalidDeviceFunction,
+                       "kernel '" + Name +
+                           "' is in no registered kernel bundle");
+}
+
+Result launchKernel(const std::string &Name, const uint32_t Grid[3],
+                    const uint32_t Block[3], void **Args, uint64_t SharedBytes,
+                    void *StreamHandle) {
+  Runtime *RT;
+  Result R = Runtime::get(RT);
+  if (!R.ok())
+    return R;
+  const KernelHandle *K;
+  R = findKernel(*RT, Name, K);
+  if (!R.ok())
+    return R;
+  const BundleKernel &Info = *K->Info;
+  std::string Display = Info.DisplayName.empty() ? Name : Info.DisplayName;
+
+  // The limits of every CUDA GPU since compute capability 3.0.
+  if (!Grid[0] || !Grid[1] || !Grid[2] || !Block[0] || !Block[1] || !Block[2])
+    return configError("kernel " + Display + ": grid " + dims(Grid) +
+                       " and block " + dims(Block) +
+                       " must have no zero dimension");
+  uint64_t Threads = uint64_t(Block[0]) * Block[1] * Block[2];
+  if (Threads > 1024 || Block[2] > 64)
+    return configError("kernel " + Display + ": block " + dims(Block) +
+                       " exceeds 1024 threads per block or 64 in z");
+  if (Grid[0] > 0x7fffffffu || Grid[1] > 65535 || Grid[2] > 65535)
+    return configError("kernel " + Display + ": grid " + dims(Grid) +
+                       " exceeds (2147483647, 65535, 65535)");
+  uint64_t MaxShared = RT->maxDynamicShared(Name, Info.StaticSharedBytes);
+  if (SharedBytes > MaxShared)
+    return Result::error(
+        ErrorCode::InvalidValue,
+        "kernel " + Display + ": " + std::to_string(SharedBytes) +
+            " bytes of dynamic shared memory exceed its limit of " +
+            std::to_string(MaxShared) +
+            " (raise it with cudaFuncSetAttribute("
+            "cudaFuncAttributeMaxDynamicSharedMemorySize), up to " +
+            std::to_string(RT->sharedOptinLimit()) +
+            " bytes per block including static shared memory)");
+
+  std::shared_ptr<Stream> S;
+  R = RT->stream(StreamHandle, S);
+  if (!R.ok())
+    return Result::error(R.code(), "kernel " + Display + ": " + R.message());
+
+  auto L = std::make_shared<QueuedLaunch>();
+  L->Kernel = K;
+  L->What = "kernel " + Display;
+  std::memcpy(L->Grid, Grid, sizeof(L->Grid));
+  std::memcpy(L->Block, Block, sizeof(L->Block));
+  L->SharedBytes = SharedBytes;
+
+  // Copy the argument values: their sizes are the bundle's.
+  size_t N = Info.Params.size();
+  if (N && !Args)
+    return Result::error(ErrorCode::InvalidValue,
+                         "kernel " + Display + " takes " + std::to_string(N) +
+                             " arguments, and the argument array is null");
+  std::vector<size_t> Offsets(N);
+  size_t Total = 0;
+  for (size_t I = 0; I < N; ++I) {
+    const BundleParam &P = Info.Params[I];
+    if (!Args[I])
+      return Result::error(ErrorCode::InvalidValue,
+                           "kernel " + Display + ": argument " +
+                               std::to_string(I) + " is a null pointer");
+    size_t Align = P.Align ? P.Align : 1;
+    if (Align > alignof(std::max_align_t))
+      Align = alignof(std::max_align_t);
+    Total = (Total + Align - 1) / Align * Align;
+    Offsets[I] = Total;
+    Total += P.Size;
+  }
+  L->Storage.resize(
+      (Total + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+  char *Base = reinterpret_cast<char *>(L->Storage.data());
+  L->Args.resize(N);
+  for (size_t I = 0; I < N; ++I) {
+    std::memcpy(Base + Offsets[I], Args[I], Info.Params[I].Size);
+    L->Args[I] = Base + Offsets[I];
+  }
+
+  // A module built with --single-device runs each launch whole on the best
+  // device unless CLEAVE_PARTITION says otherwise.
+  if (!RT->partitionFromEnvironment() && RT->singleDeviceKernel(Name)) {
+    BufferManager &Bufs = RT->buffers();
+    Location Best = -1;
+    for (size_t I = 0; I < Bufs.numDevices() && Best < 0; ++I)
+      if (Bufs.device(static_cast<Location>(I)).kind() == DeviceKind::Cuda)
+        Best = static_cast<Location>(I);
+    for (size_t I = 0; I < Bufs.numDevices() && Best < 0; ++I)
+      if (K->Cpu)
+        Best = static_cast<Location>(I);
+    uint64_t Blocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    L->Partition.push_back({Best < 0 ? 0 : Best, 0, Blocks});
+  }
+
+  auto Slot = std::make_shared<PlanSlot>();
+  Slot->S = S;
+  Op O;
+  O.What = L->What;
+  O.Run = [RT, L, Slot]() {
+    KernelLaunchRequest Req;
+    Req.Kernel = L->Kernel;
+    std::memcpy(Req.Grid, L->Grid, sizeof(Req.Grid));
+    std::memcpy(Req.Block, L->Block, sizeof(Req.Block));
+    Req.DynamicSharedBytes = L->SharedBytes;
+    Req.Args = L->Args.data();
+    Req.Partition = L->Partition;
+    LaunchPlan Plan;
+    Result LR;
+    {
+      std::lock_guard<std::mutex> Lock(RT->engineMutex());
+      LR = RT->engine().launch(Req, Plan);
+    }
+    // CLEAVE_LOG=plan is printed by the engine itself.
+    Slot->Text = Plan.describe();
+    return LR;
+  };
+  Slot->Ticket = RT->enqueue(S, std::move(O));
+  LastPlan = Slot;
+  return Result::success();
+}
+
+Result lastPlan(std::string &Out) {
+  Out.clear();
+  std::shared_ptr<PlanSlot> Slot = LastPlan;
+  if (!Slot)
+    return Result::error(ErrorCode::InvalidValue,
+                         "cleave_last_plan: this thread launched no kernel");
+  Slot->S->wait(Slot->Ticket);
+  Out = Slot->Text;
+  return Result::success();
+}
+
+} // namespace api
+} // namespace rt
+} // namespace cleave

@@ -1,0 +1,835 @@
+//===- Runtime.cpp - The process-wide state behind the C and CUDA APIs ----===//
+//
+// Part of Cleave's runtime (no LLVM). See Runtime.h and docs/runtime-api.md.
+//
+//===----------------------------------------------------------------------===//
+#include "Runtime.h"
+
+#include "../Text.h"
+#include "cleave/rt/Bundle.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+namespace cleave {
+namespace rt {
+namespace api {
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Process-wide state that outlives any one Runtime
+//===----------------------------------------------------------------------===//
+
+struct RegisteredModule {
+  cleave_module_desc Desc;
+  std::map<std::string, void *> Symbols;
+};
+
+/// Never destroyed: static constructors register before main and static
+/// destructors of user code may still call the API after main returns.
+struct Global {
+  std::mutex Mutex;
+  std::atomic<Runtime *> Current{nullptr};
+  /// Why the last start failed (returned until reset); success otherwise.
+  Result StartError;
+  bool StartFailed = false;
+  bool ExitHookInstalled = false;
+
+  std::vector<RegisteredModule> Modules;
+  std::map<const void *, std::string> Kernels;
+  std::map<const void *, std::pair<std::string, uint64_t>> Variables;
+};
+
+Global &global() {
+  static Global *G = new Global;
+  return *G;
+}
+
+struct AtomicLogOptions {
+  std::atomic<bool> Plan{false}, Devices{false}, Errors{false};
+  std::atomic<bool> Read{false};
+};
+AtomicLogOptions &logState() {
+  static AtomicLogOptions *L = new AtomicLogOptions;
+  return *L;
+}
+
+/// Reads CLEAVE_LOG (at the first use and at every runtime start).
+void readLogOptions() {
+  AtomicLogOptions &L = logState();
+  bool Plan = false, Devices = false, Errors = false;
+  if (const char *Env = std::getenv("CLEAVE_LOG")) {
+    std::string_view Rest(Env);
+    while (true) {
+      size_t Comma = Rest.find(',');
+      std::string_view Item = trim(Rest.substr(0, Comma));
+      if (Item == "plan")
+        Plan = true;
+      else if (Item == "devices")
+        Devices = true;
+      else if (Item == "errors")
+        Errors = true;
+      else if (Item == "all")
+        Plan = Devices = Errors = true;
+      else if (!Item.empty())
+        logLine("cleave: CLEAVE_LOG: unknown item '" + std::string(Item) +
+                "' (expected plan, devices, errors or all); ignored");
+      if (Comma == std::string_view::npos)
+        break;
+      Rest.remove_prefix(Comma + 1);
+    }
+  }
+  L.Plan = Plan;
+  L.Devices = Devices;
+  L.Errors = Errors;
+  L.Read = true;
+}
+
+/// The errors of the calling thread.
+struct ThreadErrors {
+  ErrorCode Last = ErrorCode::Success;
+  std::string Message;
+};
+thread_local ThreadErrors TE;
+
+/// The most shared memory per block a GPU of compute capability
+/// Major.Minor lets a kernel opt in to (CUDA C Programming Guide, "Technical
+/// Specifications per Compute Capability").
+uint64_t sharedOptinFor(int Major, int Minor) {
+  if (Major >= 9 && Major != 12)
+    return 227 * 1024;
+  if (Major == 8)
+    return (Minor == 0 || Minor == 7) ? 163 * 1024 : 99 * 1024;
+  if (Major == 12)
+    return 99 * 1024;
+  if (Major == 7)
+    return Minor == 5 ? 64 * 1024 : 96 * 1024;
+  return 48 * 1024;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Logging and errors
+//===----------------------------------------------------------------------===//
+
+const LogOptions &logOptions() {
+  AtomicLogOptions &L = logState();
+  if (!L.Read)
+    readLogOptions();
+  thread_local LogOptions Snapshot;
+  Snapshot.Plan = L.Plan;
+  Snapshot.Devices = L.Devices;
+  Snapshot.Errors = L.Errors;
+  return Snapshot;
+}
+
+void logLine(const std::string &Line) {
+  static std::mutex *M = new std::mutex;
+  std::lock_guard<std::mutex> Lock(*M);
+  std::fputs(Line.c_str(), stderr);
+  if (Line.empty() || Line.back() != '\n')
+    std::fputc('\n', stderr);
+  std::fflush(stderr);
+}
+
+std::string describeError(const Result &R) {
+  std::string S = errorName(R.code());
+  if (!R.message().empty())
+    S += ": " + R.message();
+  return S;
+}
+
+int finish(const Result &R) {
+  if (!R.ok()) {
+    TE.Last = R.code();
+    TE.Message = R.message();
+    if (logOptions().Errors)
+      logLine("cleave: error: " + describeError(R));
+  }
+  return static_cast<int>(R.code());
+}
+
+ErrorCode lastError(bool Reset) {
+  ErrorCode C = TE.Last;
+  if (C != ErrorCode::Success) {
+    if (Reset) {
+      TE.Last = ErrorCode::Success;
+      TE.Message.clear();
+    }
+    return C;
+  }
+  Runtime *RT = global().Current.load(std::memory_order_acquire);
+  if (!RT)
+    return ErrorCode::Success;
+  return Reset ? RT->takeAsyncError().code() : RT->peekAsyncError().code();
+}
+
+std::string lastErrorMessage() {
+  if (TE.Last != ErrorCode::Success)
+    return TE.Message;
+  Runtime *RT = global().Current.load(std::memory_order_acquire);
+  return RT ? RT->peekAsyncError().message() : std::string();
+}
+
+//===----------------------------------------------------------------------===//
+// Registrations
+//===----------------------------------------------------------------------===//
+
+Result registerModule(const cleave_module_desc *M) {
+  Result R;
+  if (!M)
+    R = Result::error(ErrorCode::InvalidValue,
+                      "cleave_register_module: null module");
+  else if (M->abi_version != CLEAVE_RT_ABI_VERSION)
+    R = Result::error(ErrorCode::InvalidValue,
+                      "cleave_register_module: the module was built for "
+                      "runtime ABI version " +
+                          std::to_string(M->abi_version) +
+                          ", this runtime implements version " +
+                          std::to_string(CLEAVE_RT_ABI_VERSION) +
+                          " (rebuild the program with the matching cleave)");
+  else if (!M->bundle || M->bundle_size == 0)
+    R = Result::error(ErrorCode::InvalidValue,
+                      "cleave_register_module: the module has no bundle");
+  else if (M->num_symbols && !M->symbols)
+    R = Result::error(
+        ErrorCode::InvalidValue,
+        "cleave_register_module: " + std::to_string(M->num_symbols) +
+            " symbols announced, none given");
+  if (!R.ok()) {
+    // Called from a constructor that cannot report anything: say it here.
+    logLine("cleave: " + describeError(R));
+    return R;
+  }
+  RegisteredModule Mod;
+  Mod.Desc = *M;
+  for (uint32_t I = 0; I < M->num_symbols; ++I) {
+    if (!M->symbols[I].name) {
+      R = Result::error(ErrorCode::InvalidValue,
+                        "cleave_register_module: symbol " + std::to_string(I) +
+                            " has no name");
+      logLine("cleave: " + describeError(R));
+      return R;
+    }
+    Mod.Symbols[M->symbols[I].name] = M->symbols[I].address;
+  }
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  G.Modules.push_back(Mod);
+  if (Runtime *RT = G.Current.load(std::memory_order_acquire))
+    RT->addModule(Mod.Desc, Mod.Symbols);
+  return Result::success();
+}
+
+Result registerKernel(const void *Stub, const char *Name) {
+  if (!Stub || !Name || !*Name)
+    return Result::error(ErrorCode::InvalidValue,
+                         "cleave_register_kernel: null host stub or name");
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  auto [It, New] = G.Kernels.emplace(Stub, Name);
+  if (!New && It->second != Name) {
+    Result R = Result::error(
+        ErrorCode::InvalidValue,
+        "cleave_register_kernel: host stub already registered as '" +
+            It->second + "', now as '" + Name + "'");
+    logLine("cleave: " + describeError(R));
+    return R;
+  }
+  return Result::success();
+}
+
+Result registerVariable(const void *Shadow, const char *Name, uint64_t Size) {
+  if (!Shadow || !Name || !*Name)
+    return Result::error(ErrorCode::InvalidValue,
+                         "cleave_register_variable: null host shadow or name");
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  auto [It, New] = G.Variables.emplace(Shadow, std::make_pair(Name, Size));
+  if (!New && It->second.first != Name) {
+    Result R = Result::error(
+        ErrorCode::InvalidValue,
+        "cleave_register_variable: host shadow already registered as '" +
+            It->second.first + "', now as '" + Name + "'");
+    logLine("cleave: " + describeError(R));
+    return R;
+  }
+  return Result::success();
+}
+
+bool kernelName(const void *Stub, std::string &Name) {
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  auto It = G.Kernels.find(Stub);
+  if (It == G.Kernels.end())
+    return false;
+  Name = It->second;
+  return true;
+}
+
+bool variableName(const void *Shadow, std::string &Name, uint64_t &Size) {
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  auto It = G.Variables.find(Shadow);
+  if (It == G.Variables.end())
+    return false;
+  Name = It->second.first;
+  Size = It->second.second;
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Streams
+//===----------------------------------------------------------------------===//
+
+Stream::~Stream() {
+  retire();
+  if (Worker.joinable())
+    Worker.join();
+}
+
+void Stream::start(const std::shared_ptr<Stream> &Self) {
+  Stream *S = Self.get();
+  S->Worker = std::thread([S] { S->work(); });
+}
+
+uint64_t Stream::lastTicket() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Queued;
+}
+
+bool Stream::done(uint64_t Ticket) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Completed >= Ticket;
+}
+
+void Stream::wait(uint64_t Ticket) {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  Cond.wait(Lock, [&] { return Completed >= Ticket; });
+}
+
+void Stream::retire() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Retired = true;
+  }
+  Cond.notify_all();
+}
+
+uint64_t Stream::push(Op O) {
+  uint64_t Ticket;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Queue.push_back(std::move(O));
+    Ticket = ++Queued;
+  }
+  Cond.notify_all();
+  return Ticket;
+}
+
+void Stream::work() {
+  while (true) {
+    Op O;
+    {
+      std::unique_lock<std::mutex> Lock(Mutex);
+      Cond.wait(Lock, [&] { return !Queue.empty() || Retired; });
+      if (Queue.empty()) {
+        Exited = true;
+        return;
+      }
+      O = std::move(Queue.front());
+      Queue.pop_front();
+    }
+    for (auto &W : O.Waits)
+      W.first->wait(W.second);
+    Result R = O.Run ? O.Run() : Result::success();
+    if (!R.ok())
+      RT.postAsyncError(R, O.What);
+    // Captured state (argument copies, records) goes before completion is
+    // announced.
+    O = Op();
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      ++Completed;
+    }
+    Cond.notify_all();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The runtime
+//===----------------------------------------------------------------------===//
+
+Result Runtime::get(Runtime *&Out) {
+  Global &G = global();
+  Out = G.Current.load(std::memory_order_acquire);
+  if (Out)
+    return Result::success();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  Out = G.Current.load(std::memory_order_acquire);
+  if (Out)
+    return Result::success();
+  if (G.StartFailed)
+    return G.StartError;
+  std::unique_ptr<Runtime> RT(new Runtime());
+  Result R = RT->start();
+  if (!R.ok()) {
+    G.StartFailed = true;
+    G.StartError =
+        Result::error(R.code(), "the runtime could not start: " + R.message());
+    logLine("cleave: " + describeError(G.StartError));
+    return G.StartError;
+  }
+  for (const RegisteredModule &M : G.Modules)
+    RT->addModule(M.Desc, M.Symbols);
+  if (!G.ExitHookInstalled) {
+    // Work still queued when the program ends completes first, so no worker
+    // runs while static objects are destroyed. The runtime itself is never
+    // destroyed at exit: static destructors may still call cudaFree.
+    G.ExitHookInstalled = true;
+    std::atexit([] {
+      if (Runtime *RT = global().Current.load(std::memory_order_acquire))
+        RT->drain();
+    });
+  }
+  Out = RT.release();
+  G.Current.store(Out, std::memory_order_release);
+  return Result::success();
+}
+
+bool Runtime::started() {
+  return global().Current.load(std::memory_order_acquire) != nullptr;
+}
+
+void Runtime::reset() {
+  Global &G = global();
+  Runtime *RT;
+  {
+    std::lock_guard<std::mutex> Lock(G.Mutex);
+    RT = G.Current.exchange(nullptr);
+    G.StartFailed = false;
+    G.StartError = Result::success();
+  }
+  delete RT;
+}
+
+Result Runtime::start() {
+  readLogOptions();
+  Result R = DeviceRegistry::createFromEnvironment(Registry);
+  if (!R.ok())
+    return R;
+  if (logOptions().Devices)
+    logLine("cleave: devices (CLEAVE_DEVICES):\n" + Registry->describe());
+
+  Buffers = std::make_unique<BufferManager>(Registry->devices());
+  Exec = std::make_unique<CpuExecutor>(0);
+
+  PartitionPolicy Policy = PartitionPolicy::Proportional;
+  if (const char *Env = std::getenv("CLEAVE_PARTITION")) {
+    std::string_view V = trim(Env);
+    if (parsePartitionPolicy(V, Policy))
+      PolicyFromEnv = true;
+    else if (!V.empty()) {
+      Policy = PartitionPolicy::Proportional;
+      logLine("cleave: CLEAVE_PARTITION=" + std::string(Env) +
+              ": expected even, proportional or single; using proportional");
+    }
+  }
+  Eng = std::make_unique<Engine>(*Buffers, *Exec, Policy);
+
+  // The opt-in limit of shared memory is the smallest of the GPUs' (a
+  // launch may run on any of them); CPU devices have none.
+  int Major = 0, Minor = 0;
+  for (Device *D : Registry->devices()) {
+    const DeviceProperties &P = D->properties();
+    if (P.Kind != DeviceKind::Cuda)
+      continue;
+    if (!Major || P.ComputeCapabilityMajor < Major ||
+        (P.ComputeCapabilityMajor == Major &&
+         P.ComputeCapabilityMinor < Minor)) {
+      Major = P.ComputeCapabilityMajor;
+      Minor = P.ComputeCapabilityMinor;
+    }
+  }
+  SharedOptin = Major ? sharedOptinFor(Major, Minor) : sharedOptinFor(9, 0);
+
+  Legacy = std::make_shared<Stream>(*this, Stream::Kind::Legacy, 0);
+  Stream::start(Legacy);
+  return Result::success();
+}
+
+Runtime::~Runtime() {
+  if (!Eng) // never started
+    return;
+  drain();
+  std::vector<std::shared_ptr<Stream>> All;
+  {
+    std::lock_guard<std::mutex> Lock(StreamsMutex);
+    All.push_back(Legacy);
+    for (auto &S : Streams)
+      All.push_back(S.second);
+    for (auto &S : PerThread)
+      All.push_back(S.second);
+    for (auto &S : Retiring)
+      All.push_back(S);
+  }
+  for (auto &S : All)
+    S->retire();
+  for (auto &S : All)
+    if (S->Worker.joinable())
+      S->Worker.join();
+  All.clear();
+  Events.clear();
+  Streams.clear();
+  PerThread.clear();
+  Retiring.clear();
+  Legacy.reset();
+  {
+    std::lock_guard<std::mutex> Lock(PinnedMutex);
+    for (auto &P : Pinned)
+      (void)P.second.second->freeHost(reinterpret_cast<void *>(P.first));
+    Pinned.clear();
+  }
+  Eng.reset();
+  Buffers.reset();
+  Exec.reset();
+  Registry.reset();
+}
+
+std::string Runtime::moduleErrors() {
+  std::lock_guard<std::mutex> Lock(ModulesMutex);
+  std::string S;
+  for (const std::string &E : ModuleErrors)
+    S += (S.empty() ? "" : "; ") + E;
+  return S;
+}
+
+bool Runtime::singleDeviceKernel(const std::string &Name) {
+  std::lock_guard<std::mutex> Lock(ModulesMutex);
+  return SingleDeviceKernels.count(Name) != 0;
+}
+
+void Runtime::addModule(const cleave_module_desc &M,
+                        const std::map<std::string, void *> &Symbols) {
+  Bundle B;
+  BundleStatus Parsed = Bundle::parse(M.bundle, M.bundle_size, B);
+  Result R;
+  {
+    std::lock_guard<std::mutex> Lock(EngineMutex);
+    R = Eng->addProgram(M.bundle, M.bundle_size, Symbols);
+  }
+  std::lock_guard<std::mutex> Lock(ModulesMutex);
+  if (!R.ok()) {
+    std::string What = Parsed ? "the kernel bundle of " + B.Source
+                              : "a registered kernel bundle";
+    ModuleErrors.push_back(What + ": " + R.message());
+    logLine("cleave: cannot load " + What + ": " + describeError(R) +
+            " (its kernels fail to launch)");
+    return;
+  }
+  if ((M.flags & CLEAVE_MODULE_SINGLE_DEVICE) && Parsed)
+    for (const BundleKernel &K : B.Kernels)
+      SingleDeviceKernels.insert(K.Name);
+}
+
+Result Runtime::stream(void *Handle, std::shared_ptr<Stream> &Out) {
+  uintptr_t H = reinterpret_cast<uintptr_t>(Handle);
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  if (H == 0 || H == 1) { // null, cudaStreamLegacy
+    Out = Legacy;
+    return Result::success();
+  }
+  if (H == 2) { // cudaStreamPerThread
+    std::shared_ptr<Stream> &S = PerThread[std::this_thread::get_id()];
+    if (!S) {
+      S = std::make_shared<Stream>(*this, Stream::Kind::Blocking, 0);
+      Stream::start(S);
+    }
+    Out = S;
+    return Result::success();
+  }
+  auto It = Streams.find(Handle);
+  if (It == Streams.end())
+    return Result::error(ErrorCode::InvalidResourceHandle,
+                         "not a stream (never created, or destroyed)");
+  Out = It->second;
+  return Result::success();
+}
+
+void Runtime::reapLocked() {
+  std::vector<std::shared_ptr<Stream>> Keep;
+  for (auto &S : Retiring) {
+    bool Exited;
+    {
+      std::lock_guard<std::mutex> Lock(S->Mutex);
+      Exited = S->Exited;
+    }
+    if (!Exited)
+      Keep.push_back(S);
+  }
+  Retiring.swap(Keep);
+}
+
+Result Runtime::createStream(unsigned Flags, void *&Handle) {
+  auto S = std::make_shared<Stream>(
+      *this, (Flags & 1u) ? Stream::Kind::NonBlocking : Stream::Kind::Blocking,
+      Flags);
+  Stream::start(S);
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  reapLocked();
+  Handle = S.get();
+  Streams[Handle] = S;
+  return Result::success();
+}
+
+Result Runtime::destroyStream(void *Handle) {
+  uintptr_t H = reinterpret_cast<uintptr_t>(Handle);
+  if (H <= 2)
+    return Result::error(ErrorCode::InvalidResourceHandle,
+                         "cudaStreamDestroy: the default streams cannot be "
+                         "destroyed");
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  auto It = Streams.find(Handle);
+  if (It == Streams.end())
+    return Result::error(ErrorCode::InvalidResourceHandle,
+                         "cudaStreamDestroy: not a stream (never created, or "
+                         "destroyed already)");
+  // Work still queued completes; the worker then exits.
+  It->second->retire();
+  Retiring.push_back(It->second);
+  Streams.erase(It);
+  reapLocked();
+  return Result::success();
+}
+
+uint64_t Runtime::enqueue(const std::shared_ptr<Stream> &S, Op O) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  auto AddWait = [&](const std::shared_ptr<Stream> &Other) {
+    if (Other == S)
+      return;
+    uint64_t T = Other->lastTicket();
+    if (T && !Other->done(T))
+      O.Waits.emplace_back(Other, T);
+  };
+  if (S->kind() == Stream::Kind::Legacy) {
+    for (auto &Other : Streams)
+      if (Other.second->kind() == Stream::Kind::Blocking)
+        AddWait(Other.second);
+    for (auto &Other : PerThread)
+      AddWait(Other.second);
+    for (auto &Other : Retiring)
+      if (Other->kind() == Stream::Kind::Blocking)
+        AddWait(Other);
+  } else if (S->kind() == Stream::Kind::Blocking) {
+    AddWait(Legacy);
+  }
+  return S->push(std::move(O));
+}
+
+Result Runtime::runSync(const std::shared_ptr<Stream> &S,
+                        std::function<Result()> Fn, std::string What) {
+  auto Slot = std::make_shared<Result>();
+  Op O;
+  O.What = std::move(What);
+  O.Run = [Slot, Fn = std::move(Fn)] {
+    *Slot = Fn();
+    return Result::success();
+  };
+  uint64_t T = enqueue(S, std::move(O));
+  S->wait(T);
+  if (!Slot->ok())
+    return *Slot;
+  return takeAsyncError();
+}
+
+Result Runtime::synchronize(const std::shared_ptr<Stream> &S) {
+  uint64_t T;
+  if (S->kind() == Stream::Kind::Legacy)
+    T = enqueue(S, Op()); // waits for what blocking streams queued before
+  else
+    T = S->lastTicket();
+  S->wait(T);
+  return takeAsyncError();
+}
+
+Result Runtime::synchronizeAll() {
+  drain();
+  return takeAsyncError();
+}
+
+void Runtime::drain() {
+  std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> All;
+  {
+    std::lock_guard<std::mutex> Lock(StreamsMutex);
+    if (Legacy)
+      All.emplace_back(Legacy, Legacy->lastTicket());
+    for (auto &S : Streams)
+      All.emplace_back(S.second, S.second->lastTicket());
+    for (auto &S : PerThread)
+      All.emplace_back(S.second, S.second->lastTicket());
+    for (auto &S : Retiring)
+      All.emplace_back(S, S->lastTicket());
+  }
+  for (auto &W : All)
+    W.first->wait(W.second);
+}
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+Result Runtime::createEvent(unsigned Flags, void *&Handle) {
+  auto E = std::make_shared<Event>();
+  E->Flags = Flags;
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  Handle = E.get();
+  Events[Handle] = E;
+  return Result::success();
+}
+
+Result Runtime::destroyEvent(void *Handle) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  // A record still queued keeps its EventRecord alive; the event goes now.
+  if (!Events.erase(Handle))
+    return Result::error(ErrorCode::InvalidResourceHandle,
+                         "cudaEventDestroy: not an event (never created, or "
+                         "destroyed already)");
+  return Result::success();
+}
+
+Result Runtime::event(void *Handle, std::shared_ptr<Event> &Out) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  auto It = Events.find(Handle);
+  if (It == Events.end())
+    return Result::error(ErrorCode::InvalidResourceHandle,
+                         "not an event (never created, or destroyed)");
+  Out = It->second;
+  return Result::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Asynchronous errors
+//===----------------------------------------------------------------------===//
+
+void Runtime::postAsyncError(const Result &R, const std::string &What) {
+  Result E = Result::error(R.code(), What.empty() ? R.message()
+                                                  : What + ": " + R.message());
+  logLine("cleave: " + describeError(E));
+  std::lock_guard<std::mutex> Lock(AsyncMutex);
+  if (AsyncError.ok())
+    AsyncError = E;
+}
+
+Result Runtime::takeAsyncError() {
+  std::lock_guard<std::mutex> Lock(AsyncMutex);
+  Result R = AsyncError;
+  AsyncError = Result::success();
+  return R;
+}
+
+Result Runtime::peekAsyncError() {
+  std::lock_guard<std::mutex> Lock(AsyncMutex);
+  return AsyncError;
+}
+
+//===----------------------------------------------------------------------===//
+// Pinned host memory and kernel attributes
+//===----------------------------------------------------------------------===//
+
+Result Runtime::allocatePinned(uint64_t Bytes, void *&Out) {
+  Out = nullptr;
+  if (Bytes == 0)
+    return Result::success();
+  // A GPU's pinned memory (portable to every context) when there is a GPU,
+  // else ordinary host memory.
+  Device *Owner = &Registry->device(0);
+  for (Device *D : Registry->devices())
+    if (D->kind() == DeviceKind::Cuda) {
+      Owner = D;
+      break;
+    }
+  Result R = Owner->allocateHost(Bytes, Out);
+  if (!R.ok())
+    return R;
+  std::lock_guard<std::mutex> Lock(PinnedMutex);
+  Pinned[reinterpret_cast<uintptr_t>(Out)] = {Bytes, Owner};
+  return Result::success();
+}
+
+Result Runtime::freePinned(void *Ptr) {
+  if (!Ptr)
+    return Result::success();
+  Device *Owner;
+  {
+    std::lock_guard<std::mutex> Lock(PinnedMutex);
+    auto It = Pinned.find(reinterpret_cast<uintptr_t>(Ptr));
+    if (It == Pinned.end())
+      return Result::error(ErrorCode::InvalidValue,
+                           "cudaFreeHost: not the start of memory from "
+                           "cudaMallocHost or cudaHostAlloc (or freed "
+                           "already)");
+    Owner = It->second.second;
+    Pinned.erase(It);
+  }
+  // Copies queued from or to it finish first.
+  drain();
+  return Owner->freeHost(Ptr);
+}
+
+bool Runtime::isPinned(const void *P, uint64_t Bytes) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  std::lock_guard<std::mutex> Lock(PinnedMutex);
+  auto It = Pinned.upper_bound(A);
+  if (It == Pinned.begin())
+    return false;
+  --It;
+  return A - It->first <= It->second.first &&
+         Bytes <= It->second.first - (A - It->first);
+}
+
+const KernelHandle *Runtime::cachedKernel(const std::string &Name) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  auto It = Kernels.find(Name);
+  return It == Kernels.end() ? nullptr : It->second;
+}
+
+void Runtime::cacheKernel(const std::string &Name, const KernelHandle *K) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  Kernels[Name] = K;
+}
+
+bool Runtime::cachedSymbolSize(const std::string &Name, uint64_t &Bytes) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  auto It = SymbolSizes.find(Name);
+  if (It == SymbolSizes.end())
+    return false;
+  Bytes = It->second;
+  return true;
+}
+
+void Runtime::cacheSymbolSize(const std::string &Name, uint64_t Bytes) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  SymbolSizes[Name] = Bytes;
+}
+
+uint64_t Runtime::maxDynamicShared(const std::string &Name,
+                                   uint64_t StaticBytes) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  auto It = MaxDynShared.find(Name);
+  if (It != MaxDynShared.end())
+    return It->second;
+  uint64_t Default = 48 * 1024;
+  return StaticBytes >= Default ? 0 : Default - StaticBytes;
+}
+
+void Runtime::setMaxDynamicShared(const std::string &Name, uint64_t Bytes) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  MaxDynShared[Name] = Bytes;
+}
+
+} // namespace api
+} // namespace rt
+} // namespace cleave

@@ -1,0 +1,351 @@
+//===- Runtime.h - The state behind the C and CUDA APIs ---------*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). Internal to the API layer
+// (docs/runtime-api.md). One Runtime per process, created on the first API
+// call that needs devices: the device registry (CLEAVE_DEVICES), the buffer
+// manager over its devices, the CPU executor and the launch engine, plus
+// what the CUDA-runtime subset adds on top: streams with one worker thread
+// each, events, pinned host allocations and per-kernel attributes.
+//
+// Registrations (cleave_register_*) come from static constructors, before
+// or after the runtime exists, in any order; they are stored here for the
+// whole life of the process and handed to every engine the runtime creates.
+//
+// Stream order. Every stream (the legacy default stream included) has a
+// worker thread running its queue in order. An operation waits, before it
+// runs, for the (stream, ticket) pairs it was queued with: work queued on
+// the legacy stream waits for what every blocking stream had queued at that
+// moment, and work queued on a blocking stream waits for what the legacy
+// stream had queued (CUDA's implicit synchronization; non-blocking streams
+// take part in neither). Tickets only name earlier work, so waits never form
+// a cycle.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_API_RUNTIME_H
+#define CLEAVE_RT_API_RUNTIME_H
+
+#include "cleave/rt/Buffers.h"
+#include "cleave/rt/CpuExecutor.h"
+#include "cleave/rt/Device.h"
+#include "cleave/rt/Engine.h"
+#include "cleave/rt/Error.h"
+#include "cleave_rt.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+namespace api {
+
+class Runtime;
+class Stream;
+
+/// Short names for the launch and symbol errors; the CUDA translation unit
+/// checks their values against driver_types.h.
+constexpr ErrorCode ErrInvalidConfiguration = ErrorCode::InvalidConfiguration;
+constexpr ErrorCode ErrInvalidPitchValue = ErrorCode::InvalidPitchValue;
+constexpr ErrorCode ErrInvalidSymbol = ErrorCode::InvalidSymbol;
+constexpr ErrorCode ErrInvalidDeviceFunction = ErrorCode::InvalidDeviceFunction;
+
+/// "cudaErrorInvalidValue", ... for every cudaError_t value the runtime
+/// returns (and CUDA's other values; defined with the CUDA subset).
+const char *errorName(ErrorCode C);
+/// "cudaErrorX: message".
+std::string describeError(const Result &R);
+
+//===----------------------------------------------------------------------===//
+// Logging and errors of the calling thread
+//===----------------------------------------------------------------------===//
+
+/// CLEAVE_LOG, read when the runtime starts: a comma-separated list of
+/// plan, devices, errors, all.
+struct LogOptions {
+  /// Each launch's plan; the engine prints it (it reads CLEAVE_LOG itself).
+  bool Plan = false;
+  bool Devices = false;
+  bool Errors = false;
+};
+const LogOptions &logOptions();
+
+/// Writes one line to stderr (a trailing newline is added when missing);
+/// lines from different threads do not interleave.
+void logLine(const std::string &Line);
+
+/// Records \p R as the calling thread's last error when it is an error
+/// (cudaGetLastError), prints it under CLEAVE_LOG=errors, and returns its
+/// code as an int (a cudaError_t value).
+int finish(const Result &R);
+
+/// cudaGetLastError (Reset) / cudaPeekAtLastError: the calling thread's last
+/// error, else an error that asynchronous work reported since.
+ErrorCode lastError(bool Reset);
+/// The message of what lastError(false) would return; empty for success.
+std::string lastErrorMessage();
+
+//===----------------------------------------------------------------------===//
+// Registrations
+//===----------------------------------------------------------------------===//
+
+/// Stores what cleave_register_* pass (kept for the life of the process).
+Result registerModule(const cleave_module_desc *Module);
+Result registerKernel(const void *Stub, const char *Name);
+Result registerVariable(const void *Shadow, const char *Name, uint64_t Size);
+/// The device name registered for a kernel stub; false when there is none.
+bool kernelName(const void *Stub, std::string &Name);
+/// The device name and size registered for a variable's host shadow.
+bool variableName(const void *Shadow, std::string &Name, uint64_t &Size);
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+/// A piece of work queued on a stream.
+struct Op {
+  /// Runs on the stream's worker. An error is posted as an asynchronous
+  /// error (reported by the next synchronizing call and cudaGetLastError).
+  std::function<Result()> Run;
+  /// What the work is, for the message of an asynchronous error.
+  std::string What;
+  /// Earlier work of other streams that must be complete first.
+  std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> Waits;
+};
+
+class Stream {
+public:
+  enum class Kind { Legacy, Blocking, NonBlocking };
+
+  Stream(Runtime &RT, Kind K, unsigned Flags) : RT(RT), K(K), Flags(Flags) {}
+  ~Stream();
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  /// Starts the worker; it holds \p Self until the stream is retired and its
+  /// queue has drained.
+  static void start(const std::shared_ptr<Stream> &Self);
+
+  Kind kind() const { return K; }
+  unsigned flags() const { return Flags; }
+  /// The ticket of the last work queued (0: none yet).
+  uint64_t lastTicket();
+  /// Whether the work of \p Ticket (and everything before it) is done.
+  bool done(uint64_t Ticket);
+  /// Blocks until \p Ticket is done.
+  void wait(uint64_t Ticket);
+  /// Lets the worker exit once the queue is empty (cudaStreamDestroy).
+  void retire();
+
+private:
+  friend class Runtime;
+  /// Queues \p O (Runtime::enqueue, under its enqueue lock); its ticket.
+  uint64_t push(Op O);
+  void work();
+
+  Runtime &RT;
+  const Kind K;
+  const unsigned Flags;
+  std::mutex Mutex;
+  std::condition_variable Cond;
+  std::deque<Op> Queue;
+  uint64_t Queued = 0;
+  uint64_t Completed = 0;
+  bool Retired = false;
+  bool Exited = false;
+  std::thread Worker;
+};
+
+/// One cudaEventRecord: where it was queued, and when it completed.
+struct EventRecord {
+  std::shared_ptr<Stream> S;
+  uint64_t Ticket = 0;
+  std::mutex Mutex;
+  bool Done = false;
+  std::chrono::steady_clock::time_point When;
+};
+
+struct Event {
+  unsigned Flags = 0;
+  std::mutex Mutex;
+  /// The latest record; null until the event is first recorded.
+  std::shared_ptr<EventRecord> Last;
+};
+
+//===----------------------------------------------------------------------===//
+// The runtime
+//===----------------------------------------------------------------------===//
+
+class Runtime {
+public:
+  /// The process's runtime, created on the first call. A failed start
+  /// (CLEAVE_DEVICES names no usable device, ...) is reported once on
+  /// stderr and returned by every call until reset().
+  static Result get(Runtime *&Out);
+  /// cleave_reset / cudaDeviceReset: waits for all queued work, destroys
+  /// streams, events, buffers, pinned memory, the engine and the devices;
+  /// the next call starts afresh (re-reading the environment) and hands the
+  /// registered modules to the new engine. No other thread may use the
+  /// runtime meanwhile (as CUDA requires of cudaDeviceReset).
+  static void reset();
+  /// Whether a runtime exists (started or not), without starting one.
+  static bool started();
+
+  ~Runtime();
+
+  DeviceRegistry &registry() { return *Registry; }
+  BufferManager &buffers() { return *Buffers; }
+  Engine &engine() { return *Eng; }
+  /// Serializes the engine's entry points: launches of different streams
+  /// take turns (each spreads over every device anyway).
+  std::mutex &engineMutex() { return EngineMutex; }
+  /// The partition policy CLEAVE_PARTITION set, if it was set.
+  bool partitionFromEnvironment() const { return PolicyFromEnv; }
+  /// The module load failures, for cudaErrorInvalidKernelImage messages.
+  std::string moduleErrors();
+  /// Whether the kernel named \p Name comes from a module registered with
+  /// CLEAVE_MODULE_SINGLE_DEVICE.
+  bool singleDeviceKernel(const std::string &Name);
+  /// Adds a module registered after the runtime started.
+  void addModule(const cleave_module_desc &Module,
+                 const std::map<std::string, void *> &Symbols);
+
+  // Streams. ---------------------------------------------------------------
+  /// The stream a cudaStream_t names: null/cudaStreamLegacy (0x1) the
+  /// legacy default stream, cudaStreamPerThread (0x2) the calling thread's
+  /// own, else one that cudaStreamCreate returned and that is still alive
+  /// (cudaErrorInvalidResourceHandle otherwise).
+  Result stream(void *Handle, std::shared_ptr<Stream> &Out);
+  Result createStream(unsigned Flags, void *&Handle);
+  Result destroyStream(void *Handle);
+  /// Queues \p O on \p S after the implicit legacy-stream dependencies;
+  /// returns its ticket.
+  uint64_t enqueue(const std::shared_ptr<Stream> &S, Op O);
+  /// Queues \p Fn on \p S, waits for it, and returns its result, or else an
+  /// asynchronous error that earlier work reported (a synchronizing call).
+  Result runSync(const std::shared_ptr<Stream> &S, std::function<Result()> Fn,
+                 std::string What);
+  /// Waits for the work queued on \p S so far (the legacy stream: and for
+  /// what blocking streams queued before), then reports asynchronous errors.
+  Result synchronize(const std::shared_ptr<Stream> &S);
+  /// Waits for all work of all streams, then reports asynchronous errors.
+  Result synchronizeAll();
+  /// Waits for all work of all streams.
+  void drain();
+
+  // Events. ----------------------------------------------------------------
+  Result createEvent(unsigned Flags, void *&Handle);
+  Result destroyEvent(void *Handle);
+  Result event(void *Handle, std::shared_ptr<Event> &Out);
+
+  // Asynchronous errors. ---------------------------------------------------
+  /// Records the failure of queued work (the first one pending is kept) and
+  /// prints it once on stderr.
+  void postAsyncError(const Result &R, const std::string &What);
+  /// Takes the pending asynchronous error (success when none).
+  Result takeAsyncError();
+  /// The pending asynchronous error, left pending.
+  Result peekAsyncError();
+
+  // Pinned host memory (cudaMallocHost / cudaHostAlloc). --------------------
+  Result allocatePinned(uint64_t Bytes, void *&Out);
+  Result freePinned(void *Ptr);
+  /// Whether [P, P + Bytes) lies inside one pinned allocation.
+  bool isPinned(const void *P, uint64_t Bytes);
+
+  // Lookups cached outside the engine. -------------------------------------
+  // The engine holds its lock for the whole of a launch; a host thread that
+  // queues the next launch or an asynchronous symbol copy must not wait for
+  // that, so what it needs to know is looked up once and kept (handles stay
+  // valid until the engine goes, with the runtime).
+  const KernelHandle *cachedKernel(const std::string &Name);
+  void cacheKernel(const std::string &Name, const KernelHandle *K);
+  bool cachedSymbolSize(const std::string &Name, uint64_t &Bytes);
+  void cacheSymbolSize(const std::string &Name, uint64_t Bytes);
+
+  // Kernel attributes (cudaFuncSetAttribute). -------------------------------
+  /// The dynamic shared memory a launch of \p Name may use (48 KiB minus
+  /// its static shared memory unless raised).
+  uint64_t maxDynamicShared(const std::string &Name, uint64_t StaticBytes);
+  void setMaxDynamicShared(const std::string &Name, uint64_t Bytes);
+  /// The most shared memory one block may opt in to (bytes).
+  uint64_t sharedOptinLimit() const { return SharedOptin; }
+
+private:
+  Runtime() = default;
+  Result start();
+  /// Forgets retired streams whose worker has exited (StreamsMutex held).
+  void reapLocked();
+
+  std::unique_ptr<DeviceRegistry> Registry;
+  std::unique_ptr<BufferManager> Buffers;
+  std::unique_ptr<CpuExecutor> Exec;
+  std::unique_ptr<Engine> Eng;
+  std::mutex EngineMutex;
+  bool PolicyFromEnv = false;
+  uint64_t SharedOptin = 0;
+
+  std::mutex ModulesMutex;
+  std::vector<std::string> ModuleErrors;
+  std::set<std::string> SingleDeviceKernels;
+
+  /// Held while queueing, so that the implicit dependencies of every queued
+  /// operation are read consistently.
+  std::mutex StreamsMutex;
+  std::shared_ptr<Stream> Legacy;
+  std::map<void *, std::shared_ptr<Stream>> Streams;
+  std::map<std::thread::id, std::shared_ptr<Stream>> PerThread;
+  /// Destroyed streams whose queued work has not finished yet.
+  std::vector<std::shared_ptr<Stream>> Retiring;
+  std::map<void *, std::shared_ptr<Event>> Events;
+
+  std::mutex AsyncMutex;
+  Result AsyncError;
+
+  std::mutex PinnedMutex;
+  /// Start -> (size, device that allocated it).
+  std::map<uintptr_t, std::pair<uint64_t, Device *>> Pinned;
+
+  std::mutex AttrMutex;
+  std::map<std::string, uint64_t> MaxDynShared;
+  std::map<std::string, const KernelHandle *> Kernels;
+  std::map<std::string, uint64_t> SymbolSizes;
+};
+
+//===----------------------------------------------------------------------===//
+// Launches (Launches.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The kernel called \p Name in the engine of \p RT:
+/// cudaErrorInvalidKernelImage when it is in no loaded module and some
+/// module failed to load, cudaErrorInvalidDeviceFunction otherwise.
+Result findKernel(Runtime &RT, const std::string &Name,
+                  const KernelHandle *&Out);
+
+/// cudaLaunchKernel / cleave_launch of the kernel called \p Name: checks
+/// the configuration, copies the arguments and queues the launch on the
+/// stream \p StreamHandle (asynchronous: a failure of the launch itself is
+/// an asynchronous error).
+Result launchKernel(const std::string &Name, const uint32_t Grid[3],
+                    const uint32_t Block[3], void **Args, uint64_t SharedBytes,
+                    void *StreamHandle);
+
+/// The plan of the calling thread's last launch (LaunchPlan::describe()),
+/// once that launch has run; InvalidValue when the thread launched nothing
+/// since the runtime started.
+Result lastPlan(std::string &Out);
+
+} // namespace api
+} // namespace rt
+} // namespace cleave
+
+#endif

@@ -1,0 +1,794 @@
+//===- ApiLaunchTest.cpp - Launches, symbols and stream order -------------===//
+//
+// Part of Cleave. A device module (inline IR) goes through the compiler's
+// bundle writer; its kernels get hand-written CPU variants (the
+// CpuKernelABI.h convention) and host stubs written the way the host
+// rewriter writes them (pop the call configuration, cudaLaunchKernel). The
+// module, kernels and a __constant__ variable are registered through
+// cleave_rt.h, and everything else goes through the CUDA-runtime subset:
+// launches on 1 and 3 CPU devices checked against plain C++ results,
+// launch-configuration errors, dynamic shared memory limits,
+// cudaMemcpyToSymbol/FromSymbol, asynchronous launches and the legacy
+// default stream's synchronization, events around launches, a failed launch
+// reported by the next synchronizing call, and a --single-device module.
+//
+//===----------------------------------------------------------------------===//
+#if __has_include(<cuda_runtime_api.h>)
+#include "ApiTestUtil.h"
+
+#include "cleave/Bundle/BundleWriter.h"
+#include "cleave/rt/Bundle.h"
+#include "cleave/rt/Fault.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace cleave_api_test;
+
+namespace {
+
+const char *DeviceIR = R"IR(
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+@factor = addrspace(4) externally_initialized constant float 1.0, align 4
+
+define ptx_kernel void @vecadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %ok = icmp slt i32 %i, %n
+  br i1 %ok, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pa = getelementptr inbounds float, ptr %a, i64 %idx
+  %pb = getelementptr inbounds float, ptr %b, i64 %idx
+  %pc = getelementptr inbounds float, ptr %c, i64 %idx
+  %va = load float, ptr %pa, align 4
+  %vb = load float, ptr %pb, align 4
+  %s = fadd float %va, %vb
+  store float %s, ptr %pc, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @scale(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %ok = icmp slt i32 %i, %n
+  br i1 %ok, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pi = getelementptr inbounds float, ptr %in, i64 %idx
+  %v = load float, ptr %pi, align 4
+  %f = load float, ptr addrspace(4) @factor, align 4
+  %r = fmul float %v, %f
+  %po = getelementptr inbounds float, ptr %out, i64 %idx
+  store float %r, ptr %po, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @fill(ptr noundef writeonly %out, i32 noundef %v, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %ok = icmp slt i32 %i, %n
+  br i1 %ok, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %po = getelementptr inbounds i32, ptr %out, i64 %idx
+  store i32 %v, ptr %po, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
+)IR";
+
+/// The bundle of \p IR, with its kernels renamed by \p Rename (so a second
+/// module can hold the same code under other names); empty on failure.
+std::string makeBundle(const char *IR, const char *Source,
+                       const std::map<std::string, std::string> &Rename = {}) {
+  llvm::LLVMContext Ctx;
+  llvm::SMDiagnostic Err;
+  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Err, Ctx);
+  if (!M) {
+    Err.print("ApiLaunchTest", llvm::errs());
+    return std::string();
+  }
+  for (auto &[From, To] : Rename)
+    if (llvm::Function *F = M->getFunction(From))
+      F->setName(To);
+  M->setSourceFileName(Source);
+  cleave::BundleOptions Opts;
+  llvm::Expected<std::string> B = cleave::writeBundle(*M, Opts);
+  if (!B) {
+    llvm::errs() << llvm::toString(B.takeError()) << "\n";
+    return std::string();
+  }
+  return *B;
+}
+
+// The CPU variants. ---------------------------------------------------------
+
+template <class F>
+void forEachThread(const cleave_cpu_launch *L, uint64_t First, uint64_t Count,
+                   F Body) {
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T)
+      Body(int64_t(Blk) * L->block[0] + T);
+}
+
+extern "C" void apiVecaddCpu(void **Args, const cleave_cpu_launch *L,
+                             uint64_t First, uint64_t Count, void *) {
+  const float *A = *static_cast<const float **>(Args[0]);
+  const float *B = *static_cast<const float **>(Args[1]);
+  float *C = *static_cast<float **>(Args[2]);
+  int N = *static_cast<int *>(Args[3]);
+  forEachThread(L, First, Count, [&](int64_t I) {
+    if (I < N)
+      C[I] = A[I] + B[I];
+  });
+}
+
+/// The CPU copy of `factor` (what `__cleave_cpu_var_factor` is in a real
+/// CPU object); the engine writes the symbol's value here.
+float CpuFactor = 0;
+
+extern "C" void apiScaleCpu(void **Args, const cleave_cpu_launch *L,
+                            uint64_t First, uint64_t Count, void *) {
+  const float *In = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  forEachThread(L, First, Count, [&](int64_t I) {
+    if (I < N)
+      Out[I] = In[I] * CpuFactor;
+  });
+}
+
+/// How long each run of fill's CPU variant sleeps first, so that launches
+/// which ought to be ordered would race if they were not.
+std::atomic<int> FillSleepMs{0};
+
+/// A gate fill's CPU variant waits at while it is closed: a launch that is
+/// certainly still running, without timing anything. A closed gate opens by
+/// itself after 20 s (and says so), so a runtime that wrongly blocks the host
+/// on a gated launch fails the test instead of hanging it.
+struct FillGate {
+  std::mutex M;
+  std::condition_variable CV;
+  bool Closed = false;
+  bool TimedOut = false;
+
+  void close() {
+    std::lock_guard<std::mutex> L(M);
+    Closed = true;
+    TimedOut = false;
+  }
+  void open() {
+    {
+      std::lock_guard<std::mutex> L(M);
+      Closed = false;
+    }
+    CV.notify_all();
+  }
+  void pass() {
+    std::unique_lock<std::mutex> L(M);
+    if (!CV.wait_for(L, std::chrono::seconds(20), [&] { return !Closed; })) {
+      TimedOut = true;
+      Closed = false;
+    }
+  }
+  bool timedOut() {
+    std::lock_guard<std::mutex> L(M);
+    return TimedOut;
+  }
+};
+FillGate Gate;
+
+extern "C" void apiFillCpu(void **Args, const cleave_cpu_launch *L,
+                           uint64_t First, uint64_t Count, void *) {
+  Gate.pass();
+  if (int Ms = FillSleepMs.load())
+    std::this_thread::sleep_for(std::chrono::milliseconds(Ms));
+  int *Out = *static_cast<int **>(Args[0]);
+  int V = *static_cast<int *>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  forEachThread(L, First, Count, [&](int64_t I) {
+    if (I < N)
+      Out[I] = V;
+  });
+}
+
+const cleave_cpu_kernel_desc VecaddDesc = {"vecadd", apiVecaddCpu, 0, 0, 4, 0};
+const cleave_cpu_kernel_desc ScaleDesc = {"scale", apiScaleCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc FillDesc = {"fill", apiFillCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc FillSingleDesc = {
+    "fill_single", apiFillCpu, 0, 0, 3, 0};
+
+// The host side, as the host rewriter writes it. ---------------------------
+
+/// The host shadow of `__constant__ float factor`.
+float factor;
+
+cudaError_t launchFromStub(const void *Self, void **Args) {
+  uint32_t G[3], B[3];
+  size_t Shared;
+  void *S;
+  if (int E = cleave_pop_call_configuration(G, B, &Shared, &S))
+    return static_cast<cudaError_t>(E);
+  return cudaLaunchKernel(Self, dim3(G[0], G[1], G[2]), dim3(B[0], B[1], B[2]),
+                          Args, Shared, static_cast<cudaStream_t>(S));
+}
+
+void vecadd(const float *a, const float *b, float *c, int n) {
+  void *Args[] = {&a, &b, &c, &n};
+  launchFromStub(reinterpret_cast<const void *>(&vecadd), Args);
+}
+void scale(const float *in, float *out, int n) {
+  void *Args[] = {&in, &out, &n};
+  launchFromStub(reinterpret_cast<const void *>(&scale), Args);
+}
+void fill(int *out, int v, int n) {
+  void *Args[] = {&out, &v, &n};
+  launchFromStub(reinterpret_cast<const void *>(&fill), Args);
+}
+void fill_single(int *out, int v, int n) {
+  void *Args[] = {&out, &v, &n};
+  launchFromStub(reinterpret_cast<const void *>(&fill_single), Args);
+}
+/// A stub whose kernel was never registered.
+void unregistered(int *out) {
+  void *Args[] = {&out};
+  launchFromStub(reinterpret_cast<const void *>(&unregistered), Args);
+}
+
+/// k<<<G, B, Shared, S>>>(...) as the rewriter writes it.
+#define LAUNCH(K, G, B, Shared, S, ...)                                        \
+  (push(G, B, Shared, S) ? (void)0 : K(__VA_ARGS__))
+
+unsigned push(dim3 G, dim3 B, size_t Shared = 0, cudaStream_t S = 0) {
+  const uint32_t GG[3] = {G.x, G.y, G.z}, BB[3] = {B.x, B.y, B.z};
+  return cleave_push_call_configuration(GG, BB, Shared, S);
+}
+
+/// Registers \p Bytes as a module whose kernels' CPU descriptors are \p Descs
+/// (by kernel name) and whose CPU variable copies are \p Vars (by variable
+/// name), the way a device object's constructor does.
+bool registerModule(const std::string &Bytes,
+                    const std::map<std::string, const void *> &Descs,
+                    const std::map<std::string, void *> &Vars, uint32_t Flags) {
+  cleave::rt::Bundle B;
+  cleave::rt::BundleStatus St =
+      cleave::rt::Bundle::parse(Bytes.data(), Bytes.size(), B);
+  EXPECT_TRUE(St) << St.Message;
+  if (!St)
+    return false;
+  // Kept for the life of the process, like a device object's tables.
+  auto *Names = new std::vector<std::string>();
+  auto *Symbols = new std::vector<cleave_symbol>();
+  for (const cleave::rt::BundleKernel &K : B.Kernels) {
+    const cleave::rt::BundleVariant &Cpu =
+        K.variant(cleave::rt::VariantKind::CPU);
+    EXPECT_TRUE(Cpu.Present) << K.Name << ": " << Cpu.Reason;
+    auto It = Descs.find(K.Name);
+    if (Cpu.Present && It != Descs.end())
+      Names->push_back(Cpu.Entry + "_desc");
+  }
+  for (const cleave::rt::BundleVariable &V : B.Variables)
+    if (!V.CpuSymbol.empty() && Vars.count(V.Name))
+      Names->push_back(V.CpuSymbol);
+  size_t I = 0;
+  for (const cleave::rt::BundleKernel &K : B.Kernels)
+    if (K.variant(cleave::rt::VariantKind::CPU).Present && Descs.count(K.Name))
+      Symbols->push_back(
+          {(*Names)[I++].c_str(), const_cast<void *>(Descs.at(K.Name))});
+  for (const cleave::rt::BundleVariable &V : B.Variables)
+    if (!V.CpuSymbol.empty() && Vars.count(V.Name))
+      Symbols->push_back({(*Names)[I++].c_str(), Vars.at(V.Name)});
+  auto *Data = new std::string(Bytes);
+  auto *M = new cleave_module_desc{CLEAVE_RT_ABI_VERSION,
+                                   Flags,
+                                   static_cast<uint32_t>(Symbols->size()),
+                                   0,
+                                   Data->data(),
+                                   Data->size(),
+                                   Symbols->data()};
+  return cleave_register_module(M) == 0;
+}
+
+/// Registers the test module once per process.
+bool registerTestModules() {
+  static bool Ok = [] {
+    std::string Main = makeBundle(DeviceIR, "api_launch_test.cu");
+    std::string Single = makeBundle(DeviceIR, "api_single_test.cu",
+                                    {{"vecadd", "vecadd_single"},
+                                     {"scale", "scale_single"},
+                                     {"fill", "fill_single"}});
+    if (Main.empty() || Single.empty())
+      return false;
+    bool R = registerModule(
+        Main,
+        {{"vecadd", &VecaddDesc}, {"scale", &ScaleDesc}, {"fill", &FillDesc}},
+        {{"factor", &CpuFactor}}, 0);
+    R &= registerModule(Single, {{"fill_single", &FillSingleDesc}}, {},
+                        CLEAVE_MODULE_SINGLE_DEVICE);
+    R &= cleave_register_kernel(reinterpret_cast<const void *>(&vecadd),
+                                "vecadd") == 0;
+    R &= cleave_register_kernel(reinterpret_cast<const void *>(&scale),
+                                "scale") == 0;
+    R &= cleave_register_kernel(reinterpret_cast<const void *>(&fill),
+                                "fill") == 0;
+    R &= cleave_register_kernel(reinterpret_cast<const void *>(&fill_single),
+                                "fill_single") == 0;
+    R &= cleave_register_variable(&factor, "factor", sizeof(factor)) == 0;
+    return R;
+  }();
+  return Ok;
+}
+
+class ApiLaunch : public ApiTest {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(registerTestModules());
+    ApiTest::SetUp();
+    FillSleepMs = 0;
+  }
+  void TearDown() override {
+    FillSleepMs = 0;
+    ApiTest::TearDown();
+  }
+
+  float *upload(const std::vector<float> &V) {
+    float *D = nullptr;
+    EXPECT_EQ(cudaMalloc(&D, V.size() * sizeof(float)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(D, V.data(), V.size() * sizeof(float),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return D;
+  }
+  template <class T> std::vector<T> download(const T *D, size_t N) {
+    std::vector<T> V(N);
+    EXPECT_EQ(cudaMemcpy(V.data(), D, N * sizeof(T), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    return V;
+  }
+  std::string lastPlan() {
+    char Buf[8192];
+    EXPECT_EQ(cleave_last_plan(Buf, sizeof(Buf)), 0);
+    return Buf;
+  }
+};
+
+std::vector<float> randomFloats(size_t N, unsigned Seed) {
+  std::vector<float> V(N);
+  uint32_t X = Seed * 2654435761u + 1;
+  for (float &F : V) {
+    X = X * 1664525u + 1013904223u;
+    F = float(X >> 8) / float(1 << 24) * 200.0f - 100.0f;
+  }
+  return V;
+}
+
+TEST_P(ApiLaunch, VecaddMatchesReference) {
+  for (int N : {1, 1000, 100003}) {
+    std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+    float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+    ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+    LAUNCH(vecadd, dim3((N + 127) / 128), dim3(128), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess) << lastMessage();
+    std::vector<float> C = download(DC, N);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(C[I], A[I] + B[I]) << "N=" << N << " i=" << I;
+    std::string Plan = lastPlan();
+    EXPECT_NE(Plan.find("vecadd"), std::string::npos) << Plan;
+    // A second launch over resident data, then pointers inside the
+    // allocations (the second half of the vectors).
+    if (N / 2)
+      LAUNCH(vecadd, dim3((N / 2 + 63) / 64), dim3(64), 0, 0, DA + (N - N / 2),
+             DC + (N - N / 2), DC + (N - N / 2), N / 2);
+    C = download(DC, N);
+    for (int I = 0; I < N; ++I) {
+      float Want = A[I] + B[I];
+      if (I >= N - N / 2)
+        Want = A[I] + Want;
+      ASSERT_EQ(C[I], Want) << "N=" << N << " i=" << I;
+    }
+    EXPECT_EQ(cudaFree(DA), cudaSuccess);
+    EXPECT_EQ(cudaFree(DB), cudaSuccess);
+    EXPECT_EQ(cudaFree(DC), cudaSuccess);
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+TEST_P(ApiLaunch, PoliciesAndCleaveLaunch) {
+  for (const char *Policy : {"even", "proportional", "single"}) {
+    restart(GetParam(), Policy);
+    const int N = 5000;
+    std::vector<float> A = randomFloats(N, 3), B = randomFloats(N, 4);
+    float *DA = upload(A), *DB = upload(B), *DC;
+    ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+    // By device name through the C API, on a created stream.
+    cudaStream_t S;
+    ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+    int Nv = N;
+    void *Args[] = {&DA, &DB, &DC, &Nv};
+    const uint32_t G[3] = {(N + 255) / 256, 1, 1}, Bk[3] = {256, 1, 1};
+    ASSERT_EQ(cleave_launch(nullptr, "vecadd", G, Bk, Args, 0, S), 0)
+        << lastMessage();
+    ASSERT_EQ(cudaStreamSynchronize(S), cudaSuccess);
+    std::vector<float> C(N);
+    ASSERT_EQ(cudaMemcpyAsync(C.data(), DC, N * sizeof(float),
+                              cudaMemcpyDeviceToHost, S),
+              cudaSuccess);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(C[I], A[I] + B[I]) << Policy << " i=" << I;
+    std::string Plan = lastPlan();
+    if (std::string(GetParam()) == "cpu,cpu,cpu" &&
+        std::string(Policy) == "even") {
+      EXPECT_NE(Plan.find("cpu1"), std::string::npos) << Plan;
+      EXPECT_NE(Plan.find("cpu2"), std::string::npos) << Plan;
+    }
+    if (std::string(Policy) == "single") {
+      EXPECT_EQ(Plan.find("cpu1"), std::string::npos) << Plan;
+    }
+    // By host stub through the C API.
+    ASSERT_EQ(cleave_launch(reinterpret_cast<const void *>(&vecadd), nullptr, G,
+                            Bk, Args, 0, nullptr),
+              0);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cleave_launch(nullptr, "no_such_kernel", G, Bk, Args, 0, S),
+              cudaErrorInvalidDeviceFunction);
+    EXPECT_EQ(cleave_launch(nullptr, nullptr, G, Bk, Args, 0, S),
+              cudaErrorInvalidValue);
+    EXPECT_EQ(cudaStreamDestroy(S), cudaSuccess);
+    EXPECT_EQ(cudaFree(DA), cudaSuccess);
+    EXPECT_EQ(cudaFree(DB), cudaSuccess);
+    EXPECT_EQ(cudaFree(DC), cudaSuccess);
+    (void)cudaGetLastError();
+  }
+}
+
+TEST_P(ApiLaunch, ArgumentsAreCopiedAtTheLaunch) {
+  // The stub's parameters die when it returns and the launch runs later on
+  // the stream's worker: the values must have been copied.
+  const int N = 4096;
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  // Queueing does not wait for the launches already running: all three are
+  // queued while the first is held at the gate.
+  Gate.close();
+  for (int V = 1; V <= 3; ++V)
+    LAUNCH(fill, dim3(N / 128), dim3(128), 0, S, D, V, N);
+  EXPECT_EQ(cudaStreamQuery(S), cudaErrorNotReady);
+  EXPECT_FALSE(Gate.timedOut()) << "a launch blocked the host";
+  Gate.open();
+  ASSERT_EQ(cudaStreamSynchronize(S), cudaSuccess);
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 3));
+  EXPECT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+}
+
+TEST_P(ApiLaunch, ConfigurationErrors) {
+  const int N = 256;
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  // Each error is returned by cudaLaunchKernel (the stub drops it, as CUDA's
+  // do) and so by cudaGetLastError; none is sticky.
+  LAUNCH(fill, dim3(0), dim3(128), 0, 0, D, 1, N);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  LAUNCH(fill, dim3(1), dim3(2048), 0, 0, D, 1, N);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  LAUNCH(fill, dim3(1), dim3(8, 2, 65), 0, 0, D, 1, N);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  LAUNCH(fill, dim3(1, 70000), dim3(32), 0, 0, D, 1, N);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
+  LAUNCH(unregistered, dim3(1), dim3(32), 0, 0, D);
+  EXPECT_NE(lastMessage().find("registered"), std::string::npos);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDeviceFunction);
+  LAUNCH(fill, dim3(1), dim3(32), 0,
+         reinterpret_cast<cudaStream_t>(uintptr_t(0xdead0)), D, 1, N);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidResourceHandle);
+  EXPECT_EQ(cudaLaunchKernel(reinterpret_cast<const void *>(&fill), dim3(1),
+                             dim3(32), nullptr, 0, 0),
+            cudaErrorInvalidValue);
+  // A stub called without <<<>>>: nothing to pop.
+  fill(D, 1, N);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+
+  // Dynamic shared memory: 48 KiB by default, more after opting in.
+  LAUNCH(fill, dim3(2), dim3(128), 64 * 1024, 0, D, 4, N);
+  EXPECT_NE(lastMessage().find("cudaFuncAttributeMaxDynamicSharedMemorySize"),
+            std::string::npos)
+      << lastMessage();
+  EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidValue);
+  ASSERT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void *>(&fill),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 64 * 1024),
+            cudaSuccess);
+  LAUNCH(fill, dim3(2), dim3(128), 64 * 1024, 0, D, 5, N);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << lastMessage();
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 5));
+  EXPECT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void *>(&fill),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 300 * 1024),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void *>(&fill),
+                                 cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 50),
+            cudaSuccess);
+  EXPECT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void *>(&fill),
+                                 cudaFuncAttributeRequiredClusterWidth, 2),
+            cudaErrorNotSupported);
+  EXPECT_EQ(cudaFuncSetAttribute(reinterpret_cast<const void *>(&unregistered),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 1024),
+            cudaErrorInvalidDeviceFunction);
+  // Still usable.
+  LAUNCH(fill, dim3(2), dim3(128), 0, 0, D, 6, N);
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 6));
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+  (void)cudaGetLastError();
+}
+
+TEST_P(ApiLaunch, Symbols) {
+  const int N = 3000;
+  std::vector<float> In = randomFloats(N, 7);
+  float *DIn = upload(In), *DOut;
+  ASSERT_EQ(cudaMalloc(&DOut, N * sizeof(float)), cudaSuccess);
+  float Three = 3.0f;
+  ASSERT_EQ(cudaMemcpyToSymbol(&factor, &Three, sizeof(float)), cudaSuccess)
+      << lastMessage();
+  LAUNCH(scale, dim3((N + 127) / 128), dim3(128), 0, 0, DIn, DOut, N);
+  std::vector<float> Out = download(DOut, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Out[I], In[I] * 3.0f) << I;
+  float Back = 0;
+  ASSERT_EQ(cudaMemcpyFromSymbol(&Back, &factor, sizeof(float)), cudaSuccess);
+  EXPECT_EQ(Back, 3.0f);
+
+  // From device memory (device to device), asynchronously on a stream.
+  float *DF;
+  ASSERT_EQ(cudaMalloc(&DF, sizeof(float)), cudaSuccess);
+  float Five = 5.0f;
+  ASSERT_EQ(cudaMemcpy(DF, &Five, sizeof(float), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyToSymbolAsync(&factor, DF, sizeof(float), 0,
+                                    cudaMemcpyDeviceToDevice, S),
+            cudaSuccess);
+  LAUNCH(scale, dim3((N + 127) / 128), dim3(128), 0, S, DIn, DOut, N);
+  ASSERT_EQ(cudaStreamSynchronize(S), cudaSuccess);
+  Out = download(DOut, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Out[I], In[I] * 5.0f) << I;
+  // Back into device memory.
+  float *DF2;
+  ASSERT_EQ(cudaMalloc(&DF2, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyFromSymbolAsync(DF2, &factor, sizeof(float), 0,
+                                      cudaMemcpyDeviceToDevice, S),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(S), cudaSuccess);
+  EXPECT_EQ(download(DF2, 1), std::vector<float>{5.0f});
+
+  // Errors.
+  float Dummy = 0;
+  EXPECT_EQ(cudaMemcpyToSymbol(&factor, &Three, sizeof(float), 4),
+            cudaErrorInvalidValue); // past the end
+  EXPECT_EQ(cudaMemcpyToSymbol(&factor, &Three, 8), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMemcpyToSymbol(&Dummy, &Three, sizeof(float)),
+            cudaErrorInvalidSymbol);
+  EXPECT_EQ(cudaMemcpyToSymbol(&factor, &Three, sizeof(float), 0,
+                               cudaMemcpyDeviceToHost),
+            cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(cudaMemcpyFromSymbol(&Dummy, &factor, sizeof(float), 0,
+                                 cudaMemcpyHostToDevice),
+            cudaErrorInvalidMemcpyDirection);
+  EXPECT_EQ(cudaMemcpyToSymbol(&factor, &Three, sizeof(float), 0,
+                               cudaMemcpyDeviceToDevice),
+            cudaErrorInvalidValue); // a host pointer
+  // The value is unchanged by the refused calls.
+  ASSERT_EQ(cudaMemcpyFromSymbol(&Back, &factor, sizeof(float)), cudaSuccess);
+  EXPECT_EQ(Back, 5.0f);
+  EXPECT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  for (float *P : {DIn, DOut, DF, DF2})
+    EXPECT_EQ(cudaFree(P), cudaSuccess);
+  (void)cudaGetLastError();
+}
+
+TEST_P(ApiLaunch, LaunchesAreAsynchronousAndStreamOrdered) {
+  const int N = 1024;
+  int *D, *E;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&E, N * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(D, 0, N * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(E, 0, N * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  // A blocking stream: the launch returns while the kernel is held, the
+  // stream is busy, and a cudaMemcpy on the legacy default stream waits for
+  // it (it reads what the launch wrote, although it was issued before the
+  // gate opened).
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  Gate.close();
+  LAUNCH(fill, dim3(N / 256), dim3(256), 0, S, D, 42, N);
+  EXPECT_EQ(cudaStreamQuery(S), cudaErrorNotReady);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess); // NotReady is not an error
+  std::atomic<bool> Issued{false};
+  std::vector<int> Back;
+  std::thread Reader([&] {
+    Issued = true;
+    Back = download(D, N);
+  });
+  while (!Issued)
+    std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Gate.open();
+  Reader.join();
+  EXPECT_FALSE(Gate.timedOut());
+  EXPECT_EQ(Back, std::vector<int>(N, 42));
+  EXPECT_EQ(cudaStreamQuery(S), cudaSuccess);
+
+  // A non-blocking stream: the legacy stream does not wait for it (the copy
+  // below returns while the kernel on NB is still held at the gate).
+  cudaStream_t NB;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&NB, cudaStreamNonBlocking), cudaSuccess);
+  cudaEvent_t Start, Stop;
+  ASSERT_EQ(cudaEventCreate(&Start), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&Stop), cudaSuccess);
+  Gate.close();
+  ASSERT_EQ(cudaEventRecord(Start, NB), cudaSuccess);
+  LAUNCH(fill, dim3(N / 256), dim3(256), 0, NB, E, 7, N);
+  ASSERT_EQ(cudaEventRecord(Stop, NB), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(Stop), cudaErrorNotReady);
+  float Ms = 0;
+  EXPECT_EQ(cudaEventElapsedTime(&Ms, Start, Stop), cudaErrorNotReady);
+  Back = download(D, N); // legacy stream, other buffer
+  EXPECT_FALSE(Gate.timedOut()) << "the legacy stream waited for NB";
+  ASSERT_EQ(cudaEventSynchronize(Start), cudaSuccess);
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  Gate.open();
+  ASSERT_EQ(cudaEventSynchronize(Stop), cudaSuccess);
+  ASSERT_EQ(cudaEventElapsedTime(&Ms, Start, Stop), cudaSuccess);
+  EXPECT_GE(Ms, 25.0f); // Stop came after the gate, 30 ms after Start
+  EXPECT_EQ(download(E, N), std::vector<int>(N, 7));
+
+  // The legacy stream's own work: a launch on stream 0 waits for a blocking
+  // stream's earlier launch (fill 1, then fill 2 over it).
+  FillSleepMs = 200;
+  LAUNCH(fill, dim3(N / 256), dim3(256), 0, S, D, 1, N);
+  LAUNCH(fill, dim3(N / 512), dim3(256), 0, 0, D, 2, N / 2);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  Back = download(D, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Back[I], I < N / 2 ? 2 : 1) << I;
+
+  EXPECT_EQ(cudaEventDestroy(Start), cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(Stop), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(NB), cudaSuccess);
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+  EXPECT_EQ(cudaFree(E), cudaSuccess);
+  (void)cudaGetLastError();
+}
+
+TEST_P(ApiLaunch, StreamDestroyedWithWorkPending) {
+  const int N = 512;
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  FillSleepMs = 100;
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  LAUNCH(fill, dim3(N / 128), dim3(128), 0, S, D, 9, N);
+  // Returns at once; the work still completes.
+  ASSERT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 9));
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+}
+
+TEST_P(ApiLaunch, FailedLaunchIsReportedByTheNextSynchronizingCall) {
+  const int N = 512;
+  if (std::string(GetParam()) != "cpu") {
+    // With other devices left, the engine re-runs the failed range there:
+    // no error reaches the program, the result is whole.
+    restart(GetParam(), "even");
+    int *D;
+    ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+    ASSERT_TRUE(
+        cleave::rt::FaultInjector::global().configure("cpu1:launch:1").ok());
+    ::testing::internal::CaptureStderr();
+    LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 3, N);
+    cudaError_t Sync = cudaDeviceSynchronize();
+    std::string Err = ::testing::internal::GetCapturedStderr();
+    (void)cleave::rt::FaultInjector::global().configure("");
+    EXPECT_EQ(Sync, cudaSuccess) << Err;
+    EXPECT_NE(Err.find("cpu1"), std::string::npos) << Err;
+    EXPECT_EQ(download(D, N), std::vector<int>(N, 3));
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaFree(D), cudaSuccess);
+    return;
+  }
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  ASSERT_TRUE(
+      cleave::rt::FaultInjector::global().configure("cpu0:launch:1").ok());
+  ::testing::internal::CaptureStderr();
+  LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 3, N);
+  // Queued fine: the failure comes later.
+  cudaError_t AtLaunch = cudaPeekAtLastError();
+  cudaError_t Sync = cudaDeviceSynchronize();
+  std::string Err = ::testing::internal::GetCapturedStderr();
+  (void)cleave::rt::FaultInjector::global().configure("");
+  EXPECT_EQ(AtLaunch, cudaSuccess);
+  EXPECT_EQ(Sync, cudaErrorLaunchFailure) << Err;
+  EXPECT_NE(Err.find("kernel fill"), std::string::npos) << Err;
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess); // reported once
+  // The runtime still works.
+  LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 4, N);
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 4));
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+}
+
+TEST_P(ApiLaunch, SingleDeviceModuleRunsWhole) {
+  const int N = 4096;
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  LAUNCH(fill_single, dim3(N / 64), dim3(64), 0, 0, D, 11, N);
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 11));
+  std::string Plan = lastPlan();
+  EXPECT_EQ(Plan.find("cpu1"), std::string::npos) << Plan;
+  EXPECT_EQ(Plan.find("cpu2"), std::string::npos) << Plan;
+  // CLEAVE_PARTITION wins over the module's flag.
+  if (std::string(GetParam()) == "cpu,cpu,cpu") {
+    restart(GetParam(), "even");
+    ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+    LAUNCH(fill_single, dim3(N / 64), dim3(64), 0, 0, D, 12, N);
+    EXPECT_EQ(download(D, N), std::vector<int>(N, 12));
+    Plan = lastPlan();
+    EXPECT_NE(Plan.find("cpu2"), std::string::npos) << Plan;
+  }
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+}
+
+INSTANTIATE_TEST_SUITE_P(Devices, ApiLaunch,
+                         ::testing::Values("cpu", "cpu,cpu,cpu"));
+
+} // namespace
+#endif
