@@ -2,6 +2,9 @@
 #include "cleave/CodeGen/PTXEmitter.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -66,8 +69,28 @@ createNVPTXTargetMachine(Module &M, StringRef GpuArch, unsigned OptLevel) {
   return std::move(TM);
 }
 
+void initializeNVPTXTarget() { initializeNVPTX(); }
+
 Expected<std::string> emitPTX(Module &M, StringRef GpuArch, unsigned OptLevel) {
-  auto TM = createNVPTXTargetMachine(M, GpuArch, OptLevel);
+  // Code generation runs on a fresh copy of the module, as llc would. LLVM
+  // 19's NVPTX backend caches each module's nvvm.annotations the first time
+  // it asks whether a function is a kernel, and the optimizer's NVPTX cost
+  // model asks before Cleave's passes add the partition and merge variants:
+  // on the original module those variants would be emitted as .func instead
+  // of .entry. A copy in its own context has never been asked about.
+  SmallVector<char, 0> Bitcode;
+  {
+    raw_svector_ostream BOS(Bitcode);
+    WriteBitcodeToFile(M, BOS);
+  }
+  LLVMContext Ctx;
+  Expected<std::unique_ptr<Module>> Copy = parseBitcodeFile(
+      MemoryBufferRef(StringRef(Bitcode.data(), Bitcode.size()), "ptx-copy"),
+      Ctx);
+  if (!Copy)
+    return Copy.takeError();
+  Module &CM = **Copy;
+  auto TM = createNVPTXTargetMachine(CM, GpuArch, OptLevel);
   if (!TM)
     return TM.takeError();
   SmallString<0> PTX;
@@ -76,7 +99,7 @@ Expected<std::string> emitPTX(Module &M, StringRef GpuArch, unsigned OptLevel) {
   if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
     return createStringError(inconvertibleErrorCode(),
                              "NVPTX cannot emit assembly");
-  PM.run(M);
+  PM.run(CM);
   return std::string(PTX);
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Frontend/DeviceCompiler.h"
+#include "cleave/Frontend/ClangInvocation.h"
 
 #include "cleave/Support/KernelInfo.h"
 
@@ -24,7 +25,10 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace llvm;
 
@@ -60,7 +64,11 @@ std::string compatHeaderDir() {
 
 // A file that is empty or has NUL bytes is not source: say so once, at its
 // start, instead of letting the parser print a screen of errors.
-static Error checkLooksLikeSource(StringRef Path, raw_ostream &DiagOS) {
+Error checkSourceFile(StringRef Path, raw_ostream &DiagOS) {
+  if (!sys::fs::exists(Path)) {
+    DiagOS << "cleave: error: no such file: '" << Path << "'\n";
+    return createStringError(inconvertibleErrorCode(), "no such file");
+  }
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf) {
@@ -82,11 +90,14 @@ static Error checkLooksLikeSource(StringRef Path, raw_ostream &DiagOS) {
 
 static std::vector<std::string> buildDriverArgs(StringRef Path,
                                                 SourceLanguage Lang,
+                                                CudaSide Side,
                                                 const DeviceCompileOptions &O) {
   std::vector<std::string> A = {CLEAVE_CLANG_EXECUTABLE};
   if (Lang == SourceLanguage::CUDA) {
     std::string Cuda = O.CudaPath.empty() ? CLEAVE_CUDA_PATH : O.CudaPath;
-    A.insert(A.end(), {"-x", "cuda", "--cuda-device-only",
+    A.insert(A.end(), {"-x", "cuda",
+                       Side == CudaSide::Device ? "--cuda-device-only"
+                                                : "--cuda-host-only",
                        "--cuda-gpu-arch=" + O.GpuArch, "--cuda-path=" + Cuda,
                        "-Wno-unknown-cuda-version", "-isystem",
                        compatHeaderDir(),
@@ -112,8 +123,64 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
     A.push_back("-I" + I);
   for (const std::string &D : O.Defines)
     A.push_back("-D" + D);
-  A.insert(A.end(), {"-emit-llvm", "-c", Path.str(), "-o", "-"});
+  if (Side == CudaSide::Device)
+    A.insert(A.end(), {"-emit-llvm", "-c", Path.str(), "-o", "-"});
+  else
+    A.insert(A.end(), {"-fsyntax-only", Path.str()});
   return A;
+}
+
+ClangDiagnostics::ClangDiagnostics(raw_ostream &OS, bool Color)
+    : Options(new clang::DiagnosticOptions()),
+      IDs(new clang::DiagnosticIDs()) {
+  Options->ShowColors = Color;
+  // Driver diagnostics have no source location, so they name the tool, as
+  // clang's do; the compiler's own carry file:line:col.
+  auto *DriverPrinter = new clang::TextDiagnosticPrinter(OS, &*Options);
+  DriverPrinter->setPrefix("cleave");
+  Driver = std::make_unique<clang::DiagnosticsEngine>(IDs, &*Options,
+                                                      DriverPrinter);
+  // Clang 19 knows CUDA up to 12.5 and warns about 13; Cleave supports
+  // CUDA 13 device headers through the compatibility directory.
+  Driver->setSeverity(clang::diag::warn_drv_new_cuda_version,
+                      clang::diag::Severity::Ignored, {});
+  Printer = std::make_unique<clang::TextDiagnosticPrinter>(OS, &*Options);
+}
+
+std::shared_ptr<clang::CompilerInvocation>
+createClangInvocation(StringRef Path, SourceLanguage Lang, CudaSide Side,
+                      const DeviceCompileOptions &Opts, ClangDiagnostics &Diags,
+                      raw_ostream &DiagOS) {
+  std::vector<std::string> Args = buildDriverArgs(Path, Lang, Side, Opts);
+  SmallVector<const char *, 32> Argv;
+  for (const std::string &S : Args)
+    Argv.push_back(S.c_str());
+
+  clang::DiagnosticsEngine &DE = *Diags.Driver;
+  clang::driver::Driver TheDriver(Argv[0], sys::getDefaultTargetTriple(), DE,
+                                  "cleave CUDA frontend");
+  TheDriver.setCheckInputsExist(true);
+  std::unique_ptr<clang::driver::Compilation> C(
+      TheDriver.BuildCompilation(Argv));
+  if (!C || DE.hasErrorOccurred())
+    return nullptr;
+
+  // One input, one side, -c or -fsyntax-only: exactly one cc1 job.
+  const clang::driver::JobList &Jobs = C->getJobs();
+  if (Jobs.size() != 1 || !isa<clang::driver::Command>(*Jobs.begin())) {
+    DiagOS << "cleave: error: unexpected " << (Side == CudaSide::Device ? "device" : "host")
+           << " compilation plan (" << Jobs.size() << " jobs)\n";
+    return nullptr;
+  }
+  const auto &Cmd = cast<clang::driver::Command>(*Jobs.begin());
+  if (Opts.Verbose)
+    Cmd.Print(DiagOS, "\n", /*Quote=*/true);
+
+  auto Invocation = std::make_shared<clang::CompilerInvocation>();
+  if (!clang::CompilerInvocation::CreateFromArgs(*Invocation, Cmd.getArguments(),
+                                                 DE, Argv[0]))
+    return nullptr;
+  return Invocation;
 }
 
 Expected<std::unique_ptr<Module>>
@@ -125,60 +192,28 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
     DiagOS << "cleave: error: " << toString(std::move(E)) << "\n";
     return createStringError(inconvertibleErrorCode(), "unknown language");
   }
-  if (!sys::fs::exists(Path)) {
-    DiagOS << "cleave: error: no such file: '" << Path << "'\n";
-    return createStringError(inconvertibleErrorCode(), "no such file");
-  }
-  if (Error E = checkLooksLikeSource(Path, DiagOS))
+  if (Error E = checkSourceFile(Path, DiagOS))
     return std::move(E);
 
-  std::vector<std::string> Args = buildDriverArgs(Path, *Lang, Opts);
-  SmallVector<const char *, 32> Argv;
-  for (const std::string &S : Args)
-    Argv.push_back(S.c_str());
-
-  IntrusiveRefCntPtr<clang::DiagnosticOptions> DiagOpts =
-      new clang::DiagnosticOptions();
-  DiagOpts->ShowColors = Opts.ColorDiagnostics;
-  // Driver diagnostics have no source location, so they name the tool, as
-  // clang's do; the compiler's own carry file:line:col.
-  auto *DriverPrinter = new clang::TextDiagnosticPrinter(DiagOS, &*DiagOpts);
-  DriverPrinter->setPrefix("cleave");
-  IntrusiveRefCntPtr<clang::DiagnosticIDs> DiagIDs(new clang::DiagnosticIDs());
-  clang::DiagnosticsEngine Diags(DiagIDs, &*DiagOpts, DriverPrinter);
-  // Clang 19 knows CUDA up to 12.5 and warns about 13; Cleave supports
-  // CUDA 13 device headers through the compatibility directory.
-  Diags.setSeverity(clang::diag::warn_drv_new_cuda_version,
-                    clang::diag::Severity::Ignored, {});
-  auto Printer = std::make_unique<clang::TextDiagnosticPrinter>(DiagOS, &*DiagOpts);
-
-  clang::driver::Driver TheDriver(Argv[0], sys::getDefaultTargetTriple(), Diags,
-                                  "cleave device compiler");
-  TheDriver.setCheckInputsExist(true);
-  std::unique_ptr<clang::driver::Compilation> C(
-      TheDriver.BuildCompilation(Argv));
   auto Fail = [] {
     return createStringError(inconvertibleErrorCode(),
                              "device compilation failed");
   };
-  if (!C || Diags.hasErrorOccurred())
-    return Fail();
-
-  // -c -emit-llvm of one device-only input is exactly one cc1 job.
-  const clang::driver::JobList &Jobs = C->getJobs();
-  if (Jobs.size() != 1 || !isa<clang::driver::Command>(*Jobs.begin())) {
-    DiagOS << "cleave: error: unexpected device compilation plan ("
-           << Jobs.size() << " jobs)\n";
-    return Fail();
-  }
-  const auto &Cmd = cast<clang::driver::Command>(*Jobs.begin());
-  if (Opts.Verbose) {
-    Cmd.Print(DiagOS, "\n", /*Quote=*/true);
-  }
-
-  auto Invocation = std::make_shared<clang::CompilerInvocation>();
-  if (!clang::CompilerInvocation::CreateFromArgs(*Invocation, Cmd.getArguments(),
-                                                 Diags, Argv[0]))
+  // Clang's backend setup adds the target's own passes (NVVMReflect, which
+  // resolves libdevice's __nvvm_reflect calls) only when it can create the
+  // target machine, that is when the NVPTX target is registered: do it
+  // before the first compilation, not only when PTX is emitted.
+  static std::once_flag NVPTXOnce;
+  std::call_once(NVPTXOnce, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  ClangDiagnostics Diags(DiagOS, Opts.ColorDiagnostics);
+  std::shared_ptr<clang::CompilerInvocation> Invocation =
+      createClangInvocation(Path, *Lang, CudaSide::Device, Opts, Diags, DiagOS);
+  if (!Invocation)
     return Fail();
   // Users read the IR Cleave prints and the remarks name values: keep the
   // source's names.
@@ -186,7 +221,7 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
 
   clang::CompilerInstance Clang;
   Clang.setInvocation(std::move(Invocation));
-  Clang.createDiagnostics(Printer.get(), /*ShouldOwnClient=*/false);
+  Clang.createDiagnostics(Diags.Printer.get(), /*ShouldOwnClient=*/false);
   if (!Clang.hasDiagnostics())
     return Fail();
 
@@ -197,7 +232,8 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
   if (!M)
     return Fail();
 
-  if (getKernels(*M).empty()) {
+  if (getKernels(*M).empty() &&
+      !(Opts.AllowNoKernels && *Lang == SourceLanguage::CUDA)) {
     DiagOS << Path << ":1:1: error: no kernels found: a "
            << (*Lang == SourceLanguage::CUDA ? "CUDA file needs a __global__"
                                              : "OpenCL file needs a __kernel")

@@ -1,15 +1,22 @@
 //===- cleave.cpp - The Cleave driver ---------------------------------------===//
 //
 // Thin: parses options, calls the libraries. Subcommands:
+//   cleave compile app.cu [more.cu x.cpp] -o app   a program (Build.cpp,
+//                                                  docs/driver.md)
+//   cleave compile --emit=host-source FILE  the rewritten host code
+//   cleave compile --emit=device-obj FILE   bundle + CPU variants, as an object
 //   cleave compile --emit=ir|ptx FILE       device code, with Cleave's variants
 //   cleave compile --emit=cpu-ir|cpu-obj    the kernels' CPU variants
 //   cleave compile --emit=bundle -o F.clvb  the kernel bundle (docs/bundle.md)
 //
 //===----------------------------------------------------------------------===//
+#include "Build.h"
+
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/HostObjectEmitter.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Frontend/DeviceCompiler.h"
+#include "cleave/Rewrite/HostRewriter.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -18,8 +25,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -33,10 +40,24 @@ cl::SubCommand CompileCmd("compile",
                           "Compile CUDA (.cu) or OpenCL (.cl) device code "
                           "through Cleave's analyses and transforms");
 
-enum class EmitKind { None, IR, PTX, CpuIR, CpuObj, Bundle };
+enum class EmitKind {
+  None,
+  HostSource,
+  DeviceObj,
+  IR,
+  PTX,
+  CpuIR,
+  CpuObj,
+  Bundle
+};
 cl::opt<EmitKind> Emit(
-    "emit", cl::desc("What to print instead of building a program"),
-    cl::values(clEnumValN(EmitKind::IR, "ir",
+    "emit", cl::desc("What to write instead of building a program"),
+    cl::values(clEnumValN(EmitKind::HostSource, "host-source",
+                          "the rewritten host code (plain C++)"),
+               clEnumValN(EmitKind::DeviceObj, "device-obj",
+                          "x86-64 object with the kernel bundle, the CPU "
+                          "variants and their registration"),
+               clEnumValN(EmitKind::IR, "ir",
                           "LLVM IR of the kernels and their variants"),
                clEnumValN(EmitKind::PTX, "ptx",
                           "PTX of the kernels and their variants"),
@@ -48,10 +69,13 @@ cl::opt<EmitKind> Emit(
                           "the kernel bundle the runtime loads (binary; "
                           "inspect with cleave-bundle-info)")),
     cl::init(EmitKind::None), cl::sub(CompileCmd), cl::cat(CompileCat));
-cl::list<std::string> Inputs(cl::Positional, cl::desc("<input .cu/.cl>"),
+cl::list<std::string> Inputs(cl::Positional,
+                             cl::desc("<input .cu/.cl/.cpp/.o>"),
                              cl::OneOrMore, cl::sub(CompileCmd));
-cl::opt<std::string> Output("o", cl::desc("Output file (default: stdout)"),
-                            cl::value_desc("file"), cl::init("-"),
+cl::opt<std::string> Output("o",
+                            cl::desc("Output file (default: a.out for a "
+                                     "program, stdout with --emit)"),
+                            cl::value_desc("file"), cl::init(""),
                             cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::list<std::string> IncludeDirs("I", cl::desc("Add an include directory"),
                                   cl::value_desc("dir"), cl::Prefix,
@@ -102,6 +126,38 @@ cl::opt<std::string> HostCPU("mcpu",
 cl::opt<bool> NoPtxas("no-ptxas",
                       cl::desc("Do not check emitted PTX with ptxas"),
                       cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<bool> DryRun("###",
+                     cl::desc("Print the steps of the build without running "
+                              "them"),
+                     cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::alias DryRunAlias("dry-run", cl::desc("Alias for -###"),
+                      cl::aliasopt(DryRun), cl::cat(CompileCat));
+cl::opt<bool> KeepTemps("keep-temps",
+                        cl::desc("Keep the temporary files of the build "
+                                 "(device objects, host objects)"),
+                        cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<bool> SingleDevice("single-device",
+                           cl::desc("Run every kernel whole on the best "
+                                    "device (CLEAVE_PARTITION still wins)"),
+                           cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::opt<std::string> Cxx("cxx",
+                         cl::desc("Host C++ compiler (default: $CXX, else "
+                                  "g++, else clang++-19)"),
+                         cl::value_desc("compiler"), cl::sub(CompileCmd),
+                         cl::cat(CompileCat));
+cl::list<std::string> LinkDirs("L", cl::desc("Add a library directory (link)"),
+                               cl::value_desc("dir"), cl::Prefix,
+                               cl::sub(CompileCmd), cl::cat(CompileCat));
+cl::list<std::string> LinkLibs("l", cl::desc("Link a library"),
+                               cl::value_desc("lib"), cl::Prefix,
+                               cl::sub(CompileCmd), cl::cat(CompileCat));
+
+cl::OptionCategory InfoCat("cleave options");
+cl::opt<bool> PrintCudaApi(
+    "print-cuda-api",
+    cl::desc("Print the CUDA runtime functions that Cleave's runtime "
+             "implements (what programs may call), one per line"),
+    cl::cat(InfoCat));
 
 /// Prints optimization remarks Clang-style: file:line:col: remark: ...
 class RemarkPrinter : public DiagnosticHandler {
@@ -149,17 +205,16 @@ int error(const Twine &Msg) {
   return 1;
 }
 
-/// Writes the output file whole (or stdout for "-").
+/// Writes the output file whole through a temporary file and a rename (or
+/// stdout for "-").
 int writeOutput(StringRef Bytes, bool IsText) {
-  std::error_code EC;
-  ToolOutputFile Out(Output, EC, IsText ? sys::fs::OF_Text : sys::fs::OF_None);
-  if (EC)
-    return error("cannot open '" + Output + "': " + EC.message());
-  Out.os() << Bytes;
-  Out.os().flush();
-  if (Out.os().has_error())
-    return error("cannot write '" + Output + "'");
-  Out.keep();
+  (void)IsText; // the bytes are written as they are either way
+  Error E = writeToOutput(Output, [&](raw_ostream &OS) {
+    OS << Bytes;
+    return Error::success();
+  });
+  if (E)
+    return error("cannot write '" + Output + "': " + toString(std::move(E)));
   return 0;
 }
 
@@ -188,17 +243,11 @@ int emitBundle(Module &M) {
   return writeOutput(*Bundle, /*IsText=*/false);
 }
 
-int runCompile() {
-  if (Inputs.size() != 1)
-    return error("compile takes one device source file for now (got " +
-                 Twine(Inputs.size()) + ")");
-  if (Emit == EmitKind::None)
-    return error("building a program is not supported yet: use --emit=ir, "
-                 "ptx, cpu-ir, cpu-obj or bundle");
-  if (OptLevel > 3)
-    return error("invalid optimization level -O" + Twine(OptLevel));
-
-  cleave::DeviceCompileOptions Opts;
+cleave::BuildOptions buildOptions() {
+  cleave::BuildOptions B;
+  B.Inputs.assign(Inputs.begin(), Inputs.end());
+  B.Output = Output.empty() ? "a.out" : Output.getValue();
+  cleave::DeviceCompileOptions &Opts = B.Device;
   Opts.GpuArch = GpuArch;
   Opts.OptLevel = OptLevel;
   Opts.DebugInfo = Debug;
@@ -208,8 +257,20 @@ int runCompile() {
   Opts.CudaPath = CudaPath;
   Opts.Verbose = Verbose;
   Opts.ColorDiagnostics = errs().has_colors();
+  B.HostCPU = HostCPU;
+  B.Ptxas = ptxasToUse();
+  B.Cxx = Cxx;
+  B.LinkDirs.assign(LinkDirs.begin(), LinkDirs.end());
+  B.LinkLibs.assign(LinkLibs.begin(), LinkLibs.end());
+  B.DryRun = DryRun;
+  B.KeepTemps = KeepTemps;
+  B.SingleDevice = SingleDevice;
+  B.Verbose = Verbose;
+  return B;
+}
 
-  LLVMContext Ctx;
+/// Installs the remark printer of -Rpass / -Rpass-missed on Ctx.
+int setUpRemarks(LLVMContext &Ctx) {
   std::string RegexErr;
   for (const std::string &RE : {RemarksPassed.getValue(),
                                 RemarksMissed.getValue()})
@@ -217,8 +278,60 @@ int runCompile() {
       return error("invalid -Rpass regex '" + RE + "': " + RegexErr);
   Ctx.setDiagnosticHandler(
       std::make_unique<RemarkPrinter>(RemarksPassed, RemarksMissed));
+  return 0;
+}
 
+int runCompile() {
+  if (OptLevel > 3)
+    return error("invalid optimization level -O" + Twine(OptLevel));
+  LLVMContext Ctx;
+  // A program's kernels that cannot be split run whole on one device; say
+  // why at compile time unless the user chose the remarks themselves.
+  if (Emit == EmitKind::None && RemarksMissed.getNumOccurrences() == 0)
+    RemarksMissed = "^cleave-partition$";
+  if (int RC = setUpRemarks(Ctx))
+    return RC;
+  cleave::BuildOptions Build = buildOptions();
+  if (Emit == EmitKind::None) {
+    if (Inputs.size() == 1 && sys::path::extension(Inputs.front()) == ".cl")
+      return error("an OpenCL file has no host code to build a program "
+                   "from: use --emit=ir, ptx, cpu-ir, cpu-obj or bundle");
+    return cleave::buildProgram(Build, Ctx);
+  }
+  if (DryRun)
+    return error("-### prints the steps of building a program; it does not "
+                 "apply to --emit");
+  if (Inputs.size() != 1)
+    return error("--emit takes one source file (got " +
+                 Twine(Inputs.size()) + ")");
+  if (Output.empty())
+    Output = "-";
   const std::string &Input = Inputs.front();
+
+  if (Emit == EmitKind::HostSource) {
+    Expected<std::string> Src = cleave::rewriteForHost(
+        Input, Build, Output == "-" ? "<stdout>" : Output.getValue());
+    if (!Src) {
+      consumeError(Src.takeError()); // the diagnostics are already printed
+      return 1;
+    }
+    return writeOutput(*Src, /*IsText=*/true);
+  }
+  if (Emit == EmitKind::DeviceObj) {
+    if (Output == "-" && outs().is_displayed())
+      return error("the device object is binary: write it to a file with -o");
+    Expected<std::string> Obj =
+        cleave::buildDeviceObject(Input, Build, Ctx);
+    if (!Obj) {
+      std::string Msg = toString(Obj.takeError());
+      if (!StringRef(Msg).contains("compilation failed"))
+        return error(Msg);
+      return 1;
+    }
+    return writeOutput(*Obj, /*IsText=*/false);
+  }
+
+  const cleave::DeviceCompileOptions &Opts = Build.Device;
   auto M = cleave::compileDeviceCode(Input, Opts, Ctx, errs());
   if (!M) {
     consumeError(M.takeError()); // the diagnostics are already printed
@@ -275,10 +388,17 @@ int runCompile() {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  cl::HideUnrelatedOptions({&CompileCat});
+  cl::HideUnrelatedOptions({&CompileCat, &InfoCat});
   cl::ParseCommandLineOptions(
       argc, argv,
       "Cleave: run CUDA and OpenCL kernels across the CPU and every GPU\n\n"
+      "  cleave compile app.cu [b.cu c.cpp] -o app  a program that runs on "
+      "every device\n"
+      "  cleave compile -### app.cu -o app          the steps, without "
+      "running them\n"
+      "  cleave compile --emit=host-source FILE     the rewritten host code\n"
+      "  cleave compile --emit=device-obj -o F FILE bundle + CPU variants as "
+      "an object\n"
       "  cleave compile --emit=ir|ptx FILE          device code and its "
       "variants\n"
       "  cleave compile --emit=cpu-ir|cpu-obj FILE  the kernels' CPU "
@@ -287,6 +407,11 @@ int main(int argc, char **argv) {
       "runtime loads\n");
   if (CompileCmd)
     return runCompile();
+  if (PrintCudaApi) {
+    for (StringRef Name : cleave::supportedCudaRuntimeFunctions())
+      outs() << Name << "\n";
+    return 0;
+  }
   errs() << "cleave: error: no subcommand given; see 'cleave --help'\n";
   return 1;
 }

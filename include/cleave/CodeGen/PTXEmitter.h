@@ -13,6 +13,13 @@ class TargetMachine;
 
 namespace cleave {
 
+/// Registers LLVM's NVPTX target (once per process). The frontend calls it
+/// before Clang's optimizer runs: without a registered target, Clang
+/// optimizes device code with generic cost models and skips NVPTX's early
+/// passes (bench/results/nvcc_compare-h100-2026-11-21.md: matmul 1.83x
+/// slower than nvcc's).
+void initializeNVPTXTarget();
+
 /// The NVPTX target machine for M's kernels on GpuArch (PTX ISA version from
 /// the functions' target features). Passes that ask the target for
 /// divergence or cost information use it too.
@@ -21,7 +28,8 @@ createNVPTXTargetMachine(llvm::Module &M, llvm::StringRef GpuArch,
                          unsigned OptLevel = 3);
 
 /// Emits PTX for M with LLVM's NVPTX backend for GpuArch (e.g. "sm_90").
-/// M's triple and data layout are set to the NVPTX ones if missing.
+/// M's triple and data layout are set to the NVPTX ones if missing. Code is
+/// generated from a copy of M in a fresh context (see PTXEmitter.cpp).
 llvm::Expected<std::string> emitPTX(llvm::Module &M, llvm::StringRef GpuArch,
                                     unsigned OptLevel = 3);
 

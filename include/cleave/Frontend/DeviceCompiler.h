@@ -35,6 +35,9 @@ struct DeviceCompileOptions {
   std::string LibclcPath;               ///< empty: the configured default
   bool Verbose = false;                 ///< print the cc1 command line
   bool ColorDiagnostics = false;
+  /// A CUDA file without kernels is not an error (host-only translation
+  /// units of a program, `cleave compile a.cu b.cu -o app`).
+  bool AllowNoKernels = false;
 };
 
 /// The language of Path from its extension (.cu, .cl), or an error naming
@@ -46,6 +49,10 @@ llvm::Expected<SourceLanguage> languageOf(llvm::StringRef Path);
 llvm::Expected<std::unique_ptr<llvm::Module>>
 compileDeviceCode(llvm::StringRef Path, const DeviceCompileOptions &Opts,
                   llvm::LLVMContext &Ctx, llvm::raw_ostream &DiagOS);
+
+/// Checks that Path exists and looks like source (not empty, not binary);
+/// says why not on DiagOS (file:1:1 where there is a file).
+llvm::Error checkSourceFile(llvm::StringRef Path, llvm::raw_ostream &DiagOS);
 
 /// The directory of empty stand-ins for the headers CUDA 13 removed
 /// (share/cleave/compat/cuda next to the executable).

@@ -1,0 +1,479 @@
+//===- Build.cpp - `cleave compile ... -o app`: building a program --------===//
+//
+// Part of Cleave's driver. Per .cu file: the host rewrite (lib/Rewrite) to
+// <out>.cleave.cpp, the device object (frontend, bundle, CPU variants,
+// lib/CodeGen/DeviceObject) in a temporary directory, and the host
+// compiler on the rewritten source; .cpp files go to the host compiler as
+// they are; then one link with libcleave_rt and an rpath to it. -### prints
+// these steps instead of running them.
+//
+//===----------------------------------------------------------------------===//
+#include "Build.h"
+
+#include "cleave/Bundle/BundleWriter.h"
+#include "cleave/CodeGen/DeviceObject.h"
+#include "cleave/CodeGen/PTXEmitter.h"
+#include "cleave/Rewrite/HostRewriter.h"
+#include "cleave/Support/KernelInfo.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+#ifndef CLEAVE_RUNTIME_INCLUDE_DIR
+#error "CLEAVE_RUNTIME_INCLUDE_DIR must be defined by the build"
+#endif
+#ifndef CLEAVE_DEFAULT_CUDA_PATH
+#error "CLEAVE_DEFAULT_CUDA_PATH must be defined by the build"
+#endif
+
+namespace cleave {
+namespace {
+
+int error(const Twine &Msg) {
+  WithColor::error(errs(), "cleave") << Msg << "\n";
+  return 1;
+}
+
+enum class InputKind { Cuda, Cxx, Object };
+
+std::optional<InputKind> kindOf(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  if (Ext == ".cu")
+    return InputKind::Cuda;
+  if (is_contained({".cpp", ".cc", ".cxx", ".C", ".c++"}, Ext))
+    return InputKind::Cxx;
+  if (is_contained({".o", ".a", ".so"}, Ext))
+    return InputKind::Object;
+  return std::nullopt;
+}
+
+/// The directory of the running driver's prefix (<prefix>/bin/cleave).
+std::string prefixDir() {
+  std::string Exe = sys::fs::getMainExecutable(nullptr, (void *)&prefixDir);
+  return sys::path::parent_path(sys::path::parent_path(Exe)).str();
+}
+
+/// Where the runtime's headers are: <prefix>/include once installed, else
+/// the source tree the driver was configured from (the build tree).
+std::string runtimeIncludeDir() {
+  SmallString<256> Dir(prefixDir());
+  sys::path::append(Dir, "include");
+  SmallString<256> Probe(Dir);
+  sys::path::append(Probe, "cleave", "cuda_host.h");
+  if (sys::fs::exists(Probe))
+    return std::string(Dir);
+  return CLEAVE_RUNTIME_INCLUDE_DIR;
+}
+
+/// <prefix>/lib, where the build (and an installation) puts libcleave_rt.so.
+std::string runtimeLibDir() {
+  SmallString<256> Dir(prefixDir());
+  sys::path::append(Dir, "lib");
+  return std::string(Dir);
+}
+
+std::string cudaIncludeDir(const BuildOptions &Opts) {
+  SmallString<256> Dir(Opts.Device.CudaPath.empty() ? CLEAVE_DEFAULT_CUDA_PATH
+                                                    : Opts.Device.CudaPath);
+  sys::path::append(Dir, "include");
+  return std::string(Dir);
+}
+
+/// The host compiler's command prefix: --cxx, else $CXX (which may carry
+/// arguments, as in "ccache g++"), else g++, else clang++-19, else clang++.
+Expected<std::vector<std::string>> hostCompiler(const BuildOptions &Opts) {
+  std::string Spec = Opts.Cxx;
+  if (Spec.empty())
+    if (std::optional<std::string> Env = sys::Process::GetEnv("CXX"))
+      Spec = *Env;
+  std::vector<std::string> Cmd;
+  if (!Spec.empty()) {
+    SmallVector<StringRef, 4> Parts;
+    StringRef(Spec).split(Parts, ' ', -1, /*KeepEmpty=*/false);
+    for (StringRef P : Parts)
+      Cmd.push_back(P.str());
+  }
+  if (Cmd.empty()) {
+    for (StringRef Name : {"g++", "clang++-19", "clang++"})
+      if (ErrorOr<std::string> P = sys::findProgramByName(Name)) {
+        Cmd.push_back(*P);
+        return Cmd;
+      }
+    return createStringError(inconvertibleErrorCode(),
+                             "no host C++ compiler found (g++, clang++-19, "
+                             "clang++): install one or pass --cxx=<compiler>");
+  }
+  if (!sys::path::is_absolute(Cmd[0])) {
+    ErrorOr<std::string> P = sys::findProgramByName(Cmd[0]);
+    if (!P)
+      return createStringError(inconvertibleErrorCode(),
+                               "host C++ compiler '%s' not found",
+                               Cmd[0].c_str());
+    Cmd[0] = *P;
+  }
+  return Cmd;
+}
+
+void printCommand(raw_ostream &OS, ArrayRef<std::string> Args) {
+  for (const std::string &A : Args) {
+    OS << " \"";
+    OS.write_escaped(A);
+    OS << "\"";
+  }
+  OS << "\n";
+}
+
+/// Runs Args (Args[0] is the program); stderr goes to ErrFile when given.
+int runCommand(ArrayRef<std::string> Args, StringRef ErrFile = "") {
+  SmallVector<StringRef, 32> Argv(Args.begin(), Args.end());
+  std::optional<StringRef> Redirects[3] = {std::nullopt, std::nullopt,
+                                           std::nullopt};
+  if (!ErrFile.empty())
+    Redirects[2] = ErrFile;
+  std::string Msg;
+  int RC = sys::ExecuteAndWait(Args[0], Argv, /*Env=*/std::nullopt,
+                               ErrFile.empty() ? ArrayRef<std::optional<StringRef>>{}
+                                               : Redirects,
+                               0, 0, &Msg);
+  if (RC < 0) {
+    error("cannot run '" + Args[0] + "': " + Msg);
+    return 1;
+  }
+  return RC;
+}
+
+/// Writes Bytes to Path through a temporary file in the same directory and
+/// a rename: the file is there whole or not at all.
+int writeWhole(StringRef Path, StringRef Bytes) {
+  Error E = writeToOutput(Path, [&](raw_ostream &OS) {
+    OS << Bytes;
+    return Error::success();
+  });
+  if (E)
+    return error("cannot write '" + Path + "': " + toString(std::move(E)));
+  return 0;
+}
+
+/// The kernels and variables a link left undefined under cuda* names: the
+/// program uses CUDA runtime API that libcleave_rt does not define.
+std::vector<std::string> undefinedCudaSymbols(StringRef LinkerOutput) {
+  Regex RE("undefined (reference to|symbol:) [`']?(cuda[A-Za-z0-9_]+)");
+  std::set<std::string> Seen;
+  std::vector<std::string> Out;
+  SmallVector<StringRef, 16> Lines;
+  LinkerOutput.split(Lines, '\n');
+  for (StringRef L : Lines) {
+    SmallVector<StringRef, 3> M;
+    if (RE.match(L, &M) && Seen.insert(M[2].str()).second)
+      Out.push_back(M[2].str());
+  }
+  return Out;
+}
+
+/// Removes the temporary directory at the end unless --keep-temps.
+class TempDir {
+public:
+  std::string Path;
+  bool Keep = false;
+  ~TempDir() {
+    if (Path.empty())
+      return;
+    if (Keep)
+      errs() << "cleave: temporary files kept in " << Path << "\n";
+    else
+      sys::fs::remove_directories(Path);
+  }
+};
+
+} // namespace
+
+Expected<std::string> rewriteForHost(StringRef Input, const BuildOptions &Opts,
+                                     StringRef OutputName) {
+  HostRewriteOptions HO;
+  HO.Parse = Opts.Device;
+  HO.OutputName = OutputName.str();
+  Expected<HostRewriteResult> R = rewriteHostSource(Input, HO, errs());
+  if (!R)
+    return R.takeError();
+  return std::move(R->Source);
+}
+
+/// The device object of Input, checked against the host rewrite's
+/// registrations when Check is given; an empty string when the file has no
+/// kernels (a host-only translation unit of a program).
+static Expected<std::string> deviceObjectOf(StringRef Input,
+                                            const BuildOptions &Opts,
+                                            LLVMContext &Ctx,
+                                            const HostRewriteResult *Check) {
+  DeviceCompileOptions DO = Opts.Device;
+  DO.AllowNoKernels = Check != nullptr;
+  auto M = compileDeviceCode(Input, DO, Ctx, errs());
+  if (!M)
+    return M.takeError();
+  if (Check)
+    if (Error E = checkRegistrations(*Check, **M, errs()))
+      return std::move(E);
+  if (getKernels(**M).empty())
+    return std::string();
+
+  // The CPU variants come from the module as the frontend made it (the
+  // bundle's writer lowers a clone the same way, so the names agree).
+  std::unique_ptr<Module> CPU = CloneModule(**M);
+  BundleOptions BO;
+  BO.GpuArch = Opts.Device.GpuArch;
+  BO.Ptxas = Opts.Ptxas;
+  if (Opts.Verbose)
+    BO.Log = &errs();
+  Expected<std::string> Bundle = writeBundle(**M, BO);
+  if (!Bundle)
+    return Bundle.takeError();
+  auto TM = createNVPTXTargetMachine(*CPU, Opts.Device.GpuArch);
+  if (!TM)
+    return TM.takeError();
+  if (Error E = runCleavePipeline(*CPU, "cleave-cpu-lower", TM->get()))
+    return std::move(E);
+  DeviceObjectOptions OO;
+  OO.SingleDevice = Opts.SingleDevice;
+  OO.CPU = Opts.HostCPU;
+  return emitDeviceObject(*CPU, *Bundle, OO);
+}
+
+Expected<std::string> buildDeviceObject(StringRef Input,
+                                        const BuildOptions &Opts,
+                                        LLVMContext &Ctx) {
+  return deviceObjectOf(Input, Opts, Ctx, nullptr);
+}
+
+int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
+  raw_ostream &Log = errs();
+  bool Show = Opts.DryRun || Opts.Verbose;
+
+  // Inputs, and where each rewritten source goes: <out>.cleave.cpp for one
+  // .cu file, <out dir>/<stem>.cleave.cpp for several.
+  std::vector<std::pair<std::string, InputKind>> Inputs;
+  unsigned NumCuda = 0;
+  for (const std::string &In : Opts.Inputs) {
+    std::optional<InputKind> K = kindOf(In);
+    if (!K)
+      return error(In + ": unknown input: expected .cu (CUDA), .cpp/.cc/.cxx "
+                        "(host C++) or .o/.a/.so");
+    if (*K != InputKind::Object && !sys::fs::exists(In))
+      return error("no such file: '" + In + "'");
+    NumCuda += *K == InputKind::Cuda;
+    Inputs.push_back({In, *K});
+  }
+  std::map<std::string, std::string> SourceOut;
+  StringSet<> Taken;
+  for (auto &[In, K] : Inputs) {
+    if (K != InputKind::Cuda)
+      continue;
+    SmallString<256> P;
+    if (NumCuda == 1) {
+      P = Opts.Output + ".cleave.cpp";
+    } else {
+      P = sys::path::parent_path(Opts.Output);
+      sys::path::append(P, sys::path::stem(In) + ".cleave.cpp");
+    }
+    if (!Taken.insert(P).second)
+      return error("two inputs would both be rewritten to '" + P +
+                   "': give the .cu files different names");
+    SourceOut[In] = std::string(P);
+  }
+
+  Expected<std::vector<std::string>> Cxx = hostCompiler(Opts);
+  if (!Cxx) {
+    if (!Opts.DryRun)
+      return error(toString(Cxx.takeError()));
+    consumeError(Cxx.takeError());
+    Cxx = std::vector<std::string>{"g++"};
+  }
+  std::string RtInclude = runtimeIncludeDir(), RtLib = runtimeLibDir();
+  SmallString<256> RtSo(RtLib);
+  sys::path::append(RtSo, "libcleave_rt.so");
+  if (!Opts.DryRun && !sys::fs::exists(RtSo))
+    return error("Cleave's runtime library is not at '" + RtSo +
+                 "': build it first (ninja cleave-rt-shared), or use --emit= to "
+                 "stop before linking");
+
+  // Temporary files; -### only names the directory it would create.
+  TempDir Tmp;
+  Tmp.Keep = Opts.KeepTemps;
+  std::string TmpPath;
+  {
+    SmallString<256> P;
+    if (Opts.DryRun) {
+      SmallString<256> Model;
+      sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Model);
+      sys::path::append(Model, "cleave-%%%%%%");
+      sys::fs::createUniquePath(Model, P, /*MakeAbsolute=*/false);
+    } else if (std::error_code EC =
+                   sys::fs::createUniqueDirectory("cleave", P)) {
+      return error("cannot create a temporary directory: " + EC.message());
+    } else {
+      Tmp.Path = std::string(P);
+    }
+    TmpPath = std::string(P);
+  }
+  auto tmpFile = [&](unsigned I, StringRef Stem, StringRef Suffix) {
+    SmallString<256> P(TmpPath);
+    sys::path::append(P, Twine(I) + "-" + Stem + Suffix);
+    return std::string(P);
+  };
+
+  // The host compiler's options for every host source.
+  std::vector<std::string> HostFlags = {"-O" + std::to_string(Opts.Device.OptLevel)};
+  if (Opts.Device.DebugInfo)
+    HostFlags.push_back("-g");
+  if (!Opts.Device.Std.empty())
+    HostFlags.push_back("-std=" + Opts.Device.Std);
+  for (const std::string &D : Opts.Device.Defines)
+    HostFlags.push_back("-D" + D);
+  for (const std::string &I : Opts.Device.IncludeDirs)
+    HostFlags.push_back("-I" + I);
+  HostFlags.push_back("-I" + RtInclude);
+  HostFlags.push_back("-I" + cudaIncludeDir(Opts));
+
+  std::vector<std::string> Objects;
+  bool Failed = false;
+  for (auto [I, Input] : enumerate(Inputs)) {
+    auto &[In, K] = Input;
+    StringRef Stem = sys::path::stem(In);
+    if (K == InputKind::Object) {
+      Objects.push_back(In);
+      continue;
+    }
+    std::string HostSrc = In;
+    std::vector<std::string> Extra;
+    if (K == InputKind::Cuda) {
+      HostSrc = SourceOut[In];
+      std::string DevObj = tmpFile(I, Stem, ".device.o");
+      if (Show) {
+        Log << "cleave: rewrite host code: " << In << " -> " << HostSrc << "\n";
+        Log << "cleave: device code: " << In << " -> " << DevObj
+            << " (kernel bundle for " << Opts.Device.GpuArch
+            << ", CPU variants, registration)\n";
+      }
+      if (!Opts.DryRun) {
+        HostRewriteOptions HO;
+        HO.Parse = Opts.Device;
+        HO.OutputName = HostSrc;
+        Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
+        if (!R) {
+          consumeError(R.takeError());
+          Failed = true;
+          continue;
+        }
+        Expected<std::string> Obj = deviceObjectOf(In, Opts, Ctx, &*R);
+        if (!Obj) {
+          std::string Msg = toString(Obj.takeError());
+          // Frontend failures are already reported with their locations.
+          if (!StringRef(Msg).contains("compilation failed") &&
+              !StringRef(Msg).contains("symbols disagree"))
+            error(In + ": " + Msg);
+          Failed = true;
+          continue;
+        }
+        if (!Obj->empty()) {
+          if (writeWhole(DevObj, *Obj)) {
+            Failed = true;
+            continue;
+          }
+          Objects.push_back(DevObj);
+        } else if (Show) {
+          Log << "cleave: " << In << " has no kernels: no device object\n";
+        }
+        if (writeWhole(HostSrc, R->Source)) {
+          Failed = true;
+          continue;
+        }
+      } else {
+        Objects.push_back(DevObj);
+      }
+      // Quoted includes of the .cu file resolve from its directory.
+      StringRef Dir = sys::path::parent_path(In);
+      Extra = {"-iquote", Dir.empty() ? std::string(".") : Dir.str()};
+    }
+    std::string HostObj = tmpFile(I, Stem, ".o");
+    std::vector<std::string> Cmd = *Cxx;
+    append_range(Cmd, HostFlags);
+    append_range(Cmd, Extra);
+    Cmd.insert(Cmd.end(), {"-c", HostSrc, "-o", HostObj});
+    if (Show)
+      printCommand(Log, Cmd);
+    if (!Opts.DryRun && runCommand(Cmd) != 0) {
+      Log << "cleave: error: the host compiler failed on " << HostSrc
+          << (K == InputKind::Cuda ? " (rewritten from " + In + ")" : "")
+          << "\n";
+      Failed = true;
+      continue;
+    }
+    Objects.push_back(HostObj);
+  }
+  if (Failed)
+    return 1;
+
+  // The link, to a temporary name next to the output and renamed at the
+  // end, so that the program is there whole or not at all.
+  std::string LinkOut = Opts.Output;
+  if (!Opts.DryRun) {
+    SmallString<256> P;
+    if (std::error_code EC =
+            sys::fs::createUniqueFile(Opts.Output + ".tmp-%%%%%%", P))
+      return error("cannot create '" + Opts.Output + "': " + EC.message());
+    LinkOut = std::string(P);
+  }
+  std::vector<std::string> Link = *Cxx;
+  append_range(Link, Objects);
+  for (const std::string &L : Opts.LinkDirs)
+    Link.push_back("-L" + L);
+  for (const std::string &L : Opts.LinkLibs)
+    Link.push_back("-l" + L);
+  Link.insert(Link.end(), {"-L" + RtLib, "-lcleave_rt", "-Wl,-rpath," + RtLib,
+                           "-o", LinkOut});
+  if (Show)
+    printCommand(Log, Link);
+  if (Opts.DryRun)
+    return 0;
+  std::string ErrFile = TmpPath + "/link.stderr";
+  int RC = runCommand(Link, ErrFile);
+  std::string LinkErr;
+  if (auto Buf = MemoryBuffer::getFile(ErrFile))
+    LinkErr = (*Buf)->getBuffer().str();
+  std::vector<std::string> Missing = undefinedCudaSymbols(LinkErr);
+  if (RC != 0) {
+    sys::fs::remove(LinkOut);
+    for (const std::string &S : Missing)
+      error(S + " is not supported by Cleave's runtime (the program calls "
+                "it, but libcleave_rt implements only a subset of the CUDA "
+                "runtime API: see docs/runtime-api.md)");
+    if (Missing.empty() || Opts.Verbose)
+      Log << LinkErr;
+    return error("linking '" + Opts.Output + "' failed");
+  }
+  Log << LinkErr; // the linker's warnings
+  if (std::error_code EC = sys::fs::rename(LinkOut, Opts.Output)) {
+    sys::fs::remove(LinkOut);
+    return error("cannot write '" + Opts.Output + "': " + EC.message());
+  }
+  return 0;
+}
+
+} // namespace cleave
