@@ -1,0 +1,53 @@
+//===- Profile.h - The JSON profile: schema and helpers ---------*- C++ -*-===//
+//
+// Part of cleave-calibrate (no LLVM). The profile's schema is documented in
+// docs/calibrate.md; ProfileSchemaVersion changes whenever a key changes
+// meaning or moves. Objects keep their keys in insertion order (so the file
+// reads top-down like the documentation).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_CALIBRATE_PROFILE_H
+#define CLEAVE_CALIBRATE_PROFILE_H
+
+#include "CpdFit.h"
+#include "Stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace cleave {
+namespace calibrate {
+
+using Json = nlohmann::ordered_json;
+
+constexpr const char *ProfileSchema = "cleave-device-profile";
+constexpr int ProfileSchemaVersion = 1;
+
+/// {"median": m, "min": a, "max": b, "mean": x, "spread": s, "samples": n}
+/// (spread = (max - min) / median).
+Json toJson(const Summary &S);
+
+/// {"a", "b", "c", "d", "m", "rms", "r_squared", "points", "iterations"},
+/// or {"error": ...}.
+Json toJson(const CpdFitResult &R);
+
+/// {"error": Message}: what a measurement that failed leaves in the profile.
+Json errorJson(const std::string &Message);
+
+/// The top-level keys every profile has: schema, schema_version, tool
+/// (name, version, commit), date (UTC, ISO 8601), host (name, kernel).
+Json profileHeader(bool Quick, const std::string &Devices);
+
+/// Checks that \p Profile has the header keys with the right types and a
+/// supported schema version; returns the first problem, or "".
+std::string checkProfileHeader(const Json &Profile);
+
+/// Reads a profile's CPD fit back (what `cleave analyze` does with one GPU's
+/// "cpd" object); false with \p Why when a key is missing or not a number.
+bool cpdFitFromJson(const Json &Cpd, rt::luo::CpdFit &Fit, std::string &Why);
+
+} // namespace calibrate
+} // namespace cleave
+
+#endif
