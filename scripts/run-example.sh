@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# Cleave's main job on an example, as far as it goes today: compile
-# examples/vecadd.cu's kernels through the frontend, the analyses and the
-# partition, merge and CPU transforms into a kernel bundle, and print what the
-# runtime will read from it (variants, parameter roles, footprints). Running
-# the program across the devices needs the runtime's launch path and the host
-# rewriter (not yet built; see docs/README.md).
+# Cleave's main job on an example: compile an unmodified CUDA program
+# (examples/matmul.cu by default, or the one named: vecadd, blackscholes,
+# matmul, transpose, reduction, histogram, jacobi2d, nbody) with
+# `cleave compile`, then run it across every device present (the CPU and
+# each GPU), printing the plan of each launch (which device ran which blocks,
+# the bytes moved) and the program's check against its CPU reference.
+#   bash scripts/run-example.sh [example] [program arguments...]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup.sh >/dev/null
+name=${1:-matmul}
+shift || true
+src=examples/$name.cu
+[ -f "$src" ] || { echo "run-example: no $src" >&2; exit 1; }
 out=build/examples
 mkdir -p "$out"
-echo "== cleave compile --emit=bundle -Rpass=cleave examples/vecadd.cu"
-build/bin/cleave compile --emit=bundle -Rpass=cleave -Rpass-missed=cleave \
-  examples/vecadd.cu -o "$out/vecadd.clvb"
-build/bin/cleave compile --emit=cpu-obj examples/vecadd.cu -o "$out/vecadd-cpu.o"
-echo "== cleave-bundle-info $out/vecadd.clvb"
-build/bin/cleave-bundle-info "$out/vecadd.clvb"
-echo "== PTX entry points"
-build/bin/cleave compile --emit=ptx examples/vecadd.cu | grep '\.entry'
+echo "== cleave compile $src -o $out/$name"
+build/bin/cleave compile "$src" -o "$out/$name"
+echo "   (rewritten host code: $out/$name.cleave.cpp)"
+echo "== CLEAVE_LOG=devices,plan $out/$name $*"
+CLEAVE_LOG=devices,plan "$out/$name" "$@"
+if ! CLEAVE_LOG=devices "$out/$name" "$@" 2>&1 | grep -q "gpu[0-9]"; then
+  echo "== no GPU here: the same program split over two CPU devices"
+  CLEAVE_DEVICES=cpu,cpu CLEAVE_LOG=plan "$out/$name" "$@"
+fi
