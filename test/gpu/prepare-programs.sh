@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Here (the machine with LLVM): builds every example and the split benchmark
+# with `cleave compile` into build/gpu-carry-programs/, with libcleave_rt.so
+# and libtbb.so.12 next to them, for test/gpu/run-programs.sh on a GPU
+# machine (which has no LLVM). Carry that directory with the `run` tool.
+#   test/gpu/prepare-programs.sh [CLEAVE]     (default: build/bin/cleave)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cleave=${1:-$root/build/bin/cleave}
+carry=$root/build/gpu-carry-programs
+rm -rf "$carry"
+mkdir -p "$carry/bin"
+for src in "$root"/examples/*.cu; do
+  name=$(basename "$src" .cu)
+  "$cleave" compile -O3 "$src" -o "$carry/bin/$name"
+done
+"$cleave" compile -O3 "$root/bench/gpu/split/split.cu" -o "$carry/bin/split"
+lib=$(dirname "$cleave")/../lib/libcleave_rt.so
+cp -L "$lib" "$carry/"
+tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
+[ -n "$tbb" ] || { echo "prepare-programs: libtbb not found" >&2; exit 1; }
+cp -L "$tbb" "$carry/libtbb.so.12"
+cp "$root/bench/gpu/split/split.cu" "$carry/"
+git -C "$root" rev-parse HEAD > "$carry/COMMIT"
+git -C "$root" status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
+du -sh "$carry"
