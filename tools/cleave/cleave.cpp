@@ -83,8 +83,8 @@ cl::list<std::string> IncludeDirs("I", cl::desc("Add an include directory"),
 cl::list<std::string> Defines("D", cl::desc("Define a macro (NAME[=VALUE])"),
                               cl::value_desc("macro"), cl::Prefix,
                               cl::sub(CompileCmd), cl::cat(CompileCat));
-cl::opt<unsigned> OptLevel("O", cl::desc("Optimization level (0-3, default 2)"),
-                           cl::Prefix, cl::init(2), cl::sub(CompileCmd),
+cl::opt<unsigned> OptLevel("O", cl::desc("Optimization level (0-3, default 3, as nvcc)"),
+                           cl::Prefix, cl::init(3), cl::sub(CompileCmd),
                            cl::cat(CompileCat));
 cl::opt<bool> Debug("g", cl::desc("Emit debug information"),
                     cl::sub(CompileCmd), cl::cat(CompileCat));
