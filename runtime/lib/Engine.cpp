@@ -23,6 +23,8 @@
 
 #include "cleave/rt/Engine.h"
 
+#include "LaunchSupport.h"
+
 #include "cleave/rt/Footprint.h"
 #include "cleave/rt/PartitionParams.h"
 
@@ -71,57 +73,9 @@ public:
   std::map<Location, Gpu> Gpus;
 };
 
+using namespace launch;
+
 namespace {
-
-Result invalid(std::string Msg) {
-  return Result::error(ErrorCode::InvalidValue, std::move(Msg));
-}
-
-std::string blocksText(uint64_t First, uint64_t Count) {
-  return "blocks [" + std::to_string(First) + ", " +
-         std::to_string(First + Count) + ")";
-}
-
-/// A non-null pointer argument, resolved.
-struct PtrArg {
-  unsigned ArgNo = 0;
-  std::shared_ptr<Buffer> Buf;
-  uint64_t Offset = 0;
-};
-
-struct BufferUse {
-  RangeSet Reads;
-  RangeSet Writes;
-  bool WritesExact = true;
-  std::string NotExact;
-};
-using RangeUse = std::map<uint64_t, BufferUse>;
-
-bool addRegions(const std::vector<ByteRegion> &Regions, uint64_t Offset,
-                uint64_t Size, RangeSet &Out) {
-  if (Regions.empty())
-    return true;
-  std::vector<ByteInterval> Iv;
-  if (!toIntervals(Regions, Iv, size_t(1) << 20))
-    return false;
-  if (Offset > uint64_t(INT64_MAX))
-    return false;
-  int64_t Off = static_cast<int64_t>(Offset);
-  int64_t End = Size > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(Size);
-  RangeSet Add;
-  for (const ByteInterval &I : Iv) {
-    int64_t Lo, Hi;
-    if (__builtin_add_overflow(I.Lo, Off, &Lo) ||
-        __builtin_add_overflow(I.Hi, Off, &Hi))
-      return false;
-    Lo = std::max<int64_t>(Lo, 0);
-    Hi = std::min<int64_t>(Hi, End);
-    if (Lo < Hi)
-      Add.insert(uint64_t(Lo), uint64_t(Hi));
-  }
-  Out.insert(Add);
-  return true;
-}
 
 /// The hull [lo, hi) of a set, empty for an empty set.
 ByteRange hull(const RangeSet &S) {
