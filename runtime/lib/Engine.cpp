@@ -323,64 +323,76 @@ void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L) {
 
 } // namespace
 
+namespace {
+
+Result noSuchSymbol(std::string_view Name) {
+  return invalid("no __device__ or __constant__ variable " +
+                 std::string(Name) + " in any registered program");
+}
+
+/// The variable called \p Name and whether [Offset, Offset + Bytes) lies in
+/// it; \p What names the copy for messages ("to symbol", "from symbol").
+Result findVariable(std::vector<std::unique_ptr<Program>> &Programs,
+                    std::string_view Name, uint64_t Offset, uint64_t Bytes,
+                    const char *What, Program *&P, size_t &V) {
+  for (auto &Prog : Programs)
+    for (size_t I = 0; I < Prog->B.Variables.size(); ++I) {
+      if (Prog->B.Variables[I].Name != Name)
+        continue;
+      uint64_t Size = Prog->B.Variables[I].Size;
+      if (Offset > Size || Bytes > Size - Offset)
+        return invalid("copy of " + std::to_string(Bytes) +
+                       " bytes at offset " + std::to_string(Offset) + " " +
+                       What + " " + std::string(Name) + " of " +
+                       std::to_string(Size) + " bytes");
+      P = Prog.get();
+      V = I;
+      return Result::success();
+    }
+  return noSuchSymbol(Name);
+}
+
+} // namespace
+
 Result Engine::copyToSymbol(std::string_view Name, uint64_t Offset,
                             const void *Src, uint64_t Bytes) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
-  for (auto &P : I->Programs)
-    for (size_t V = 0; V < P->B.Variables.size(); ++V) {
-      if (P->B.Variables[V].Name != Name)
-        continue;
-      uint64_t Size = P->B.Variables[V].Size;
-      if (Offset > Size || Bytes > Size - Offset)
-        return invalid("copy of " + std::to_string(Bytes) +
-                       " bytes at offset " + std::to_string(Offset) +
-                       " to symbol " + std::string(Name) + " of " +
-                       std::to_string(Size) + " bytes");
-      if (Bytes == 0)
-        return Result::success();
-      if (!Src)
-        return invalid("null source for symbol " + std::string(Name));
-      Program::Var &Var = P->Vars[V];
-      if (Bytes != Size) { // the rest of the value must be current
-        Result R = fetchVariable(Bufs, *P, V);
-        if (!R.ok())
-          return R;
-      }
-      std::memcpy(Var.Host.data() + Offset, Src, Bytes);
-      Var.HostValid = true;
-      Var.CpuValid = false;
-      std::fill(Var.DevValid.begin(), Var.DevValid.end(), false);
-      return Result::success();
-    }
-  return invalid("no __device__ or __constant__ variable " +
-                 std::string(Name) + " in any registered program");
+  Program *P = nullptr;
+  size_t V = 0;
+  Result R = findVariable(I->Programs, Name, Offset, Bytes, "to symbol", P, V);
+  if (!R.ok() || Bytes == 0)
+    return R;
+  if (!Src)
+    return invalid("null source for symbol " + std::string(Name));
+  Program::Var &Var = P->Vars[V];
+  if (Bytes != P->B.Variables[V].Size) { // the rest must be current
+    R = fetchVariable(Bufs, *P, V);
+    if (!R.ok())
+      return R;
+  }
+  std::memcpy(Var.Host.data() + Offset, Src, Bytes);
+  Var.HostValid = true;
+  Var.CpuValid = false;
+  std::fill(Var.DevValid.begin(), Var.DevValid.end(), false);
+  return Result::success();
 }
 
 Result Engine::copyFromSymbol(std::string_view Name, uint64_t Offset,
                               void *Dst, uint64_t Bytes) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
-  for (auto &P : I->Programs)
-    for (size_t V = 0; V < P->B.Variables.size(); ++V) {
-      if (P->B.Variables[V].Name != Name)
-        continue;
-      uint64_t Size = P->B.Variables[V].Size;
-      if (Offset > Size || Bytes > Size - Offset)
-        return invalid("copy of " + std::to_string(Bytes) +
-                       " bytes at offset " + std::to_string(Offset) +
-                       " from symbol " + std::string(Name) + " of " +
-                       std::to_string(Size) + " bytes");
-      if (Bytes == 0)
-        return Result::success();
-      if (!Dst)
-        return invalid("null destination for symbol " + std::string(Name));
-      Result R = fetchVariable(Bufs, *P, V);
-      if (!R.ok())
-        return R;
-      std::memcpy(Dst, P->Vars[V].Host.data() + Offset, Bytes);
-      return Result::success();
-    }
-  return invalid("no __device__ or __constant__ variable " +
-                 std::string(Name) + " in any registered program");
+  Program *P = nullptr;
+  size_t V = 0;
+  Result R =
+      findVariable(I->Programs, Name, Offset, Bytes, "from symbol", P, V);
+  if (!R.ok() || Bytes == 0)
+    return R;
+  if (!Dst)
+    return invalid("null destination for symbol " + std::string(Name));
+  R = fetchVariable(Bufs, *P, V);
+  if (!R.ok())
+    return R;
+  std::memcpy(Dst, P->Vars[V].Host.data() + Offset, Bytes);
+  return Result::success();
 }
 
 Result Engine::symbolSize(std::string_view Name, uint64_t &Bytes) const {
@@ -392,8 +404,7 @@ Result Engine::symbolSize(std::string_view Name, uint64_t &Bytes) const {
         return Result::success();
       }
   Bytes = 0;
-  return invalid("no __device__ or __constant__ variable " +
-                 std::string(Name) + " in any registered program");
+  return noSuchSymbol(Name);
 }
 
 //===----------------------------------------------------------------------===//
