@@ -500,9 +500,7 @@ private:
   void report(Location Failed, const Result &Err,
               const std::vector<std::pair<uint64_t, uint64_t>> &Blocks,
               Location To);
-  std::string name(Location L) const {
-    return L == HostLocation ? std::string("host") : Bufs.device(L).name();
-  }
+  std::string name(Location L) const { return locationName(Bufs, L); }
   bool isGpu(Location L) const {
     return Bufs.device(L).kind() == DeviceKind::Cuda;
   }
@@ -683,37 +681,11 @@ Result LaunchContext::evaluate(uint64_t First, uint64_t Count,
                      blocksText(First, Count) + ": " + S.Message);
   }
   for (const PtrArg &P : Ptrs) {
-    const ParamFootprint *PF = Fp ? FR.find(P.ArgNo) : nullptr;
-    uint64_t Size = P.Buf->size();
-    BufferUse &U = Out[P.Buf->id()];
-    std::string Arg = "argument " + std::to_string(P.ArgNo);
-    ParamRole Role = Info.Params[P.ArgNo].Role;
-    bool MayWrite = Role == ParamRole::Write || Role == ParamRole::ReadWrite ||
-                    Info.Params[P.ArgNo].RoleIsGuess;
-    if (!PF) {
-      U.Reads.insert(0, Size);
-      if (MayWrite) {
-        U.Writes.insert(0, Size);
-        U.WritesExact = false;
-        U.NotExact = Arg + " has no footprint";
-      }
-      continue;
-    }
-    if (PF->ReadClass == FootprintClass::Unknown ||
-        !addRegions(PF->Reads, P.Offset, Size, U.Reads))
-      U.Reads.insert(0, Size);
-    bool Exact = PF->WriteClass == FootprintClass::Exact;
-    if (PF->WriteClass == FootprintClass::Unknown ||
-        !addRegions(PF->Writes, P.Offset, Size, U.Writes)) {
-      U.Writes.insert(0, Size);
-      Exact = false;
-    }
-    if (!Exact && U.WritesExact) {
-      U.WritesExact = false;
-      U.NotExact = Arg + "'s write footprint is " +
-                   getFootprintClassName(PF->WriteClass) + " for " +
-                   blocksText(First, Count);
-    }
+    const BundleParam &BP = Info.Params[P.ArgNo];
+    bool MayWrite = BP.Role == ParamRole::Write ||
+                    BP.Role == ParamRole::ReadWrite || BP.RoleIsGuess;
+    addArgumentUse(P, Fp ? FR.find(P.ArgNo) : nullptr, MayWrite, First, Count,
+                   Out[P.Buf->id()]);
   }
   return Result::success();
 }

@@ -32,39 +32,10 @@ Result evaluateRange(const CpuLaunchRequest &Req, LaunchConfig Config,
   if (!S)
     return invalid("footprint evaluation of " + blocksText(First, Count) +
                    ": " + S.Message);
-  for (const PtrArg &P : Ptrs) {
-    const ParamFootprint *PF = FR.find(P.ArgNo);
-    uint64_t Size = P.Buf->size();
-    BufferUse &U = Out[P.Buf->id()];
-    std::string Arg = "argument " + std::to_string(P.ArgNo);
-    if (!PF) { // Not described: assume everything.
-      U.Reads.insert(0, Size);
-      U.Writes.insert(0, Size);
-      U.WritesExact = false;
-      U.NotExact = Arg + " has no footprint";
-      continue;
-    }
-    if (PF->ReadClass == FootprintClass::Unknown ||
-        !addRegions(PF->Reads, P.Offset, Size, U.Reads))
-      U.Reads.insert(0, Size);
-    bool Exact = PF->WriteClass == FootprintClass::Exact;
-    if (PF->WriteClass == FootprintClass::Unknown ||
-        !addRegions(PF->Writes, P.Offset, Size, U.Writes)) {
-      U.Writes.insert(0, Size);
-      Exact = false;
-    }
-    if (!Exact && U.WritesExact) {
-      U.WritesExact = false;
-      U.NotExact = Arg + "'s write footprint is " +
-                   getFootprintClassName(PF->WriteClass) + " for " +
-                   blocksText(First, Count);
-    }
-  }
+  for (const PtrArg &P : Ptrs)
+    addArgumentUse(P, FR.find(P.ArgNo), /*MayWrite=*/true, First, Count,
+                   Out[P.Buf->id()]);
   return Result::success();
-}
-
-std::string locationName(const BufferManager &Bufs, Location L) {
-  return L == HostLocation ? std::string("host") : Bufs.device(L).name();
 }
 
 } // namespace

@@ -82,6 +82,47 @@ inline bool addRegions(const std::vector<ByteRegion> &Regions,
   return true;
 }
 
+/// Adds what the blocks [First, First + Count) do through pointer argument
+/// \p P to \p U, from its evaluated footprint \p PF (null: the kernel's
+/// footprints do not describe it, so everything is read and, when
+/// \p MayWrite, written). Writes that are not Exact (or cannot be expanded)
+/// cover the whole buffer and make U.WritesExact false, with the reason.
+inline void addArgumentUse(const PtrArg &P, const ParamFootprint *PF,
+                           bool MayWrite, uint64_t First, uint64_t Count,
+                           BufferUse &U) {
+  uint64_t Size = P.Buf->size();
+  std::string Arg = "argument " + std::to_string(P.ArgNo);
+  if (!PF) {
+    U.Reads.insert(0, Size);
+    if (MayWrite) {
+      U.Writes.insert(0, Size);
+      U.WritesExact = false;
+      U.NotExact = Arg + " has no footprint";
+    }
+    return;
+  }
+  if (PF->ReadClass == FootprintClass::Unknown ||
+      !addRegions(PF->Reads, P.Offset, Size, U.Reads))
+    U.Reads.insert(0, Size);
+  bool Exact = PF->WriteClass == FootprintClass::Exact;
+  if (PF->WriteClass == FootprintClass::Unknown ||
+      !addRegions(PF->Writes, P.Offset, Size, U.Writes)) {
+    U.Writes.insert(0, Size);
+    Exact = false;
+  }
+  if (!Exact && U.WritesExact) {
+    U.WritesExact = false;
+    U.NotExact = Arg + "'s write footprint is " +
+                 getFootprintClassName(PF->WriteClass) + " for " +
+                 blocksText(First, Count);
+  }
+}
+
+/// "host", or the device's name ("cpu1", "gpu0").
+inline std::string locationName(const BufferManager &Bufs, Location L) {
+  return L == HostLocation ? std::string("host") : Bufs.device(L).name();
+}
+
 } // namespace launch
 } // namespace rt
 } // namespace cleave
