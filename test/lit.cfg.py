@@ -46,6 +46,7 @@ if config.ptxas and os.path.exists(config.ptxas):
 config.substitutions.append(("%cpu_compile", os.path.join(config.cleave_obj_root, "bin", "cleave-cpu-test")))
 config.substitutions.append(("%cpu_cxx", "%s -std=c++17 -O1 -DCLEAVE_HOST_DRIVER -I%s -I%s -x c++ -c" % (os.path.join(tools, "clang++"), os.path.join(config.cleave_src_root, "runtime", "include"), os.path.join(config.cleave_src_root, "test", "CPU", "Inputs"))))
 config.substitutions.append(("%cpu_ld", "%s -o" % os.path.join(tools, "clang++")))
+config.substitutions.append(("%rt_footprint", os.path.join(config.cleave_obj_root, "runtime", "libcleave-rt-footprint.a")))
 config.substitutions.append(("%cpu_rt", "%s -ltbb -lpthread" % os.path.join(config.cleave_obj_root, "runtime", "libcleave-rt-cpu.a")))
 # The launch engine (test/Runtime/Engine): a C++ harness compiled against the
 # runtime's headers and linked with its libraries and a CPU-variant object.

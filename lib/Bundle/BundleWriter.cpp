@@ -18,6 +18,7 @@
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/PartitionReady.h"
+#include "cleave/Transforms/Rebase.h"
 
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -312,8 +313,10 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
 
   CleavePassSetup Setup(TM->get());
   if (Opts.Log)
-    *Opts.Log << "cleave: bundle: running cleave-partition,cleave-merge\n";
-  if (Error E = Setup.run(Device, "cleave-partition,cleave-merge"))
+    *Opts.Log
+        << "cleave: bundle: running cleave-partition,cleave-rebase,cleave-merge\n";
+  if (Error E =
+          Setup.run(Device, "cleave-partition,cleave-rebase,cleave-merge"))
     return std::move(E);
   FunctionAnalysisManager &FAM = Setup.FAM;
   const DataLayout &DL = Device.getDataLayout();
@@ -407,7 +410,8 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
     for (unsigned O : Outputs)
       KW.u32(O);
 
-    KW.blob(FAM.getResult<FootprintAnalysis>(*K).serialize());
+    KW.blob(appendRebaseRecords(
+        Device, *K, FAM.getResult<FootprintAnalysis>(*K).serialize()));
 
     // Static shared memory: the shared-memory globals the kernel's code
     // uses (an extern __shared__ array has size 0: it is the dynamic area).

@@ -7,6 +7,8 @@
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/MergeKernel.h"
 #include "cleave/Transforms/PartitionReady.h"
+#include "cleave/Transforms/Instrument.h"
+#include "cleave/Transforms/Rebase.h"
 
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/raw_ostream.h"

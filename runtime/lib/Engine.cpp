@@ -27,11 +27,14 @@
 
 #include "cleave/rt/Footprint.h"
 #include "cleave/rt/PartitionParams.h"
+#include "cleave/rt/Planner.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <set>
 
@@ -106,20 +109,99 @@ bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out) {
     Out = PartitionPolicy::Proportional;
   else if (Text == "single")
     Out = PartitionPolicy::SingleDevice;
+  else if (Text == "model")
+    Out = PartitionPolicy::Model;
   else
     return false;
   return true;
 }
 
+namespace {
+
+/// The model policy's state: the planner (made at the first launch that
+/// uses it, with the device profile of CLEAVE_PROFILE and the cache file of
+/// this profile and device set) and the events that time GPU ranges.
+struct ModelState {
+  std::unique_ptr<Planner> P;
+  /// Per GPU, events reused by every launch (two per range).
+  std::map<Location, std::vector<EventHandle>> Events;
+
+  Planner &planner(BufferManager &Bufs);
+  /// Event \p Index of GPU \p L, created on first use; null if that fails.
+  EventHandle event(BufferManager &Bufs, Location L, size_t Index);
+  void release(BufferManager &Bufs);
+};
+
+Planner &ModelState::planner(BufferManager &Bufs) {
+  if (P)
+    return *P;
+  DeviceProfile Profile;
+  std::string Note;
+  if (const char *Path = std::getenv("CLEAVE_PROFILE"); Path && *Path) {
+    Result R = loadDeviceProfile(Path, Profile);
+    if (!R.ok()) {
+      std::fprintf(stderr, "cleave: CLEAVE_PROFILE: %s; using defaults\n",
+                   R.message().c_str());
+      Profile = DeviceProfile();
+    }
+  }
+  std::vector<std::string> Ids;
+  for (size_t L = 0; L < Bufs.numDevices(); ++L)
+    Ids.push_back(Bufs.device(Location(L)).name() + " " +
+                  Bufs.device(Location(L)).properties().Description);
+  std::string File = perfCacheFile(perfCacheDirectory(), Profile, Ids);
+  P = std::make_unique<Planner>(std::move(Profile), std::move(File));
+  if (envHas("CLEAVE_LOG", "plan")) {
+    std::string S = "cleave: model policy: device profile " +
+                    P->profile().Source;
+    if (!P->profile().FromFile)
+      S += " (no CLEAVE_PROFILE: conservative defaults from the device "
+           "attributes, docs/partitioner.md)";
+    S += "; performance cache " +
+         (P->cacheFile().empty() ? std::string("off") : P->cacheFile()) +
+         "\n";
+    std::fputs(S.c_str(), stderr);
+  }
+  return *P;
+}
+
+EventHandle ModelState::event(BufferManager &Bufs, Location L, size_t Index) {
+  std::vector<EventHandle> &E = Events[L];
+  while (E.size() <= Index) {
+    EventHandle H = nullptr;
+    if (!Bufs.device(L).createEvent(H).ok())
+      return nullptr;
+    E.push_back(H);
+  }
+  return E[Index];
+}
+
+void ModelState::release(BufferManager &Bufs) {
+  for (auto &[L, E] : Events)
+    for (EventHandle H : E)
+      (void)Bufs.device(L).destroyEvent(H);
+  Events.clear();
+  P.reset();
+}
+
+} // namespace
+
 struct Engine::Impl {
   std::mutex Mutex;
   std::vector<std::unique_ptr<Program>> Programs;
+  ModelState Model;
 };
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
     : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>()) {}
 
+Result Engine::flushPerformanceCache() {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  return I->Model.P ? I->Model.P->flush() : Result::success();
+}
+
 Engine::~Engine() {
+  I->Model.release(Bufs);
   for (auto &P : I->Programs)
     for (auto &[L, G] : P->Gpus)
       if (G.Loaded && G.M)
@@ -434,6 +516,9 @@ struct RunState {
   /// Partial buffers on M (merge mode, non-M runs): buffer id -> (M's
   /// allocation, hull of this run's writes).
   std::map<uint64_t, std::pair<DeviceAddr, ByteRange>> Partials;
+  /// The model policy's timing of a GPU range: events recorded around its
+  /// launch on the compute stream.
+  EventHandle TimeStart = nullptr, TimeEnd = nullptr;
 };
 
 /// A device failure to recover from.
@@ -446,9 +531,9 @@ class LaunchContext {
 public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
-                LaunchPlan &Plan, PartitionPolicy Policy)
+                LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
-        Plan(Plan), Policy(Policy) {}
+        Plan(Plan), Policy(Policy), Model(Model) {}
 
   Result run();
 
@@ -461,6 +546,14 @@ private:
   const KernelLaunchRequest &Req;
   LaunchPlan &Plan;
   PartitionPolicy Policy;
+  ModelState &Model;
+
+  /// The model policy: the table key and the devices as the planner saw
+  /// them (ranges on these are timed and recorded), events used per GPU.
+  bool Timed = false;
+  PerfKey Key;
+  std::map<Location, PlanDevice> PlanDevs;
+  std::map<Location, size_t> EventsUsed;
 
   const FootprintProgram *Fp = nullptr;
   uint64_t Total = 0;
@@ -483,10 +576,19 @@ private:
   Result checkPartition(const std::vector<PartitionRange> &P) const;
   Result evaluate(uint64_t First, uint64_t Count, RangeUse &Out) const;
   Result decide(std::vector<PartitionRange> &Ranges);
+  Result planModel(const std::vector<Location> &Devs,
+                   std::vector<PartitionRange> &Out);
+  PlanDevice planDevice(Location L, unsigned BlockThreads);
+  void recordTime(const RunState &R, double Ms);
   Result attempt(std::vector<PartitionRange> Ranges, bool Decide);
   Result prepare(RunState &R, bool IsMergeDevice);
   Result issue(RunState &R);
   Result runCpu(RunState &R);
+  unsigned slabDim() const;
+  uint64_t slabBlocks(unsigned Dim) const;
+  std::vector<PartitionRange> alignToSlabs(std::vector<PartitionRange> R) const;
+  Result launchRebased(Location Dev, uint64_t First, uint64_t Count,
+                       const std::vector<void *> &ArgPtrs, bool &Used);
   Result launchOne(Location Dev, bool GpuMerge, const std::string &Entry,
                    const cleave_cpu_kernel_desc *CpuDesc, uint64_t First,
                    uint64_t Count, std::vector<void *> &ArgPtrs,
@@ -1046,6 +1148,12 @@ Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
     return D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
                           D.internalStream(0), ArgPtrs.data());
   }
+  if (!GpuMerge && !CpuDesc) {
+    bool Used = false;
+    Result R = launchRebased(Dev, First, Count, ArgPtrs, Used);
+    if (Used || !R.ok())
+      return R;
+  }
   // Partition-ready or merge variant: chunks of at most 2^31 - 1 blocks.
   size_t Base = ArgPtrs.size();
   uint64_t Chunks = (Count + 0x7FFFFFFEu) / 0x7FFFFFFFu;
@@ -1091,6 +1199,109 @@ Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
   return Result::success();
 }
 
+/// The dimension a rebased variant would cut: the highest one with more
+/// than one block (x for a single block).
+unsigned LaunchContext::slabDim() const {
+  return Req.Grid[2] > 1 ? 2 : Req.Grid[1] > 1 ? 1 : 0;
+}
+
+/// Blocks in one slab of index along \p Dim (every block of the lower
+/// dimensions): ranges that start and end at multiples of it are boxes.
+uint64_t LaunchContext::slabBlocks(unsigned Dim) const {
+  uint64_t S = 1;
+  for (unsigned D = 0; D < Dim; ++D)
+    S *= Req.Grid[D];
+  return S;
+}
+
+/// A range on a GPU that is a whole number of slabs runs the rebased
+/// variant (the kernel's own code, docs/transforms.md) instead of the
+/// partition-ready one. Policy and model partitions are cut at slab
+/// boundaries when the kernel has one; a range that would become empty goes
+/// to its neighbour. Explicit partitions are kept as given.
+std::vector<PartitionRange>
+LaunchContext::alignToSlabs(std::vector<PartitionRange> Ranges) const {
+  unsigned Dim = slabDim();
+  uint64_t Slab = slabBlocks(Dim);
+  if (Explicit || Slab <= 1 || Ranges.size() < 2 || !Fp ||
+      !Fp->rebasedVariant(Dim) || envHas("CLEAVE_REBASE", "off"))
+    return Ranges;
+  std::sort(Ranges.begin(), Ranges.end(),
+            [](const PartitionRange &A, const PartitionRange &B) {
+              return A.First < B.First;
+            });
+  std::vector<PartitionRange> Out;
+  uint64_t Start = 0;
+  for (size_t I = 0; I < Ranges.size(); ++I) {
+    uint64_t End = Ranges[I].First + Ranges[I].Count;
+    if (I + 1 < Ranges.size())
+      End = std::min(Total, (End + Slab / 2) / Slab * Slab);
+    else
+      End = Total;
+    if (End <= Start)
+      continue;
+    Out.push_back({Ranges[I].Device, Start, End - Start});
+    Start = End;
+  }
+  return Out;
+}
+
+Result LaunchContext::launchRebased(Location Dev, uint64_t First,
+                                    uint64_t Count,
+                                    const std::vector<void *> &ArgPtrs,
+                                    bool &Used) {
+  Used = false;
+  unsigned Dim = slabDim();
+  uint64_t Slab = slabBlocks(Dim);
+  const RebasedVariant *V = Fp ? Fp->rebasedVariant(Dim) : nullptr;
+  if (!V || First % Slab || Count % Slab || Count / Slab > 0x7FFFFFFFu ||
+      envHas("CLEAVE_REBASE", "off"))
+    return Result::success();
+  std::vector<RebaseValue> Vals;
+  std::string Why;
+  LaunchPlan::Run *Run = nullptr;
+  for (LaunchPlan::Run &X : Plan.Runs)
+    if (X.Device == Dev && X.First == First && X.Count == Count && !X.IsMerge)
+      Run = &X;
+  if (!Fp->rebase(Config, Dim, int64_t(First / Slab), Vals, Why)) {
+    if (Run)
+      Run->Variant = "partition (not rebased: " + Why + ")";
+    return Result::success();
+  }
+  FunctionHandle F = nullptr;
+  Result R = gpuFunction(Bufs, Prog, Dev, V->Entry, F);
+  if (!R.ok())
+    return R;
+  // The extra parameters come before the kernel's own; cuLaunchKernel
+  // copies the values when the launch is issued.
+  std::vector<uint64_t> Storage(Vals.size());
+  std::vector<void *> All;
+  for (size_t I = 0; I < Vals.size(); ++I) {
+    const RebaseValue &X = Vals[I];
+    if (X.IsPointer) {
+      uint64_t P = 0;
+      std::memcpy(&P, ArgPtrs[X.ArgNo], sizeof(P));
+      Storage[I] = P + uint64_t(X.Value);
+    } else if (X.Bits == 32) {
+      int32_t V32 = int32_t(X.Value);
+      std::memcpy(&Storage[I], &V32, sizeof(V32));
+    } else {
+      std::memcpy(&Storage[I], &X.Value, sizeof(X.Value));
+    }
+    All.push_back(&Storage[I]);
+  }
+  All.insert(All.end(), ArgPtrs.begin(), ArgPtrs.end());
+  uint32_t Grid[3] = {Req.Grid[0], Req.Grid[1], Req.Grid[2]};
+  Grid[Dim] = uint32_t(Count / Slab);
+  uint32_t Block[3] = {Req.Block[0], Req.Block[1], Req.Block[2]};
+  Used = true;
+  if (Run)
+    Run->Variant = "rebased";
+  Device &D = Bufs.device(Dev);
+  return D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
+                        D.internalStream(0), All.data());
+}
+
 /// Issues a run: a GPU launch (asynchronous) or, for a CPU device, the
 /// launch's fault check (the CPU variant runs in runCpu).
 Result LaunchContext::issue(RunState &R) {
@@ -1100,8 +1311,24 @@ Result LaunchContext::issue(RunState &R) {
   const std::string &Entry =
       R.Count == Total ? Info.variant(VariantKind::Original).Entry
                        : Info.variant(VariantKind::Partition).Entry;
-  return launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count, R.ArgPtrs,
-                   R.PartParams);
+  // The model policy times the range with events around its launch on the
+  // compute stream (read after the stream is synchronized).
+  R.TimeStart = R.TimeEnd = nullptr;
+  if (Timed && PlanDevs.count(R.Dev)) {
+    size_t &Used = EventsUsed[R.Dev];
+    R.TimeStart = Model.event(Bufs, R.Dev, Used);
+    R.TimeEnd = Model.event(Bufs, R.Dev, Used + 1);
+    Used += 2;
+    if (!R.TimeStart || !R.TimeEnd ||
+        !D.recordEvent(R.TimeStart, D.internalStream(0)).ok())
+      R.TimeStart = R.TimeEnd = nullptr;
+  }
+  Result Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count,
+                         R.ArgPtrs, R.PartParams);
+  if (R.TimeEnd &&
+      (!Res.ok() || !D.recordEvent(R.TimeEnd, D.internalStream(0)).ok()))
+    R.TimeStart = R.TimeEnd = nullptr;
+  return Res;
 }
 
 Result LaunchContext::runCpu(RunState &R) {
@@ -1301,6 +1528,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
 
     // Phase 2: issue, M's runs first. A run whose launch is refused has not
     // started.
+    EventsUsed.clear();
     std::vector<size_t> Order;
     for (size_t I = 0; I < Runs.size(); ++I)
       if (M == Mode::Merge && Runs[I].Dev == MergeDev)
@@ -1360,7 +1588,12 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     for (RunState &R : Runs) {
       if (!R.Issued || !isCpu(R.Dev))
         continue;
+      auto Start = std::chrono::steady_clock::now();
       Result Res = runCpu(R);
+      if (Res.ok())
+        recordTime(R, std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count());
       if (!Res.ok()) {
         R.Failed = true;
         if (!Failed.count(R.Dev))
@@ -1375,8 +1608,15 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     for (Location G : Gpus) {
       Device &D = Bufs.device(G);
       Result Res = D.synchronizeStream(D.internalStream(0));
-      if (Res.ok())
+      if (Res.ok()) {
+        for (RunState &R : Runs) {
+          float Ms = 0;
+          if (R.Dev == G && R.Issued && R.TimeStart &&
+              D.elapsedTime(R.TimeStart, R.TimeEnd, Ms).ok())
+            recordTime(R, Ms);
+        }
         continue;
+      }
       if (!Failed.count(G))
         Failed[G] = Res;
       for (RunState &R : Runs)
@@ -1511,6 +1751,244 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// The model policy (Planner.h, docs/partitioner.md)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What a range costs the engine besides the device's own launch: footprint
+/// evaluation, transfer planning, argument translation (the ~0.2 ms of a
+/// 4-GPU split in docs/runtime.md, per range). A GPU adds the profile's
+/// launch and synchronization; a CPU range its executor's dispatch.
+constexpr double EngineRangeMs = 0.05;
+constexpr double CpuRangeMs = 0.02;
+/// The seed's floor: a GPU wave takes at least 2 us, a CPU block 1 ns per
+/// thread (the seed has no compute term; measurements correct it).
+constexpr double GpuSeedMinWaveMs = 0.002;
+constexpr double CpuSeedNsPerThread = 1.0;
+
+} // namespace
+
+PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
+  const DeviceProperties &Props = Bufs.device(L).properties();
+  const DeviceProfile &Prof = Model.P->profile();
+  PlanDevice D;
+  D.Name = Props.Name;
+  D.Identity = Props.Name + " " + Props.Description;
+  if (isGpu(L)) {
+    D.Gpu = true;
+    const GpuProfile *G = Prof.gpu(Props.Ordinal);
+    unsigned SMs = std::max(1u, Props.ComputeUnits);
+    // Resident blocks per SM of the function that runs shares (the
+    // partition-ready variant when there is one), from the driver; the
+    // thread and block limits when the query fails.
+    const BundleVariant &Part = Info.variant(VariantKind::Partition);
+    const std::string &Entry =
+        Part.Present ? Part.Entry : Info.variant(VariantKind::Original).Entry;
+    unsigned PerSM = 0;
+    FunctionHandle F = nullptr;
+    if (gpuFunction(Bufs, Prog, L, Entry, F).ok())
+      (void)Bufs.device(L).maxActiveBlocksPerSM(F, BlockThreads,
+                                                Req.DynamicSharedBytes, PerSM);
+    if (!PerSM) {
+      unsigned Threads = G && G->MaxThreadsPerSM ? G->MaxThreadsPerSM : 2048;
+      unsigned Blocks = G && G->MaxBlocksPerSM ? G->MaxBlocksPerSM : 32;
+      PerSM = std::max(1u, std::min(Blocks, Threads / std::max(1u,
+                                                               BlockThreads)));
+    }
+    D.Wave = uint64_t(SMs) * PerSM;
+    D.SeedGBps = G && G->DramGBps > 0
+                     ? G->DramGBps
+                     : SMs * profile_defaults::GpuDramGBpsPerSM;
+    D.SeedMinWaveMs = GpuSeedMinWaveMs;
+    double Us = G && G->LaunchUs > 0 ? G->LaunchUs + G->SyncUs
+                                     : profile_defaults::GpuLaunchUs;
+    D.FixedMs = Us / 1000.0 + EngineRangeMs;
+    D.LinkGBps = G && G->PageableH2DGBps > 0
+                     ? G->PageableH2DGBps
+                     : profile_defaults::GpuHostLinkGBps;
+  } else {
+    unsigned Threads = std::max(1u, Exec.numThreads());
+    D.Wave = Threads;
+    D.SeedGBps = Prof.Cpu.TriadGBps > 0
+                     ? Prof.Cpu.TriadGBps
+                     : Threads * profile_defaults::CpuTriadGBpsPerThread;
+    D.SeedMinWaveMs = BlockThreads * CpuSeedNsPerThread * 1e-6;
+    D.FixedMs = CpuRangeMs;
+    D.LinkGBps = Prof.Cpu.TriadOneThreadGBps > 0
+                     ? Prof.Cpu.TriadOneThreadGBps
+                     : profile_defaults::CpuOneThreadGBps;
+    D.SerialGroup = 0; // every CPU device runs on the same executor
+    // ... on the same cores: one table for all of them, so what cpu0
+    // measured holds for cpu1 too.
+    D.Identity = "cpu executor (" + std::to_string(Threads) + " threads)";
+  }
+  return D;
+}
+
+Result LaunchContext::planModel(const std::vector<Location> &Devs,
+                                std::vector<PartitionRange> &Out) {
+  Planner &Pl = Model.planner(Bufs);
+  const DeviceProfile &Prof = Pl.profile();
+  Timed = true;
+  unsigned BlockThreads = Req.Block[0] * Req.Block[1] * Req.Block[2];
+  Key.Kernel =
+      tableKernelName(Info.Name, Prog.B.Source + "\n" + Info.Footprints);
+  for (int X = 0; X < 3; ++X)
+    Key.Block[X] = Req.Block[X];
+  Key.SharedBytes = Req.DynamicSharedBytes;
+  Key.GridClass = gridClass(Total);
+
+  PlanRequest PR;
+  PR.Key = Key;
+  PR.TotalBlocks = Total;
+  for (Location L : Devs) {
+    PlanDevs[L] = planDevice(L, BlockThreads);
+    PR.Devices.push_back(PlanDevs[L]);
+  }
+
+  // The whole grid's footprint: the seed's bytes per block, whether the
+  // writes are exact, the bytes a merge would handle.
+  RangeUse Whole;
+  Result Ev = evaluate(0, Total, Whole);
+  if (!Ev.ok())
+    return Ev;
+  double Bytes = 0, Written = 0;
+  bool Exact = true;
+  for (auto &[Id, U] : Whole) {
+    Bytes += double(U.Reads.totalBytes() + U.Writes.totalBytes());
+    Written += double(U.Writes.totalBytes());
+    Exact &= U.WritesExact;
+  }
+  PR.BytesPerBlock = Bytes / double(std::max<uint64_t>(1, Total));
+
+  // What decide() would refuse: the planner then only picks the device.
+  const BundleVariant &Part = Info.variant(VariantKind::Partition);
+  const BundleVariant &Merge = Info.variant(VariantKind::Merge);
+  std::string Why;
+  if (!Info.CanSplit)
+    Why = "the kernel cannot be split";
+  for (const BundleVariableUse &U : Info.Variables)
+    if (Why.empty() && U.Written)
+      Why = "it writes the variable " + Prog.B.Variables[U.Variable].Name;
+  if (Why.empty() && !Fp)
+    Why = "its footprints are unusable";
+  if (Why.empty() && !Part.Present)
+    for (Location L : Devs)
+      if (isGpu(L)) {
+        Why = "no partition-ready variant: " + Part.Reason;
+        break;
+      }
+  if (Why.empty() && !Exact) {
+    bool CanMerge = false;
+    for (Location L : Devs)
+      CanMerge |= canMergeOn(L);
+    if (!Merge.Present)
+      Why = "its writes are not exact and there is no merge kernel";
+    else if (!CanMerge)
+      Why = "its writes are not exact and no device can run the merge "
+            "kernel";
+  }
+  PR.Splittable = Why.empty();
+  PR.WhyWhole = Why;
+  PR.NeedsMerge = !Exact;
+  PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
+  PR.AggregateD2HGBps = Prof.AggregateD2HGBps;
+
+  // Bandwidth of a copy from Src to Dst as the buffer layer makes it.
+  auto GpuLink = [&](Location L, bool ToDevice) {
+    const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
+    double V = !G ? 0 : ToDevice ? G->PageableH2DGBps : G->PageableD2HGBps;
+    return V > 0 ? V : profile_defaults::GpuHostLinkGBps;
+  };
+  double Memcpy = Prof.Cpu.TriadOneThreadGBps > 0
+                      ? Prof.Cpu.TriadOneThreadGBps
+                      : profile_defaults::CpuOneThreadGBps;
+  auto PathGBps = [&](Location Src, Location Dst) {
+    bool SG = Src != HostLocation && isGpu(Src);
+    bool DG = Dst != HostLocation && isGpu(Dst);
+    if (SG && DG) {
+      if (Bufs.device(Src).hasPeerLink(Bufs.device(Dst))) {
+        const GpuProfile *G =
+            Prof.gpu(Bufs.device(Src).properties().Ordinal);
+        auto It = G ? G->PeerGBps.find(Bufs.device(Dst).properties().Ordinal)
+                    : std::map<int, double>::const_iterator();
+        return G && It != G->PeerGBps.end() ? It->second
+                                            : profile_defaults::GpuPeerGBps;
+      }
+      return 1.0 / (1.0 / GpuLink(Src, false) + 1.0 / GpuLink(Dst, true));
+    }
+    if (SG)
+      return GpuLink(Src, false);
+    if (DG)
+      return GpuLink(Dst, true);
+    return Memcpy;
+  };
+  double SlowestLink = std::numeric_limits<double>::infinity();
+  double FastestMemory = 0;
+  for (const PlanDevice &D : PR.Devices) {
+    SlowestLink = std::min(SlowestLink, D.LinkGBps);
+    FastestMemory = std::max(FastestMemory, D.SeedGBps);
+  }
+  // A merge moves what the other devices wrote to the merge device and
+  // reads it there once more: charged for every written byte (an upper
+  // bound: the merge device's own share does not move).
+  if (PR.NeedsMerge && Written > 0 && SlowestLink > 0 && FastestMemory > 0)
+    PR.MergeMs = Written / (SlowestLink * 1e6) + Written / (FastestMemory * 1e6);
+
+  PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
+                        double &Eff) {
+    Location Dst = Devs[D];
+    RangeUse U;
+    if (!evaluate(First, Count, U).ok())
+      return;
+    for (auto &[Id, BU] : U) {
+      Buffer &B = *BufById[Id];
+      RangeSet Need = BU.Reads;
+      if (!BU.WritesExact) // made valid before the run (prepare)
+        Need.insert(BU.Writes);
+      for (ByteRange Rg : Need.ranges()) {
+        std::vector<Transfer> Copies;
+        if (!Bufs.planTransfers(B, Dst, Rg, Copies).ok()) {
+          Raw += double(Rg.size());
+          Eff += double(Rg.size());
+          continue;
+        }
+        for (const Transfer &T : Copies) {
+          Raw += double(T.Bytes);
+          Eff += double(T.Bytes) * PR.Devices[D].LinkGBps /
+                 PathGBps(T.Src, T.Dst);
+        }
+      }
+    }
+  };
+
+  PlanResult Res = Pl.plan(PR);
+  if (envHas("CLEAVE_LOG", "plan"))
+    std::fputs(Res.describe(PR).c_str(), stderr);
+  Out.clear();
+  uint64_t First = 0;
+  for (size_t D = 0; D < Devs.size(); ++D)
+    if (Res.Blocks[D]) {
+      Out.push_back({Devs[D], First, Res.Blocks[D]});
+      First += Res.Blocks[D];
+    }
+  if (First != Total) // cannot happen: the planner's shares sum to the grid
+    return Result::error(ErrorCode::Unknown,
+                         "the model policy's shares of " + Info.Name +
+                             " do not cover the grid");
+  return Result::success();
+}
+
+void LaunchContext::recordTime(const RunState &R, double Ms) {
+  if (!Timed || !Model.P)
+    return;
+  auto It = PlanDevs.find(R.Dev);
+  if (It != PlanDevs.end())
+    Model.P->record(It->second, Key, R.Count, Ms);
+}
+
 Result LaunchContext::run() {
   Result R = checkRequest();
   if (!R.ok())
@@ -1538,6 +2016,12 @@ Result LaunchContext::run() {
                      : " (no GPU, and it has no CPU variant: " +
                            Info.variant(VariantKind::CPU).Reason + ")"));
     PartitionPolicy P = Policy;
+    if (P == PartitionPolicy::Model) {
+      R = planModel(Devs, Ranges);
+      if (!R.ok())
+        return R;
+      return attempt(alignToSlabs(std::move(Ranges)), true);
+    }
     if (P == PartitionPolicy::SingleDevice) {
       // The first GPU, else the first CPU device.
       Location Pick = Devs.front();
@@ -1553,7 +2037,7 @@ Result LaunchContext::run() {
     if (!R.ok())
       return R;
   }
-  return attempt(std::move(Ranges), true);
+  return attempt(alignToSlabs(std::move(Ranges)), true);
 }
 
 
@@ -1563,8 +2047,10 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     return invalid("launch without a kernel");
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program &P = const_cast<Program &>(*Req.Kernel->Prog);
-  LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy);
+  LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy, I->Model);
   Result R = C.run();
+  if (I->Model.P)
+    I->Model.P->maybeFlush();
   if (envHas("CLEAVE_LOG", "plan"))
     std::fputs((Plan.describe() + (R.ok() ? "" : "  error: " + R.toString() +
                                                      "\n"))

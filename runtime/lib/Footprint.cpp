@@ -123,6 +123,26 @@ struct UnknownRec {
 
 enum class ArgKind : uint8_t { Ptr, Int, Other };
 
+/// One extra parameter of a rebased variant (docs/footprints.md, "rebase").
+struct RebaseParamRec {
+  bool IsPtr = false;
+  unsigned Arg = 0;  // ptr: the pointer argument it rebases
+  unsigned Bits = 0; // int: the width
+  RebaseMode Mode = RebaseMode::Wrap;
+  int Value = -1; // ptr: the byte delta; int: the value
+};
+
+struct RebaseCheck {
+  Form F;
+  int Lo = -1, Hi = -1;
+};
+
+struct RebaseRec {
+  RebasedVariant V;
+  std::vector<RebaseParamRec> Params;
+  std::vector<RebaseCheck> Checks;
+};
+
 } // namespace
 
 struct FootprintProgram::Impl {
@@ -132,6 +152,8 @@ struct FootprintProgram::Impl {
   std::vector<Access> Accesses;
   std::vector<UnknownRec> Unknowns;
   bool Untracked[2] = {false, false}; // [read, write]
+  std::vector<RebaseRec> Rebases;
+  std::vector<RebasedVariant> RebaseList;
 };
 
 namespace {
@@ -258,6 +280,7 @@ private:
     return -1;
   }
   bool parseAccessLine(Access &A, bool &Done, bool &SawAt);
+  bool parseRebaseLine(RebaseRec &R, bool &Done);
   bool endOfLine() {
     if (!atEnd())
       return fail("unexpected '" + std::string(peek()) + "'");
@@ -433,9 +456,59 @@ bool Parser::parseAccessLine(Access &A, bool &Done, bool &SawAt) {
   return endOfLine();
 }
 
+bool Parser::parseRebaseLine(RebaseRec &R, bool &Done) {
+  std::string_view Kw = peek();
+  ++Pos;
+  if (Kw == "end") {
+    Done = true;
+    return endOfLine();
+  }
+  if (Kw == "check") {
+    RebaseCheck C;
+    if (!parseForm(C.F) || !parseExpr(C.Lo) || !parseExpr(C.Hi))
+      return false;
+    R.Checks.push_back(std::move(C));
+    return endOfLine();
+  }
+  if (Kw != "param")
+    return fail("expected 'param', 'check' or 'end' in a rebase record");
+  RebaseParamRec Q;
+  std::string_view K = peek();
+  ++Pos;
+  if (K == "ptr") {
+    Q.IsPtr = true;
+    if (!parseUnsigned(Q.Arg, "an argument index"))
+      return false;
+    if (Q.Arg >= P.Args.size() || P.Args[Q.Arg] != ArgKind::Ptr)
+      return fail("argument " + std::to_string(Q.Arg) + " is not a pointer");
+  } else if (K == "int") {
+    if (!parseUnsigned(Q.Bits, "a bit width"))
+      return false;
+    if (Q.Bits != 32 && Q.Bits != 64)
+      return fail("rebased bounds have 32 or 64 bits");
+    std::string_view M = peek();
+    ++Pos;
+    if (M == "wrap")
+      Q.Mode = RebaseMode::Wrap;
+    else if (M == "signed")
+      Q.Mode = RebaseMode::Signed;
+    else if (M == "unsigned")
+      Q.Mode = RebaseMode::Unsigned;
+    else
+      return fail("expected 'wrap', 'signed' or 'unsigned'");
+  } else {
+    return fail("expected 'ptr' or 'int'");
+  }
+  if (!parseExpr(Q.Value))
+    return false;
+  R.Params.push_back(Q);
+  return endOfLine();
+}
+
 Status Parser::run(std::string_view Text) {
-  enum { Header, Kernel, Body, InAccess, Done } State = Header;
+  enum { Header, Kernel, Body, InAccess, InRebase, Done } State = Header;
   Access Cur;
+  RebaseRec CurRebase;
   bool SawAt = false;
   size_t Start = 0;
   while (Start <= Text.size() && State != Done) {
@@ -561,6 +634,30 @@ Status Parser::run(std::string_view Text) {
           break;
         P.Untracked[Write] = true;
         Ok = endOfLine();
+      } else if (Kw == "rebase") {
+        CurRebase = RebaseRec();
+        std::string_view D = peek();
+        if (D != "x" && D != "y" && D != "z") {
+          Ok = fail("expected the dimension 'x', 'y' or 'z'");
+          break;
+        }
+        CurRebase.V.Dim = unsigned(D[0] - 'x');
+        ++Pos;
+        if (atEnd()) {
+          Ok = fail("expected the rebased variant's entry name");
+          break;
+        }
+        CurRebase.V.Entry = std::string(peek());
+        ++Pos;
+        for (const RebaseRec &R : P.Rebases)
+          if (R.V.Dim == CurRebase.V.Dim) {
+            Ok = fail("two rebase records for one dimension");
+            break;
+          }
+        if (!Ok || !(Ok = endOfLine()))
+          break;
+        VarNames.assign(BuiltinVarNames, BuiltinVarNames + NumBuiltinVars);
+        State = InRebase;
       } else if (Kw == "end") {
         Ok = endOfLine();
         State = Done;
@@ -574,6 +671,16 @@ Status Parser::run(std::string_view Text) {
       Ok = parseAccessLine(Cur, Finished, SawAt);
       if (Ok && Finished) {
         P.Accesses.push_back(std::move(Cur));
+        State = Body;
+      }
+      break;
+    }
+    case InRebase: {
+      bool Finished = false;
+      Ok = parseRebaseLine(CurRebase, Finished);
+      if (Ok && Finished) {
+        P.RebaseList.push_back(CurRebase.V);
+        P.Rebases.push_back(std::move(CurRebase));
         State = Body;
       }
       break;
@@ -1380,6 +1487,95 @@ unsigned FootprintProgram::numArgs() const {
 }
 bool FootprintProgram::isPointerArg(unsigned ArgNo) const {
   return ArgNo < P->Args.size() && P->Args[ArgNo] == ArgKind::Ptr;
+}
+
+const std::vector<RebasedVariant> &FootprintProgram::rebasedVariants() const {
+  return P->RebaseList;
+}
+
+const RebasedVariant *FootprintProgram::rebasedVariant(unsigned Dim) const {
+  for (const RebasedVariant &V : P->RebaseList)
+    if (V.Dim == Dim)
+      return &V;
+  return nullptr;
+}
+
+bool FootprintProgram::rebase(const LaunchConfig &L, unsigned Dim,
+                              int64_t First, std::vector<RebaseValue> &Out,
+                              std::string &Why) const {
+  Out.clear();
+  const RebaseRec *R = nullptr;
+  for (const RebaseRec &X : P->Rebases)
+    if (X.V.Dim == Dim)
+      R = &X;
+  if (!R) {
+    Why = "no rebased variant along " + std::string(1, char('x' + Dim));
+    return false;
+  }
+  if (L.Args.size() < P->Args.size()) {
+    Why = "missing arguments";
+    return false;
+  }
+  for (int D = 0; D < 3; ++D)
+    if (L.Grid[D] < 1 || L.Block[D] < 1) {
+      Why = "non-positive launch dimensions";
+      return false;
+    }
+  if (First < 0 || First >= L.Grid[Dim]) {
+    Why = "slab outside the grid";
+    return false;
+  }
+  LaunchConfig At = L;
+  At.First = First;
+  At.Count = 0;
+  Env E{*P, At};
+  // Every check over the whole original grid.
+  Box Grid;
+  Grid.Lo.assign(NumBuiltinVars, 0);
+  Grid.Hi.assign(NumBuiltinVars, 0);
+  for (int D = 0; D < 3; ++D) {
+    Grid.Hi[D] = L.Block[D] - 1;
+    Grid.Hi[3 + D] = L.Grid[D] - 1;
+  }
+  for (const RebaseCheck &C : R->Checks) {
+    std::optional<IntForm> F = evalForm(E, C.F, NumBuiltinVars);
+    auto Lo = E.eval(C.Lo), Hi = E.eval(C.Hi);
+    std::optional<std::pair<i64, i64>> Range;
+    if (F)
+      Range = formRange(*F, Grid);
+    if (!Range || !Lo || !Hi || Range->first < *Lo || Range->second > *Hi) {
+      Why = "an index may leave its integer type over this grid";
+      return false;
+    }
+  }
+  for (const RebaseParamRec &Q : R->Params) {
+    std::optional<i64> V = E.eval(Q.Value);
+    if (!V) {
+      Why = "a rebased value overflows";
+      return false;
+    }
+    RebaseValue Val;
+    Val.IsPointer = Q.IsPtr;
+    Val.ArgNo = Q.Arg;
+    Val.Bits = Q.IsPtr ? 64 : Q.Bits;
+    Val.Value = *V;
+    if (!Q.IsPtr) {
+      i64 Min = Q.Bits == 64 ? INT64_MIN : -(i64(1) << (Q.Bits - 1));
+      i64 Max = Q.Bits == 64 ? INT64_MAX : (i64(1) << (Q.Bits - 1)) - 1;
+      if (Q.Mode == RebaseMode::Unsigned) {
+        Min = 0;
+        Max = Q.Bits == 64 ? INT64_MAX : (i64(1) << Q.Bits) - 1;
+      }
+      if (Q.Mode != RebaseMode::Wrap && (*V < Min || *V > Max)) {
+        Why = "a rebased bound does not fit its type";
+        return false;
+      }
+      if (Q.Bits == 32) // the low 32 bits, as the kernel reads them
+        Val.Value = i64(int32_t(uint32_t(uint64_t(*V))));
+    }
+    Out.push_back(Val);
+  }
+  return true;
 }
 
 Status FootprintProgram::parse(std::string_view Text, FootprintProgram &Out) {

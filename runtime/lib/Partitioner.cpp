@@ -94,6 +94,25 @@ double predictPartition(const PartitionProblem &P,
     SendersIn += InB[D] > 0;
     SendersOut += OutB[D] > 0;
   }
+  // A serial group's members compute one after the other.
+  std::vector<std::pair<int, double>> GroupSum;
+  for (size_t D = 0; D < K; ++D) {
+    int G = P.Devices[D].SerialGroup;
+    if (!Blocks[D] || G < 0)
+      continue;
+    auto It = std::find_if(GroupSum.begin(), GroupSum.end(),
+                           [G](const std::pair<int, double> &X) {
+                             return X.first == G;
+                           });
+    if (It == GroupSum.end())
+      GroupSum.push_back({G, Exec[D]});
+    else
+      It->second += Exec[D];
+  }
+  for (size_t D = 0; D < K; ++D)
+    for (const auto &[G, Sum] : GroupSum)
+      if (Blocks[D] && P.Devices[D].SerialGroup == G)
+        Exec[D] = Sum;
 
   if (P.Links == LinkMode::Concurrent) {
     for (size_t D = 0; D < K; ++D) {

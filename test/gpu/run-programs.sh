@@ -35,6 +35,8 @@ run() { # devices, program, args...
   say "## CLEAVE_DEVICES=$devs $*"
   if CLEAVE_DEVICES=$devs CLEAVE_LOG=plan timeout 120 "$carry/bin/$@" > "$out/run.txt" 2>&1; then
     grep -v '^  ' "$out/run.txt" | sort | uniq -c | sed 's/^/    /' >> "$log"
+    # Which variant ran each range: [rebased], [partition], [original], ...
+    grep -o '\[[a-z][^]]*\]' "$out/run.txt" | sort | uniq -c | sed 's/^/    ranges /' >> "$log" || true
     grep -E 'PASS|FAIL' "$out/run.txt" | tee -a "$log"
   else
     fails=$((fails + 1))

@@ -8,7 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/CodeGen/HostObjectEmitter.h"
+#include "cleave/Analysis/Footprint.h"
 #include "cleave/Plugin/PassRegistration.h"
+#include "cleave/Support/KernelInfo.h"
+#include "cleave/Transforms/Rebase.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -33,6 +36,11 @@ static cl::opt<std::string> Output("o", cl::desc("output file"),
 static cl::opt<std::string> CPU("mcpu", cl::desc("x86-64 target CPU"),
                                 cl::init("x86-64-v3"));
 static cl::opt<bool> EmitLL("S", cl::desc("write the optimized host IR"));
+static cl::opt<std::string> RebasedDir(
+    "rebased",
+    cl::desc("run cleave-rebase first, lower its clones too, and write each "
+             "kernel's footprints with their rebase records to DIR/<kernel>.fp"),
+    cl::value_desc("DIR"));
 
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "cleave-cpu-test") << Msg << "\n";
@@ -72,6 +80,25 @@ int main(int argc, char **argv) {
   PB.registerFunctionAnalyses(FAM);
   PB.registerLoopAnalyses(LAM);
   PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  if (!RebasedDir.empty()) {
+    ModulePassManager RPM;
+    if (Error E = PB.parsePassPipeline(RPM, "cleave-rebase"))
+      return fail(toString(std::move(E)));
+    RPM.run(*M, MAM);
+    for (Function *K : cleave::getKernels(*M)) {
+      std::error_code FEC;
+      raw_fd_ostream FP(RebasedDir + "/" + K->getName().str() + ".fp", FEC);
+      if (FEC)
+        return fail(RebasedDir + ": " + FEC.message());
+      FP << cleave::appendRebaseRecords(
+          *M, *K, FAM.getResult<cleave::FootprintAnalysis>(*K).serialize());
+    }
+    // The clones are variants; lower them as kernels of their own.
+    for (Function &F : *M)
+      if (F.getFnAttribute(cleave::VariantAttr).getValueAsString() == "rebase")
+        F.removeFnAttr(cleave::VariantAttr);
+    MAM.clear();
+  }
   ModulePassManager MPM;
   if (Error E = PB.parsePassPipeline(MPM, "cleave-cpu-lower"))
     return fail(toString(std::move(E)));

@@ -8,8 +8,11 @@
 //   cleave compile --emit=ir|ptx FILE       device code, with Cleave's variants
 //   cleave compile --emit=cpu-ir|cpu-obj    the kernels' CPU variants
 //   cleave compile --emit=bundle -o F.clvb  the kernel bundle (docs/bundle.md)
+//   cleave analyze app.cu [-- args]         predicted kernel times (Analyze.cpp,
+//                                           docs/analyze.md)
 //
 //===----------------------------------------------------------------------===//
+#include "Analyze.h"
 #include "Build.h"
 
 #include "cleave/Bundle/BundleWriter.h"
@@ -104,7 +107,7 @@ cl::opt<bool> Verbose("v", cl::desc("Print the steps and the Clang command"),
 cl::opt<std::string> Passes(
     "cleave-passes",
     cl::desc("Cleave pass pipeline run on the device module"),
-    cl::init("cleave-partition,cleave-merge"), cl::sub(CompileCmd),
+    cl::init("cleave-partition,cleave-rebase,cleave-merge"), cl::sub(CompileCmd),
     cl::cat(CompileCat));
 cl::opt<std::string>
     RemarksPassed("Rpass", cl::desc("Report transforms made by passes whose "
@@ -388,6 +391,16 @@ int runCompile() {
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
+  // `cleave analyze app.cu -- args`: what follows `--` is the program's,
+  // not ours (cl would take it as more positional inputs).
+  std::vector<std::string> ProgramArgs;
+  if (argc > 1 && StringRef(argv[1]) == "analyze")
+    for (int I = 2; I < argc; ++I)
+      if (StringRef(argv[I]) == "--") {
+        ProgramArgs.assign(argv + I + 1, argv + argc);
+        argc = I;
+        break;
+      }
   cl::HideUnrelatedOptions({&CompileCat, &InfoCat});
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -404,9 +417,13 @@ int main(int argc, char **argv) {
       "  cleave compile --emit=cpu-ir|cpu-obj FILE  the kernels' CPU "
       "variants (x86-64)\n"
       "  cleave compile --emit=bundle -o F FILE     the kernel bundle the "
-      "runtime loads\n");
+      "runtime loads\n"
+      "  cleave analyze app.cu [-- program args]    predicted time of each "
+      "kernel launch on a GPU\n");
   if (CompileCmd)
     return runCompile();
+  if (cleave::analyzeRequested())
+    return cleave::runAnalyze(ProgramArgs);
   if (PrintCudaApi) {
     for (StringRef Name : cleave::supportedCudaRuntimeFunctions())
       outs() << Name << "\n";

@@ -363,3 +363,101 @@ TEST(FootprintEvaluator, RandomAffineProgramsMatchEnumeration) {
 }
 
 } // namespace
+
+namespace {
+
+// A vecadd-like rebase record: one pointer shifted by 4*block.x*first bytes,
+// the bound n - block.x*first (signed), and the index's range check.
+const char *RebaseBody =
+    "rebase x __cleave_rbx_k\n"
+    "  param ptr 0 (* 4 block.x first)\n"
+    "  param int 32 signed (+ arg1 (* -1 block.x first))\n"
+    "  check (affine 0 (ctaid.x block.x) (tid.x 1)) -2147483648 2147483647\n"
+    "end\n"
+    "end\n";
+
+LaunchConfig launch1D(int64_t Grid, int64_t Block, int64_t N) {
+  LaunchConfig L;
+  L.Grid[0] = Grid;
+  L.Block[0] = Block;
+  L.Args = {0, N};
+  return L;
+}
+
+} // namespace
+
+TEST(FootprintEvaluator, RebaseValues) {
+  FootprintProgram P;
+  ASSERT_TRUE(parseText(RebaseBody, P).Ok);
+  ASSERT_EQ(P.rebasedVariants().size(), 1u);
+  ASSERT_NE(P.rebasedVariant(0), nullptr);
+  EXPECT_EQ(P.rebasedVariant(0)->Entry, "__cleave_rbx_k");
+  EXPECT_EQ(P.rebasedVariant(1), nullptr);
+
+  std::vector<RebaseValue> V;
+  std::string Why;
+  ASSERT_TRUE(P.rebase(launch1D(100, 128, 12000), 0, 30, V, Why)) << Why;
+  ASSERT_EQ(V.size(), 2u);
+  EXPECT_TRUE(V[0].IsPointer);
+  EXPECT_EQ(V[0].ArgNo, 0u);
+  EXPECT_EQ(V[0].Value, 4 * 128 * 30);
+  EXPECT_FALSE(V[1].IsPointer);
+  EXPECT_EQ(V[1].Bits, 32u);
+  EXPECT_EQ(V[1].Value, 12000 - 128 * 30);
+  // A bound below the slab is fine for a signed comparison (every thread
+  // of the slab fails it, as in the original).
+  ASSERT_TRUE(P.rebase(launch1D(100, 128, 5), 0, 90, V, Why)) << Why;
+  EXPECT_EQ(V[1].Value, 5 - 128 * 90);
+
+  // The index of the last thread does not fit an int: refused.
+  EXPECT_FALSE(P.rebase(launch1D((int64_t(1) << 31) / 128 + 1, 128, 7), 0, 1,
+                        V, Why));
+  EXPECT_NE(Why.find("integer type"), std::string::npos) << Why;
+  // No record along y, and a slab outside the grid.
+  EXPECT_FALSE(P.rebase(launch1D(100, 128, 7), 1, 0, V, Why));
+  EXPECT_FALSE(P.rebase(launch1D(100, 128, 7), 0, 100, V, Why));
+}
+
+TEST(FootprintEvaluator, RebaseBoundMustFit) {
+  FootprintProgram P;
+  ASSERT_TRUE(parseText("rebase x e\n"
+                        "  param int 32 unsigned (+ arg1 (* -1 block.x first))\n"
+                        "end\nend\n",
+                        P)
+                  .Ok);
+  std::vector<RebaseValue> V;
+  std::string Why;
+  EXPECT_TRUE(P.rebase(launch1D(10, 32, 1000), 0, 3, V, Why)) << Why;
+  EXPECT_EQ(V[0].Value, 1000 - 96);
+  // n - 32*f < 0 does not fit an unsigned bound.
+  EXPECT_FALSE(P.rebase(launch1D(10, 32, 50), 0, 3, V, Why));
+  EXPECT_NE(Why.find("does not fit"), std::string::npos) << Why;
+
+  // Wrap: modulo 2^32, read back sign-extended.
+  ASSERT_TRUE(parseText("rebase x e\n"
+                        "  param int 32 wrap (+ arg1 (* -1 block.x first))\n"
+                        "end\nend\n",
+                        P)
+                  .Ok);
+  EXPECT_TRUE(P.rebase(launch1D(10, 32, 50), 0, 3, V, Why)) << Why;
+  EXPECT_EQ(V[0].Value, 50 - 96);
+}
+
+TEST(FootprintEvaluator, RebaseParseErrors) {
+  FootprintProgram P;
+  Status S = parseText("rebase w e\nend\nend\n", P);
+  EXPECT_NE(S.Message.find("dimension"), std::string::npos) << S.Message;
+  S = parseText("rebase x e\n  param ptr 1 0\nend\nend\n", P);
+  EXPECT_NE(S.Message.find("not a pointer"), std::string::npos) << S.Message;
+  S = parseText("rebase x e\n  param int 32 sometimes 0\nend\nend\n", P);
+  EXPECT_NE(S.Message.find("'wrap', 'signed' or 'unsigned'"),
+            std::string::npos)
+      << S.Message;
+  S = parseText("rebase x e\n  param int 16 wrap 0\nend\nend\n", P);
+  EXPECT_NE(S.Message.find("32 or 64 bits"), std::string::npos) << S.Message;
+  S = parseText("rebase x e\nend\nrebase x f\nend\nend\n", P);
+  EXPECT_NE(S.Message.find("two rebase records"), std::string::npos)
+      << S.Message;
+  S = parseText("rebase x e\n  param ptr 0 0\n", P);
+  EXPECT_NE(S.Message.find("missing 'end'"), std::string::npos) << S.Message;
+}

@@ -46,6 +46,8 @@ cleave_build() {
     else
       "$drv" compile "${opt[@]}" --emit=ptx "$repo/test/Inputs/$k.cu" -o "$dir/$k.ptx"
     fi
+    # The bundle of the same compile: the rebased variants' records.
+    "$drv" compile "${opt[@]}" --emit=bundle "$repo/test/Inputs/$k.cu" -o "$dir/$k.clvb"
     nd=
     case $k in vecadd|blackscholes|reduction) nd=--nodecode ;; esac
     python3 "$here/make_variants.py" "$dir/$k.ptx" "${mangled[$k]}" $nd

@@ -20,6 +20,8 @@
 // for bit; nvcc's build and other builds' originals are checked against the
 // reference with the kernel's tolerance, and their distance from Cleave's
 // output is recorded.
+#include "cleave/rt/Bundle.h"
+#include "cleave/rt/Footprint.h"
 #include "cleave/rt/PartitionParams.h"
 
 #include <cuda.h>
@@ -362,6 +364,8 @@ enum class Conv {
   PartitionUdiv, // a previous convention: i64 first, i32 grid x, y, z
   Box,           // __cleave_box_: 3-D launch of a box, first.xyz + grid.xyz
   Rows,          // __cleave_rows_: 2-D launch of whole rows, early exit
+  Rebased,       // __cleave_rb<d>_: the kernel's own code on a slab along d,
+                 // extra parameters from the bundle's rebase record
 };
 
 // One function to time. Split: the timed unit is the three uneven ranges
@@ -379,7 +383,17 @@ struct Variant {
   int Regs = 0;
   int Launches = 1; // per timed unit
   int Base = 0;     // index of the original of the same build
+  // Rebased: the kernel's footprints (with the rebase record) and its
+  // dimension.
+  std::shared_ptr<cleave::rt::FootprintProgram> Fp;
+  unsigned Dim = 0;
 };
+
+// The slab dimension of a grid: the highest with more than one block.
+unsigned slabDim(const Dim3 &G) { return G.Z > 1 ? 2 : G.Y > 1 ? 1 : 0; }
+uint64_t slabBlocks(const Dim3 &G, unsigned Dim) {
+  return Dim == 0 ? 1 : Dim == 1 ? G.X : uint64_t(G.X) * G.Y;
+}
 
 struct Box {
   uint32_t X, Y, Z, NX, NY, NZ;
@@ -412,15 +426,53 @@ std::vector<Box> toBoxes(uint64_t First, uint64_t Count, const Dim3 &G) {
   return Out;
 }
 
+// Launches are either issued at once or, while Deferred is set, recorded
+// with a copy of their parameter values, so that the timed region holds
+// only cuLaunchKernel calls: the host work a convention needs to compute
+// its parameters (decode constants, boxes, rebased pointers) is never
+// timed as kernel time.
+struct RecordedLaunch {
+  CUfunction Fn;
+  unsigned G[3], B[3], Shared;
+  std::vector<std::vector<char>> Values;
+};
+std::vector<RecordedLaunch> *Deferred = nullptr;
+
+void launchKernel(CUfunction Fn, unsigned GX, unsigned GY, unsigned GZ,
+                  unsigned BX, unsigned BY, unsigned BZ, unsigned Shared,
+                  CUstream S, void **Args) {
+  if (!Deferred) {
+    CK(cuLaunchKernel(Fn, GX, GY, GZ, BX, BY, BZ, Shared, S, Args, nullptr));
+    return;
+  }
+  RecordedLaunch R{Fn, {GX, GY, GZ}, {BX, BY, BZ}, Shared, {}};
+  size_t Offset = 0, Size = 0;
+  for (size_t I = 0; cuFuncGetParamInfo(Fn, I, &Offset, &Size) == CUDA_SUCCESS;
+       ++I) {
+    const char *P = static_cast<const char *>(Args[I]);
+    R.Values.emplace_back(P, P + Size);
+  }
+  Deferred->push_back(std::move(R));
+}
+
+void issue(std::vector<RecordedLaunch> &List, CUstream S) {
+  for (RecordedLaunch &R : List) {
+    std::vector<void *> Args;
+    for (std::vector<char> &V : R.Values)
+      Args.push_back(V.data());
+    CK(cuLaunchKernel(R.Fn, R.G[0], R.G[1], R.G[2], R.B[0], R.B[1], R.B[2],
+                      R.Shared, S, Args.data(), nullptr));
+  }
+}
+
 // Launches V for blocks [First, First + Count) of C's grid (the original:
 // the whole grid, as launched normally). Returns the number of launches.
 int launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
            CUstream S) {
   std::vector<void *> Args = C.Args[Set];
   if (V.Kind == Conv::Original) {
-    CK(cuLaunchKernel(V.Fn, C.Grid.X, C.Grid.Y, C.Grid.Z, C.Block.X,
-                      C.Block.Y, C.Block.Z, C.Shared, S, Args.data(),
-                      nullptr));
+    launchKernel(V.Fn, C.Grid.X, C.Grid.Y, C.Grid.Z, C.Block.X,
+                      C.Block.Y, C.Block.Z, C.Shared, S, Args.data());
     return 1;
   }
   if (!cleave::rt::isValidPartitionLaunch(First, Count, C.Grid.X, C.Grid.Y,
@@ -429,6 +481,49 @@ int launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
     std::exit(1);
   }
   uint32_t G[3] = {C.Grid.X, C.Grid.Y, C.Grid.Z};
+  if (V.Kind == Conv::Rebased) {
+    uint64_t Slab = slabBlocks(C.Grid, V.Dim);
+    if (First % Slab || Count % Slab) {
+      std::fprintf(stderr, "rebased: range not made of slabs\n");
+      std::exit(1);
+    }
+    cleave::rt::LaunchConfig L;
+    for (int D = 0; D < 3; ++D) {
+      L.Grid[D] = G[D];
+      L.Block[D] = D == 0 ? C.Block.X : D == 1 ? C.Block.Y : C.Block.Z;
+    }
+    for (size_t A = 0; A < Args.size(); ++A) // 4-byte ints; others unread
+      L.Args.push_back(int64_t(*static_cast<int32_t *>(Args[A])));
+    std::vector<cleave::rt::RebaseValue> Vals;
+    std::string Why;
+    if (!V.Fp->rebase(L, V.Dim, int64_t(First / Slab), Vals, Why)) {
+      std::fprintf(stderr, "%s: rebase refused: %s\n", C.Kernel.c_str(),
+                   Why.c_str());
+      std::exit(1);
+    }
+    std::vector<uint64_t> Extra(Vals.size());
+    std::vector<void *> Own = Args; // the extra parameters come first
+    Args.clear();
+    for (size_t I = 0; I < Vals.size(); ++I) {
+      if (Vals[I].IsPointer) {
+        Extra[I] = *static_cast<uint64_t *>(Own[Vals[I].ArgNo]) +
+                   uint64_t(Vals[I].Value);
+      } else {
+        int32_t V32 = int32_t(Vals[I].Value);
+        if (Vals[I].Bits == 32)
+          std::memcpy(&Extra[I], &V32, 4);
+        else
+          std::memcpy(&Extra[I], &Vals[I].Value, 8);
+      }
+      Args.push_back(&Extra[I]);
+    }
+    Args.insert(Args.end(), Own.begin(), Own.end());
+    uint32_t LG[3] = {G[0], G[1], G[2]};
+    LG[V.Dim] = uint32_t(Count / Slab);
+    launchKernel(V.Fn, LG[0], LG[1], LG[2], C.Block.X, C.Block.Y,
+                      C.Block.Z, C.Shared, S, Args.data());
+    return 1;
+  }
   if (V.Kind == Conv::Box) {
     std::vector<Box> Boxes = toBoxes(First, Count, C.Grid);
     for (const Box &B : Boxes) {
@@ -436,8 +531,8 @@ int launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
       std::vector<void *> A = Args;
       for (uint32_t &X : Vals)
         A.push_back(&X);
-      CK(cuLaunchKernel(V.Fn, B.NX, B.NY, B.NZ, C.Block.X, C.Block.Y,
-                        C.Block.Z, C.Shared, S, A.data(), nullptr));
+      launchKernel(V.Fn, B.NX, B.NY, B.NZ, C.Block.X, C.Block.Y,
+                        C.Block.Z, C.Shared, S, A.data());
     }
     return int(Boxes.size());
   }
@@ -448,9 +543,8 @@ int launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
                         G[0], G[1], G[2]};
     for (uint32_t &X : Vals)
       Args.push_back(&X);
-    CK(cuLaunchKernel(V.Fn, G[0], LastRow - FirstRow + 1, 1, C.Block.X,
-                      C.Block.Y, C.Block.Z, C.Shared, S, Args.data(),
-                      nullptr));
+    launchKernel(V.Fn, G[0], LastRow - FirstRow + 1, 1, C.Block.X,
+                      C.Block.Y, C.Block.Z, C.Shared, S, Args.data());
     return 1;
   }
   uint32_t Vals[NumPartitionParams];
@@ -465,8 +559,8 @@ int launch(const Variant &V, Case &C, int Set, uint64_t First, uint64_t Count,
     for (uint32_t &X : G)
       Args.push_back(&X);
   }
-  CK(cuLaunchKernel(V.Fn, unsigned(Count), 1, 1, C.Block.X, C.Block.Y,
-                    C.Block.Z, C.Shared, S, Args.data(), nullptr));
+  launchKernel(V.Fn, unsigned(Count), 1, 1, C.Block.X, C.Block.Y,
+                    C.Block.Z, C.Shared, S, Args.data());
   return 1;
 }
 
@@ -483,6 +577,13 @@ int runUnit(const Variant &V, Case &C, int Set, CUstream S) {
   if (!V.Split)
     return launch(V, C, Set, 0, Total, S);
   int N = 0;
+  if (V.Kind == Conv::Rebased) {
+    // Three uneven slabs (a slab: every block of the lower dimensions).
+    uint64_t Slab = slabBlocks(C.Grid, V.Dim), Slabs = Total / Slab;
+    for (auto [F, Cnt] : unevenRanges(Slabs))
+      N += launch(V, C, Set, F * Slab, Cnt * Slab, S);
+    return N;
+  }
   for (auto [F, Cnt] : unevenRanges(Total))
     N += launch(V, C, Set, F, Cnt, S);
   return N;
@@ -629,6 +730,9 @@ int main(int Argc, char **Argv) {
         return;
       CurBase = int(Before);
       Vs.back().Base = CurBase;
+      // The original again, timed as a variant: the noise floor of the
+      // comparison (identical code, so any difference is measurement).
+      Add(Stem, C.Mangled, "original_control" + Suffix, Conv::Original);
       std::string Pr = "__cleave_pr_" + C.Mangled;
       Add(Stem, Pr, "partition" + Suffix, Conv::Partition);
       Add(Stem, "__cleave_box_" + C.Mangled, "box" + Suffix, Conv::Box);
@@ -643,6 +747,30 @@ int main(int Argc, char **Argv) {
       }
       Add(Stem, "__cleave_nd_" + C.Mangled, "nodecode_control" + Suffix,
           Conv::Partition);
+      // The rebased variant, described by the bundle of the same build.
+      cleave::rt::Bundle B;
+      if (!fileExists(Stem + ".clvb") ||
+          !cleave::rt::Bundle::load((Stem + ".clvb").c_str(), B))
+        return;
+      const cleave::rt::BundleKernel *BK = B.findKernel(C.Mangled);
+      auto Fp = std::make_shared<cleave::rt::FootprintProgram>();
+      if (!BK || !cleave::rt::FootprintProgram::parse(BK->Footprints, *Fp))
+        return;
+      unsigned Dim = slabDim(C.Grid);
+      const cleave::rt::RebasedVariant *RV = Fp->rebasedVariant(Dim);
+      if (!RV)
+        return;
+      for (bool Sp : {false, true}) {
+        if (Sp && !WithSplit)
+          continue;
+        size_t N = Vs.size();
+        Add(Stem, RV->Entry, (Sp ? "rebased_split3" : "rebased") + Suffix,
+            Conv::Rebased, Sp);
+        if (Vs.size() > N) {
+          Vs.back().Fp = Fp;
+          Vs.back().Dim = Dim;
+        }
+      }
     };
     std::string Main = PtxDir + "/" + C.Kernel;
     AddBuild(Main, "");
@@ -743,8 +871,12 @@ int main(int Argc, char **Argv) {
       for (int V = 0; V < NV; ++V) {
         int Set = (Rep * NV + V) % C.Sets;
         int Which = (V + Rep) % NV;
-        CK(cuEventRecord(Ev[0], Stream));
+        std::vector<RecordedLaunch> Unit;
+        Deferred = &Unit;
         runUnit(Vs[Which], C, Set, Stream);
+        Deferred = nullptr;
+        CK(cuEventRecord(Ev[0], Stream));
+        issue(Unit, Stream);
         CK(cuEventRecord(Ev[1], Stream));
         CK(cuEventSynchronize(Ev[1]));
         float Ms = 0;

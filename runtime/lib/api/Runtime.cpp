@@ -427,6 +427,8 @@ Result Runtime::start() {
   Buffers = std::make_unique<BufferManager>(Registry->devices());
   Exec = std::make_unique<CpuExecutor>(0);
 
+  // The model policy becomes the default once the tests that check splits
+  // over CPU devices name their policy (docs/partitioner.md).
   PartitionPolicy Policy = PartitionPolicy::Proportional;
   if (const char *Env = std::getenv("CLEAVE_PARTITION")) {
     std::string_view V = trim(Env);
@@ -435,7 +437,8 @@ Result Runtime::start() {
     else if (!V.empty()) {
       Policy = PartitionPolicy::Proportional;
       logLine("cleave: CLEAVE_PARTITION=" + std::string(Env) +
-              ": expected even, proportional or single; using proportional");
+              ": expected even, proportional, single or model; using "
+              "proportional");
     }
   }
   Eng = std::make_unique<Engine>(*Buffers, *Exec, Policy);

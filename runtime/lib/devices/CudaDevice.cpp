@@ -297,6 +297,22 @@ public:
     return Result::success();
   }
 
+  Result maxActiveBlocksPerSM(FunctionHandle Fn, unsigned BlockThreads,
+                              uint64_t DynamicShared,
+                              unsigned &Out) override {
+    Out = 0;
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    int N = 0;
+    if (CUresult R = Drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &N, static_cast<CUfunction>(Fn), int(BlockThreads),
+            size_t(DynamicShared)))
+      return fail(R, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    Out = unsigned(std::max(N, 0));
+    return Result::success();
+  }
+
 protected:
   Result launchKernelImpl(FunctionHandle Fn, const uint32_t Grid[3],
                           const uint32_t Block[3], uint64_t DynamicShared,

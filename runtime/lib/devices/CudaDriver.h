@@ -65,6 +65,7 @@ namespace rt {
   X(cuModuleGetGlobal)                                                         \
   X(cuFuncSetAttribute)                                                        \
   X(cuFuncGetAttribute)                                                        \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuLaunchKernel)
 
 struct CudaDriver {

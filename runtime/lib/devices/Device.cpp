@@ -206,6 +206,13 @@ Result Device::launchKernelImpl(FunctionHandle, const uint32_t *,
                        name() + " does not launch GPU functions");
 }
 
+Result Device::maxActiveBlocksPerSM(FunctionHandle, unsigned, uint64_t,
+                                    unsigned &Out) {
+  Out = 0;
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " has no occupancy query");
+}
+
 Result Device::allocateHost(uint64_t Bytes, void *&Out) {
   Out = Bytes ? std::malloc(Bytes) : nullptr;
   if (Bytes && !Out)

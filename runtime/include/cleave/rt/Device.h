@@ -169,6 +169,14 @@ public:
   Result launchKernel(FunctionHandle F, const uint32_t Grid[3],
                       const uint32_t Block[3], uint64_t DynamicSharedBytes,
                       StreamHandle S, void **Params);
+  /// How many blocks of \p F with \p BlockThreads threads and
+  /// \p DynamicSharedBytes of dynamic shared memory are resident on one SM
+  /// at once (cuOccupancyMaxActiveBlocksPerMultiprocessor): what makes a
+  /// wave, for the partitioner's tables. NotSupported on devices without
+  /// the query (the CPU, the tests' devices).
+  virtual Result maxActiveBlocksPerSM(FunctionHandle F, unsigned BlockThreads,
+                                      uint64_t DynamicSharedBytes,
+                                      unsigned &Out);
   /// Counts one launch on this device for fault injection: the injected
   /// fault's error (LaunchFailure) when CLEAVE_FAULT says this launch
   /// fails, else success. launchKernel calls it; whoever runs a CPU variant

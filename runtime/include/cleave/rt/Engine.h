@@ -67,14 +67,18 @@ enum class PartitionPolicy {
   /// Every device that can run the kernel gets an equal share of blocks.
   Even,
   /// Shares proportional to each device's throughput estimate (SMs x clock
-  /// for GPUs, worker threads for the CPU) until the model-driven
-  /// partitioner exists.
+  /// for GPUs, worker threads for the CPU).
   Proportional,
   /// The whole grid on the best device (the first GPU, else the CPU).
   SingleDevice,
+  /// SKMD's partitioner over per-kernel performance tables (seeded from the
+  /// device profile, refined from measured launches, persisted), transfer
+  /// costs from footprints and residency, and merge costs (Planner.h,
+  /// docs/partitioner.md). One device when splitting does not pay.
+  Model,
 };
 
-/// "even", "proportional", "single"; false for anything else.
+/// "even", "proportional", "single", "model"; false for anything else.
 bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out);
 
 /// The split a policy makes of \p Blocks blocks over \p Devices (in that
@@ -131,6 +135,10 @@ public:
                         uint64_t Bytes);
   /// The size of a variable, or NotSupported-free InvalidValue if unknown.
   Result symbolSize(std::string_view Name, uint64_t &Bytes) const;
+
+  /// Writes the model policy's measured performance tables to the cache
+  /// (also done every few seconds, at destruction and at exit).
+  Result flushPerformanceCache();
 
   PartitionPolicy policy() const { return Policy; }
   void setPolicy(PartitionPolicy P) { Policy = P; }

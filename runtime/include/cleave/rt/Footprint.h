@@ -97,6 +97,31 @@ struct FootprintResult {
   const ParamFootprint *find(unsigned ArgNo) const;
 };
 
+/// How a rebased integer parameter must fit its type.
+enum class RebaseMode : uint8_t {
+  Wrap,     ///< modulo 2^bits (equality comparisons)
+  Signed,   ///< the value must fit the signed range
+  Unsigned, ///< the value must fit the unsigned range
+};
+
+/// A rebased variant of the kernel (cleave-rebase, docs/transforms.md): the
+/// kernel's own code launched on a slab of the grid along Dim.
+struct RebasedVariant {
+  unsigned Dim = 0; ///< 0 = x, 1 = y, 2 = z
+  std::string Entry;
+};
+
+/// One extra parameter of a rebased variant, in the variant's order (they
+/// come before the kernel's own parameters).
+struct RebaseValue {
+  /// A pointer: the value of argument ArgNo plus Value bytes.
+  bool IsPointer = false;
+  unsigned ArgNo = 0;
+  /// An integer of Bits (32 or 64) bits; 32-bit values are sign-extended.
+  unsigned Bits = 64;
+  int64_t Value = 0;
+};
+
 class FootprintProgram {
 public:
   FootprintProgram();
@@ -112,6 +137,19 @@ public:
   /// only when the launch itself is malformed (non-positive dimensions, a
   /// block range outside the grid, missing arguments).
   Status evaluate(const LaunchConfig &L, FootprintResult &Out) const;
+
+  /// The rebased variants the text describes (its `rebase` records).
+  const std::vector<RebasedVariant> &rebasedVariants() const;
+  /// The rebased variant along \p Dim, or null.
+  const RebasedVariant *rebasedVariant(unsigned Dim) const;
+  /// The extra parameters of the rebased variant along \p Dim for the slab
+  /// of blocks whose index along Dim starts at \p First, in launch \p L
+  /// (its grid is the original one; First and Count are ignored). False,
+  /// with the reason in \p Why, when the variant must not run this launch
+  /// (a range check fails, a value does not fit): use the partition-ready
+  /// variant then.
+  bool rebase(const LaunchConfig &L, unsigned Dim, int64_t First,
+              std::vector<RebaseValue> &Out, std::string &Why) const;
 
   /// The kernel's (mangled) name as written in the text.
   const std::string &kernelName() const;

@@ -78,7 +78,8 @@ struct LaunchPlan {
     uint64_t First = 0;
     uint64_t Count = 0;
     /// What ran: "cpu" (the CPU variant), "original" (the GPU kernel over
-    /// the whole grid), "partition" (the partition-ready variant), "merge"
+    /// the whole grid), "partition" (the partition-ready variant),
+    /// "rebased" (the kernel's rebased variant on a slab), "merge"
     /// (the GPU merge kernel) or "cpu-merge" (the CPU merge variant). Empty
     /// for launchOnCpuDevices, which runs only CPU variants.
     std::string Variant;

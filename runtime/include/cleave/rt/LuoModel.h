@@ -33,9 +33,22 @@ struct Corrections {
   /// (3.14) prints max{...} without ", 0": T_c can go negative. Fixed: max
   /// with 0.
   bool ClampTc4 = false;
+  /// §1.6 computes one block on one SM and never says how the grid's
+  /// blocks add up. Fixed: multiply by the waves, ceil(blocks / (N_sm *
+  /// blocks per SM)) (`cleave analyze --paper-fix=waves`).
+  bool Waves = false;
+  /// §1.8: N_act is the block's warp count and one block runs per SM.
+  /// Fixed: N_act and the blocks per SM from the occupancy that registers,
+  /// shared memory, threads and blocks per SM allow (`occupancy`).
+  bool Occupancy = false;
+  /// §1.8: no launch overhead. Fixed: add the profile's launch cost
+  /// (`launch`).
+  bool Launch = false;
 
   static Corrections paper() { return {}; }
-  static Corrections fixed() { return {true, true, true}; }
+  static Corrections fixed() {
+    return {true, true, true, true, true, true};
+  }
 };
 
 /// (3.1) Warp_bwt = N_thread * D_mem / (N_trans * t_mem), bytes per clock.

@@ -86,6 +86,10 @@ struct DeviceCost {
   double H2DGBps = 0, D2HGBps = 0;
   /// Works on host memory in place (the CPU): no transfers.
   bool SharesHost = false;
+  /// Devices with the same group (>= 0) run their shares one after the
+  /// other on the same hardware: the compute time of each is the sum over
+  /// the group's members with work. -1: runs on its own.
+  int SerialGroup = -1;
 };
 
 enum class LinkMode {

@@ -1,0 +1,100 @@
+//===- DeviceProfile.h - What the planner knows of the machine --*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). The numbers the model-driven
+// partitioner (Planner.h) needs about each device and the links between
+// them, read from a profile that `cleave-calibrate` wrote
+// (CLEAVE_PROFILE=path.json, docs/calibrate.md has the schema), or, without
+// one, conservative defaults derived from the device attributes (stated in
+// the CLEAVE_LOG=plan output, and in docs/partitioner.md).
+//
+// Only the parts the planner uses are kept: per GPU its SM count, DRAM read
+// bandwidth, host-link bandwidths alone (pinned and pageable), the launch
+// round trip and stream synchronization cost, the peer bandwidths; the
+// aggregate host-link bandwidths with every GPU busy; the CPU's triad
+// bandwidth with one thread and with all of them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_DEVICEPROFILE_H
+#define CLEAVE_RT_DEVICEPROFILE_H
+
+#include "cleave/rt/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+struct GpuProfile {
+  /// The CUDA ordinal it was measured as (the profile's "index").
+  int Index = 0;
+  std::string Name;
+  unsigned SMs = 0;
+  unsigned MaxThreadsPerSM = 0;
+  unsigned MaxBlocksPerSM = 0;
+  uint64_t SharedBytesPerSM = 0;
+  /// DRAM read bandwidth, GB/s (1e9 B/s).
+  double DramGBps = 0;
+  /// Host links of this GPU alone, GB/s: pinned host memory, and pageable
+  /// memory (what the runtime's host copies are).
+  double PinnedH2DGBps = 0, PinnedD2HGBps = 0;
+  double PageableH2DGBps = 0, PageableD2HGBps = 0;
+  /// Launch of an empty kernel plus cuStreamSynchronize, microseconds.
+  double LaunchUs = 0;
+  /// cuStreamSynchronize on an idle stream, microseconds.
+  double SyncUs = 0;
+  /// Peer bandwidth to other GPUs (by ordinal), GB/s.
+  std::map<int, double> PeerGBps;
+};
+
+struct CpuProfile {
+  unsigned Threads = 0;
+  /// Triad bandwidth (A = B + s C) with every thread / with one, GB/s.
+  double TriadGBps = 0;
+  double TriadOneThreadGBps = 0;
+};
+
+struct DeviceProfile {
+  /// Where the numbers come from: the profile's path, or "defaults".
+  std::string Source = "defaults";
+  /// A short identity for cache file names: the profile's host name and
+  /// date, or "defaults".
+  std::string Tag = "defaults";
+  bool FromFile = false;
+  std::vector<GpuProfile> Gpus;
+  CpuProfile Cpu;
+  /// Host-link bandwidth with every GPU sending (receiving) at once, GB/s;
+  /// 0 when the profile does not have that state.
+  double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
+
+  /// The profile of the GPU of CUDA ordinal \p Ordinal, or null.
+  const GpuProfile *gpu(int Ordinal) const;
+};
+
+/// Parses a cleave-calibrate profile (schema "cleave-device-profile",
+/// version 1). InvalidValue naming what is wrong for text that is not JSON,
+/// another schema or version, or a profile without GPUs and CPU numbers.
+Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out);
+/// Reads and parses \p Path (InvalidValue naming the path on any error).
+Result loadDeviceProfile(const std::string &Path, DeviceProfile &Out);
+
+/// Conservative defaults used for what no profile gives, documented in
+/// docs/partitioner.md: a GPU's DRAM bandwidth is 10 GB/s per SM, its host
+/// link 10 GB/s each way (pageable copies), launch + sync 20 us; the CPU
+/// streams 3 GB/s per thread (8 GB/s with one).
+namespace profile_defaults {
+constexpr double GpuDramGBpsPerSM = 10.0;
+constexpr double GpuHostLinkGBps = 10.0;
+constexpr double GpuLaunchUs = 20.0;
+constexpr double GpuPeerGBps = 50.0;
+constexpr double CpuTriadGBpsPerThread = 3.0;
+constexpr double CpuOneThreadGBps = 8.0;
+} // namespace profile_defaults
+
+} // namespace rt
+} // namespace cleave
+
+#endif

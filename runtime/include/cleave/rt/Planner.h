@@ -1,0 +1,202 @@
+//===- Planner.h - The model-driven partition policy ------------*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). The engine's `model` policy (issue 6
+// §4): SKMD's partitioner (Partitioner.h) fed with real inputs.
+//
+//   * Performance tables per device and kernel (blocks/ms at wave-aligned
+//     block counts), keyed by kernel, block dimensions, dynamic shared
+//     memory and grid size class. Seeded from the device profile before any
+//     measurement (a roofline: the bytes a wave of blocks moves over the
+//     device's memory bandwidth, with a floor), refined from the launches'
+//     measured range times (an exponential average per row; the seeded rows
+//     of a table are rescaled by what the measurements say of the seed), and
+//     persisted between runs (PerfCache.h).
+//   * Transfer costs per device from the footprints and residency, through a
+//     callback into the engine: the bytes a device is missing for a share,
+//     evaluated at two block counts (its anchor share and the whole grid)
+//     and fitted to ByteCost (Fixed + PerBlock n). Pieces coming over a
+//     faster or slower path than the device's nominal link (a peer GPU, a
+//     staged copy) count in proportion to their time.
+//   * A merge cost when the writes are not exact, from the bytes written.
+//
+// Everything the planner needs from the engine is in PlanRequest, so the
+// unit tests drive it with synthetic devices and byte functions.
+// docs/partitioner.md describes the model, the seed and the log.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_PLANNER_H
+#define CLEAVE_RT_PLANNER_H
+
+#include "cleave/rt/DeviceProfile.h"
+#include "cleave/rt/Error.h"
+#include "cleave/rt/Partitioner.h"
+#include "cleave/rt/PerfCache.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+/// One performance table of one device.
+struct PerfKey {
+  /// The kernel's name and a hash of its program and footprints, so two
+  /// programs with a kernel of the same name do not share a table.
+  std::string Kernel;
+  uint32_t Block[3] = {1, 1, 1};
+  uint64_t SharedBytes = 0;
+  /// floor(log2(grid blocks)): launches of very different sizes (a
+  /// reduction's passes) get tables of their own.
+  unsigned GridClass = 0;
+  /// "name|256x1x1|s0|g12".
+  std::string text() const;
+};
+
+/// floor(log2(Blocks)) (0 for 0 and 1).
+unsigned gridClass(uint64_t Blocks);
+
+/// PerfKey::Kernel for kernel \p Name: "name@<hash of Salt>" (Salt: the
+/// program's source and the kernel's footprints).
+std::string tableKernelName(const std::string &Name, const std::string &Salt);
+
+/// A device that can run the launch, as the engine describes it.
+struct PlanDevice {
+  /// The runtime's name (gpu0, cpu1).
+  std::string Name;
+  /// Its table identity in the cache: name and description.
+  std::string Identity;
+  bool Gpu = false;
+  /// Blocks running at once: SMs x resident blocks per SM for this block
+  /// size and shared memory (GPU), worker threads (CPU). Rows are at
+  /// multiples of it.
+  uint64_t Wave = 1;
+  /// The seed: a wave moves Wave x BytesPerBlock bytes at SeedGBps (DRAM
+  /// read bandwidth of a GPU, the CPU's triad bandwidth), and takes at
+  /// least SeedMinWaveMs.
+  double SeedGBps = 0;
+  double SeedMinWaveMs = 0;
+  /// Milliseconds added when the device gets work (launch, synchronization,
+  /// the engine's per-range cost).
+  double FixedMs = 0;
+  /// The bandwidth its inputs arrive at (GB/s) from the host: effective
+  /// bytes (PlanRequest::MissingBytes) are normalized to it.
+  double LinkGBps = 0;
+  /// Devices sharing one executor (CPU devices) have the same group.
+  int SerialGroup = -1;
+};
+
+struct PlanRequest {
+  PerfKey Key;
+  uint64_t TotalBlocks = 0;
+  std::vector<PlanDevice> Devices;
+  /// Bytes one block reads and writes (the whole grid's footprint bytes /
+  /// blocks): the seed's traffic.
+  double BytesPerBlock = 0;
+  /// False: the launch runs whole on one device (the best single one);
+  /// WhyWhole says why (for the log).
+  bool Splittable = true;
+  std::string WhyWhole;
+  /// Writes are not exact: splitting costs MergeMs.
+  bool NeedsMerge = false;
+  double MergeMs = 0;
+  /// Aggregate host-link bandwidths with every GPU busy (0: none).
+  double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
+  /// The bytes device \p D is missing to run blocks [First, First + Count):
+  /// \p Raw as counted, \p Effective with each piece scaled to the time it
+  /// takes relative to the device's LinkGBps. Null: nothing is missing.
+  std::function<void(size_t D, uint64_t First, uint64_t Count, double &Raw,
+                     double &Effective)>
+      MissingBytes;
+};
+
+/// What the planner used and predicted for one device.
+struct PlanDeviceReport {
+  uint64_t Blocks = 0;
+  double PredictedMs = 0;
+  double ExecMs = 0;
+  /// Missing input bytes for its share (raw and effective) and the fit.
+  double InBytes = 0, InEffective = 0;
+  ByteCost In;
+  /// Rows of its table: seeded (rescaled by Scale) and measured.
+  size_t SeededRows = 0, MeasuredRows = 0;
+  double Scale = 1;
+  /// The row its share used, and whether it was measured.
+  uint64_t Row = 0;
+  bool RowMeasured = false;
+  unsigned RowSamples = 0;
+};
+
+struct PlanResult {
+  /// Blocks per request device (sums to the total).
+  std::vector<uint64_t> Blocks;
+  PartitionDecision Decision;
+  std::vector<PlanDeviceReport> Devices;
+  bool Splittable = true;
+  /// For CLEAVE_LOG=plan: per device predicted ms, blocks, bytes in and
+  /// written, the single-device alternative, seeded or measured rows.
+  std::string describe(const PlanRequest &R) const;
+};
+
+/// Seed time of \p Blocks blocks on \p D: whole waves of the roofline time.
+double seedMs(const PlanDevice &D, double BytesPerBlock, uint64_t Blocks);
+
+class Planner {
+public:
+  /// \p CacheFile: where measured rows persist (loaded now; a corrupt file
+  /// is reported once on stderr and ignored); empty: not persisted.
+  Planner(DeviceProfile Profile, std::string CacheFile);
+  ~Planner();
+  Planner(const Planner &) = delete;
+  Planner &operator=(const Planner &) = delete;
+
+  const DeviceProfile &profile() const { return Profile; }
+  const std::string &cacheFile() const { return CacheFile; }
+
+  /// Decides the blocks of each device of \p R.
+  PlanResult plan(const PlanRequest &R);
+
+  /// The table of device \p D of \p R: seeded rows (rescaled) and measured
+  /// rows; fills \p Report's row counts and scale when given.
+  PerfTable table(const PlanRequest &R, size_t D,
+                  PlanDeviceReport *Report = nullptr) const;
+
+  /// A measured range: \p Blocks blocks of \p Key ran on \p D in \p Ms.
+  /// The row is the wave multiple at or above Blocks.
+  void record(const PlanDevice &D, const PerfKey &Key, uint64_t Blocks,
+              double Ms);
+
+  /// Writes the cache when it changed (and persistence is on).
+  Result flush();
+  /// flush() at most every 2 s (after measurements).
+  void maybeFlush();
+
+  const PerfCache &cache() const { return Cache; }
+
+private:
+  DeviceProfile Profile;
+  std::string CacheFile;
+  PerfCache Cache;
+  /// The last decision per table key: device identity -> blocks, the
+  /// anchors of the next byte evaluation.
+  std::map<std::string, std::map<std::string, uint64_t>> Last;
+  std::chrono::steady_clock::time_point LastSave;
+  bool Saved = false;
+  bool SaveFailed = false;
+  mutable std::mutex Mutex;
+};
+
+/// The cache file for \p Profile and the devices \p Identities:
+/// <dir>/perf-<profile tag>-<hash of the identities>.json; empty when
+/// \p Dir is.
+std::string perfCacheFile(const std::string &Dir, const DeviceProfile &Profile,
+                          const std::vector<std::string> &Identities);
+
+} // namespace rt
+} // namespace cleave
+
+#endif

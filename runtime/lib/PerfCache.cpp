@@ -1,0 +1,215 @@
+//===- PerfCache.cpp - Measured performance tables, persisted -------------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/PerfCache.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cleave/rt/PerfCache.h"
+
+#include "JsonUtil.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cleave {
+namespace rt {
+
+using json_util::field;
+
+const PerfCache::Rows *PerfCache::find(const std::string &Device,
+                                       const std::string &Key) const {
+  auto D = Tables.find(Device);
+  if (D == Tables.end())
+    return nullptr;
+  auto K = D->second.find(Key);
+  return K == D->second.end() ? nullptr : &K->second;
+}
+
+void PerfCache::record(const std::string &Device, const std::string &Key,
+                       uint64_t Blocks, double BlocksPerMs) {
+  if (!Blocks || !(BlocksPerMs > 0) || !std::isfinite(BlocksPerMs))
+    return;
+  Rows &R = Tables[Device][Key];
+  auto It = R.find(Blocks);
+  if (It == R.end() && R.size() >= MaxRows) {
+    // Fold into the nearest row rather than grow without bound.
+    auto Hi = R.lower_bound(Blocks);
+    auto Lo = Hi == R.begin() ? Hi : std::prev(Hi);
+    It = Hi == R.end() || (Lo != Hi && Blocks - Lo->first < Hi->first - Blocks)
+             ? Lo
+             : Hi;
+  }
+  if (It == R.end()) {
+    R[Blocks] = {BlocksPerMs, 1};
+  } else {
+    PerfSample &S = It->second;
+    S.BlocksPerMs += Alpha * (BlocksPerMs - S.BlocksPerMs);
+    ++S.Samples;
+  }
+  Dirty = true;
+}
+
+size_t PerfCache::numTables() const {
+  size_t N = 0;
+  for (auto &[D, T] : Tables)
+    N += T.size();
+  return N;
+}
+
+std::string PerfCache::serialize() const {
+  nlohmann::json Devices = nlohmann::json::object();
+  for (auto &[D, T] : Tables) {
+    nlohmann::json Keys = nlohmann::json::object();
+    for (auto &[K, Rows] : T) {
+      nlohmann::json A = nlohmann::json::array();
+      for (auto &[B, S] : Rows)
+        A.push_back({B, S.BlocksPerMs, S.Samples});
+      Keys[K] = std::move(A);
+    }
+    Devices[D] = std::move(Keys);
+  }
+  nlohmann::json J = {{"schema", "cleave-perf-cache"},
+                      {"version", 1},
+                      {"devices", std::move(Devices)}};
+  // Names are ASCII, but an odd byte must not abort the process.
+  return J.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
+         "\n";
+}
+
+Result PerfCache::parse(std::string_view Text) {
+  auto Bad = [](const std::string &Why) {
+    return Result::error(ErrorCode::InvalidValue,
+                         "performance cache: " + Why);
+  };
+  nlohmann::json J =
+      nlohmann::json::parse(Text.begin(), Text.end(), nullptr, false);
+  if (J.is_discarded() || !J.is_object())
+    return Bad("not a JSON object");
+  const nlohmann::json *S = field(J, "schema");
+  if (!S || !S->is_string() || S->get<std::string>() != "cleave-perf-cache")
+    return Bad("the schema is not \"cleave-perf-cache\"");
+  const nlohmann::json *V = field(J, "version");
+  if (!V || !V->is_number_integer() || V->get<int64_t>() != 1)
+    return Bad("version is not 1");
+  const nlohmann::json *Devices = field(J, "devices");
+  if (!Devices || !Devices->is_object())
+    return Bad("no \"devices\" object");
+  std::map<std::string, std::map<std::string, Rows>> New;
+  for (auto D = Devices->begin(); D != Devices->end(); ++D) {
+    if (!D->is_object())
+      return Bad("device " + D.key() + " is not an object");
+    for (auto K = D->begin(); K != D->end(); ++K) {
+      if (!K->is_array())
+        return Bad("table " + K.key() + " is not an array");
+      Rows &R = New[D.key()][K.key()];
+      for (const nlohmann::json &Row : *K) {
+        if (!Row.is_array() || Row.size() != 3 ||
+            !Row[0].is_number_unsigned() || !Row[1].is_number() ||
+            !Row[2].is_number_unsigned())
+          return Bad("table " + K.key() + " has a malformed row");
+        uint64_t B = Row[0].get<uint64_t>();
+        double T = Row[1].get<double>();
+        uint64_t N = Row[2].get<uint64_t>();
+        if (!B || !(T > 0) || !std::isfinite(T) || !N)
+          return Bad("table " + K.key() + " has a row out of range");
+        R[B] = {T, unsigned(std::min<uint64_t>(N, ~0u))};
+      }
+    }
+  }
+  Tables = std::move(New);
+  Dirty = false;
+  return Result::success();
+}
+
+Result PerfCache::load(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    if (errno == ENOENT) {
+      Tables.clear();
+      Dirty = false;
+      return Result::success();
+    }
+    return Result::error(ErrorCode::InvalidValue,
+                         Path + ": cannot be read: " + std::strerror(errno));
+  }
+  std::ostringstream SS;
+  SS << In.rdbuf();
+  Result R = parse(SS.str());
+  if (!R.ok())
+    return Result::error(R.code(), Path + ": " + R.message());
+  return R;
+}
+
+namespace {
+
+/// mkdir -p.
+bool makeDirectories(const std::string &Dir) {
+  if (Dir.empty())
+    return false;
+  for (size_t P = 1; P <= Dir.size(); ++P) {
+    if (P != Dir.size() && Dir[P] != '/')
+      continue;
+    std::string Part = Dir.substr(0, P);
+    if (::mkdir(Part.c_str(), 0755) != 0 && errno != EEXIST)
+      return false;
+  }
+  struct stat St;
+  return ::stat(Dir.c_str(), &St) == 0 && S_ISDIR(St.st_mode);
+}
+
+} // namespace
+
+Result PerfCache::save(const std::string &Path) {
+  auto Fail = [&](const std::string &What) {
+    return Result::error(ErrorCode::Unknown,
+                         "performance cache " + Path + ": " + What + ": " +
+                             std::strerror(errno));
+  };
+  size_t Slash = Path.rfind('/');
+  if (Slash != std::string::npos && Slash > 0 &&
+      !makeDirectories(Path.substr(0, Slash)))
+    return Fail("cannot create its directory");
+  std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
+  std::string Text = serialize();
+  FILE *F = std::fopen(Tmp.c_str(), "wb");
+  if (!F)
+    return Fail("cannot create " + Tmp);
+  bool Ok = std::fwrite(Text.data(), 1, Text.size(), F) == Text.size();
+  Ok &= std::fflush(F) == 0;
+  Ok &= std::fclose(F) == 0;
+  if (!Ok || std::rename(Tmp.c_str(), Path.c_str()) != 0) {
+    Result R = Fail("cannot write it");
+    std::remove(Tmp.c_str());
+    return R;
+  }
+  Dirty = false;
+  return Result::success();
+}
+
+std::string perfCacheDirectory() {
+  if (const char *D = std::getenv("CLEAVE_CACHE_DIR")) {
+    std::string S = D;
+    if (S == "off" || S == "none")
+      return "";
+    if (!S.empty())
+      return S;
+  }
+  if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X == '/')
+    return std::string(X) + "/cleave";
+  if (const char *H = std::getenv("HOME"); H && *H)
+    return std::string(H) + "/.cache/cleave";
+  return "";
+}
+
+} // namespace rt
+} // namespace cleave

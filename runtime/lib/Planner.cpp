@@ -1,0 +1,466 @@
+//===- Planner.cpp - The model-driven partition policy --------------------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/Planner.h and
+// docs/partitioner.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cleave/rt/Planner.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <set>
+
+namespace cleave {
+namespace rt {
+
+namespace {
+
+constexpr double Infinity = std::numeric_limits<double>::infinity();
+
+/// FNV-1a, for names of cache files.
+uint64_t fnv1a(const std::string &S) {
+  uint64_t H = 1469598103934665603ull;
+  for (unsigned char C : S) {
+    H ^= C;
+    H *= 1099511628211ull;
+  }
+  return H;
+}
+
+std::string hex(uint64_t V, int Digits) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof(Buf), "%0*llx", Digits,
+                static_cast<unsigned long long>(V));
+  return std::string(Buf).substr(0, size_t(Digits));
+}
+
+/// Planners alive, flushed once more at exit (the API layer's runtime is
+/// never destroyed).
+struct LiveSet {
+  std::mutex Mutex;
+  std::set<Planner *> Planners;
+};
+
+LiveSet &live() {
+  static LiveSet *L = [] {
+    auto *S = new LiveSet(); // never destroyed: used by the exit hook
+    std::atexit([] {
+      LiveSet &X = live();
+      std::lock_guard<std::mutex> Lock(X.Mutex);
+      for (Planner *P : X.Planners)
+        (void)P->flush();
+    });
+    return S;
+  }();
+  return *L;
+}
+
+std::string bytesText(double B) {
+  char Buf[64];
+  if (B >= 1e9)
+    std::snprintf(Buf, sizeof(Buf), "%.2f GB", B / 1e9);
+  else if (B >= 1e6)
+    std::snprintf(Buf, sizeof(Buf), "%.2f MB", B / 1e6);
+  else if (B >= 1e3)
+    std::snprintf(Buf, sizeof(Buf), "%.1f kB", B / 1e3);
+  else
+    std::snprintf(Buf, sizeof(Buf), "%.0f B", B);
+  return Buf;
+}
+
+} // namespace
+
+unsigned gridClass(uint64_t Blocks) {
+  unsigned C = 0;
+  while (Blocks > 1) {
+    Blocks >>= 1;
+    ++C;
+  }
+  return C;
+}
+
+std::string tableKernelName(const std::string &Name, const std::string &Salt) {
+  return Name + "@" + hex(fnv1a(Salt), 8);
+}
+
+std::string PerfKey::text() const {
+  return Kernel + "|" + std::to_string(Block[0]) + "x" +
+         std::to_string(Block[1]) + "x" + std::to_string(Block[2]) + "|s" +
+         std::to_string(SharedBytes) + "|g" + std::to_string(GridClass);
+}
+
+double seedMs(const PlanDevice &D, double BytesPerBlock, uint64_t Blocks) {
+  if (!Blocks)
+    return 0;
+  uint64_t W = std::max<uint64_t>(1, D.Wave);
+  double Waves = double((Blocks + W - 1) / W);
+  double WaveMs = D.SeedGBps > 0
+                      ? double(W) * std::max(0.0, BytesPerBlock) /
+                            (D.SeedGBps * 1e6)
+                      : 0.0;
+  WaveMs = std::max({WaveMs, D.SeedMinWaveMs, 1e-6});
+  return Waves * WaveMs;
+}
+
+std::string perfCacheFile(const std::string &Dir, const DeviceProfile &Profile,
+                          const std::vector<std::string> &Identities) {
+  if (Dir.empty())
+    return "";
+  std::string Tag;
+  for (char C : Profile.Tag)
+    Tag += (std::isalnum(static_cast<unsigned char>(C)) || C == '-' ||
+            C == '_' || C == '.')
+               ? C
+               : '_';
+  std::string Ids;
+  for (const std::string &I : Identities)
+    Ids += I + "\n";
+  return Dir + "/perf-" + Tag + "-" + hex(fnv1a(Ids), 12) + ".json";
+}
+
+Planner::Planner(DeviceProfile P, std::string File)
+    : Profile(std::move(P)), CacheFile(std::move(File)) {
+  if (!CacheFile.empty()) {
+    Result R = Cache.load(CacheFile);
+    if (!R.ok())
+      std::fprintf(stderr,
+                   "cleave: ignoring the performance cache (%s); it will be "
+                   "rewritten\n",
+                   R.message().c_str());
+  }
+  LiveSet &L = live();
+  std::lock_guard<std::mutex> Lock(L.Mutex);
+  L.Planners.insert(this);
+}
+
+Planner::~Planner() {
+  {
+    LiveSet &L = live();
+    std::lock_guard<std::mutex> Lock(L.Mutex);
+    L.Planners.erase(this);
+  }
+  (void)flush();
+}
+
+Result Planner::flush() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (CacheFile.empty() || !Cache.dirty())
+    return Result::success();
+  Result R = Cache.save(CacheFile);
+  LastSave = std::chrono::steady_clock::now();
+  Saved = true;
+  if (!R.ok() && !SaveFailed) {
+    SaveFailed = true; // said once
+    std::fprintf(stderr, "cleave: %s\n", R.message().c_str());
+  }
+  return R;
+}
+
+void Planner::maybeFlush() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (CacheFile.empty() || !Cache.dirty() || SaveFailed)
+      return;
+    if (Saved &&
+        std::chrono::steady_clock::now() - LastSave < std::chrono::seconds(2))
+      return;
+  }
+  (void)flush();
+}
+
+void Planner::record(const PlanDevice &D, const PerfKey &Key, uint64_t Blocks,
+                     double Ms) {
+  if (!Blocks || !(Ms > 0) || !std::isfinite(Ms))
+    return;
+  uint64_t W = std::max<uint64_t>(1, D.Wave);
+  uint64_t Row = (Blocks + W - 1) / W * W;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Cache.record(D.Identity, Key.text(), Row, double(Blocks) / Ms);
+}
+
+PerfTable Planner::table(const PlanRequest &R, size_t D,
+                         PlanDeviceReport *Report) const {
+  const PlanDevice &Dev = R.Devices[D];
+  uint64_t W = std::max<uint64_t>(1, Dev.Wave);
+  uint64_t N = std::max<uint64_t>(1, R.TotalBlocks);
+  uint64_t Waves = (N + W - 1) / W;
+  auto SeedThroughput = [&](uint64_t B) {
+    return double(B) / seedMs(Dev, R.BytesPerBlock, B);
+  };
+  PerfCache::Rows Measured;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (const PerfCache::Rows *M = Cache.find(Dev.Identity, R.Key.text()))
+      Measured = *M;
+  }
+  // What the measurements say of the seed: the geometric mean of measured
+  // over seeded throughput at the measured rows scales the seeded rows.
+  double Scale = 1;
+  if (!Measured.empty()) {
+    double LogSum = 0;
+    for (auto &[B, S] : Measured)
+      LogSum += std::log(S.BlocksPerMs / SeedThroughput(B));
+    Scale = std::exp(LogSum / double(Measured.size()));
+  }
+  PerfTable T;
+  size_t Seeded = 0;
+  std::vector<uint64_t> Ks;
+  for (uint64_t K = 1; K < Waves; K *= 2)
+    Ks.push_back(K);
+  Ks.push_back(Waves);
+  for (uint64_t K : Ks) {
+    uint64_t B = K * W;
+    if (Measured.count(B))
+      continue;
+    T.set(B, SeedThroughput(B) * Scale);
+    ++Seeded;
+  }
+  for (auto &[B, S] : Measured)
+    T.set(B, S.BlocksPerMs);
+  if (Report) {
+    Report->SeededRows = Seeded;
+    Report->MeasuredRows = Measured.size();
+    Report->Scale = Scale;
+  }
+  return T;
+}
+
+PlanResult Planner::plan(const PlanRequest &R) {
+  PlanResult Out;
+  size_t K = R.Devices.size();
+  uint64_t N = R.TotalBlocks;
+  Out.Blocks.assign(K, 0);
+  Out.Devices.assign(K, {});
+  Out.Splittable = R.Splittable;
+  if (K == 0 || N == 0)
+    return Out;
+
+  PartitionProblem P;
+  P.TotalBlocks = N;
+  P.Links = LinkMode::Concurrent;
+  P.AggregateH2DGBps = R.AggregateH2DGBps;
+  P.AggregateD2HGBps = R.AggregateD2HGBps;
+  P.NeedsMerge = R.NeedsMerge;
+  P.MergeMs = R.MergeMs;
+  P.Devices.resize(K);
+  for (size_t D = 0; D < K; ++D) {
+    DeviceCost &C = P.Devices[D];
+    C.Name = R.Devices[D].Name;
+    C.Perf = table(R, D, &Out.Devices[D]);
+    C.FixedMs = R.Devices[D].FixedMs;
+    double Link = R.Devices[D].LinkGBps > 0
+                      ? R.Devices[D].LinkGBps
+                      : profile_defaults::GpuHostLinkGBps;
+    C.H2DGBps = C.D2HGBps = Link;
+    C.SerialGroup = R.Devices[D].SerialGroup;
+  }
+
+  // Anchors: where each device's share would lie, for the byte evaluation:
+  // the last decision for this table when it covered these devices, else
+  // shares proportional to the tables' throughput, in device order.
+  std::vector<uint64_t> Anchor(K, 0);
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Last.find(R.Key.text());
+    if (It != Last.end()) {
+      uint64_t Sum = 0;
+      for (size_t D = 0; D < K; ++D) {
+        auto B = It->second.find(R.Devices[D].Identity);
+        Anchor[D] = B == It->second.end() ? 0 : B->second;
+        Sum += Anchor[D];
+      }
+      if (Sum != N)
+        std::fill(Anchor.begin(), Anchor.end(), 0);
+    }
+  }
+  if (std::all_of(Anchor.begin(), Anchor.end(),
+                  [](uint64_t B) { return B == 0; })) {
+    double Sum = 0;
+    std::vector<double> Thr(K);
+    for (size_t D = 0; D < K; ++D)
+      Sum += Thr[D] = P.Devices[D].Perf.throughput(N);
+    uint64_t Given = 0;
+    for (size_t D = 0; D < K; ++D) {
+      Anchor[D] = Sum > 0 ? uint64_t(double(N) * Thr[D] / Sum) : N / K;
+      Anchor[D] = std::min(Anchor[D], N - Given);
+      Given += Anchor[D];
+    }
+    Anchor[0] += N - Given;
+  }
+
+  // Bytes in, affine in the share: exact at the anchor and at the whole
+  // grid (the single-device root of the search).
+  auto Missing = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
+                     double &Eff) {
+    Raw = Eff = 0;
+    if (R.MissingBytes && Count)
+      R.MissingBytes(D, First, Count, Raw, Eff);
+  };
+  uint64_t First = 0;
+  for (size_t D = 0; D < K; ++D) {
+    uint64_t AF = First, AC = Anchor[D];
+    First += Anchor[D];
+    if (AC == 0) { // no anchor share: an equal share where it would start
+      AC = std::max<uint64_t>(1, N / K);
+      AF = std::min(AF, N - AC);
+    }
+    if (AC == N) {
+      AC = std::max<uint64_t>(1, N / 2);
+      AF = 0;
+    }
+    double RawN, EffN, RawC, EffC;
+    Missing(D, 0, N, RawN, EffN);
+    Missing(D, AF, AC, RawC, EffC);
+    ByteCost &C = P.Devices[D].In;
+    if (AC >= N) {
+      C.PerBlock = EffN / double(N);
+    } else {
+      C.PerBlock = (EffN - EffC) / double(N - AC);
+      C.Fixed = EffC - C.PerBlock * double(AC);
+      if (C.PerBlock < 0) { // more missing for less: charge the most
+        C.PerBlock = 0;
+        C.Fixed = std::max(EffN, EffC);
+      } else if (C.Fixed < 0) {
+        C.Fixed = 0;
+        C.PerBlock = EffN / double(N);
+      }
+    }
+    Out.Devices[D].In = C;
+  }
+
+  PartitionDecision &Dec = Out.Decision;
+  if (R.Splittable) {
+    Dec = partition(P);
+  } else {
+    // The best single device, transfers included (the search's root).
+    Dec.Blocks.assign(K, 0);
+    Dec.SingleDeviceMs = Infinity;
+    std::vector<uint64_t> Q(K, 0);
+    std::vector<double> Times;
+    for (size_t D = 0; D < K; ++D) {
+      std::fill(Q.begin(), Q.end(), 0);
+      Q[D] = N;
+      double T = predictPartition(P, Q, Times);
+      if (T < Dec.SingleDeviceMs) {
+        Dec.SingleDeviceMs = T;
+        Dec.BaseDevice = D;
+      }
+    }
+    Dec.Blocks[Dec.BaseDevice] = N;
+    Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
+  }
+  Out.Blocks = Dec.Blocks;
+
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto &L = Last[R.Key.text()];
+    L.clear();
+    for (size_t D = 0; D < K; ++D)
+      L[R.Devices[D].Identity] = Out.Blocks[D];
+  }
+
+  // The report: what each device's share costs, at its actual position.
+  First = 0;
+  for (size_t D = 0; D < K; ++D) {
+    PlanDeviceReport &Rep = Out.Devices[D];
+    Rep.Blocks = Out.Blocks[D];
+    Rep.PredictedMs = D < Dec.DeviceMs.size() ? Dec.DeviceMs[D] : 0;
+    Rep.ExecMs = P.Devices[D].Perf.timeMs(Rep.Blocks);
+    if (Rep.Blocks) {
+      Missing(D, First, Rep.Blocks, Rep.InBytes, Rep.InEffective);
+      const auto &Rows = P.Devices[D].Perf.rows();
+      auto It = std::lower_bound(
+          Rows.begin(), Rows.end(), Rep.Blocks,
+          [](const std::pair<uint64_t, double> &X, uint64_t B) {
+            return X.first < B;
+          });
+      if (It == Rows.end() && !Rows.empty())
+        --It;
+      if (It != Rows.end()) {
+        Rep.Row = It->first;
+        std::lock_guard<std::mutex> Lock(Mutex);
+        if (const PerfCache::Rows *M =
+                Cache.find(R.Devices[D].Identity, R.Key.text())) {
+          auto MI = M->find(Rep.Row);
+          if (MI != M->end()) {
+            Rep.RowMeasured = true;
+            Rep.RowSamples = MI->second.Samples;
+          }
+        }
+      }
+    }
+    First += Rep.Blocks;
+  }
+  return Out;
+}
+
+std::string PlanResult::describe(const PlanRequest &R) const {
+  std::string S;
+  char Buf[512];
+  size_t Working = 0;
+  for (uint64_t B : Blocks)
+    Working += B != 0;
+  std::snprintf(Buf, sizeof(Buf), "plan %s (model): %llu blocks\n",
+                R.Key.text().c_str(),
+                static_cast<unsigned long long>(R.TotalBlocks));
+  S += Buf;
+  for (size_t D = 0; D < Devices.size() && D < R.Devices.size(); ++D) {
+    const PlanDeviceReport &Rep = Devices[D];
+    if (!Rep.Blocks)
+      continue;
+    std::string Row =
+        Rep.RowMeasured
+            ? "measured (" + std::to_string(Rep.RowSamples) + " sample(s))"
+            : "seeded";
+    char Scale[64] = "";
+    if (!Rep.RowMeasured && Rep.MeasuredRows)
+      std::snprintf(Scale, sizeof(Scale), " x%.3g", Rep.Scale);
+    std::snprintf(
+        Buf, sizeof(Buf),
+        "  %s: %llu blocks, predicted %.3f ms (run %.3f ms), bytes in %s "
+        "(as host-link bytes %s), bytes out 0 (writes stay there); "
+        "row %llu %s%s; table %zu measured + %zu seeded row(s), wave %llu\n",
+        R.Devices[D].Name.c_str(),
+        static_cast<unsigned long long>(Rep.Blocks), Rep.PredictedMs,
+        Rep.ExecMs, bytesText(Rep.InBytes).c_str(),
+        bytesText(Rep.InEffective).c_str(),
+        static_cast<unsigned long long>(Rep.Row), Row.c_str(), Scale,
+        Rep.MeasuredRows, Rep.SeededRows,
+        static_cast<unsigned long long>(R.Devices[D].Wave));
+    S += Buf;
+  }
+  std::string Single =
+      Decision.BaseDevice < R.Devices.size()
+          ? R.Devices[Decision.BaseDevice].Name
+          : std::string("?");
+  if (!Splittable) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  whole on %s, predicted %.3f ms: %s\n", Single.c_str(),
+                  Decision.PredictedMs, R.WhyWhole.c_str());
+  } else if (Working <= 1) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  single device %s: %.3f ms; splitting does not pay "
+                  "(no offload lowered the prediction%s)\n",
+                  Single.c_str(), Decision.SingleDeviceMs,
+                  R.NeedsMerge ? "; a split needs a merge" : "");
+  } else {
+    char Merge[64] = "";
+    if (R.NeedsMerge)
+      std::snprintf(Merge, sizeof(Merge), ", merge %.3f ms", R.MergeMs);
+    std::snprintf(Buf, sizeof(Buf),
+                  "  split over %zu devices: predicted %.3f ms%s; single "
+                  "device %s: %.3f ms\n",
+                  Working, Decision.PredictedMs, Merge, Single.c_str(),
+                  Decision.SingleDeviceMs);
+  }
+  S += Buf;
+  return S;
+}
+
+} // namespace rt
+} // namespace cleave

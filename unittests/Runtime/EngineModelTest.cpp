@@ -1,0 +1,284 @@
+//===- EngineModelTest.cpp - The engine's model policy on CPU devices -----===//
+//
+// Part of Cleave. The model policy (Planner.h) inside the engine with real
+// buffers and a real bundle (inline IR through the compiler's bundle
+// writer; a hand-written CPU variant): results against a plain reference,
+// CPU devices kept on one device (they share the executor), residency
+// deciding which device runs, ranges timed into the performance cache and
+// persisted, and a corrupt cache file reported once.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/Bundle/BundleWriter.h"
+#include "cleave/rt/Engine.h"
+#include "cleave/rt/PerfCache.h"
+
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/SourceMgr.h"
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+using namespace cleave::rt;
+
+namespace {
+
+const char *DeviceIR = R"IR(
+target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+define ptx_kernel void @vadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pa = getelementptr inbounds float, ptr %a, i64 %idx
+  %pb = getelementptr inbounds float, ptr %b, i64 %idx
+  %pc = getelementptr inbounds float, ptr %c, i64 %idx
+  %va = load float, ptr %pa, align 4
+  %vb = load float, ptr %pb, align 4
+  %s = fadd float %va, %vb
+  store float %s, ptr %pc, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+
+attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
+)IR";
+
+const std::string &bundleBytes() {
+  static const std::string Bytes = [] {
+    llvm::LLVMContext Ctx;
+    llvm::SMDiagnostic Err;
+    std::unique_ptr<llvm::Module> M =
+        llvm::parseAssemblyString(DeviceIR, Err, Ctx);
+    if (!M)
+      return std::string();
+    M->setSourceFileName("engine_model_test.cu");
+    llvm::Expected<std::string> B = cleave::writeBundle(*M, {});
+    if (!B) {
+      llvm::consumeError(B.takeError());
+      return std::string();
+    }
+    return *B;
+  }();
+  return Bytes;
+}
+
+void vaddCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+             uint64_t Count, void *) {
+  const float *A = *static_cast<const float **>(Args[0]);
+  const float *B = *static_cast<const float **>(Args[1]);
+  float *C = *static_cast<float **>(Args[2]);
+  int N = *static_cast<int *>(Args[3]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N)
+        C[I] = A[I] + B[I];
+    }
+}
+const cleave_cpu_kernel_desc VaddDesc = {"vadd", vaddCpu, 0, 0, 4, 0};
+
+class EngineModelTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Dir = std::string("/tmp/cleave-engine-model-") +
+          std::to_string(::getpid());
+    ASSERT_EQ(std::system(("rm -rf '" + Dir + "'").c_str()), 0);
+    if (const char *Old = std::getenv("CLEAVE_CACHE_DIR"))
+      SavedDir = Old, HadDir = true;
+    setenv("CLEAVE_CACHE_DIR", Dir.c_str(), 1);
+    ASSERT_FALSE(bundleBytes().empty());
+    ASSERT_TRUE(DeviceRegistry::create("cpu,cpu,cpu", Reg,
+                                       RegistryOptions{"none"})
+                    .ok());
+    Bufs = std::make_unique<BufferManager>(Reg->devices());
+    Exec = std::make_unique<CpuExecutor>(2);
+    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Model);
+    ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                                {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                    .ok());
+    K = Eng->findKernel("vadd");
+    ASSERT_NE(K, nullptr);
+  }
+  void TearDown() override {
+    Eng.reset();
+    Bufs.reset();
+    Reg.reset();
+    if (HadDir)
+      setenv("CLEAVE_CACHE_DIR", SavedDir.c_str(), 1);
+    else
+      unsetenv("CLEAVE_CACHE_DIR");
+    (void)std::system(("rm -rf '" + Dir + "'").c_str());
+  }
+
+  float *upload(const std::vector<float> &V) {
+    void *P = nullptr;
+    EXPECT_TRUE(Bufs->allocate(V.size() * sizeof(float), P).ok());
+    EXPECT_TRUE(Bufs->memcpy(P, V.data(), V.size() * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+    return static_cast<float *>(P);
+  }
+  std::vector<float> download(const float *P, size_t N) {
+    std::vector<float> V(N);
+    EXPECT_TRUE(Bufs->memcpy(V.data(), P, N * sizeof(float),
+                             MemcpyKind::DeviceToHost)
+                    .ok());
+    return V;
+  }
+  /// c = a + b over n elements, with the policy or an explicit partition.
+  LaunchPlan run(float *&A, float *&B, float *&C, int &N,
+                 std::vector<PartitionRange> Partition = {}) {
+    void *Args[] = {&A, &B, &C, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    Req.Partition = std::move(Partition);
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  }
+
+  std::string Dir, SavedDir;
+  bool HadDir = false;
+  std::unique_ptr<DeviceRegistry> Reg;
+  std::unique_ptr<CpuExecutor> Exec;
+  std::unique_ptr<BufferManager> Bufs;
+  std::unique_ptr<Engine> Eng;
+  const KernelHandle *K = nullptr;
+};
+
+TEST_F(EngineModelTest, CorrectOnOneCpuDeviceAndTimedIntoTheCache) {
+  int N = 100000;
+  std::vector<float> A(N), B(N);
+  for (int I = 0; I < N; ++I)
+    A[I] = float(I), B[I] = float(3 * I);
+  float *PA = upload(A), *PB = upload(B), *PC = upload(std::vector<float>(N));
+  testing::internal::CaptureStderr();
+  setenv("CLEAVE_LOG", "plan", 1);
+  LaunchPlan Plan = run(PA, PB, PC, N);
+  unsetenv("CLEAVE_LOG");
+  std::string Log = testing::internal::GetCapturedStderr();
+  // The CPU devices share the executor: splitting only adds copies.
+  ASSERT_EQ(Plan.Runs.size(), 1u) << Plan.describe();
+  EXPECT_EQ(Plan.Runs[0].DeviceName, "cpu0");
+  EXPECT_EQ(Plan.BytesMoved, 0u);
+  std::vector<float> Got = download(PC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], float(4 * I)) << I;
+  EXPECT_NE(Log.find("model policy: device profile defaults"),
+            std::string::npos)
+      << Log;
+  EXPECT_NE(Log.find("plan vadd@"), std::string::npos) << Log;
+  EXPECT_NE(Log.find("splitting does not pay"), std::string::npos) << Log;
+
+  // The range was timed: after a flush the cache file holds cpu0's row.
+  ASSERT_TRUE(Eng->flushPerformanceCache().ok());
+  std::string Cmd = "ls '" + Dir + "'/perf-defaults-*.json > /dev/null";
+  ASSERT_EQ(std::system(Cmd.c_str()), 0);
+  std::string Name;
+  {
+    std::string L = "ls '" + Dir + "'/perf-defaults-*.json > '" + Dir +
+                    "/name'";
+    ASSERT_EQ(std::system(L.c_str()), 0);
+    std::ifstream In(Dir + "/name");
+    std::getline(In, Name);
+  }
+  PerfCache C;
+  ASSERT_TRUE(C.load(Name).ok());
+  EXPECT_EQ(C.numTables(), 1u);
+  std::string Text = C.serialize();
+  // One table for every CPU device: they run on the same executor.
+  EXPECT_NE(Text.find("cpu executor (2 threads)"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("vadd@"), std::string::npos) << Text;
+
+  // A second launch: the same decision, and its row is now measured.
+  testing::internal::CaptureStderr();
+  setenv("CLEAVE_LOG", "plan", 1);
+  Plan = run(PA, PB, PC, N);
+  unsetenv("CLEAVE_LOG");
+  Log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Plan.Runs.size(), 1u);
+  EXPECT_NE(Log.find("measured (1 sample(s))"), std::string::npos) << Log;
+}
+
+TEST_F(EngineModelTest, ResidencyPicksTheDeviceHoldingTheData) {
+  int N = 50000;
+  std::vector<float> A(N), B(N);
+  for (int I = 0; I < N; ++I)
+    A[I] = float(I % 97), B[I] = float(I % 13);
+  float *PA = upload(A), *PB = upload(B);
+  float *PC = upload(std::vector<float>(N));
+  float *PD = upload(std::vector<float>(N));
+  // c = a + b runs on cpu2 (explicit): c is valid only there.
+  unsigned Blocks = unsigned(N + 127) / 128;
+  LaunchPlan P1 = run(PA, PB, PC, N, {{2, 0, Blocks}});
+  ASSERT_EQ(P1.Runs.size(), 1u);
+  // d = c + c: cpu2 holds c, the others would copy it; the model runs it
+  // there, moving nothing.
+  LaunchPlan P2 = run(PC, PC, PD, N);
+  ASSERT_EQ(P2.Runs.size(), 1u) << P2.describe();
+  EXPECT_EQ(P2.Runs[0].DeviceName, "cpu2") << P2.describe();
+  EXPECT_EQ(P2.BytesMoved, 0u) << P2.describe();
+  std::vector<float> Got = download(PD, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], 2 * (A[I] + B[I])) << I;
+}
+
+TEST_F(EngineModelTest, CorruptCacheIsReportedOnce) {
+  // The planner is made at the first model launch; its file is the one
+  // this engine's devices and the default profile name.
+  ASSERT_EQ(std::system(("mkdir -p '" + Dir + "'").c_str()), 0);
+  int N = 1000;
+  float *PA = upload(std::vector<float>(N, 1.0f));
+  float *PB = upload(std::vector<float>(N, 2.0f));
+  float *PC = upload(std::vector<float>(N));
+  run(PA, PB, PC, N);
+  ASSERT_TRUE(Eng->flushPerformanceCache().ok());
+  // Corrupt every cache file, then start a new engine over it.
+  ASSERT_EQ(std::system(("for f in '" + Dir +
+                         "'/perf-*.json; do echo garbage > \"$f\"; done")
+                            .c_str()),
+            0);
+  Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Model);
+  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                              {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                  .ok());
+  K = Eng->findKernel("vadd");
+  testing::internal::CaptureStderr();
+  run(PA, PB, PC, N);
+  run(PA, PB, PC, N);
+  std::string Err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(Err.find("ignoring the performance cache"), std::string::npos)
+      << Err;
+  EXPECT_EQ(std::count(Err.begin(), Err.end(), '\n'), 1) << Err;
+  EXPECT_EQ(download(PC, N), std::vector<float>(N, 3.0f));
+  // Rewritten valid.
+  ASSERT_TRUE(Eng->flushPerformanceCache().ok());
+  EXPECT_EQ(std::system(("grep -q cleave-perf-cache '" + Dir +
+                         "'/perf-*.json")
+                            .c_str()),
+            0);
+}
+
+} // namespace
