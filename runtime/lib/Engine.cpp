@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,45 @@ bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out) {
     Out = PartitionPolicy::Model;
   else
     return false;
+  return true;
+}
+
+bool parseSplitWeights(std::string_view Text, size_t NumDevices,
+                       std::vector<double> &Out, std::string &Why) {
+  Out.clear();
+  std::string S(Text);
+  size_t Pos = 0;
+  while (true) {
+    size_t End = S.find(',', Pos);
+    std::string Item =
+        S.substr(Pos, End == std::string::npos ? std::string::npos : End - Pos);
+    size_t B = Item.find_first_not_of(" \t"), E = Item.find_last_not_of(" \t");
+    Item = B == std::string::npos ? std::string() : Item.substr(B, E - B + 1);
+    char *Stop = nullptr;
+    double W = Item.empty() ? 0 : std::strtod(Item.c_str(), &Stop);
+    if (Item.empty() || *Stop || !std::isfinite(W) || W < 0) {
+      Why = "weight " + std::to_string(Out.size()) + " ('" + Item +
+            "') is not a finite number >= 0";
+      return false;
+    }
+    Out.push_back(W);
+    if (End == std::string::npos)
+      break;
+    Pos = End + 1;
+  }
+  if (Out.size() != NumDevices) {
+    Why = std::to_string(Out.size()) + " weight(s) for " +
+          std::to_string(NumDevices) +
+          " selected device(s) (CLEAVE_DEVICES): one per device expected";
+    return false;
+  }
+  bool Any = false;
+  for (double W : Out)
+    Any |= W > 0;
+  if (!Any) {
+    Why = "every weight is 0";
+    return false;
+  }
   return true;
 }
 
@@ -554,6 +594,9 @@ private:
   PerfKey Key;
   std::map<Location, PlanDevice> PlanDevs;
   std::map<Location, size_t> EventsUsed;
+  /// CLEAVE_LOG=time: every range's time on stderr (GPU ranges timed with
+  /// the model policy's events).
+  bool LogTime = envHas("CLEAVE_LOG", "time");
 
   const FootprintProgram *Fp = nullptr;
   uint64_t Total = 0;
@@ -580,6 +623,7 @@ private:
                    std::vector<PartitionRange> &Out);
   PlanDevice planDevice(Location L, unsigned BlockThreads);
   void recordTime(const RunState &R, double Ms);
+  void logTime(const RunState &R, double Ms) const;
   Result attempt(std::vector<PartitionRange> Ranges, bool Decide);
   Result prepare(RunState &R, bool IsMergeDevice);
   Result issue(RunState &R);
@@ -805,11 +849,14 @@ Result makePolicyRanges(PartitionPolicy P, uint64_t Total,
     Share[0] = Total;
   } else {
     std::vector<double> W(Devs.size(), 1.0);
-    if (P == PartitionPolicy::Proportional)
+    if (P == PartitionPolicy::Proportional || P == PartitionPolicy::Weights)
       W = Weights;
     double Sum = 0;
     for (double X : W)
       Sum += X;
+    if (Sum <= 0 && P == PartitionPolicy::Weights)
+      return invalid("the split weights give no device that can run the "
+                     "kernel a share");
     if (Sum <= 0) {
       W.assign(Devs.size(), 1.0);
       Sum = double(Devs.size());
@@ -1311,10 +1358,11 @@ Result LaunchContext::issue(RunState &R) {
   const std::string &Entry =
       R.Count == Total ? Info.variant(VariantKind::Original).Entry
                        : Info.variant(VariantKind::Partition).Entry;
-  // The model policy times the range with events around its launch on the
-  // compute stream (read after the stream is synchronized).
+  // The model policy (and CLEAVE_LOG=time) times the range with events
+  // around its launch(es) on the compute stream (read after the stream is
+  // synchronized).
   R.TimeStart = R.TimeEnd = nullptr;
-  if (Timed && PlanDevs.count(R.Dev)) {
+  if ((Timed && PlanDevs.count(R.Dev)) || LogTime) {
     size_t &Used = EventsUsed[R.Dev];
     R.TimeStart = Model.event(Bufs, R.Dev, Used);
     R.TimeEnd = Model.event(Bufs, R.Dev, Used + 1);
@@ -1590,10 +1638,13 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         continue;
       auto Start = std::chrono::steady_clock::now();
       Result Res = runCpu(R);
-      if (Res.ok())
-        recordTime(R, std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - Start)
-                          .count());
+      if (Res.ok()) {
+        double Ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
+        recordTime(R, Ms);
+        logTime(R, Ms);
+      }
       if (!Res.ok()) {
         R.Failed = true;
         if (!Failed.count(R.Dev))
@@ -1612,8 +1663,10 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         for (RunState &R : Runs) {
           float Ms = 0;
           if (R.Dev == G && R.Issued && R.TimeStart &&
-              D.elapsedTime(R.TimeStart, R.TimeEnd, Ms).ok())
+              D.elapsedTime(R.TimeStart, R.TimeEnd, Ms).ok()) {
             recordTime(R, Ms);
+            logTime(R, Ms);
+          }
         }
         continue;
       }
@@ -1989,6 +2042,27 @@ void LaunchContext::recordTime(const RunState &R, double Ms) {
     Model.P->record(It->second, Key, R.Count, Ms);
 }
 
+/// CLEAVE_LOG=time: one stderr line per range (docs/runtime.md); a range
+/// that is not the whole grid names its blocks.
+void LaunchContext::logTime(const RunState &R, double Ms) const {
+  if (!LogTime)
+    return;
+  char Line[512];
+  int N = std::snprintf(
+      Line, sizeof(Line),
+      "cleave time %s grid=(%u,%u,%u) block=(%u,%u,%u) device=%s ms=%.6f",
+      Info.Name.c_str(), Req.Grid[0], Req.Grid[1], Req.Grid[2], Req.Block[0],
+      Req.Block[1], Req.Block[2], name(R.Dev).c_str(), Ms);
+  std::string S = N > 0 && size_t(N) < sizeof(Line)
+                      ? std::string(Line)
+                      : "cleave time " + Info.Name + " ms=" +
+                            std::to_string(Ms);
+  if (R.Count != Total)
+    S += " blocks=" + std::to_string(R.First) + "+" + std::to_string(R.Count);
+  S += "\n";
+  std::fputs(S.c_str(), stderr);
+}
+
 Result LaunchContext::run() {
   Result R = checkRequest();
   if (!R.ok())
@@ -2033,7 +2107,21 @@ Result LaunchContext::run() {
       Devs = {Pick};
       W = {1.0};
     }
-    R = makePolicyRanges(P, Total, Devs, W, Ranges);
+    if (P == PartitionPolicy::Weights) {
+      // The caller's weight of each device that can run the kernel.
+      if (Req.Weights.size() != Bufs.numDevices())
+        return invalid("the Weights policy needs one weight per device: " +
+                       std::to_string(Req.Weights.size()) + " for " +
+                       std::to_string(Bufs.numDevices()));
+      for (size_t J = 0; J < Devs.size(); ++J)
+        W[J] = Req.Weights[size_t(Devs[J])];
+      R = makePolicyRanges(P, Total, Devs, W, Ranges);
+      if (!R.ok())
+        return Result::error(R.code(), Info.Name + ": " + R.message() +
+                                           " (CLEAVE_SPLIT)");
+    } else {
+      R = makePolicyRanges(P, Total, Devs, W, Ranges);
+    }
     if (!R.ok())
       return R;
   }

@@ -184,6 +184,8 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     Req.DynamicSharedBytes = L->SharedBytes;
     Req.Args = L->Args.data();
     Req.Partition = L->Partition;
+    if (RT->engine().policy() == PartitionPolicy::Weights)
+      Req.Weights = RT->engine().splitWeights();
     LaunchPlan Plan;
     Result LR;
     {

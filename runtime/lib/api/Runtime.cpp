@@ -73,9 +73,11 @@ void readLogOptions() {
         Errors = true;
       else if (Item == "all")
         Plan = Devices = Errors = true;
+      else if (Item == "time")
+        ; // read by the engine itself (one line per range, docs/runtime.md)
       else if (!Item.empty())
         logLine("cleave: CLEAVE_LOG: unknown item '" + std::string(Item) +
-                "' (expected plan, devices, errors or all); ignored");
+                "' (expected plan, time, devices, errors or all); ignored");
       if (Comma == std::string_view::npos)
         break;
       Rest.remove_prefix(Comma + 1);
@@ -441,7 +443,25 @@ Result Runtime::start() {
               "proportional");
     }
   }
+  // CLEAVE_SPLIT=w0,w1,...: one weight per selected device, the engine's
+  // Weights policy (a benchmarking and diagnostic control; it wins over
+  // CLEAVE_PARTITION). A value that does not parse stops the start: a
+  // benchmark must not silently measure another split.
+  std::vector<double> Split;
+  if (const char *Env = std::getenv("CLEAVE_SPLIT")) {
+    std::string_view V = trim(Env);
+    if (!V.empty()) {
+      std::string Why;
+      if (!parseSplitWeights(V, Registry->devices().size(), Split, Why))
+        return Result::error(ErrorCode::InvalidValue,
+                             "CLEAVE_SPLIT=" + std::string(Env) + ": " + Why);
+      Policy = PartitionPolicy::Weights;
+      PolicyFromEnv = true;
+    }
+  }
   Eng = std::make_unique<Engine>(*Buffers, *Exec, Policy);
+  if (Policy == PartitionPolicy::Weights)
+    Eng->setSplitWeights(std::move(Split));
 
   // The opt-in limit of shared memory is the smallest of the GPUs' (a
   // launch may run on any of them); CPU devices have none.

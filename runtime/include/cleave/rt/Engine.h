@@ -42,6 +42,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cleave {
@@ -76,16 +77,28 @@ enum class PartitionPolicy {
   /// costs from footprints and residency, and merge costs (Planner.h,
   /// docs/partitioner.md). One device when splitting does not pay.
   Model,
+  /// Shares proportional to weights the caller gives, one per engine device
+  /// (KernelLaunchRequest::Weights; the API layer's CLEAVE_SPLIT): a
+  /// benchmarking and diagnostic control. Devices of weight 0, and devices
+  /// that cannot run the kernel, get nothing.
+  Weights,
 };
 
 /// "even", "proportional", "single", "model"; false for anything else.
 bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out);
 
+/// Parses CLEAVE_SPLIT's value, \p NumDevices comma-separated weights (one
+/// per selected device, in order: finite, >= 0, not all 0). False with the
+/// reason in \p Why otherwise.
+bool parseSplitWeights(std::string_view Text, size_t NumDevices,
+                       std::vector<double> &Out, std::string &Why);
+
 /// The split a policy makes of \p Blocks blocks over \p Devices (in that
 /// order, each with its throughput estimate in \p Weights): contiguous
 /// ranges in device order, devices whose share is 0 left out (a grid
 /// smaller than the number of devices gives fewer ranges). SingleDevice
-/// gives everything to Devices[0]. Remainders go to the largest weights.
+/// gives everything to Devices[0]; Even ignores the weights; Proportional
+/// and Weights use them. Remainders go to the largest weights.
 Result computePolicyPartition(PartitionPolicy P, uint64_t Blocks,
                               const std::vector<Location> &Devices,
                               const std::vector<double> &Weights,
@@ -102,6 +115,9 @@ struct KernelLaunchRequest {
   /// Explicit block ranges (device = index in the engine's device list),
   /// covering the grid once; empty: the engine's policy decides.
   std::vector<PartitionRange> Partition;
+  /// The Weights policy's weights, one per engine device (index = device);
+  /// ignored under the other policies and with an explicit Partition.
+  std::vector<double> Weights;
 };
 
 class Engine {
@@ -142,6 +158,10 @@ public:
 
   PartitionPolicy policy() const { return Policy; }
   void setPolicy(PartitionPolicy P) { Policy = P; }
+  /// The weights the API layer gives every launch under the Weights policy
+  /// (CLEAVE_SPLIT); the engine itself reads KernelLaunchRequest::Weights.
+  void setSplitWeights(std::vector<double> W) { SplitWeights = std::move(W); }
+  const std::vector<double> &splitWeights() const { return SplitWeights; }
   BufferManager &buffers() { return Bufs; }
 
 private:
@@ -149,6 +169,7 @@ private:
   BufferManager &Bufs;
   CpuExecutor &Exec;
   PartitionPolicy Policy;
+  std::vector<double> SplitWeights;
   std::unique_ptr<Impl> I;
 };
 

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root: the headline benchmark
+# (issue 6 §5) built by bench/gpu/headline/prepare.sh, over the device sets
+#   gpu0 | cpu | cpu+gpu0 | 2gpu | cpu+2gpu | 4gpu | cpu+4gpu
+# (those that exist) and the policies
+#   even    CLEAVE_PARTITION=even (on one device: the device alone);
+#   model   CLEAVE_PARTITION=model with CLEAVE_PROFILE (default
+#           profiles/h200x4-all.json) and a fresh CLEAVE_CACHE_DIR per device
+#           set, warmed by one untimed pass;
+#   sweep   CLEAVE_SPLIT weights: CPU share 0, 2, 5, 10 % with equal GPU
+#           shares, and unequal shares over 2 GPUs (report.py takes the
+#           fastest median, with `even`, as the best static split).
+# Writes $OUT/headline.jsonl (one line per kernel, mode, device set and
+# policy) and $OUT/headline.log; prints progress. Device sets that are
+# absent are skipped; configurations that would start after DEADLINE
+# seconds (default 500) are skipped and logged, so the run ends well within
+# 9 minutes on 4 H200s.
+#   bench/gpu/headline/run.sh [CARRY_DIR]   (default: build/gpu-carry-headline)
+# Environment: REPS (10), BUDGET_MS (per kernel and mode, 1000), KERNELS
+# (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check).
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+carry=$(cd "${1:-$root/build/gpu-carry-headline}" && pwd)
+out=${OUT:-.}
+mkdir -p "$out"
+jsonl=$out/headline.jsonl
+log=$out/headline.log
+: > "$jsonl"
+: > "$log"
+export LD_LIBRARY_PATH=$carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+reps=${REPS:-10}
+budget=${BUDGET_MS:-1000}
+kernels=${KERNELS:-all}
+deadline=${DEADLINE:-500}
+profile=${PROFILE:-$root/profiles/h200x4-all.json}
+small=()
+[ "${SMALL:-0}" = 1 ] && small=(--small)
+start=$(date +%s)
+fails=0
+skipped=0
+say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
+
+commit=$(head -c 40 "$carry/COMMIT" 2>/dev/null)
+grep -q dirty "$carry/COMMIT" 2>/dev/null && commit="$commit (dirty)"
+say "# headline benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname), commit $commit"
+nvidia-smi -L 2>/dev/null | tee -a "$log"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+say "load: $(uptime)"
+[ -r "$profile" ] || say "warning: no profile $profile (the model policy seeds from defaults)"
+
+declare -A devs=([gpu0]=gpu0 [cpu]=cpu [cpu+gpu0]=cpu,gpu0
+  [2gpu]=gpu0,gpu1 [cpu+2gpu]=cpu,gpu0,gpu1
+  [4gpu]=gpu0,gpu1,gpu2,gpu3 [cpu+4gpu]=cpu,gpu0,gpu1,gpu2,gpu3)
+sets="cpu"
+[ "$ngpu" -ge 1 ] && sets="gpu0 cpu cpu+gpu0"
+[ "$ngpu" -ge 2 ] && sets="$sets 2gpu cpu+2gpu"
+[ "$ngpu" -ge 4 ] && sets="$sets 4gpu cpu+4gpu"
+if [ -n "${SETS:-}" ]; then sets=$SETS; fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# run SET POLICY-LABEL [VAR=VALUE...]: one process, every kernel, both modes.
+run() {
+  local set=$1 label=$2; shift 2
+  local now=$(( $(date +%s) - start ))
+  if [ "$now" -ge "$deadline" ]; then
+    say "SKIPPED (deadline ${deadline}s): $set $label"
+    skipped=$((skipped + 1))
+    return
+  fi
+  say "## $set ($label): CLEAVE_DEVICES=${devs[$set]} $*"
+  if env -u CLEAVE_PARTITION -u CLEAVE_SPLIT -u CLEAVE_LOG \
+      CLEAVE_DEVICES="${devs[$set]}" "$@" \
+      timeout 240 "$carry/bin/headline" "${small[@]}" --reps "$reps" \
+      --budget-ms "$budget" --kernels "$kernels" --set "$set" \
+      --policy "$label" > "$work/run.jsonl" 2> "$work/run.err"; then
+    :
+  else
+    fails=$((fails + 1))
+    say "FAIL: $set $label (exit status)"
+  fi
+  grep -v '^headline: .* on ' "$work/run.err" >> "$log"
+  # The commit and host go into every line.
+  sed "s|^{|{\"git_commit\":\"$commit\",\"host\":\"$(hostname)\",|" \
+    "$work/run.jsonl" >> "$jsonl"
+  # Progress: kernel, mode, median and blocks per device of each line.
+  sed -E 's/.*"kernel":"([^"]*)","mode":"([^"]*)".*"status":"([^"]*)"(,"median_ms":([0-9.]+))?.*"blocks":\{([^}]*)\}.*/  \1 \2 \3 \5 ms  \6/' \
+    "$work/run.jsonl" | tee -a "$log"
+  grep -q '"status":"wrong"' "$work/run.jsonl" && { fails=$((fails + 1)); say "FAIL: wrong results in $set $label"; }
+}
+
+weights() { # cpu-share gpu-shares...: weights for the set's devices
+  local set=$1 c=$2; shift 2
+  local w=""
+  case $set in cpu+*) w=$c ;; esac
+  for g in "$@"; do w=${w:+$w,}$g; done
+  echo "$w"
+}
+
+# 1. Even (the single-device baselines first).
+for s in $sets; do run "$s" even CLEAVE_PARTITION=even; done
+# 2. The model, a fresh cache per device set, warmed by one untimed pass.
+for s in $sets; do
+  case $s in gpu0|cpu) continue ;; esac
+  cache=$work/cache-$s
+  rm -rf "$cache"; mkdir -p "$cache"
+  say "## $s (model): warm-up pass (untimed)"
+  env -u CLEAVE_SPLIT CLEAVE_DEVICES="${devs[$s]}" CLEAVE_PARTITION=model \
+    CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR="$cache" \
+    timeout 240 "$carry/bin/headline" "${small[@]}" --reps 1 --budget-ms 0 \
+    --kernels "$kernels" --set "$s" --policy model-warmup > /dev/null 2>> "$work/warm.err" ||
+    say "warning: model warm-up on $s failed (see the log)"
+  grep -v '^headline: .* on ' "$work/warm.err" >> "$log"; : > "$work/warm.err"
+  run "$s" model CLEAVE_PARTITION=model CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR="$cache"
+done
+# 3. The sweep (even is its equal-share point without the CPU).
+for s in $sets; do
+  splits=()
+  case $s in
+    cpu+gpu0) for c in 0 0.02 0.05 0.10; do
+        splits+=("$(weights "$s" "$c" "$(awk "BEGIN{print 1-$c}")")"); done ;;
+    2gpu) splits=(0.45,0.55 0.55,0.45 0.4,0.6 0.6,0.4) ;;
+    cpu+2gpu) for c in 0 0.02 0.05 0.10; do
+        g=$(awk "BEGIN{print (1-$c)/2}")
+        splits+=("$(weights "$s" "$c" "$g" "$g")"); done
+      splits+=(0.05,0.4275,0.5225 0.05,0.5225,0.4275) ;;
+    cpu+4gpu) for c in 0 0.02 0.05 0.10; do
+        g=$(awk "BEGIN{print (1-$c)/4}")
+        splits+=("$(weights "$s" "$c" "$g" "$g" "$g" "$g")"); done ;;
+  esac
+  for w in "${splits[@]}"; do run "$s" "split:$w" CLEAVE_SPLIT="$w"; done
+done
+say "load: $(uptime)"
+say "# $(wc -l < "$jsonl") lines in $jsonl; failures: $fails; skipped: $skipped; $(( $(date +%s) - start ))s"
+exit $((fails > 0))
