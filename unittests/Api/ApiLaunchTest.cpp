@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #if __has_include(<cuda_runtime_api.h>)
+#include "../BundleFromIR.h"
 #include "ApiTestUtil.h"
 
 #include "cleave/Bundle/BundleWriter.h"
@@ -119,24 +120,7 @@ attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
 /// module can hold the same code under other names); empty on failure.
 std::string makeBundle(const char *IR, const char *Source,
                        const std::map<std::string, std::string> &Rename = {}) {
-  llvm::LLVMContext Ctx;
-  llvm::SMDiagnostic Err;
-  std::unique_ptr<llvm::Module> M = llvm::parseAssemblyString(IR, Err, Ctx);
-  if (!M) {
-    Err.print("ApiLaunchTest", llvm::errs());
-    return std::string();
-  }
-  for (auto &[From, To] : Rename)
-    if (llvm::Function *F = M->getFunction(From))
-      F->setName(To);
-  M->setSourceFileName(Source);
-  cleave::BundleOptions Opts;
-  llvm::Expected<std::string> B = cleave::writeBundle(*M, Opts);
-  if (!B) {
-    llvm::errs() << llvm::toString(B.takeError()) << "\n";
-    return std::string();
-  }
-  return *B;
+  return cleave::test::bundleFromIR(IR, Source, Rename);
 }
 
 // The CPU variants. ---------------------------------------------------------

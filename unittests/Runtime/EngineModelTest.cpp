@@ -8,6 +8,7 @@
 // persisted, and a corrupt cache file reported once.
 //
 //===----------------------------------------------------------------------===//
+#include "../BundleFromIR.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/PerfCache.h"
@@ -62,21 +63,8 @@ attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
 )IR";
 
 const std::string &bundleBytes() {
-  static const std::string Bytes = [] {
-    llvm::LLVMContext Ctx;
-    llvm::SMDiagnostic Err;
-    std::unique_ptr<llvm::Module> M =
-        llvm::parseAssemblyString(DeviceIR, Err, Ctx);
-    if (!M)
-      return std::string();
-    M->setSourceFileName("engine_model_test.cu");
-    llvm::Expected<std::string> B = cleave::writeBundle(*M, {});
-    if (!B) {
-      llvm::consumeError(B.takeError());
-      return std::string();
-    }
-    return *B;
-  }();
+  static const std::string Bytes =
+      cleave::test::bundleFromIR(DeviceIR, "engine_model_test.cu");
   return Bytes;
 }
 

@@ -10,6 +10,7 @@
 // allocation faults, and symbols.
 //
 //===----------------------------------------------------------------------===//
+#include "../BundleFromIR.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/PartitionParams.h"
@@ -116,23 +117,8 @@ attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
 )IR";
 
 const std::string &bundleBytes() {
-  static const std::string Bytes = [] {
-    llvm::LLVMContext Ctx;
-    llvm::SMDiagnostic Err;
-    std::unique_ptr<llvm::Module> M =
-        llvm::parseAssemblyString(DeviceIR, Err, Ctx);
-    if (!M) {
-      Err.print("EngineTest", llvm::errs());
-      return std::string();
-    }
-    M->setSourceFileName("engine_test.cu");
-    llvm::Expected<std::string> B = cleave::writeBundle(*M, {});
-    if (!B) {
-      llvm::errs() << llvm::toString(B.takeError()) << "\n";
-      return std::string();
-    }
-    return *B;
-  }();
+  static const std::string Bytes =
+      cleave::test::bundleFromIR(DeviceIR, "engine_test.cu");
   return Bytes;
 }
 
