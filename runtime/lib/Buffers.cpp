@@ -57,6 +57,12 @@ RangeSet Buffer::validRanges(Location L) const {
   return Valid[static_cast<size_t>(Mgr.validityLocation(L) + 1)];
 }
 
+bool Buffer::holds(Location L, ByteRange R) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Valid[static_cast<size_t>(Mgr.validityLocation(L) + 1)].contains(
+      R.Lo, R.Hi);
+}
+
 bool Buffer::hasReplica(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return Replica[static_cast<size_t>(Mgr.validityLocation(L) + 1)] != 0;

@@ -617,7 +617,12 @@ private:
   double throughput(Location L) const;
   Location bestDevice(const std::vector<PartitionRange> &Ranges) const;
   Result checkPartition(const std::vector<PartitionRange> &P) const;
+  /// Footprints of a range; write and read sets of more rows than this are
+  /// coarse (LaunchSupport.h, BufferUse).
+  static constexpr uint64_t CoarseRows = 64;
   Result evaluate(uint64_t First, uint64_t Count, RangeUse &Out) const;
+  void resolveCoarse(const std::vector<PartitionRange> &Ranges,
+                     std::vector<RangeUse *> &Uses, bool CheckHeld) const;
   Result decide(std::vector<PartitionRange> &Ranges);
   Result planModel(const std::vector<Location> &Devs,
                    std::vector<PartitionRange> &Out);
@@ -831,9 +836,43 @@ Result LaunchContext::evaluate(uint64_t First, uint64_t Count,
     bool MayWrite = BP.Role == ParamRole::Write ||
                     BP.Role == ParamRole::ReadWrite || BP.RoleIsGuess;
     addArgumentUse(P, Fp ? FR.find(P.ArgNo) : nullptr, MayWrite, First, Count,
-                   Out[P.Buf->id()]);
+                   Out[P.Buf->id()], CoarseRows);
   }
   return Result::success();
+}
+
+/// Makes exact every coarse write set of \p Uses[I] that overlaps the
+/// writes of a range on another device, or whose device does not hold the
+/// bytes between its rows (see BufferUse): what lets the hull stand for
+/// the writes. With \p CheckHeld false (decide(): nothing is known yet
+/// about the device that will hold them), only the overlaps count.
+void LaunchContext::resolveCoarse(const std::vector<PartitionRange> &Ranges,
+                                  std::vector<RangeUse *> &Uses,
+                                  bool CheckHeld) const {
+  std::vector<std::pair<size_t, uint64_t>> Refine;
+  for (size_t I = 0; I < Uses.size(); ++I)
+    for (auto &[Id, U] : *Uses[I]) {
+      if (!U.WritesCoarse)
+        continue;
+      bool Keep = !CheckHeld || BufById.at(Id)->holds(Ranges[I].Device,
+                                                       hull(U.Writes));
+      for (size_t J = 0; J < Uses.size() && Keep; ++J) {
+        if (Ranges[J].Device == Ranges[I].Device)
+          continue;
+        auto It = Uses[J]->find(Id);
+        if (It == Uses[J]->end())
+          continue;
+        ByteRange H = hull(U.Writes);
+        Keep = !It->second.Writes.intersects(H.Lo, H.Hi);
+        // Another coarse hull that overlaps: both become exact.
+        if (!Keep && It->second.WritesCoarse)
+          Refine.push_back({J, Id});
+      }
+      if (!Keep)
+        Refine.push_back({I, Id});
+    }
+  for (auto [I, Id] : Refine)
+    refineWrites((*Uses[I])[Id], BufById.at(Id)->size());
 }
 
 /// Splits [0, Total) over the devices that can run the kernel, by policy.
@@ -968,11 +1007,14 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
 
   // Exact and disjoint?
   std::vector<RangeUse> Uses(Ranges.size());
+  std::vector<RangeUse *> UsePtrs;
   for (size_t I = 0; I < Ranges.size(); ++I) {
     Result R = evaluate(Ranges[I].First, Ranges[I].Count, Uses[I]);
     if (!R.ok())
       return R;
+    UsePtrs.push_back(&Uses[I]);
   }
+  resolveCoarse(Ranges, UsePtrs, /*CheckHeld=*/false);
   std::string WhyNot;
   for (size_t I = 0; I < Uses.size() && WhyNot.empty(); ++I)
     for (auto &[Id, U] : Uses[I])
@@ -1496,6 +1538,19 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       Result R = evaluate(Runs[I].First, Runs[I].Count, Runs[I].Uses);
       if (!R.ok())
         return R;
+    }
+    // Coarse write hulls stand for the writes only where no other device
+    // writes inside them and their device holds the bytes between the rows;
+    // a merge device needs every range's exact writes.
+    {
+      std::vector<RangeUse *> UsePtrs;
+      for (RunState &R : Runs) {
+        if (M == Mode::Merge)
+          for (auto &[Id, U] : R.Uses)
+            refineWrites(U, BufById.at(Id)->size());
+        UsePtrs.push_back(&R.Uses);
+      }
+      resolveCoarse(Ranges, UsePtrs, /*CheckHeld=*/true);
     }
     std::map<uint64_t, RangeSet> AllWrites, AllReads;
     for (RunState &R : Runs)

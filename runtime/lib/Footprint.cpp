@@ -1459,9 +1459,12 @@ bool toIntervals(const std::vector<ByteRegion> &Regions,
         i64 Lo = R.Base + P * R.PlanePitch + Row * R.Pitch;
         All.push_back({Lo, Lo + R.Bytes});
       }
-  std::sort(
-      All.begin(), All.end(),
-      [](const ByteInterval &A, const ByteInterval &B) { return A.Lo < B.Lo; });
+  auto ByLo = [](const ByteInterval &A, const ByteInterval &B) {
+    return A.Lo < B.Lo;
+  };
+  // One region with positive pitches comes out in order already.
+  if (!std::is_sorted(All.begin(), All.end(), ByLo))
+    std::sort(All.begin(), All.end(), ByLo);
   for (const ByteInterval &I : All) {
     if (!Out.empty() && I.Lo <= Out.back().Hi)
       Out.back().Hi = std::max(Out.back().Hi, I.Hi);

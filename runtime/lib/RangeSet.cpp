@@ -31,8 +31,30 @@ void RangeSet::insert(uint64_t Lo, uint64_t Hi) {
 }
 
 void RangeSet::insert(const RangeSet &Other) {
+  if (Ranges.empty()) {
+    Ranges = Other.Ranges;
+    return;
+  }
   for (const auto &[Lo, Hi] : Other.Ranges)
     insert(Lo, Hi);
+}
+
+void RangeSet::insertSorted(const std::vector<ByteRange> &Sorted) {
+  for (ByteRange R : Sorted) {
+    if (R.Lo >= R.Hi)
+      continue;
+    // Past everything so far: append (or extend the last range) in O(1).
+    if (Ranges.empty() || R.Lo > std::prev(Ranges.end())->second) {
+      Ranges.emplace_hint(Ranges.end(), R.Lo, R.Hi);
+      continue;
+    }
+    auto Last = std::prev(Ranges.end());
+    if (R.Lo >= Last->first) {
+      Last->second = std::max(Last->second, R.Hi);
+      continue;
+    }
+    insert(R.Lo, R.Hi);
+  }
 }
 
 void RangeSet::erase(uint64_t Lo, uint64_t Hi) {

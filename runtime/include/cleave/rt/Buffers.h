@@ -84,6 +84,8 @@ public:
 
   /// The bytes \p L holds (a host-sharing device answers for the host).
   RangeSet validRanges(Location L) const;
+  /// Whether \p L holds every byte of \p R (without copying the set).
+  bool holds(Location L, ByteRange R) const;
   /// Whether \p L has replica memory (always for the host and host-sharing
   /// devices).
   bool hasReplica(Location L) const;

@@ -41,6 +41,9 @@ public:
   void insert(uint64_t Lo, uint64_t Hi);
   void insert(ByteRange R) { insert(R.Lo, R.Hi); }
   void insert(const RangeSet &Other);
+  /// Adds ranges given in increasing order of Lo (they may touch or
+  /// overlap); linear when the set is empty or they all come after it.
+  void insertSorted(const std::vector<ByteRange> &Sorted);
   /// Removes [Lo, Hi), splitting a range that contains it.
   void erase(uint64_t Lo, uint64_t Hi);
   void erase(ByteRange R) { erase(R.Lo, R.Hi); }

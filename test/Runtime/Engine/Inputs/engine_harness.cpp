@@ -14,7 +14,8 @@
 // binary runs on the GPU machines (test/gpu/run-engine.sh).
 //
 //   engine_harness BUNDLE CASE [MODE...]
-//   CASE: vecadd keep_positive scale2d histogram affine residency
+//   CASE: vecadd keep_positive scale2d histogram affine residency jacobi2d
+//         transpose2d
 //   MODE: random even proportional single (default: all of them)
 //
 //===----------------------------------------------------------------------===//
@@ -46,6 +47,8 @@ CPU_KERNEL(keep_positive);
 CPU_KERNEL(scale2d);
 CPU_KERNEL(histogram);
 CPU_KERNEL(affine);
+CPU_KERNEL(jacobi2d);
+CPU_KERNEL(transpose2d);
 // Merge variants are weak: a kernel whose merge kernel the CPU lowering
 // refused has none, and the engine then merges on a GPU or runs it whole.
 #define CPU_MERGE(K)                                                           \
@@ -55,6 +58,8 @@ CPU_MERGE(vecadd);
 CPU_MERGE(keep_positive);
 CPU_MERGE(scale2d);
 CPU_MERGE(affine);
+CPU_MERGE(jacobi2d);
+CPU_MERGE(transpose2d);
 extern "C" char __cleave_cpu_var_coeffs[];
 
 namespace {
@@ -104,6 +109,8 @@ Env setUp(const char *BundlePath) {
   SYM(scale2d);
   SYM(histogram);
   SYM(affine);
+  SYM(jacobi2d);
+  SYM(transpose2d);
 #define MERGE_SYM(K)                                                           \
   if (&__cleave_cpu___cleave_merge_##K##_desc)                                 \
   Syms["__cleave_cpu___cleave_merge_" #K "_desc"] =                            \
@@ -112,6 +119,8 @@ Env setUp(const char *BundlePath) {
   MERGE_SYM(keep_positive);
   MERGE_SYM(scale2d);
   MERGE_SYM(affine);
+  MERGE_SYM(jacobi2d);
+  MERGE_SYM(transpose2d);
   Syms["__cleave_cpu_var_coeffs"] = (void *)__cleave_cpu_var_coeffs;
   CHECK_OK(E.Eng->addProgram(Bytes.data(), Bytes.size(), std::move(Syms)));
   return E;
@@ -407,6 +416,88 @@ void caseResidency(Env &E, const std::string &Mode,
   CHECK_OK(E.Bufs->free(PC));
 }
 
+/// Five steps of a stencil that writes only the interior, ping-pong between
+/// two buffers that stay where the previous step left them; the partition
+/// changes every step (random mode). Checked after the last step.
+void caseJacobi2d(Env &E, const std::string &Mode,
+                  std::vector<PartitionRange> *Part) {
+  const KernelHandle &K = kernel(E, "jacobi2d");
+  int W = 150, H = 211;
+  const int Steps = 5;
+  std::vector<float> A(size_t(W) * H);
+  fillF(A);
+  std::vector<float> B = A, Want = A, Next = A;
+  for (int S = 0; S < Steps; ++S) {
+    for (int Y = 1; Y < H - 1; ++Y)
+      for (int X = 1; X < W - 1; ++X) {
+        size_t I = size_t(Y) * W + X;
+        Next[I] = 0.5f * Want[I] + 0.125f * (Want[I - 1] + Want[I + 1] +
+                                             Want[I - W] + Want[I + W]);
+      }
+    std::swap(Want, Next);
+  }
+  float *PA = upload(E, A), *PB = upload(E, B);
+  KernelLaunchRequest Req;
+  Req.Kernel = &K;
+  Req.Grid[0] = (W + 31) / 32;
+  Req.Grid[1] = (H + 3) / 4;
+  Req.Block[0] = 32;
+  Req.Block[1] = 4;
+  LaunchPlan Plan;
+  bool Ok = true;
+  for (int S = 0; S < Steps && Ok; ++S) {
+    float *In = S % 2 ? PB : PA, *Out = S % 2 ? PA : PB;
+    void *Args[] = {&In, &Out, &W, &H};
+    Req.Args = Args;
+    if (Part)
+      Req.Partition =
+          randomPartition(E, K, uint64_t(Req.Grid[0]) * Req.Grid[1]);
+    Plan = LaunchPlan();
+    Ok = launch(E, "jacobi2d", Mode, Req, Plan);
+  }
+  // Steps is odd: the result is in B.
+  if (Ok && compare("jacobi2d out", download(E, PB, A.size()), Want, 1e-5))
+    report(Plan);
+  CHECK_OK(E.Bufs->free(PA));
+  CHECK_OK(E.Bufs->free(PB));
+}
+
+/// A transpose launched three times (the output stays where the previous
+/// launch wrote it), then read back.
+void caseTranspose2d(Env &E, const std::string &Mode,
+                     std::vector<PartitionRange> *Part) {
+  const KernelHandle &K = kernel(E, "transpose2d");
+  int W = 190, H = 170;
+  std::vector<float> In(size_t(W) * H), Out(In.size(), 0.0f),
+      Want(In.size());
+  fillF(In);
+  for (int Y = 0; Y < H; ++Y)
+    for (int X = 0; X < W; ++X)
+      Want[size_t(X) * H + Y] = In[size_t(Y) * W + X];
+  float *PI = upload(E, In), *PO = upload(E, Out);
+  void *Args[] = {&PI, &PO, &W, &H};
+  KernelLaunchRequest Req;
+  Req.Kernel = &K;
+  Req.Grid[0] = (W + 15) / 16;
+  Req.Grid[1] = (H + 7) / 8;
+  Req.Block[0] = 16;
+  Req.Block[1] = 8;
+  Req.Args = Args;
+  LaunchPlan Plan;
+  bool Ok = true;
+  for (int Rep = 0; Rep < 3 && Ok; ++Rep) {
+    if (Part)
+      Req.Partition =
+          randomPartition(E, K, uint64_t(Req.Grid[0]) * Req.Grid[1]);
+    Plan = LaunchPlan();
+    Ok = launch(E, "transpose2d", Mode, Req, Plan);
+  }
+  if (Ok && compare("transpose2d out", download(E, PO, In.size()), Want, 0))
+    report(Plan);
+  CHECK_OK(E.Bufs->free(PI));
+  CHECK_OK(E.Bufs->free(PO));
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -417,7 +508,8 @@ int main(int Argc, char **Argv) {
   std::map<std::string, CaseFn> Cases = {
       {"vecadd", caseVecadd},       {"keep_positive", caseKeepPositive},
       {"scale2d", caseScale2d},     {"histogram", caseHistogram},
-      {"affine", caseAffine},       {"residency", caseResidency}};
+      {"affine", caseAffine},       {"residency", caseResidency},
+      {"jacobi2d", caseJacobi2d},   {"transpose2d", caseTranspose2d}};
   std::vector<std::string> Names;
   if (std::string(Argv[2]) == "all")
     for (auto &[N, F] : Cases)

@@ -43,3 +43,29 @@ extern "C" __global__ void affine(const float *in, float *out, int n) {
   if (i < n)
     out[i] = coeffs[0] * in[i] + coeffs[1];
 }
+
+// A 5-point stencil that writes only the interior: each range's write
+// footprint is many rows with gaps between them (the engine keeps such a
+// set as its hull while its device holds the gaps), and its reads reach
+// into the neighbouring ranges' rows (halos).
+extern "C" __global__ void jacobi2d(const float *in, float *out, int w,
+                                    int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1)
+    return;
+  int i = y * w + x;
+  out[i] = 0.5f * in[i] +
+           0.125f * (in[i - 1] + in[i + 1] + in[i - w] + in[i + w]);
+}
+
+// A transpose: a range of block rows writes a band of columns of every
+// output row, so the write hulls of two ranges overlap and the engine
+// must compare the exact sets.
+extern "C" __global__ void transpose2d(const float *in, float *out, int w,
+                                       int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    out[x * h + y] = in[y * w + x];
+}
