@@ -10,6 +10,7 @@
 // each configuration is warmed up once, then timed over --reps launches.
 //
 //   cleave-engine-overhead BUNDLE [--gpus=1,2,4] [--reps=N] [--kernels=a,b]
+//                          [--policy=even|model]
 //
 // Output: one JSON line per kernel and GPU count (median and min of the
 // per-launch wall time in microseconds, the plan's summary line).
@@ -231,12 +232,13 @@ int main(int Argc, char **Argv) {
   std::string BundlePath;
   std::vector<std::string> Gpus{"1", "2", "4"}, Only;
   int Reps = 20;
+  PartitionPolicy Policy = PartitionPolicy::Even;
   for (int I = 1; I < Argc; ++I) {
     std::string A = Argv[I];
     if (A == "--help" || A == "-h") {
       std::printf("usage: cleave-engine-overhead BUNDLE [--gpus=1,2,4] "
                   "[--reps=N] [--kernels=vecadd,transpose,jacobi2d,"
-                  "stencil3d]\n  the engine's host time per launch on null "
+                  "stencil3d] [--policy=even|model]\n  the engine's host time per launch on null "
                   "GPUs (nothing runs), data resident\n");
       return 0;
     }
@@ -244,6 +246,10 @@ int main(int Argc, char **Argv) {
       Gpus = splitList(A.substr(7));
     else if (A.rfind("--reps=", 0) == 0)
       Reps = std::max(1, std::atoi(A.c_str() + 7));
+    else if (A == "--policy=even")
+      Policy = PartitionPolicy::Even;
+    else if (A == "--policy=model")
+      Policy = PartitionPolicy::Model;
     else if (A.rfind("--kernels=", 0) == 0)
       Only = splitList(A.substr(10));
     else if (A[0] == '-')
@@ -275,7 +281,7 @@ int main(int Argc, char **Argv) {
       }
       BufferManager Bufs(Devs);
       CpuExecutor Exec(1);
-      Engine Eng(Bufs, Exec, PartitionPolicy::Even);
+      Engine Eng(Bufs, Exec, Policy);
       Result R = Eng.addProgram(Bytes.data(), Bytes.size(), {});
       if (!R.ok())
         return fail("bundle: " + R.toString());

@@ -165,6 +165,10 @@ struct ModelState {
   std::unique_ptr<Planner> P;
   /// Per GPU, events reused by every launch (two per range).
   std::map<Location, std::vector<EventHandle>> Events;
+  /// (device, table key) pairs timed once: the first range of a kernel on
+  /// a GPU pays for loading its code (lazy module loading happens inside
+  /// the first launch, between the events), so it is not recorded.
+  std::set<std::pair<Location, std::string>> Warm;
 
   Planner &planner(BufferManager &Bufs);
   /// Event \p Index of GPU \p L, created on first use; null if that fails.
@@ -2093,8 +2097,11 @@ void LaunchContext::recordTime(const RunState &R, double Ms) {
   if (!Timed || !Model.P)
     return;
   auto It = PlanDevs.find(R.Dev);
-  if (It != PlanDevs.end())
-    Model.P->record(It->second, Key, R.Count, Ms);
+  if (It == PlanDevs.end())
+    return;
+  if (isGpu(R.Dev) && Model.Warm.insert({R.Dev, Key.text()}).second)
+    return;
+  Model.P->record(It->second, Key, R.Count, Ms);
 }
 
 /// CLEAVE_LOG=time: one stderr line per range (docs/runtime.md); a range

@@ -334,9 +334,79 @@ PlanResult Planner::plan(const PlanRequest &R) {
   }
 
   PartitionDecision &Dec = Out.Decision;
+  // What the search depends on, per device: the table's throughput at its
+  // rows and at the whole grid, the fixed cost and the bytes in.
+  std::vector<double> Signature{double(N), double(K), P.MergeMs};
+  for (const DeviceCost &C : P.Devices) {
+    Signature.push_back(C.Perf.throughput(N));
+    for (const auto &[B, T] : C.Perf.rows()) {
+      Signature.push_back(double(B));
+      Signature.push_back(T);
+    }
+    Signature.push_back(C.FixedMs);
+    Signature.push_back(C.In.Fixed);
+    Signature.push_back(C.In.PerBlock);
+  }
+  auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
+    if (A.size() != B.size())
+      return false;
+    for (size_t I = 0; I < A.size(); ++I) {
+      double Scale = std::max(std::fabs(A[I]), std::fabs(B[I]));
+      if (std::fabs(A[I] - B[I]) > ReuseTolerance * Scale)
+        return false;
+    }
+    return true;
+  };
+  bool Searched = false;
+  Reusable Search;
   if (R.Splittable) {
-    Dec = partition(P);
-  } else {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = LastSearch.find(R.Key.text());
+    if (It != LastSearch.end() && Close(It->second.Signature, Signature)) {
+      Search = It->second;
+      Out.Reused = true;
+    }
+  }
+  if (R.Splittable && !Out.Reused) {
+    Search.Decision = partition(P);
+    // Where the data lies now can trap it: a device whose inputs must
+    // move in is charged for them at every decision, though once moved
+    // they would stay. The decision that ignores bytes in (the steady
+    // state of a repeated launch) is searched too.
+    bool Moves = false;
+    for (const DeviceCost &C : P.Devices)
+      Moves |= C.In.Fixed > 0 || C.In.PerBlock > 0;
+    if (Moves) {
+      PartitionProblem Steady = P;
+      for (DeviceCost &C : Steady.Devices)
+        C.In = ByteCost();
+      Search.Steady = partition(Steady);
+      Search.HasSteady = true;
+      std::vector<double> Times;
+      Search.SteadyNowMs = predictPartition(P, Search.Steady.Blocks, Times);
+    }
+    Searched = true;
+  }
+  if (R.Splittable) {
+    // The steady-state decision wins when what it costs more now is repaid
+    // by what it saves per launch within as many launches as this key has
+    // had before: never for a first launch (SKMD's decision).
+    unsigned Before;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Before = Launches[R.Key.text()];
+    }
+    Dec = Search.Decision;
+    double Saving = Dec.PredictedMs - Search.Steady.PredictedMs;
+    if (Search.HasSteady && Before > 0 && Saving > 0 &&
+        Search.SteadyNowMs - Dec.PredictedMs <= double(Before) * Saving) {
+      double SingleMs = Dec.SingleDeviceMs;
+      Dec = Search.Steady;
+      Dec.SingleDeviceMs = SingleMs;
+      Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
+      Out.SteadyState = true;
+    }
+  } else if (!R.Splittable) {
     // The best single device, transfers included (the search's root).
     Dec.Blocks.assign(K, 0);
     Dec.SingleDeviceMs = Infinity;
@@ -358,6 +428,11 @@ PlanResult Planner::plan(const PlanRequest &R) {
 
   {
     std::lock_guard<std::mutex> Lock(Mutex);
+    ++Launches[R.Key.text()];
+    if (Searched) {
+      Search.Signature = std::move(Signature);
+      LastSearch[R.Key.text()] = std::move(Search);
+    }
     auto &L = Last[R.Key.text()];
     L.clear();
     for (size_t D = 0; D < K; ++D)
@@ -459,6 +534,12 @@ std::string PlanResult::describe(const PlanRequest &R) const {
                   Decision.SingleDeviceMs);
   }
   S += Buf;
+  if (SteadyState)
+    S += "  planned for the steady state: moving the data in now is repaid "
+         "by the launches this kernel has had so far\n";
+  if (Reused)
+    S += "  the previous decision, kept: tables and bytes in moved less "
+         "than 3 %\n";
   return S;
 }
 

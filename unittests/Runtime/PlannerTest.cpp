@@ -514,6 +514,41 @@ TEST(Planner, KernelWhoseBestDeviceIsTheCpu) {
   EXPECT_NE(Log.find("single device cpu0"), std::string::npos) << Log;
 }
 
+TEST(Planner, RepeatedLaunchesMoveDataToTheFasterDevice) {
+  // The data of a streaming kernel lies on the host (the CPU's copy) while
+  // it keeps being launched, and the GPU must pull whatever share it takes.
+  // The first decision is SKMD's: the CPU, in place. Once the kernel has
+  // been launched often enough that moving the data to the GPU is repaid
+  // by what the GPU saves per launch, the steady-state decision wins and
+  // says so. The bytes the GPU misses stay the same: the test plays a
+  // program whose data never moves (what the engine would see if the
+  // planner kept choosing the CPU).
+  const uint64_t N = 16384;
+  const double PerBlock = 65536;
+  PlanRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, PerBlock,
+                          [&](size_t D, uint64_t, uint64_t Count) {
+                            return D == 0 ? 0.0 : PerBlock * double(Count);
+                          });
+  Planner P(DeviceProfile(), "");
+  PlanResult First = P.plan(R);
+  EXPECT_FALSE(First.SteadyState);
+  EXPECT_GT(First.Blocks[0], First.Blocks[1]);
+  unsigned Launch = 1;
+  PlanResult Res = First;
+  for (; Launch < 1000 && !Res.SteadyState; ++Launch)
+    Res = P.plan(R);
+  ASSERT_TRUE(Res.SteadyState) << "never moved after " << Launch;
+  EXPECT_GT(Launch, 2u); // not at once: the move costs more than a launch
+  EXPECT_GT(Res.Blocks[1], Res.Blocks[0]);
+  std::string Log = Res.describe(R);
+  EXPECT_NE(Log.find("planned for the steady state"), std::string::npos)
+      << Log;
+  // A problem that did not move keeps the decision without a new search.
+  PlanResult Again = P.plan(R);
+  EXPECT_TRUE(Again.Reused);
+  EXPECT_EQ(Again.Blocks, Res.Blocks);
+}
+
 TEST(Planner, ResidencyMakesASplitPay) {
   // A matmul-like kernel on two GPUs behind one host link: each range reads
   // its slice of A (4 KiB per block) and all of B (64 MB). From the host, a

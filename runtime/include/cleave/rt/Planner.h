@@ -137,6 +137,11 @@ struct PlanResult {
   PartitionDecision Decision;
   std::vector<PlanDeviceReport> Devices;
   bool Splittable = true;
+  /// The steady-state decision was taken (see Planner::plan).
+  bool SteadyState = false;
+  /// The previous decision was kept (the problem moved less than
+  /// Planner::ReuseTolerance).
+  bool Reused = false;
   /// For CLEAVE_LOG=plan: per device predicted ms, blocks, bytes in and
   /// written, the single-device alternative, seeded or measured rows.
   std::string describe(const PlanRequest &R) const;
@@ -158,7 +163,17 @@ public:
   const std::string &cacheFile() const { return CacheFile; }
 
   /// Decides the blocks of each device of \p R.
+  ///
+  /// A decision that leaves a device's inputs to move in may lose to the
+  /// one that ignores bytes in (the steady state of a repeated launch):
+  /// that one is taken when its extra cost now is repaid by its saving per
+  /// launch within as many launches as the key has had (never for the
+  /// first; PlanResult::SteadyState).
   PlanResult plan(const PlanRequest &R);
+
+  /// Relative change of every table and transfer figure under which the
+  /// previous decision for a key is kept (PlanResult::Reused).
+  static constexpr double ReuseTolerance = 0.03;
 
   /// The table of device \p D of \p R: seeded rows (rescaled) and measured
   /// rows; fills \p Report's row counts and scale when given.
@@ -184,6 +199,22 @@ private:
   /// The last decision per table key: device identity -> blocks, the
   /// anchors of the next byte evaluation.
   std::map<std::string, std::map<std::string, uint64_t>> Last;
+  /// The problem and decision of the last search per table key: a problem
+  /// within Planner::ReuseTolerance of it reuses the decision (the search
+  /// runs at every launch; measurements move the tables by noise).
+  struct Reusable {
+    std::vector<double> Signature;
+    /// With the bytes in charged (SKMD's).
+    PartitionDecision Decision;
+    /// With no bytes in (when some device misses some), and its time when
+    /// taken now.
+    bool HasSteady = false;
+    PartitionDecision Steady;
+    double SteadyNowMs = 0;
+  };
+  std::map<std::string, Reusable> LastSearch;
+  /// Decisions made per table key.
+  std::map<std::string, unsigned> Launches;
   std::chrono::steady_clock::time_point LastSave;
   bool Saved = false;
   bool SaveFailed = false;
