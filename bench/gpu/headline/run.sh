@@ -17,7 +17,9 @@
 # 9 minutes on 4 H200s.
 #   bench/gpu/headline/run.sh [CARRY_DIR]   (default: build/gpu-carry-headline)
 # Environment: REPS (10), BUDGET_MS (per kernel and mode, 1000), KERNELS
-# (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check).
+# (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check),
+# PHASES (even,model,sweep: which of the three parts below run; one call
+# of the GPU machine fits even+model, the sweep goes in another).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 carry=$(cd "${1:-$root/build/gpu-carry-headline}" && pwd)
@@ -98,10 +100,13 @@ weights() { # cpu-share gpu-shares...: weights for the set's devices
   echo "$w"
 }
 
+phases=,${PHASES:-even,model,sweep},
 # 1. Even (the single-device baselines first).
-for s in $sets; do run "$s" even CLEAVE_PARTITION=even; done
+case $phases in *,even,*)
+for s in $sets; do run "$s" even CLEAVE_PARTITION=even; done ;; esac
 # 2. The model, a fresh cache per device set, warmed by one untimed pass.
-for s in $sets; do
+case $phases in *,model,*) ;; *) sets_model= ;; esac
+for s in ${sets_model-$sets}; do
   case $s in gpu0|cpu) continue ;; esac
   cache=$work/cache-$s
   rm -rf "$cache"; mkdir -p "$cache"
@@ -115,7 +120,8 @@ for s in $sets; do
   run "$s" model CLEAVE_PARTITION=model CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR="$cache"
 done
 # 3. The sweep (even is its equal-share point without the CPU).
-for s in $sets; do
+case $phases in *,sweep,*) ;; *) sets_sweep= ;; esac
+for s in ${sets_sweep-$sets}; do
   splits=()
   case $s in
     cpu+gpu0) for c in 0 0.02 0.05 0.10; do
