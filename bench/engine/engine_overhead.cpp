@@ -7,7 +7,8 @@
 // whose launches return at once (nothing runs). The kernels are the
 // headline suite's (bench/gpu/headline/headline.cu, its bundle built by
 // `cleave compile --emit=bundle`), at the headline's sizes, data resident:
-// each configuration is warmed up once, then timed over --reps launches.
+// every buffer is first written by the host (cudaMemset), each
+// configuration is warmed up once, then timed over --reps launches.
 //
 //   cleave-engine-overhead BUNDLE [--gpus=1,2,4] [--reps=N] [--kernels=a,b]
 //                          [--policy=even|model]
@@ -292,6 +293,11 @@ int main(int Argc, char **Argv) {
       for (uint64_t B : C.Buffers) {
         void *P = nullptr;
         R = Bufs.allocate(B, P);
+        if (!R.ok())
+          return fail(R.toString());
+        // Written by the host first (cudaMemset), as the headline does:
+        // the devices start without valid copies.
+        R = Bufs.memset(P, 0, B);
         if (!R.ok())
           return fail(R.toString());
         Ptrs.push_back(P);

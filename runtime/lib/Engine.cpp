@@ -169,6 +169,9 @@ struct ModelState {
   /// a GPU pays for loading its code (lazy module loading happens inside
   /// the first launch, between the events), so it is not recorded.
   std::set<std::pair<Location, std::string>> Warm;
+  /// The split's host bookkeeping estimate (PlanRequest::SplitMs) per
+  /// table key, grid and scalar arguments: evaluated once.
+  std::map<std::string, double> SplitMs;
 
   Planner &planner(BufferManager &Bufs);
   /// Event \p Index of GPU \p L, created on first use; null if that fails.
@@ -626,7 +629,7 @@ private:
   static constexpr uint64_t CoarseRows = 64;
   Result evaluate(uint64_t First, uint64_t Count, RangeUse &Out) const;
   void resolveCoarse(const std::vector<PartitionRange> &Ranges,
-                     std::vector<RangeUse *> &Uses, bool CheckHeld) const;
+                     std::vector<RangeUse *> &Uses) const;
   Result decide(std::vector<PartitionRange> &Ranges);
   Result planModel(const std::vector<Location> &Devs,
                    std::vector<PartitionRange> &Out);
@@ -846,20 +849,17 @@ Result LaunchContext::evaluate(uint64_t First, uint64_t Count,
 }
 
 /// Makes exact every coarse write set of \p Uses[I] that overlaps the
-/// writes of a range on another device, or whose device does not hold the
-/// bytes between its rows (see BufferUse): what lets the hull stand for
-/// the writes. With \p CheckHeld false (decide(): nothing is known yet
-/// about the device that will hold them), only the overlaps count.
+/// writes of a range on another device (see BufferUse): a hull that no
+/// other device writes into may stand for the writes once its own device
+/// holds the bytes between the rows, which attempt() sees to.
 void LaunchContext::resolveCoarse(const std::vector<PartitionRange> &Ranges,
-                                  std::vector<RangeUse *> &Uses,
-                                  bool CheckHeld) const {
+                                  std::vector<RangeUse *> &Uses) const {
   std::vector<std::pair<size_t, uint64_t>> Refine;
   for (size_t I = 0; I < Uses.size(); ++I)
     for (auto &[Id, U] : *Uses[I]) {
       if (!U.WritesCoarse)
         continue;
-      bool Keep = !CheckHeld || BufById.at(Id)->holds(Ranges[I].Device,
-                                                       hull(U.Writes));
+      bool Keep = true;
       for (size_t J = 0; J < Uses.size() && Keep; ++J) {
         if (Ranges[J].Device == Ranges[I].Device)
           continue;
@@ -1018,7 +1018,7 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
       return R;
     UsePtrs.push_back(&Uses[I]);
   }
-  resolveCoarse(Ranges, UsePtrs, /*CheckHeld=*/false);
+  resolveCoarse(Ranges, UsePtrs);
   std::string WhyNot;
   for (size_t I = 0; I < Uses.size() && WhyNot.empty(); ++I)
     for (auto &[Id, U] : Uses[I])
@@ -1544,8 +1544,9 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         return R;
     }
     // Coarse write hulls stand for the writes only where no other device
-    // writes inside them and their device holds the bytes between the rows;
-    // a merge device needs every range's exact writes.
+    // writes inside them, and once their device holds the bytes between
+    // the rows: moved there before the run (once; the device holds them
+    // from then on). A merge device needs every range's exact writes.
     {
       std::vector<RangeUse *> UsePtrs;
       for (RunState &R : Runs) {
@@ -1554,7 +1555,12 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
             refineWrites(U, BufById.at(Id)->size());
         UsePtrs.push_back(&R.Uses);
       }
-      resolveCoarse(Ranges, UsePtrs, /*CheckHeld=*/true);
+      resolveCoarse(Ranges, UsePtrs);
+      for (RunState &R : Runs)
+        for (auto &[Id, U] : R.Uses)
+          if (U.WritesCoarse &&
+              !BufById.at(Id)->holds(R.Dev, hull(U.Writes)))
+            R.MustHold[Id].insert(hull(U.Writes));
     }
     std::map<uint64_t, RangeSet> AllWrites, AllReads;
     for (RunState &R : Runs)
@@ -1875,6 +1881,11 @@ namespace {
 /// launch and synchronization; a CPU range its executor's dispatch.
 constexpr double EngineRangeMs = 0.05;
 constexpr double CpuRangeMs = 0.02;
+/// The engine's host time per row of an exact write set in a split launch
+/// (RangeSet updates of every location's validity; 0.58 us measured by
+/// bench/engine on a transpose over 2 null GPUs on the 2-core build VM).
+constexpr double EngineRowUs = 0.5;
+
 /// The seed's floor: a GPU wave takes at least 2 us, a CPU block 1 ns per
 /// thread (the seed has no compute term; measurements correct it).
 constexpr double GpuSeedMinWaveMs = 0.002;
@@ -1974,6 +1985,34 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     Exact &= U.WritesExact;
   }
   PR.BytesPerBlock = Bytes / double(std::max<uint64_t>(1, Total));
+
+  // The host's bookkeeping of a split: write sets whose hulls overlap
+  // between ranges stay exact, row by row (a transpose's column bands), and
+  // cost about EngineRowUs per row per launch (bench/engine). Estimated on
+  // halves of the grid.
+  std::string SplitKey = Key.text() + "|" + std::to_string(Total);
+  for (int64_t A : Config.Args)
+    SplitKey += "," + std::to_string(A);
+  auto Known = Model.SplitMs.find(SplitKey);
+  if (Known != Model.SplitMs.end()) {
+    PR.SplitMs = Known->second;
+  } else if (Total >= 2 && Devs.size() >= 2) {
+    std::vector<PartitionRange> Halves = {{Devs[0], 0, Total / 2},
+                                          {Devs[1], Total / 2,
+                                           Total - Total / 2}};
+    std::vector<RangeUse> HalfUses(2);
+    std::vector<RangeUse *> HalfPtrs = {&HalfUses[0], &HalfUses[1]};
+    if (evaluate(0, Total / 2, HalfUses[0]).ok() &&
+        evaluate(Total / 2, Total - Total / 2, HalfUses[1]).ok()) {
+      resolveCoarse(Halves, HalfPtrs);
+      double Rows = 0;
+      for (const RangeUse &U : HalfUses)
+        for (auto &[Id, BU] : U)
+          Rows += double(BU.Writes.numRanges());
+      PR.SplitMs = Rows * EngineRowUs / 1000.0;
+    }
+    Model.SplitMs[SplitKey] = PR.SplitMs;
+  }
 
   // What decide() would refuse: the planner then only picks the device.
   const BundleVariant &Part = Info.variant(VariantKind::Partition);

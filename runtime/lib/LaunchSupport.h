@@ -48,9 +48,10 @@ struct PtrArg {
 /// hull (a superset: reading more only moves more, and only bytes that are
 /// not valid yet), writes become their hull too, with the exact regions
 /// kept. A coarse write hull may stand for the writes only where no other
-/// device writes inside it and its own device holds valid copies of the
-/// bytes between the rows (then marking the whole hull written changes no
-/// byte's value anywhere); otherwise refineWrites() makes the set exact.
+/// device writes inside it (otherwise refineWrites() makes the set exact),
+/// and once its own device holds valid copies of the bytes between the
+/// rows (the engine moves them there first): then marking the whole hull
+/// written changes no byte's value anywhere.
 struct BufferUse {
   RangeSet Reads;
   RangeSet Writes;

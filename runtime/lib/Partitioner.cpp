@@ -168,6 +168,8 @@ double predictPartition(const PartitionProblem &P,
     }
   if (P.NeedsMerge && Working >= 2)
     Max += P.MergeMs;
+  if (Working >= 2)
+    Max += P.SplitMs;
   return Max;
 }
 
@@ -209,7 +211,8 @@ PartitionDecision partition(const PartitionProblem &P) {
   // The first offload to a device must save more on the base device than
   // the merge costs (SKMD's Cnt_OffsetsMergeCost); without a merge, G.
   uint64_t MinOffload = G;
-  if (P.NeedsMerge && P.MergeMs > 0) {
+  double SplitCost = (P.NeedsMerge ? P.MergeMs : 0) + P.SplitMs;
+  if (SplitCost > 0) {
     auto BaseAlone = [&](uint64_t Blocks) {
       std::fill(Q.begin(), Q.end(), 0);
       Q[Base] = Blocks;
@@ -218,7 +221,7 @@ PartitionDecision partition(const PartitionProblem &P) {
     double Full = BaseAlone(N);
     MinOffload = N; // Nothing saves enough: offloads never pass the check.
     for (uint64_t M = G; M < N; M += G)
-      if (Full - BaseAlone(N - M) > P.MergeMs) {
+      if (Full - BaseAlone(N - M) > SplitCost) {
         MinOffload = M;
         break;
       }

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <limits>
 #include <set>
@@ -247,6 +248,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
   P.AggregateD2HGBps = R.AggregateD2HGBps;
   P.NeedsMerge = R.NeedsMerge;
   P.MergeMs = R.MergeMs;
+  P.SplitMs = R.SplitMs;
   P.Devices.resize(K);
   for (size_t D = 0; D < K; ++D) {
     DeviceCost &C = P.Devices[D];
@@ -336,7 +338,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
   PartitionDecision &Dec = Out.Decision;
   // What the search depends on, per device: the table's throughput at its
   // rows and at the whole grid, the fixed cost and the bytes in.
-  std::vector<double> Signature{double(N), double(K), P.MergeMs};
+  std::vector<double> Signature{double(N), double(K), P.MergeMs, P.SplitMs};
   for (const DeviceCost &C : P.Devices) {
     Signature.push_back(C.Perf.throughput(N));
     for (const auto &[B, T] : C.Perf.rows()) {
@@ -524,9 +526,12 @@ std::string PlanResult::describe(const PlanRequest &R) const {
                   Single.c_str(), Decision.SingleDeviceMs,
                   R.NeedsMerge ? "; a split needs a merge" : "");
   } else {
-    char Merge[64] = "";
+    char Merge[128] = "";
     if (R.NeedsMerge)
       std::snprintf(Merge, sizeof(Merge), ", merge %.3f ms", R.MergeMs);
+    if (R.SplitMs > 0)
+      std::snprintf(Merge + std::strlen(Merge), sizeof(Merge) - std::strlen(Merge),
+                    ", exact write sets %.3f ms", R.SplitMs);
     std::snprintf(Buf, sizeof(Buf),
                   "  split over %zu devices: predicted %.3f ms%s; single "
                   "device %s: %.3f ms\n",

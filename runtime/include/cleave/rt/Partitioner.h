@@ -112,6 +112,10 @@ struct PartitionProblem {
   /// footprints not exact and disjoint); MergeMs is its cost.
   bool NeedsMerge = false;
   double MergeMs = 0;
+  /// What any split costs the host besides the runs (the engine's
+  /// bookkeeping of write sets that must stay exact), charged like MergeMs
+  /// whenever two or more devices work.
+  double SplitMs = 0;
   /// Blocks moved per step; 0: ceil(TotalBlocks / 2048) (SKMD).
   uint64_t Granularity = 0;
 };

@@ -104,6 +104,8 @@ struct PlanRequest {
   /// Writes are not exact: splitting costs MergeMs.
   bool NeedsMerge = false;
   double MergeMs = 0;
+  /// The host cost of any split (PartitionProblem::SplitMs).
+  double SplitMs = 0;
   /// Aggregate host-link bandwidths with every GPU busy (0: none).
   double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
   /// The bytes device \p D is missing to run blocks [First, First + Count):
