@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Here (the machine with LLVM): the model side of the accuracy report (issue 6
-# §3). For every entry of suite.txt, `cleave analyze --json` runs the program
-# on this machine's CPU with instrumented CPU variants, once per GPU profile
-# (profiles/h100x1-all.json, profiles/h200x1-all.json) and per mode:
+# §3). For every entry of suite.txt, `cleave analyze` builds the program with
+# instrumented CPU variants and runs it ONCE on this machine's CPU, saving
+# what it gathered (`--save-record`, docs/analyze.md) to
+# $OUT_DIR/records/<id>.record; then every GPU profile
+# (profiles/h100x1-all.json, profiles/h200x1-all.json) and mode is evaluated
+# from that record (`--from-record`, no build, no run):
 #   hopper      --model=hopper
 #   paper       --model=paper               (digest 000 §1 as printed)
 #   paper-fix   --model=paper --paper-fix=all
@@ -12,8 +15,9 @@
 #   bench/accuracy/predict.sh [CLEAVE]      (default: build/bin/cleave)
 # Environment: OUT_DIR (default bench/accuracy/out), SUITE (default
 # bench/accuracy/suite.txt), ONLY=id,id (entries), GPUS="h100x1 h200x1",
-# MODES="hopper paper paper-fix", REUSE=1 (keep a raw report that exists and
-# only redo the JSON lines, e.g. after editing the suite's kernel column).
+# MODES="hopper paper paper-fix", REUSE=1 (keep a record that exists and
+# only evaluate the models again: seconds instead of a run per entry; a
+# record of another version of the program is refused by cleave analyze).
 set -euo pipefail
 # Leading and trailing blanks off.
 trim() {
@@ -32,7 +36,7 @@ only=${ONLY:-}
 reuse=${REUSE:-0}
 [ -x "$cleave" ] || { echo "predict: no cleave at $cleave (build it, or pass its path)" >&2; exit 1; }
 [ -f "$suite" ] || { echo "predict: no suite file $suite" >&2; exit 1; }
-mkdir -p "$out/raw"
+mkdir -p "$out/raw" "$out/records"
 preds=$out/predictions.jsonl
 : > "$preds"
 commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)
@@ -48,6 +52,24 @@ while IFS='|' read -r id prog args kernels; do
   prog=$(trim "$prog")
   args=$(trim "$args")
   kernels=$(trim "$kernels")
+  record=$out/records/$id.record
+  rt0=$(date +%s.%N)
+  if [ "$reuse" = 1 ] && [ -s "$record" ]; then
+    rs=$(awk '/^record_s / {print $2}' "$out/records/$id.err" 2>/dev/null || true)
+    rs=${rs:-0}
+  else
+    # The one run of the program: the record (the report is not kept).
+    # shellcheck disable=SC2086
+    if ! "$cleave" analyze "$root/$prog" --json --save-record="$record" \
+      -- $args < /dev/null > /dev/null 2> "$out/records/$id.err"; then
+      echo "predict: FAIL $id: the instrumented run (see $out/records/$id.err)" >&2
+      fails=$((fails + 1))
+      continue
+    fi
+    rs=$(awk -v a="$rt0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    printf 'record_s %s\n' "$rs" >> "$out/records/$id.err"
+    printf 'predict: %-14s record  %6.1f s\n' "$id" "$rs"
+  fi
   for gpu in $gpus; do
     profile=$root/profiles/$gpu-all.json
     [ -f "$profile" ] || { echo "predict: no profile $profile" >&2; exit 1; }
@@ -60,25 +82,20 @@ while IFS='|' read -r id prog args kernels; do
       esac
       raw=$out/raw/$id.$gpu.$mode.json
       t0=$(date +%s.%N)
-      if [ "$reuse" = 1 ] && [ -s "$raw" ]; then
-        t0=$(awk '/^analyze_start / {print $2}' "$out/raw/$id.$gpu.$mode.err" 2>/dev/null || true)
-        t1=$(awk '/^analyze_end / {print $2}' "$out/raw/$id.$gpu.$mode.err" 2>/dev/null || true)
-        t0=${t0:-0}
-        t1=${t1:-0}
       # shellcheck disable=SC2086
-      elif ! "$cleave" analyze "$root/$prog" --json --gpu="$profile" "${flags[@]}" \
-        -- $args < /dev/null > "$raw" 2> "$out/raw/$id.$gpu.$mode.err"; then
+      if ! "$cleave" analyze "$root/$prog" --from-record="$record" --json \
+        --gpu="$profile" "${flags[@]}" -- $args < /dev/null > "$raw" \
+        2> "$out/raw/$id.$gpu.$mode.err"; then
         echo "predict: FAIL $id $gpu $mode (see $out/raw/$id.$gpu.$mode.err)" >&2
         fails=$((fails + 1))
         continue
-      else
-        t1=$(date +%s.%N)
-        printf 'analyze_start %s\nanalyze_end %s\n' "$t0" "$t1" >> "$out/raw/$id.$gpu.$mode.err"
       fi
+      t1=$(date +%s.%N)
       if ! python3 - "$raw" "$id" "$prog" "$args" "$kernels" "$gpu" "$mode" \
-        "$commit" "$dirty" "$t0" "$t1" >> "$preds" <<'EOF'
+        "$commit" "$dirty" "$t0" "$t1" "$rs" >> "$preds" <<'EOF'
 import json, sys
-raw, ident, prog, args, kernels, gpu, mode, commit, dirty, t0, t1 = sys.argv[1:]
+raw, ident, prog, args, kernels, gpu, mode, commit, dirty, t0, t1, rs = \
+    sys.argv[1:]
 doc = json.load(open(raw))
 # Blank-separated "kernel[@X,Y,Z]": a kernel (mangled name) counts in every
 # configuration, or only with grid X,Y,Z.
@@ -105,7 +122,9 @@ for k in doc["kernels"]:
         "bottleneck": k.get("bottleneck"), "waves": k.get("waves"),
         "occupancy_limiter": k.get("occupancy", {}).get("limiter"),
         "notes": k.get("notes", []),
-        "analyze_s": round(float(t1) - float(t0), 2),
+        # record_s: the entry's one instrumented run (shared by its GPU
+        # and mode lines); analyze_s: this evaluation from the record.
+        "record_s": float(rs), "analyze_s": round(float(t1) - float(t0), 2),
         "git_commit": commit, "git_dirty": dirty == "true"},
         sort_keys=True))
 missing = [n + ("@" + ",".join(map(str, g)) if g else "") for n, g in counted
@@ -119,7 +138,7 @@ EOF
       then
         fails=$((fails + 1))
       fi
-      printf 'predict: %-14s %-7s %-9s %6.1f s\n' "$id" "$gpu" "$mode" \
+      printf 'predict: %-14s %-7s %-9s %6.2f s\n' "$id" "$gpu" "$mode" \
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
     done
   done

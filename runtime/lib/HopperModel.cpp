@@ -102,6 +102,32 @@ ClassArray hopperIssueCosts() {
   return A;
 }
 
+Pipe pipeOf(OpClass C) {
+  switch (C) {
+  case OpClass::Fp32:
+  case OpClass::Fp32Div:
+    return Pipe::Fma;
+  case OpClass::Fp64:
+  case OpClass::Fp64Div:
+    return Pipe::Fp64;
+  case OpClass::Sfu:
+  case OpClass::Conversion:
+    return Pipe::Xu;
+  case OpClass::GlobalLoad:
+  case OpClass::GlobalStore:
+  case OpClass::GlobalAtomic:
+  case OpClass::SharedLoad:
+  case OpClass::SharedStore:
+  case OpClass::SharedAtomic:
+  case OpClass::Local:
+  case OpClass::ConstLoad:
+  case OpClass::Warp:
+    return Pipe::Mio;
+  default:
+    return Pipe::Alu;
+  }
+}
+
 const char *limiterName(Limiter L) {
   switch (L) {
   case Limiter::Registers:
@@ -219,6 +245,59 @@ periodsOf(const std::vector<OpClass> &Stream, const ClassArray &Cost,
   return Out;
 }
 
+double dependentPath(const GpuParams &G, const LaunchStats &S,
+                     double MemLatency, double *Issued, double *Rounds,
+                     double FirstLatency) {
+  if (FirstLatency < 0)
+    FirstLatency = MemLatency;
+  bool Known = S.DepBegin.size() == S.Stream.size() + 1;
+  std::vector<double> Ready(S.Stream.size(), 0);
+  double At = 0, End = 0, NRounds = 0, RoundEnd = -1;
+  for (size_t I = 0; I < S.Stream.size(); ++I) {
+    // In order: one clock after the instruction before it, and once the
+    // results it uses are ready.
+    if (I)
+      At += 1;
+    if (Known) {
+      for (uint32_t K = S.DepBegin[I]; K < S.DepBegin[I + 1]; ++K)
+        if (S.Deps[K] < I)
+          At = std::max(At, Ready[S.Deps[K]]);
+    } else if (I) {
+      At = std::max(At, Ready[I - 1]);
+    }
+    OpClass C = S.Stream[I];
+    double Latency = G.Latency[unsigned(C)];
+    if (C == OpClass::GlobalLoad || C == OpClass::GlobalAtomic ||
+        C == OpClass::Local) {
+      if (At >= RoundEnd) {
+        ++NRounds;
+        RoundEnd = At + (NRounds == 1 ? FirstLatency : MemLatency);
+      }
+      Latency = NRounds == 1 ? FirstLatency : MemLatency;
+    } else if (C == OpClass::GlobalStore) {
+      Latency = 0;
+    }
+    Ready[I] = At + Latency;
+    End = std::max({End, Ready[I], At + 1});
+  }
+  if (Issued)
+    *Issued = double(S.Stream.size()) * S.StreamScale;
+  if (Rounds)
+    *Rounds = NRounds * S.StreamScale;
+  return End * S.StreamScale;
+}
+
+double dramSeconds(const GpuParams &G, double Read, double Written) {
+  double R = G.DramGBps * 1e9;
+  double W = R;
+  if (G.DramCopyGBps > 0) {
+    double InvW = 2 / (G.DramCopyGBps * 1e9) - 1 / R;
+    if (InvW > 0)
+      W = 1 / InvW;
+  }
+  return Read / R + Written / W;
+}
+
 double dramBytes(double Requested, double BlockDistinct, uint64_t Blocks,
                  double Footprint, uint64_t L2Bytes) {
   double Unique = std::min(Requested, Footprint);
@@ -326,34 +405,74 @@ Prediction predictHopper(const GpuParams &G, const LaunchStats &S,
   P.Waves = uint64_t(ceilDiv(Blocks, double(G.Sms) * P.Occ.BlocksPerSm));
   double Hz = clockHz(G);
 
-  // Issue: the busiest SM issues all its warps' instructions over its
-  // sub-partitions.
-  double IssuePerWarp = 0;
-  for (unsigned C = 0; C < NumOpClasses; ++C)
-    IssuePerWarp += S.Count[C] * G.Issue[C];
+  // Issue: the busiest SM's warps over its sub-partitions. Each pipe takes
+  // its classes' instructions at their issue cost; global loads occupy the
+  // load/store path once per 128-byte line they touch (L1 handles one line
+  // per clock), stores once per request. The sub-partition dispatches one
+  // instruction per clock (a division sequence: its cost in instructions).
+  std::array<double, NumPipes> PipeCycles{};
+  double Dispatch = 0;
+  for (unsigned C = 0; C < NumOpClasses; ++C) {
+    OpClass K = OpClass(C);
+    double Cycles = S.Count[C] * G.Issue[C];
+    if (K == OpClass::GlobalLoad || K == OpClass::GlobalAtomic) {
+      double Loads = S.Count[unsigned(OpClass::GlobalLoad)] +
+                     S.Count[unsigned(OpClass::GlobalAtomic)];
+      double Lines = std::max(S.LoadSegments, Loads);
+      Cycles = Loads > 0 ? S.Count[C] / Loads * Lines * G.Issue[C] : 0;
+    }
+    PipeCycles[unsigned(pipeOf(K))] += Cycles;
+    bool Sequence = K == OpClass::IntDiv || K == OpClass::Fp32Div ||
+                    K == OpClass::Fp64Div;
+    Dispatch += S.Count[C] * (Sequence ? G.Issue[C] : 1.0);
+  }
+  static const char *const PipeNames[NumPipes] = {"fma", "alu", "fp64", "xu",
+                                                   "mio"};
+  double IssuePerWarp = Dispatch;
+  P.IssueLimit = "dispatch";
+  for (unsigned I = 0; I < NumPipes; ++I)
+    if (PipeCycles[I] > IssuePerWarp) {
+      IssuePerWarp = PipeCycles[I];
+      P.IssueLimit = PipeNames[I];
+    }
   double ComputeCycles =
       BlocksOnBusiestSm * Warps * IssuePerWarp / std::max(1u, G.SubPartitions);
   P.ComputeSeconds = ComputeCycles / Hz;
 
   // Memory traffic: every requested sector passes through L2; DRAM moves
-  // what the L2 rule leaves.
+  // what the L2 rule leaves, reads and writes in the requests' proportion.
   P.RequestedBytes = Blocks * Warps * S.Requests * S.SectorsPerRequest * 32;
+  double StoreBytes = Blocks * Warps * S.StoreSectors * 32;
   P.DramBytes = dramBytes(P.RequestedBytes, S.BlockDistinctBytes, S.Blocks,
                           S.FootprintBytes, G.L2Bytes);
   P.L2HitBytes = P.RequestedBytes - P.DramBytes;
-  P.MemorySeconds = 0;
-  if (P.RequestedBytes > 0)
-    P.MemorySeconds = std::max(P.DramBytes / (G.DramGBps * 1e9),
-                               P.RequestedBytes / (G.L2GBps * 1e9));
+  double WriteShare =
+      P.RequestedBytes > 0 ? std::min(1.0, StoreBytes / P.RequestedBytes) : 0;
+  P.DramSeconds = dramSeconds(G, P.DramBytes * (1 - WriteShare),
+                              P.DramBytes * WriteShare);
+  // L1: a sector a block reads again comes from its SM's L1 (the block's
+  // warps run there together); L2 serves the rest of the loads by the
+  // sector and takes stores (written through L1) as one packet per
+  // 128-byte line they touch, data and byte mask.
+  double LoadBytes = P.RequestedBytes - StoreBytes;
+  double L2Loads = std::min(
+      LoadBytes, std::max(0.0, S.BlockDistinctBytes * Blocks - StoreBytes));
+  P.L1HitBytes = LoadBytes - L2Loads;
+  P.L2Bytes = L2Loads + Blocks * Warps * S.StoreSegments * G.LineBytes;
+  double L2Seconds = P.L2Bytes / (G.L2GBps * 1e9);
 
-  // Latency: one warp's path through its periods, compute at the
-  // dependent-chain clocks, a memory task with loads waits one memory
-  // latency (L2 hits and DRAM in the rule's proportion) and issues the
-  // rest; stores do not wait. Each wave waits its own path.
+  // Latency: the representative warp running its stream (dependentPath); a
+  // load waits one memory latency (L1 hits, L2 hits and DRAM in the
+  // proportions above).
+  // Without dependences: Luo's periods, a memory task with loads waits one
+  // latency and issues the rest, stores do not wait.
   double Hit = P.RequestedBytes > 0 ? P.L2HitBytes / P.RequestedBytes : 0;
+  double L1Hit = LoadBytes > 0 ? P.L1HitBytes / LoadBytes : 0;
+  double Beyond = Hit * G.LatencyL2 + (1 - Hit) * G.LatencyDram;
   struct MemCtx {
     double Latency, Issue;
-  } Ctx{Hit * G.LatencyL2 + (1 - Hit) * G.LatencyDram,
+  } Ctx{L1Hit * (G.LatencyL1 > 0 ? G.LatencyL1 : G.LatencyL2) +
+            (1 - L1Hit) * Beyond,
         G.Issue[unsigned(OpClass::GlobalLoad)]};
   std::vector<luo::Period> Periods = periodsOf(
       S.Stream, G.Latency,
@@ -363,8 +482,25 @@ Prediction predictHopper(const GpuParams &G, const LaunchStats &S,
       },
       &Ctx);
   breakdown(P, Periods, S.StreamScale, P.NAct, 0, 0, nullptr);
-  double Path = P.ComputeCycles + P.MemoryCycles;
-  P.LatencySeconds = double(P.Waves) * Path / Hz;
+  if (S.DepBegin.size() == S.Stream.size() + 1 && !S.Stream.empty()) {
+    // The first round cannot hit L1: a block's re-reads come after it.
+    P.PathCycles =
+        dependentPath(G, S, Ctx.Latency, nullptr, &P.Rounds, Beyond);
+  } else {
+    P.PathCycles = P.ComputeCycles + P.MemoryCycles;
+    for (const luo::Period &Q : Periods)
+      P.Rounds += Q.Memory > 0 ? S.StreamScale : 0;
+  }
+  P.LatencySeconds = double(P.Waves) * P.PathCycles / Hz;
+
+  // A wave's blocks issue their first loads together and wait for them:
+  // one round of each wave does not overlap the data's transfer (the
+  // pipeline fills and drains once per wave); later rounds do.
+  double Exposed = P.Rounds > 0 ? P.LatencySeconds / std::max(1.0, P.Rounds)
+                                : 0;
+  P.MemorySeconds = 0;
+  if (P.RequestedBytes > 0)
+    P.MemorySeconds = std::max(P.DramSeconds + Exposed, L2Seconds);
 
   P.KernelSeconds =
       std::max({P.ComputeSeconds, P.LatencySeconds, P.MemorySeconds});
@@ -373,7 +509,10 @@ Prediction predictHopper(const GpuParams &G, const LaunchStats &S,
   if (P.LaunchSeconds >= P.KernelSeconds)
     P.Bound = Bottleneck::Launch;
   else if (P.KernelSeconds == P.MemorySeconds)
-    P.Bound = Bottleneck::Memory;
+    // Mostly moving bytes, or mostly waiting for the first ones.
+    P.Bound = P.MemorySeconds > L2Seconds && Exposed > P.DramSeconds
+                  ? Bottleneck::Latency
+                  : Bottleneck::Memory;
   else if (P.KernelSeconds == P.ComputeSeconds)
     P.Bound = Bottleneck::Compute;
   else

@@ -31,10 +31,14 @@
 #include "cleave/Transforms/Instrument.h"
 #include "cleave/rt/HopperModel.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
@@ -49,6 +53,7 @@
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
@@ -56,7 +61,9 @@
 #include <cassert>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
+#include <unordered_map>
 
 extern char **environ;
 
@@ -77,7 +84,7 @@ cl::SubCommand AnalyzeCmd("analyze",
 cl::OptionCategory AnalyzeCat("cleave analyze options");
 
 cl::list<std::string> Inputs(cl::Positional, cl::desc("<input .cu/.cpp/.o>"),
-                             cl::OneOrMore, cl::sub(AnalyzeCmd));
+                             cl::ZeroOrMore, cl::sub(AnalyzeCmd));
 cl::opt<std::string> GpuProfile(
     "gpu", cl::desc("Device profile (JSON from cleave-calibrate; default "
                     "profiles/h100x1-all.json)"),
@@ -150,6 +157,17 @@ cl::opt<bool> KeepTemps("keep-temps",
                         cl::sub(AnalyzeCmd), cl::cat(AnalyzeCat));
 cl::opt<bool> Verbose("v", cl::desc("Print the steps and the program's output"),
                       cl::sub(AnalyzeCmd), cl::cat(AnalyzeCat));
+cl::opt<std::string> SaveRecord(
+    "save-record",
+    cl::desc("Also write what the run gathered (the kernels' sites, "
+             "resources and the instrumentation record) to this file, for "
+             "--from-record"),
+    cl::value_desc("file"), cl::sub(AnalyzeCmd), cl::cat(AnalyzeCat));
+cl::opt<std::string> FromRecord(
+    "from-record",
+    cl::desc("Evaluate the model on a file written by --save-record instead "
+             "of building and running the program"),
+    cl::value_desc("file"), cl::sub(AnalyzeCmd), cl::cat(AnalyzeCat));
 
 int error(const Twine &Msg) {
   WithColor::error(errs(), "cleave analyze") << Msg << "\n";
@@ -259,7 +277,11 @@ Expected<model::GpuParams> loadProfile(StringRef Path) {
   P.L2Bytes = uint64_t(Need("l2_bytes"));
   P.DramGBps = Need("bandwidth.dram.read_gbps");
   P.L2GBps = Need("bandwidth.l2.read_gbps");
+  // Optional: writes go at the read bandwidth without it.
+  P.DramCopyGBps = number(at(*G, "bandwidth.dram.copy_gbps")).value_or(0);
   P.LatencyL2 = Need("memory_latency.l2.clocks");
+  // Optional: L1 hits wait the L2 latency without it.
+  P.LatencyL1 = number(at(*G, "memory_latency.l1.clocks")).value_or(0);
   P.LatencyDram = Need("memory_latency.dram.clocks");
   P.LaunchUs = Need("launch.throughput.wall_us");
   P.Cpd.A = Need("cpd.fit.a");
@@ -399,11 +421,149 @@ uint64_t irStaticShared(Function &K) {
 // The instrumented build
 //===----------------------------------------------------------------------===//
 
+/// An instruction of a block site's code: (site id << 32) | its index.
+using EntryRef = uint64_t;
+
+/// A block site's instructions as the GPU runs them (refineCode): their
+/// classes in order and, per instruction, the instructions whose results it
+/// uses (data dependences through registers).
+struct SiteCode {
+  std::vector<InstrClass> Sequence;
+  std::vector<std::vector<EntryRef>> Deps;
+};
+
 struct Analysis {
   std::vector<InstrumentInfo> Sites;
   std::map<std::string, Resources> Res;      ///< by kernel symbol
   std::map<std::string, std::string> Display; ///< demangled names
+  /// By block site id, for the hopper model; a site without one counts its
+  /// Sequence and has no dependences (then the model assumes a chain).
+  std::map<uint32_t, SiteCode> Code;
 };
+
+/// The IR passes the NVPTX backend runs before instruction selection at
+/// -O1 and above (NVPTXTargetMachine::addIRPasses: address-space inference,
+/// the straight-line scalar optimizations, loop strength reduction, CSE,
+/// load/store vectorization), so that the code counted is the code ptxas
+/// gets.
+constexpr const char *BackendIRPasses =
+    "function(infer-address-spaces,separate-const-offset-from-gep,slsr,"
+    "early-cse,nary-reassociate,early-cse,loop-mssa(loop-reduce),early-cse,"
+    "load-store-vectorizer,sroa)";
+
+/// Instructions of \p I in a site's code: 0 for what the GPU does not
+/// execute as an instruction of its own, else Instrument.cpp's weight (one
+/// per element of vector arithmetic, one for loads, stores and calls):
+///  - an fmul whose only use is an fadd/fsub of the same block: ptxas
+///    contracts the pair into one fma (--fmad=true, its default);
+///  - a getelementptr with constant indices whose users are all loads and
+///    stores through it: the offset is the instruction's immediate
+///    ([reg + imm], 24 bits on sm_90);
+///  - a sign or zero extension used only by getelementptrs: the wide
+///    multiply-add (IMAD.WIDE) that computes the address takes the 32-bit
+///    index.
+unsigned codeEntries(const Instruction &I) {
+  if (I.getOpcode() == Instruction::FMul && I.hasOneUse()) {
+    const auto *U = cast<Instruction>(*I.user_begin());
+    if (U->getParent() == I.getParent() &&
+        (U->getOpcode() == Instruction::FAdd ||
+         U->getOpcode() == Instruction::FSub))
+      return 0;
+  }
+  if (const auto *GEP = dyn_cast<GetElementPtrInst>(&I)) {
+    bool AllMemory = !GEP->use_empty();
+    for (const Use &U : GEP->uses()) {
+      const auto *User = dyn_cast<Instruction>(U.getUser());
+      AllMemory &= User && ((isa<LoadInst>(User) && U.getOperandNo() == 0) ||
+                            (isa<StoreInst>(User) && U.getOperandNo() == 1));
+    }
+    if (GEP->hasAllConstantIndices() && AllMemory)
+      return 0;
+  }
+  if ((isa<SExtInst>(I) || isa<ZExtInst>(I)) && !I.use_empty() &&
+      llvm::all_of(I.users(),
+                   [](const User *U) { return isa<GetElementPtrInst>(U); }))
+    return 0;
+  if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<CallBase>(I))
+    return 1;
+  if (auto *VT = dyn_cast<FixedVectorType>(I.getType()))
+    return VT->getNumElements();
+  return 1;
+}
+
+/// Fills \p A.Code for the sites \p Info of the device module \p Device:
+/// on a copy that went through the backend's IR passes (BackendIRPasses),
+/// each site's block (found by function and block name; blocks the passes
+/// add, such as dedicated loop exits, hold only branches) with the rules of
+/// codeEntries. Sites whose block is not found keep their Sequence.
+Error refineCode(Module &Device, const InstrumentInfo &Info, Analysis &A) {
+  std::unique_ptr<Module> M = CloneModule(Device);
+  auto TM = createNVPTXTargetMachine(*M, GpuArch);
+  if (!TM)
+    return TM.takeError();
+  if (Error E = runCleavePipeline(*M, BackendIRPasses, TM->get()))
+    return E;
+  DenseMap<const Instruction *, EntryRef> Entry;
+  std::vector<std::pair<const BasicBlock *, uint32_t>> Blocks;
+  std::map<uint32_t, SiteCode> Out;
+  for (const BlockSite &S : Info.Blocks) {
+    Function *F = M->getFunction(S.Function);
+    if (!F || StringRef(S.Name).starts_with("#"))
+      continue;
+    const BasicBlock *Found = nullptr;
+    for (const BasicBlock &BB : *F)
+      if (BB.getName() == S.Name)
+        Found = &BB;
+    if (!Found)
+      continue;
+    SiteCode &Code = Out[S.Id];
+    for (const Instruction &I : *Found) {
+      std::optional<InstrClass> C = classifyInstruction(I);
+      if (!C)
+        continue;
+      unsigned N = codeEntries(I);
+      if (!N)
+        continue;
+      Code.Sequence.insert(Code.Sequence.end(), N, *C);
+      Entry[&I] = (EntryRef(S.Id) << 32) | (Code.Sequence.size() - 1);
+    }
+    Blocks.push_back({Found, S.Id});
+  }
+  for (auto [BB, Id] : Blocks) {
+    SiteCode &Code = Out[Id];
+    for (const Instruction &I : *BB) {
+      if (!Entry.count(&I))
+        continue;
+      // The producers: instructions with entries, looking through phis and
+      // what has none.
+      std::vector<EntryRef> Producers;
+      SmallPtrSet<const Value *, 16> Seen;
+      SmallVector<const Value *, 16> Work(I.op_begin(), I.op_end());
+      while (!Work.empty()) {
+        const auto *Op = dyn_cast<Instruction>(Work.pop_back_val());
+        if (!Op || !Seen.insert(Op).second)
+          continue;
+        auto P = Entry.find(Op);
+        if (P != Entry.end()) {
+          Producers.push_back(P->second);
+          continue;
+        }
+        Work.append(Op->op_begin(), Op->op_end());
+      }
+      llvm::sort(Producers);
+      Producers.erase(std::unique(Producers.begin(), Producers.end()),
+                      Producers.end());
+      uint32_t Last = uint32_t(Entry[&I] & 0xffffffff);
+      for (unsigned W = 0, N = codeEntries(I); W < N; ++W)
+        Code.Deps.push_back(Producers);
+      assert(Code.Deps.size() == Last + 1 && "entries out of step");
+      (void)Last;
+    }
+  }
+  for (auto &[Id, Code] : Out)
+    A.Code[Id] = std::move(Code);
+  return Error::success();
+}
 
 cleave::DeviceCompileOptions deviceOptions() {
   cleave::DeviceCompileOptions O;
@@ -570,6 +730,8 @@ Expected<std::string> buildInstrumented(StringRef Dir, LLVMContext &Ctx,
       auto CPU = instrumentedCPUModule(**M, Index, Info);
       if (!CPU)
         return CPU.takeError();
+      if (Error E = refineCode(**M, Info, A))
+        return std::move(E);
       A.Sites.push_back(std::move(Info));
       BundleOptions BO;
       BO.GpuArch = GpuArch;
@@ -612,16 +774,22 @@ Expected<std::string> buildInstrumented(StringRef Dir, LLVMContext &Ctx,
 
 /// Runs the program on the CPU device with the recorder on.
 Error runProgram(StringRef Exe, StringRef Record, StringRef Dir,
-                 ArrayRef<std::string> ProgramArgs, int &ExitCode) {
+                 ArrayRef<std::string> ProgramArgs, unsigned SmCount,
+                 int &ExitCode) {
   std::vector<std::string> Env;
   for (char **E = environ; *E; ++E) {
     StringRef Var(*E);
     if (Var.starts_with("CLEAVE_DEVICES=") ||
-        Var.starts_with("CLEAVE_INSTRUMENT_"))
+        Var.starts_with("CLEAVE_INSTRUMENT_") ||
+        Var.starts_with("CLEAVE_ANALYZE_"))
       continue;
     Env.push_back(Var.str());
   }
   Env.push_back("CLEAVE_DEVICES=cpu");
+  // The profile's SM count for cudaGetDeviceProperties' multiProcessorCount
+  // (and cudaDevAttrMultiProcessorCount): a program that sizes its grid
+  // from it makes the grid it would make on that GPU.
+  Env.push_back("CLEAVE_ANALYZE_SM_COUNT=" + std::to_string(SmCount));
   Env.push_back(("CLEAVE_INSTRUMENT_OUT=" + Record).str());
   Env.push_back("CLEAVE_INSTRUMENT_BLOCKS=" + std::to_string(SampleBlocks));
   SmallVector<StringRef, 8> Args = {Exe};
@@ -682,15 +850,13 @@ struct LaunchRecord {
   std::vector<BlockRecord> Blocks;
 };
 
-Expected<std::vector<LaunchRecord>> readRecord(StringRef Path) {
-  auto Buf = MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return makeError("the program wrote no instrumentation record ('" + Path +
-                     "': " + Buf.getError().message() +
-                     "): did it exit through exit() or return from main?");
+/// Parses the recorder's output (runtime/lib/cpu/Instrument.cpp); \p Path
+/// names it in messages.
+Expected<std::vector<LaunchRecord>> parseRecord(StringRef Text,
+                                                StringRef Path) {
   std::vector<LaunchRecord> Out;
   SmallVector<StringRef, 0> Lines;
-  (*Buf)->getBuffer().split(Lines, '\n', -1, false);
+  Text.split(Lines, '\n', -1, false);
   if (Lines.empty() || Lines[0] != "cleave-instrument 1")
     return makeError("'" + Path + "' is not an instrumentation record of "
                      "this version");
@@ -775,6 +941,357 @@ Expected<std::vector<LaunchRecord>> readRecord(StringRef Path) {
   return Out;
 }
 
+/// The recorder's output file, as text.
+Expected<std::string> readRecordFile(StringRef Path) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return makeError("the program wrote no instrumentation record ('" + Path +
+                     "': " + Buf.getError().message() +
+                     "): did it exit through exit() or return from main?");
+  return (*Buf)->getBuffer().str();
+}
+
+//===----------------------------------------------------------------------===//
+// Saved records (--save-record, --from-record)
+//===----------------------------------------------------------------------===//
+//
+// One text file: what the build found (each module's sites, each kernel's
+// resources and display name), which program and arguments it was, and the
+// recorder's output verbatim:
+//
+//   cleave-analyze-record 1
+//   input <name> <xxh3 of its bytes, hex>        one per input file
+//   arg <argument>                               one per program argument
+//   sample-blocks <N>
+//   sm-count <N>                 the SM count the program was told
+//   module <index> <kernels> <blocks> <mems>
+//   kernel <symbol>                              <kernels> lines
+//   block <id> <function> <name> <class>...      <blocks> lines
+//   mem <id> <block id> <class> <bytes> <location>   <mems> lines
+//   code <site id> <class>:<producers> ...   (A.Code: per instruction its
+//        class and '-' or the comma-separated <site id>.<index> it uses)
+//   resources <symbol> <registers> <static shared> <from>
+//   display <symbol> <demangled name>
+//   record <lines>
+//   <the recorder's output: <lines> lines>
+//
+// Strings are percent-encoded (bytes <= ' ', '%' and >= 0x7f as %XX; the
+// empty string as %-), so every field is one blank-free word.
+
+constexpr const char *SavedRecordMagic = "cleave-analyze-record";
+constexpr unsigned SavedRecordVersion = 1;
+
+std::string encodeWord(StringRef S) {
+  if (S.empty())
+    return "%-";
+  std::string Out;
+  for (unsigned char C : S) {
+    if (C <= ' ' || C == '%' || C >= 0x7f)
+      Out += formatv("%{0:X-2}", unsigned(C)).str();
+    else
+      Out += char(C);
+  }
+  return Out;
+}
+
+bool decodeWord(StringRef W, std::string &Out) {
+  Out.clear();
+  if (W == "%-")
+    return true;
+  for (size_t I = 0; I < W.size(); ++I) {
+    if (W[I] != '%') {
+      Out += W[I];
+      continue;
+    }
+    unsigned V;
+    if (I + 2 >= W.size() || W.substr(I + 1, 2).getAsInteger(16, V))
+      return false;
+    Out += char(V);
+    I += 2;
+  }
+  return true;
+}
+
+/// The identity of an input: its file name and a hash of its bytes.
+Expected<std::pair<std::string, std::string>> inputIdentity(StringRef In) {
+  auto Buf = MemoryBuffer::getFile(In);
+  if (!Buf)
+    return makeError("cannot read '" + In + "': " + Buf.getError().message());
+  ArrayRef<uint8_t> Bytes(
+      reinterpret_cast<const uint8_t *>((*Buf)->getBufferStart()),
+      (*Buf)->getBufferSize());
+  return std::pair(sys::path::filename(In).str(),
+                   formatv("{0:x-16}", xxh3_64bits(Bytes)).str());
+}
+
+/// What a saved record holds besides the analysis.
+struct SavedRecord {
+  std::vector<std::pair<std::string, std::string>> Inputs; ///< name, hash
+  std::vector<std::string> Args;
+  unsigned SampleBlocks = 0;
+  /// The SM count the program was told (CLEAVE_ANALYZE_SM_COUNT).
+  unsigned SmCount = 0;
+  std::string Record; ///< the recorder's output
+};
+
+Error writeSavedRecord(StringRef Path, const Analysis &A,
+                       const SavedRecord &R) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_Text);
+  if (EC)
+    return makeError("cannot write the record '" + Path +
+                     "': " + EC.message());
+  OS << SavedRecordMagic << " " << SavedRecordVersion << "\n";
+  for (auto &[Name, Hash] : R.Inputs)
+    OS << "input " << encodeWord(Name) << " " << Hash << "\n";
+  for (const std::string &Arg : R.Args)
+    OS << "arg " << encodeWord(Arg) << "\n";
+  OS << "sample-blocks " << R.SampleBlocks << "\n";
+  OS << "sm-count " << R.SmCount << "\n";
+  for (const InstrumentInfo &I : A.Sites) {
+    OS << "module " << I.ModuleIndex << " " << I.Kernels.size() << " "
+       << I.Blocks.size() << " " << I.Mems.size() << "\n";
+    for (const std::string &K : I.Kernels)
+      OS << "kernel " << encodeWord(K) << "\n";
+    for (const BlockSite &B : I.Blocks) {
+      OS << "block " << B.Id << " " << encodeWord(B.Function) << " "
+         << encodeWord(B.Name);
+      for (InstrClass C : B.Sequence)
+        OS << " " << instrClassName(C);
+      OS << "\n";
+    }
+    for (const MemSite &M : I.Mems)
+      OS << "mem " << M.Id << " " << M.Block << " " << instrClassName(M.Class)
+         << " " << M.Bytes << " " << encodeWord(M.Location) << "\n";
+  }
+  for (auto &[Id, Code] : A.Code) {
+    OS << "code " << Id;
+    for (size_t I = 0; I < Code.Sequence.size(); ++I) {
+      OS << " " << instrClassName(Code.Sequence[I]) << ":";
+      const std::vector<EntryRef> &E = Code.Deps[I];
+      if (E.empty())
+        OS << "-";
+      for (size_t J = 0; J < E.size(); ++J)
+        OS << (J ? "," : "") << (E[J] >> 32) << "." << (E[J] & 0xffffffff);
+    }
+    OS << "\n";
+  }
+  for (auto &[K, Res] : A.Res)
+    OS << "resources " << encodeWord(K) << " " << Res.Registers << " "
+       << Res.StaticShared << " " << encodeWord(Res.From) << "\n";
+  for (auto &[K, D] : A.Display)
+    OS << "display " << encodeWord(K) << " " << encodeWord(D) << "\n";
+  StringRef Rec(R.Record);
+  size_t Lines = Rec.count('\n') + (!Rec.empty() && !Rec.ends_with("\n"));
+  OS << "record " << Lines << "\n" << Rec;
+  if (!Rec.empty() && !Rec.ends_with("\n"))
+    OS << "\n";
+  OS.close();
+  if (OS.has_error())
+    return makeError("cannot write the record '" + Path +
+                     "': " + OS.error().message());
+  return Error::success();
+}
+
+std::optional<InstrClass> instrClassByName(StringRef Name) {
+  for (unsigned C = 0; C < NumInstrClasses; ++C)
+    if (instrClassName(InstrClass(C)) == Name)
+      return InstrClass(C);
+  return std::nullopt;
+}
+
+Expected<SavedRecord> readSavedRecord(StringRef Path, Analysis &A) {
+  auto Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return makeError("cannot read the record '" + Path +
+                     "': " + Buf.getError().message());
+  StringRef Text = (*Buf)->getBuffer();
+  SmallVector<StringRef, 0> Lines;
+  Text.split(Lines, '\n');
+  SmallVector<StringRef, 4> Head;
+  if (!Lines.empty())
+    Lines[0].split(Head, ' ', -1, false);
+  if (Head.size() != 2 || Head[0] != SavedRecordMagic)
+    return makeError("'" + Path + "' is not a record of `cleave analyze "
+                     "--save-record` (it starts with '" +
+                     (Lines.empty() ? StringRef() : Lines[0].take_front(40)) +
+                     "')");
+  if (Head[1] != std::to_string(SavedRecordVersion))
+    return makeError("the record '" + Path + "' has format version " +
+                     Head[1] + "; this cleave reads version " +
+                     Twine(SavedRecordVersion) +
+                     ": make it again with --save-record");
+  SavedRecord R;
+  auto Bad = [&](size_t N, const Twine &Why) {
+    return makeError("malformed record '" + Path + "' at line " +
+                     Twine(N + 1) + " (" + Why + "): " +
+                     Lines[N].take_front(120));
+  };
+  InstrumentInfo *Cur = nullptr;
+  for (size_t N = 1; N < Lines.size(); ++N) {
+    SmallVector<StringRef, 32> F;
+    Lines[N].split(F, ' ', -1, false);
+    if (F.empty())
+      continue;
+    auto U = [&](size_t I, uint64_t &V) {
+      return I < F.size() && !F[I].getAsInteger(0, V);
+    };
+    auto W = [&](size_t I, std::string &V) {
+      return I < F.size() && decodeWord(F[I], V);
+    };
+    uint64_t V[4];
+    std::string S[2];
+    if (F[0] == "input") {
+      if (F.size() != 3 || !W(1, S[0]))
+        return Bad(N, "input <name> <hash>");
+      R.Inputs.push_back({S[0], F[2].str()});
+    } else if (F[0] == "arg") {
+      if (F.size() != 2 || !W(1, S[0]))
+        return Bad(N, "arg <argument>");
+      R.Args.push_back(S[0]);
+    } else if (F[0] == "sample-blocks") {
+      if (F.size() != 2 || !U(1, V[0]))
+        return Bad(N, "sample-blocks <N>");
+      R.SampleBlocks = unsigned(V[0]);
+    } else if (F[0] == "sm-count") {
+      if (F.size() != 2 || !U(1, V[0]))
+        return Bad(N, "sm-count <N>");
+      R.SmCount = unsigned(V[0]);
+    } else if (F[0] == "module") {
+      if (F.size() != 5 || !U(1, V[0]) || !U(2, V[1]) || !U(3, V[2]) ||
+          !U(4, V[3]))
+        return Bad(N, "module <index> <kernels> <blocks> <mems>");
+      A.Sites.emplace_back();
+      Cur = &A.Sites.back();
+      Cur->ModuleIndex = uint32_t(V[0]);
+    } else if (F[0] == "kernel") {
+      if (!Cur || F.size() != 2 || !W(1, S[0]))
+        return Bad(N, "kernel <symbol> after a module line");
+      Cur->Kernels.push_back(S[0]);
+    } else if (F[0] == "block") {
+      BlockSite B;
+      if (!Cur || F.size() < 4 || !U(1, V[0]) || !W(2, B.Function) ||
+          !W(3, B.Name))
+        return Bad(N, "block <id> <function> <name> <class>...");
+      B.Id = uint32_t(V[0]);
+      for (size_t I = 4; I < F.size(); ++I) {
+        std::optional<InstrClass> C = instrClassByName(F[I]);
+        if (!C)
+          return Bad(N, "unknown instruction class '" + F[I] + "'");
+        B.Sequence.push_back(*C);
+        ++B.Counts[unsigned(*C)];
+      }
+      if (Cur->block(B.Id) || (B.Id & 0xfffff) != Cur->Blocks.size())
+        return Bad(N, "block ids out of order");
+      Cur->Blocks.push_back(std::move(B));
+    } else if (F[0] == "mem") {
+      MemSite M;
+      std::optional<InstrClass> C =
+          F.size() == 6 ? instrClassByName(F[3]) : std::nullopt;
+      if (!Cur || !C || !U(1, V[0]) || !U(2, V[1]) || !U(4, V[2]) ||
+          !W(5, M.Location))
+        return Bad(N, "mem <id> <block> <class> <bytes> <location>");
+      M.Id = uint32_t(V[0]);
+      M.Block = uint32_t(V[1]);
+      M.Class = *C;
+      M.Bytes = uint32_t(V[2]);
+      if ((M.Id & 0xfffff) != Cur->Mems.size())
+        return Bad(N, "mem ids out of order");
+      Cur->Mems.push_back(std::move(M));
+    } else if (F[0] == "code") {
+      if (F.size() < 2 || !U(1, V[0]))
+        return Bad(N, "code <site> <class>:<producers>...");
+      SiteCode &Code = A.Code[uint32_t(V[0])];
+      for (size_t I = 2; I < F.size(); ++I) {
+        auto [Class, Refs] = F[I].split(':');
+        std::optional<InstrClass> C = instrClassByName(Class);
+        if (!C)
+          return Bad(N, "unknown instruction class '" + Class + "'");
+        Code.Sequence.push_back(*C);
+        Code.Deps.emplace_back();
+        if (Refs == "-")
+          continue;
+        SmallVector<StringRef, 4> List;
+        Refs.split(List, ',');
+        for (StringRef Ref : List) {
+          auto [Site, Index] = Ref.split('.');
+          uint64_t S, X;
+          if (Site.getAsInteger(10, S) || Index.getAsInteger(10, X))
+            return Bad(N, "producer '" + Ref + "' is not <site>.<index>");
+          Code.Deps.back().push_back((S << 32) | X);
+        }
+      }
+    } else if (F[0] == "resources") {
+      Resources Res;
+      if (F.size() != 5 || !W(1, S[0]) || !U(2, V[0]) || !U(3, V[1]) ||
+          !W(4, Res.From))
+        return Bad(N, "resources <symbol> <registers> <shared> <from>");
+      Res.Registers = unsigned(V[0]);
+      Res.StaticShared = V[1];
+      A.Res[S[0]] = Res;
+    } else if (F[0] == "display") {
+      if (F.size() != 3 || !W(1, S[0]) || !W(2, S[1]))
+        return Bad(N, "display <symbol> <name>");
+      A.Display[S[0]] = S[1];
+    } else if (F[0] == "record") {
+      if (F.size() != 2 || !U(1, V[0]) || N + 1 + V[0] > Lines.size())
+        return Bad(N, "record <lines>, then that many lines");
+      for (size_t I = N + 1; I < N + 1 + V[0]; ++I)
+        (R.Record += Lines[I].str()) += "\n";
+      N += V[0];
+      for (size_t I = N + 1; I < Lines.size(); ++I)
+        if (!Lines[I].trim().empty())
+          return Bad(I, "text after the record");
+      if (A.Sites.empty())
+        return makeError("the record '" + Path + "' has no kernel sites");
+      return R;
+    } else {
+      return Bad(N, "unknown line");
+    }
+  }
+  return makeError("the record '" + Path +
+                   "' ends before its instrumentation record (cut short?)");
+}
+
+/// A record made from other inputs or arguments than the command line's is
+/// refused (when the command line names inputs at all).
+Error checkSameProgram(StringRef Path, const SavedRecord &R,
+                       ArrayRef<std::string> Args) {
+  auto Describe = [](ArrayRef<std::pair<std::string, std::string>> In,
+                     ArrayRef<std::string> A) {
+    std::string S;
+    for (auto &[Name, Hash] : In)
+      S += (S.empty() ? "" : " ") + Name;
+    S += " --";
+    for (const std::string &X : A)
+      S += " " + X;
+    return S;
+  };
+  std::vector<std::pair<std::string, std::string>> Mine;
+  for (const std::string &In : Inputs) {
+    auto Id = inputIdentity(In);
+    if (!Id)
+      return Id.takeError();
+    Mine.push_back(*Id);
+  }
+  std::vector<std::string> MyArgs(Args.begin(), Args.end());
+  if (Mine.size() != R.Inputs.size() || MyArgs != R.Args)
+    return makeError("the record '" + Path + "' was made from `" +
+                     Describe(R.Inputs, R.Args) + "`, not from `" +
+                     Describe(Mine, MyArgs) +
+                     "`: name the same inputs and arguments, or none");
+  for (size_t I = 0; I < Mine.size(); ++I)
+    if (Mine[I] != R.Inputs[I])
+      return makeError(
+          "the record '" + Path + "' was made from another version of " +
+          R.Inputs[I].first + " (" +
+          (Mine[I].first == R.Inputs[I].first ? "its contents changed"
+                                              : "another file: " +
+                                                    Mine[I].first) +
+          "): make it again with --save-record");
+  return Error::success();
+}
+
 //===----------------------------------------------------------------------===//
 // From the record to the models' input
 //===----------------------------------------------------------------------===//
@@ -814,6 +1331,27 @@ model::OpClass opClass(InstrClass C) {
   return O;
 }
 
+/// A block site's instructions for the model: as ptxas gets them
+/// (refineCode) for the hopper model, as the instrumentation classified
+/// them for the paper model (digest 000 counts the kernel's own code).
+const std::vector<InstrClass> &codeOf(const Analysis &A, const BlockSite &BS) {
+  if (Model == ModelKind::Hopper) {
+    auto It = A.Code.find(BS.Id);
+    if (It != A.Code.end())
+      return It->second.Sequence;
+  }
+  return BS.Sequence;
+}
+
+/// Instructions of a warp's recorded trace.
+size_t traceLength(const Analysis &A, const WarpRecord &W) {
+  size_t N = 0;
+  for (uint32_t Site : W.Trace)
+    if (const BlockSite *BS = findBlock(A, Site))
+      N += codeOf(A, *BS).size();
+  return N;
+}
+
 /// The sampled blocks stand for the launch: the last block (often partial)
 /// for itself, the others evenly for the rest.
 Summary summarize(const Analysis &A, const LaunchRecord &L) {
@@ -851,13 +1389,15 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
           S.Problems.push_back("unknown block site " + std::to_string(Site));
           continue;
         }
-        for (unsigned C = 0; C < NumInstrClasses; ++C) {
-          double V = double(N) * BS->Counts[C];
-          St.Count[unsigned(opClass(InstrClass(C)))] += W * V;
-          Count += V;
+        for (InstrClass C : codeOf(A, *BS)) {
+          St.Count[unsigned(opClass(C))] += W * double(N);
+          Count += double(N);
         }
       }
-      if (Count > BestCount) {
+      // Among the busiest warps, the one whose trace (lane 0's path) covers
+      // the most: lane 0 may leave early while the others work.
+      if (Count > BestCount || (Count == BestCount && Rep &&
+                                traceLength(A, Wr) > traceLength(A, *Rep))) {
         BestCount = Count;
         Rep = &Wr;
       }
@@ -873,6 +1413,12 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
         All.Bytes += W * M.Bytes;
         All.Sectors += W * M.Sectors;
         All.Segments += W * M.Segments;
+        if (const MemSite *MS = findMem(A, M.Site);
+            MS && MS->Class == InstrClass::GlobalStore) {
+          St.StoreRequests += W * M.Requests;
+          St.StoreSectors += W * M.Sectors;
+          St.StoreSegments += W * M.Segments;
+        }
         if (M.Requests) {
           auto [It, New] = Ranges.try_emplace(M.Site, M.Min, M.Max);
           if (!New) {
@@ -895,6 +1441,10 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
     T.Segments /= double(St.Blocks);
   }
   St.Requests = All.Requests / Warps;
+  St.StoreRequests /= Warps;
+  St.StoreSectors /= Warps;
+  St.StoreSegments /= Warps;
+  St.LoadSegments = std::max(0.0, All.Segments / Warps - St.StoreSegments);
   if (All.Requests > 0) {
     St.LanesPerRequest = All.Lanes / All.Requests;
     St.BytesPerLane = All.Lanes > 0 ? All.Bytes / All.Lanes : 0;
@@ -926,10 +1476,34 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
   // The representative warp: the sampled warp with the most instructions
   // (a block lasts as long as its slowest warp).
   if (Rep) {
+    // The stream and, where every site has them, its data dependences: an
+    // entry depends on the latest earlier instance of each producer.
+    bool HaveDeps = Model == ModelKind::Hopper;
     for (uint32_t Site : Rep->Trace)
-      if (const BlockSite *BS = findBlock(A, Site))
-        for (InstrClass C : BS->Sequence)
-          St.Stream.push_back(opClass(C));
+      HaveDeps &= findBlock(A, Site) && A.Code.count(Site);
+    std::unordered_map<EntryRef, uint32_t> Latest;
+    if (HaveDeps)
+      St.DepBegin.push_back(0);
+    for (uint32_t Site : Rep->Trace) {
+      const BlockSite *BS = findBlock(A, Site);
+      if (!BS)
+        continue;
+      const std::vector<InstrClass> &Seq = codeOf(A, *BS);
+      const std::vector<std::vector<EntryRef>> *D =
+          HaveDeps ? &A.Code.find(Site)->second.Deps : nullptr;
+      for (size_t I = 0; I < Seq.size(); ++I) {
+        if (D) {
+          for (EntryRef P : (*D)[I]) {
+            auto It = Latest.find(P);
+            if (It != Latest.end())
+              St.Deps.push_back(It->second);
+          }
+          St.DepBegin.push_back(uint32_t(St.Deps.size()));
+          Latest[(EntryRef(Site) << 32) | I] = uint32_t(St.Stream.size());
+        }
+        St.Stream.push_back(opClass(Seq[I]));
+      }
+    }
     S.Truncated = Rep->Truncated;
     if (!St.Stream.empty() && BestCount > double(St.Stream.size()))
       St.StreamScale = BestCount / double(St.Stream.size());
@@ -1033,7 +1607,8 @@ void printText(raw_ostream &OS, const Report &R, const model::GpuParams &G) {
        << " (footprint " << bytes(St.FootprintBytes)
        << (St.FootprintBytes <= double(G.L2Bytes) ? ", fits in L2)"
                                                   : ", exceeds L2)")
-       << "\n";
+       << "; L1 hits " << bytes(P.L1HitBytes) << ", L2 moves "
+       << bytes(P.L2Bytes) << "\n";
   OS << formatv("  N_act {0:f0}, MPD {1:f2}, CPD {2:f2}, P {3:f3}\n", P.NAct,
                 P.Mpd, P.Cpd, P.P);
   unsigned NP = 0;
@@ -1048,12 +1623,17 @@ void printText(raw_ostream &OS, const Report &R, const model::GpuParams &G) {
                         : std::string("inf"));
   OS << formatv("; compute {0:f0} clk, memory {1:f0} clk\n", P.ComputeCycles,
                 P.MemoryCycles);
-  if (Model == ModelKind::Hopper)
-    OS << "  time: compute " << seconds(P.ComputeSeconds) << ", latency "
-       << seconds(P.LatencySeconds) << ", memory "
-       << seconds(P.MemorySeconds) << " -> kernel "
+  if (Model == ModelKind::Hopper) {
+    OS << formatv("  path: {0:f0} clk per warp, {1:f1} round(s) of memory "
+                  "latency, x {2} wave(s)\n",
+                  P.PathCycles, P.Rounds, P.Waves);
+    OS << "  time: compute " << seconds(P.ComputeSeconds) << " ("
+       << P.IssueLimit << "), latency " << seconds(P.LatencySeconds)
+       << ", memory " << seconds(P.MemorySeconds) << " (DRAM "
+       << seconds(P.DramSeconds) << ") -> kernel "
        << seconds(P.KernelSeconds) << " + launch " << seconds(P.LaunchSeconds)
        << " = " << seconds(P.Seconds) << "\n";
+  }
   else
     OS << "  time: " << seconds(P.Seconds) << " ("
        << formatv("{0:f0}", P.BlockCycles) << " clk per block)\n";
@@ -1164,6 +1744,12 @@ json::Value toJson(const Report &R, const Analysis &A) {
                     {"requested_bytes", P.RequestedBytes},
                     {"dram_bytes", P.DramBytes},
                     {"l2_hit_bytes", P.L2HitBytes},
+                    {"l2_bytes", P.L2Bytes},
+                    {"l1_hit_bytes", P.L1HitBytes},
+                    {"load_segments_per_warp", St.LoadSegments},
+                    {"store_requests_per_warp", St.StoreRequests},
+                    {"store_sectors_per_warp", St.StoreSectors},
+                    {"store_segments_per_warp", St.StoreSegments},
                     {"instructions", std::move(Mems)}}},
       {"n_act", P.NAct},
       {"mpd", num(P.Mpd)},
@@ -1181,6 +1767,10 @@ json::Value toJson(const Report &R, const Analysis &A) {
                     {"compute_seconds", num(P.ComputeSeconds)},
                     {"latency_seconds", num(P.LatencySeconds)},
                     {"memory_seconds", num(P.MemorySeconds)},
+                    {"dram_seconds", num(P.DramSeconds)},
+                    {"path_cycles", num(P.PathCycles)},
+                    {"issue_limit", P.IssueLimit},
+                    {"memory_rounds", num(P.Rounds)},
                     {"block_cycles", num(P.BlockCycles)}}},
       {"bottleneck", model::bottleneckName(P.Bound)},
       {"notes", std::move(Notes)}};
@@ -1233,30 +1823,88 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
   if (!Gpu)
     return error(toString(Gpu.takeError()));
 
-  TempDir Tmp;
-  {
-    SmallString<256> P;
-    if (std::error_code EC = sys::fs::createUniqueDirectory("cleave-analyze", P))
-      return error("cannot create a temporary directory: " + EC.message());
-    Tmp.Path = std::string(P);
-  }
   Analysis A;
-  Expected<std::string> Exe = buildInstrumented(Tmp.Path, Ctx, A);
-  if (!Exe) {
-    std::string Msg = toString(Exe.takeError());
-    if (!StringRef(Msg).contains("compilation failed"))
-      error(Msg);
-    return 1;
+  std::string RecordText, RecordPath;
+  if (!FromRecord.empty()) {
+    // The build options made the record; here they would do nothing.
+    cl::Option *BuildOptions[] = {
+        &SampleBlocks, &Registers, std::addressof(IncludeDirs),
+        std::addressof(Defines), &OptLevel, &Std, &GpuArch,
+        &CudaPath, &Cxx, &KeepTemps, &SaveRecord};
+    for (cl::Option *O : BuildOptions)
+      if (O->getNumOccurrences())
+        return error((O->ArgStr.size() == 1 ? "-" : "--") + O->ArgStr +
+                     " applies when building and running the program, not "
+                     "with --from-record (the record was made with its own)");
+    Expected<SavedRecord> Saved = readSavedRecord(FromRecord, A);
+    if (!Saved)
+      return error(toString(Saved.takeError()));
+    if (!Inputs.empty() || !ProgramArgs.empty())
+      if (Error E = checkSameProgram(FromRecord, *Saved, ProgramArgs))
+        return error(toString(std::move(E)));
+    if (Saved->SmCount && Saved->SmCount != Gpu->Sms)
+      WithColor::warning(errs(), "cleave analyze")
+          << "the record was made telling the program " << Saved->SmCount
+          << " SMs; this profile's GPU has " << Gpu->Sms
+          << ": a grid sized from the SM count is not this GPU's\n";
+    RecordText = std::move(Saved->Record);
+    RecordPath = FromRecord;
+  } else {
+    if (Inputs.empty())
+      return error("no input files (or --from-record=FILE)");
+    // The inputs' identity now, before the build reads them.
+    SavedRecord Saved;
+    if (!SaveRecord.empty()) {
+      for (const std::string &In : Inputs) {
+        auto Id = inputIdentity(In);
+        if (!Id)
+          return error(toString(Id.takeError()));
+        Saved.Inputs.push_back(*Id);
+      }
+      Saved.Args.assign(ProgramArgs.begin(), ProgramArgs.end());
+      Saved.SampleBlocks = SampleBlocks;
+      Saved.SmCount = Gpu->Sms;
+    }
+    TempDir Tmp;
+    {
+      SmallString<256> P;
+      if (std::error_code EC =
+              sys::fs::createUniqueDirectory("cleave-analyze", P))
+        return error("cannot create a temporary directory: " + EC.message());
+      Tmp.Path = std::string(P);
+    }
+    Expected<std::string> Exe = buildInstrumented(Tmp.Path, Ctx, A);
+    if (!Exe) {
+      std::string Msg = toString(Exe.takeError());
+      if (!StringRef(Msg).contains("compilation failed"))
+        error(Msg);
+      return 1;
+    }
+    SmallString<256> Rec(Tmp.Path);
+    sys::path::append(Rec, "record.txt");
+    int Exit = 0;
+    if (Error E =
+            runProgram(*Exe, Rec, Tmp.Path, ProgramArgs, Gpu->Sms, Exit))
+      return error(toString(std::move(E)));
+    if (Exit != 0)
+      return error("the program exited with status " + Twine(Exit) +
+                   " on the CPU (its output is above); no report");
+    Expected<std::string> Text = readRecordFile(Rec);
+    if (!Text)
+      return error(toString(Text.takeError()));
+    RecordText = std::move(*Text);
+    RecordPath = std::string(Rec);
+    if (!SaveRecord.empty()) {
+      Saved.Record = RecordText;
+      if (Error E = writeSavedRecord(SaveRecord, A, Saved))
+        return error(toString(std::move(E)));
+      if (Verbose)
+        errs() << "cleave analyze: record saved to " << SaveRecord << "\n";
+      RecordPath = SaveRecord;
+    }
   }
-  SmallString<256> RecordPath(Tmp.Path);
-  sys::path::append(RecordPath, "record.txt");
-  int Exit = 0;
-  if (Error E = runProgram(*Exe, RecordPath, Tmp.Path, ProgramArgs, Exit))
-    return error(toString(std::move(E)));
-  if (Exit != 0)
-    return error("the program exited with status " + Twine(Exit) +
-                 " on the CPU (its output is above); no report");
-  Expected<std::vector<LaunchRecord>> Launches = readRecord(RecordPath);
+  Expected<std::vector<LaunchRecord>> Launches =
+      parseRecord(RecordText, RecordPath);
   if (!Launches)
     return error(toString(Launches.takeError()));
 
@@ -1319,6 +1967,8 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
                       {"sm_clock_mhz", Gpu->ClockMHz},
                       {"dram_gbps", Gpu->DramGBps},
                       {"l2_gbps", Gpu->L2GBps}}},
+        {"from_record", FromRecord.empty() ? json::Value(nullptr)
+                                           : json::Value(FromRecord)},
         {"kernels", std::move(Kernels)},
         {"not_launched", std::move(NL)}};
     outs() << formatv("{0:2}", json::Value(std::move(Doc))) << "\n";
@@ -1339,7 +1989,10 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
          << formatv("{0:f0}", Gpu->DramGBps) << " GB/s, L2 "
          << formatv("{0:f0}", Gpu->L2GBps) << " GB/s)\n";
   outs() << "cleave analyze: " << Reports.size()
-         << " launch configuration(s) recorded on the CPU\n";
+         << " launch configuration(s) recorded on the CPU";
+  if (!FromRecord.empty())
+    outs() << " (from the record " << FromRecord << ")";
+  outs() << "\n";
   for (const Report &R : Reports)
     printText(outs(), R, *Gpu);
   for (const std::string &K : NotLaunched)

@@ -18,6 +18,7 @@
 #include <cctype>
 #include <chrono>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <unistd.h>
 
@@ -340,6 +341,15 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P) {
   P.textureAlignment = 512;
   P.texturePitchAlignment = 32;
   P.multiProcessorCount = static_cast<int>(Gpus ? GpuSMs : CpuUnits);
+  // `cleave analyze` runs the program on the CPU for a GPU profile and tells
+  // it that GPU's SM count (docs/analyze.md): grids sized from it are the
+  // GPU's.
+  if (const char *S = std::getenv("CLEAVE_ANALYZE_SM_COUNT")) {
+    char *End = nullptr;
+    long V = std::strtol(S, &End, 10);
+    if (End != S && *End == '\0' && V > 0 && V <= INT_MAX)
+      P.multiProcessorCount = static_cast<int>(V);
+  }
   P.maxThreadsPerMultiProcessor = Major >= 9 || (Major == 8 && Minor == 0)
                                       ? 2048
                                       : (Major == 8 ? 1536 : 2048);

@@ -82,8 +82,14 @@ struct GpuParams {
   /// Shared memory is allocated per block in units of this many bytes.
   uint64_t SharedUnit = 128;
   double DramGBps = 0, L2GBps = 0;
+  /// A copy kernel's DRAM bandwidth (bytes read + bytes written per second,
+  /// one read per write); 0: writes at the read bandwidth.
+  double DramCopyGBps = 0;
+  /// 128-byte lines: L2 accepts a store as one packet per line it touches.
+  unsigned LineBytes = 128;
   uint64_t L2Bytes = 0;
-  double LatencyL2 = 0, LatencyDram = 0; ///< clocks, dependent loads
+  double LatencyL1 = 0, LatencyL2 = 0, LatencyDram = 0; ///< clocks,
+                                                        ///< dependent loads
   double LaunchUs = 0; ///< per launch, back to back
   /// Dependent-chain latency of one instruction of each class (clocks):
   /// the paired-kernel costs of the profile (Luo's table, §1.2).
@@ -94,6 +100,16 @@ struct GpuParams {
   unsigned SubPartitions = 4;
   luo::CpdFit Cpd;
 };
+
+/// The execution pipes of an sm_90 SM sub-partition: each takes a warp
+/// instruction of its classes every G.Issue clocks, and the sub-partition
+/// dispatches at most one instruction per clock to all of them together.
+enum class Pipe : uint8_t { Fma, Alu, Fp64, Xu, Mio };
+constexpr unsigned NumPipes = unsigned(Pipe::Mio) + 1;
+/// fp32 and its division sequence: FMA; int, branches, barriers and the rest:
+/// ALU; fp64: FP64; sfu and conversions: XU (the transcendental unit);
+/// memory, constant loads and warp shuffles: MIO (the load/store path).
+Pipe pipeOf(OpClass C);
 
 /// The issue costs of an sm_90 SM sub-partition (H100/H200 whitepaper: per
 /// SM and clock 128 FP32, 64 INT32, 64 FP64, 16 SFU lanes, 32 load/store
@@ -137,8 +153,19 @@ struct LaunchStats {
   /// 128-byte segments touched.
   double Requests = 0, LanesPerRequest = 0, BytesPerLane = 0;
   double SectorsPerRequest = 0, SegmentsPerRequest = 0;
+  /// Of those, the stores' (global stores, per warp): requests and the
+  /// 32-byte sectors and 128-byte segments they touch.
+  double StoreRequests = 0, StoreSectors = 0, StoreSegments = 0;
+  /// 128-byte segments the loads and atomics of a warp touch (all its
+  /// requests' segments less the stores').
+  double LoadSegments = 0;
   /// The representative warp's instruction sequence (classes in order).
   std::vector<OpClass> Stream;
+  /// Data dependences of the Stream, when known (else both empty): entry
+  /// I uses the results of the entries Deps[DepBegin[I] .. DepBegin[I+1])
+  /// (earlier positions of the Stream). DepBegin has Stream.size() + 1
+  /// elements.
+  std::vector<uint32_t> DepBegin, Deps;
   /// Dynamic instructions the Stream stands for / its length (> 1 when the
   /// recorded trace was cut short).
   double StreamScale = 1;
@@ -178,6 +205,15 @@ struct Prediction {
   // hopper's three bounds (seconds) and its memory traffic (bytes)
   double ComputeSeconds = 0, LatencySeconds = 0, MemorySeconds = 0;
   double RequestedBytes = 0, DramBytes = 0, L2HitBytes = 0;
+  /// hopper: the representative warp's path (clocks), its rounds of
+  /// memory latency, the bytes L2 moves for the SMs (load sectors, store
+  /// packets of whole lines) and the DRAM time alone (seconds).
+  double PathCycles = 0, Rounds = 0, L2Bytes = 0, DramSeconds = 0;
+  /// hopper: load bytes served by L1 (sectors a block reads again), and
+  /// the issue bound's busiest pipe (or the dispatch of one instruction
+  /// per clock).
+  double L1HitBytes = 0;
+  std::string IssueLimit;
   Bottleneck Bound = Bottleneck::Compute;
   std::vector<std::string> Notes;
 };
@@ -193,6 +229,29 @@ Prediction predictPaper(const GpuParams &G, const LaunchStats &S,
 /// memory traffic time, plus the launch cost.
 Prediction predictHopper(const GpuParams &G, const LaunchStats &S,
                          const KernelResources &R);
+
+/// One warp alone issuing its Stream in program order (the hopper model's
+/// latency path when the Stream's dependences are known): an instruction
+/// issues one clock after the one before it, and not before the results it
+/// uses are ready; a result is ready its class's dependent-chain latency
+/// (\p G.Latency) after issue, a global or local load's \p MemLatency
+/// after; stores produce nothing anyone waits for. Without dependences
+/// (DepBegin empty) every instruction waits for the one before it (a
+/// chain). \p Rounds, when given, receives the rounds of memory latency the
+/// warp waits through one after the other (a load issued once the data of
+/// the round before it is back starts a new round; the loads of the first
+/// round wait \p FirstLatency when it is given); \p Issued the
+/// instructions issued (the path's lower bound). Returns the clocks until
+/// the last instruction has issued and every result is ready.
+double dependentPath(const GpuParams &G, const LaunchStats &S,
+                     double MemLatency, double *Issued = nullptr,
+                     double *Rounds = nullptr, double FirstLatency = -1);
+
+/// Seconds DRAM needs to read \p Read and write \p Written bytes: reads
+/// at the read bandwidth, writes at the write bandwidth a copy implies
+/// (1 / write = 2 / copy - 1 / read; the read bandwidth when the profile
+/// has no copy bandwidth or it implies none).
+double dramSeconds(const GpuParams &G, double Read, double Written);
 
 /// The L2 rule of the hopper model: DRAM bytes of a launch that requests
 /// \p Requested sector bytes, whose blocks touch \p BlockDistinct distinct
