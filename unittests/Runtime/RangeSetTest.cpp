@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <bitset>
 #include <random>
 
@@ -229,6 +230,41 @@ TEST(RangeSetTest, RandomSetAlgebraAgainstBitmap) {
     RangeSet D = A;
     D.erase(B);
     checkAgainst(D, MA & ~MB);
+    if (HasFatalFailure())
+      return;
+  }
+}
+
+} // namespace
+
+namespace {
+
+TEST(RangeSetTest, InsertSortedAgainstBitmap) {
+  // Sorted by Lo, overlapping and touching, into empty and non-empty sets
+  // (the fast path appends; anything before the last range goes through
+  // insert()).
+  std::mt19937_64 Rng(7);
+  for (int Trial = 0; Trial < 500; ++Trial) {
+    RangeSet S;
+    Bits M;
+    for (int I = 0; I < int(Rng() % 4); ++I) {
+      uint64_t Lo = Rng() % N, Hi = std::min<uint64_t>(N, Lo + Rng() % 20);
+      S.insert(Lo, Hi);
+      for (uint64_t B = Lo; B < Hi; ++B)
+        M.set(B);
+    }
+    std::vector<ByteRange> Sorted;
+    for (int I = 0; I < 10; ++I) {
+      uint64_t Lo = Rng() % N, Hi = std::min<uint64_t>(N, Lo + Rng() % 25);
+      Sorted.push_back({Lo, Hi});
+    }
+    std::sort(Sorted.begin(), Sorted.end(),
+              [](ByteRange A, ByteRange B) { return A.Lo < B.Lo; });
+    for (ByteRange X : Sorted)
+      for (uint64_t B = X.Lo; B < X.Hi; ++B)
+        M.set(B);
+    S.insertSorted(Sorted);
+    checkAgainst(S, M);
     if (HasFatalFailure())
       return;
   }
