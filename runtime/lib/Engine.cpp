@@ -172,6 +172,21 @@ struct ModelState {
   /// The split's host bookkeeping estimate (PlanRequest::SplitMs) per
   /// table key, grid and scalar arguments: evaluated once.
   std::map<std::string, double> SplitMs;
+  /// Per kernel: its table name (a hash of the program's source and the
+  /// kernel's footprints).
+  std::map<const void *, std::string> TableNames;
+  /// The last decision per table key, grid, arguments and device set, run
+  /// again without a new decision until NextPlan launches (docs/
+  /// partitioner.md, "Cached decisions").
+  struct CachedPlan {
+    std::vector<PartitionRange> Ranges;
+    std::map<Location, PlanDevice> Devs;
+    uint64_t Launches = 0;
+    uint64_t NextPlan = 0;
+    /// The launch (1, 2, ...) whose search made Ranges.
+    uint64_t PlannedAt = 0;
+  };
+  std::map<std::string, CachedPlan> Plans;
 
   Planner &planner(BufferManager &Bufs);
   /// Event \p Index of GPU \p L, created on first use; null if that fails.
@@ -1956,16 +1971,51 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   const DeviceProfile &Prof = Pl.profile();
   Timed = true;
   unsigned BlockThreads = Req.Block[0] * Req.Block[1] * Req.Block[2];
-  Key.Kernel =
-      tableKernelName(Info.Name, Prog.B.Source + "\n" + Info.Footprints);
+  auto Name = Model.TableNames.find(&Info);
+  if (Name == Model.TableNames.end())
+    Name = Model.TableNames
+               .emplace(&Info, tableKernelName(Info.Name,
+                                               Prog.B.Source + "\n" +
+                                                   Info.Footprints))
+               .first;
+  Key.Kernel = Name->second;
   for (int X = 0; X < 3; ++X)
     Key.Block[X] = Req.Block[X];
   Key.SharedBytes = Req.DynamicSharedBytes;
   Key.GridClass = gridClass(Total);
 
+  // A cached decision for the same key, grid, arguments and devices runs
+  // again until its next planned search: launches 1-4 each search (the
+  // tables and the data's place settle), then launches 8, 16, 32, ... and
+  // every 64th. Only where to run is cached: every launch still goes
+  // through decide() and attempt(), so correctness never depends on it.
+  std::string PlanKey = Key.text() + "|" + std::to_string(Total);
+  for (int64_t A : Config.Args)
+    PlanKey += "," + std::to_string(A);
+  for (const PtrArg &P : Ptrs)
+    PlanKey += ";" + std::to_string(P.ArgNo) + ":" +
+               std::to_string(P.Buf->id()) + "+" + std::to_string(P.Offset);
+  for (Location L : Devs)
+    PlanKey += "@" + std::to_string(L);
+  ModelState::CachedPlan &Cached = Model.Plans[PlanKey];
+  uint64_t Prior = Cached.Launches++;
+  if (Prior > 0 && Prior < Cached.NextPlan) {
+    Out = Cached.Ranges;
+    PlanDevs = Cached.Devs;
+    if (envHas("CLEAVE_LOG", "plan"))
+      std::fprintf(stderr,
+                   "plan %s (model): the decision of launch %llu, kept "
+                   "until launch %llu\n",
+                   Key.text().c_str(),
+                   static_cast<unsigned long long>(Cached.PlannedAt),
+                   static_cast<unsigned long long>(Cached.NextPlan + 1));
+    return Result::success();
+  }
+
   PlanRequest PR;
   PR.Key = Key;
   PR.TotalBlocks = Total;
+  PR.PriorLaunches = Prior;
   for (Location L : Devs) {
     PlanDevs[L] = planDevice(L, BlockThreads);
     PR.Devices.push_back(PlanDevs[L]);
@@ -2129,6 +2179,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     return Result::error(ErrorCode::Unknown,
                          "the model policy's shares of " + Info.Name +
                              " do not cover the grid");
+  Cached.Ranges = Out;
+  Cached.Devs = PlanDevs;
+  uint64_t Done = Prior + 1; // launches including this one
+  Cached.PlannedAt = Done;
+  Cached.NextPlan = Done < 4 ? Done : std::min(Done * 2, Done + 64);
   return Result::success();
 }
 

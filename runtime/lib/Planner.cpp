@@ -396,7 +396,8 @@ PlanResult Planner::plan(const PlanRequest &R) {
     unsigned Before;
     {
       std::lock_guard<std::mutex> Lock(Mutex);
-      Before = Launches[R.Key.text()];
+      Before = unsigned(std::max<uint64_t>(Launches[R.Key.text()],
+                                            R.PriorLaunches));
     }
     Dec = Search.Decision;
     double Saving = Dec.PredictedMs - Search.Steady.PredictedMs;

@@ -269,4 +269,37 @@ TEST_F(EngineModelTest, CorruptCacheIsReportedOnce) {
             0);
 }
 
+TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
+  // Launches 1-4 search, 5-8 run launch 4's decision (correct results
+  // every time), 9 searches again; other arguments are another entry.
+  int N = 50000;
+  std::vector<float> A(N), B(N);
+  for (int I = 0; I < N; ++I)
+    A[I] = float(I), B[I] = float(2 * I);
+  float *PA = upload(A), *PB = upload(B), *PC = upload(std::vector<float>(N));
+  for (int Launch = 1; Launch <= 9; ++Launch) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    LaunchPlan Plan = run(PA, PB, PC, N);
+    unsetenv("CLEAVE_LOG");
+    std::string Log = testing::internal::GetCapturedStderr();
+    bool Kept = Log.find("the decision of launch 4, kept until launch 9") !=
+                std::string::npos;
+    EXPECT_EQ(Kept, Launch >= 5 && Launch <= 8) << Launch << "\n" << Log;
+    EXPECT_EQ(Log.find("splitting does not pay") != std::string::npos,
+              !Kept)
+        << Launch << "\n" << Log;
+    std::vector<float> Got = download(PC, N);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Got[I], float(3 * I)) << Launch << " " << I;
+  }
+  testing::internal::CaptureStderr();
+  setenv("CLEAVE_LOG", "plan", 1);
+  int Fewer = N - 1;
+  (void)run(PA, PB, PC, Fewer);
+  unsetenv("CLEAVE_LOG");
+  std::string Log = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(Log.find("kept until"), std::string::npos) << Log;
+}
+
 } // namespace

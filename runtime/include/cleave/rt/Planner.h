@@ -93,6 +93,10 @@ struct PlanDevice {
 struct PlanRequest {
   PerfKey Key;
   uint64_t TotalBlocks = 0;
+  /// Launches of this key before this one that the caller counted (also
+  /// those it ran on a cached decision without asking); the planner counts
+  /// its own decisions and uses the larger.
+  uint64_t PriorLaunches = 0;
   std::vector<PlanDevice> Devices;
   /// Bytes one block reads and writes (the whole grid's footprint bytes /
   /// blocks): the seed's traffic.
