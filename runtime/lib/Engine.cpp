@@ -1913,7 +1913,10 @@ PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
   const DeviceProfile &Prof = Model.P->profile();
   PlanDevice D;
   D.Name = Props.Name;
-  D.Identity = Props.Name + " " + Props.Description;
+  // GPUs of one model share a table (SKMD profiles device types): their
+  // ranges pool their measurements, and equal GPUs get equal shares
+  // rather than shares that follow each table's noise.
+  D.Identity = Props.Description;
   if (isGpu(L)) {
     D.Gpu = true;
     const GpuProfile *G = Prof.gpu(Props.Ordinal);

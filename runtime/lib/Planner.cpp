@@ -272,7 +272,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
     if (It != Last.end()) {
       uint64_t Sum = 0;
       for (size_t D = 0; D < K; ++D) {
-        auto B = It->second.find(R.Devices[D].Identity);
+        auto B = It->second.find(R.Devices[D].Name);
         Anchor[D] = B == It->second.end() ? 0 : B->second;
         Sum += Anchor[D];
       }
@@ -439,7 +439,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
     auto &L = Last[R.Key.text()];
     L.clear();
     for (size_t D = 0; D < K; ++D)
-      L[R.Devices[D].Identity] = Out.Blocks[D];
+      L[R.Devices[D].Name] = Out.Blocks[D];
   }
 
   // The report: what each device's share costs, at its actual position.

@@ -68,7 +68,9 @@ std::string tableKernelName(const std::string &Name, const std::string &Salt);
 struct PlanDevice {
   /// The runtime's name (gpu0, cpu1).
   std::string Name;
-  /// Its table identity in the cache: name and description.
+  /// Its table identity in the cache: devices of one identity share a
+  /// table (the engine gives a GPU its description, so GPUs of one model
+  /// pool their measurements; every CPU device the executor's).
   std::string Identity;
   bool Gpu = false;
   /// Blocks running at once: SMs x resident blocks per SM for this block
@@ -202,7 +204,7 @@ private:
   DeviceProfile Profile;
   std::string CacheFile;
   PerfCache Cache;
-  /// The last decision per table key: device identity -> blocks, the
+  /// The last decision per table key: device name -> blocks, the
   /// anchors of the next byte evaluation.
   std::map<std::string, std::map<std::string, uint64_t>> Last;
   /// The problem and decision of the last search per table key: a problem
