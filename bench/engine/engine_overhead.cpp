@@ -66,8 +66,10 @@ public:
     return Result::success();
   }
   Result synchronizeEvent(EventHandle) override { return Result::success(); }
+  /// The model policy's range timings: the blocks of the last launch at
+  /// a fixed rate (blocks per ms), so its tables see an equal, steady GPU.
   Result elapsedTime(EventHandle, EventHandle, float &Ms) override {
-    Ms = 0.001f;
+    Ms = float(double(LastBlocks) / BlocksPerMs);
     return Result::success();
   }
   Result destroyEvent(EventHandle) override { return Result::success(); }
@@ -84,8 +86,10 @@ public:
   }
 
 protected:
-  Result launchKernelImpl(FunctionHandle, const uint32_t[3], const uint32_t[3],
-                          uint64_t, StreamHandle, void **) override {
+  Result launchKernelImpl(FunctionHandle, const uint32_t Grid[3],
+                          const uint32_t[3], uint64_t, StreamHandle,
+                          void **) override {
+    LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
     return Result::success();
   }
   Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
@@ -142,6 +146,8 @@ private:
   }
   std::map<DeviceAddr, uint64_t> Allocs;
   char Tag[3] = {};
+  uint64_t LastBlocks = 0;
+  static constexpr double BlocksPerMs = 1e6;
 };
 
 /// One kernel of the suite: its symbol, launch shape and arguments.

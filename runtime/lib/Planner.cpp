@@ -328,8 +328,11 @@ PlanResult Planner::plan(const PlanRequest &R) {
         C.PerBlock = 0;
         C.Fixed = std::max(EffN, EffC);
       } else if (C.Fixed < 0) {
-        C.Fixed = 0;
-        C.PerBlock = EffN / double(N);
+        // The anchor share misses fewer bytes than the line through the
+        // two points says (its data is already there): it costs what it
+        // misses, and only blocks beyond it bring bytes in.
+        C.Fixed = EffC;
+        C.Free = AC;
       }
     }
     Out.Devices[D].In = C;
@@ -348,6 +351,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Signature.push_back(C.FixedMs);
     Signature.push_back(C.In.Fixed);
     Signature.push_back(C.In.PerBlock);
+    Signature.push_back(double(C.In.Free));
   }
   auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
     if (A.size() != B.size())

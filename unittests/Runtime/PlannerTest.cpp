@@ -514,6 +514,39 @@ TEST(Planner, KernelWhoseBestDeviceIsTheCpu) {
   EXPECT_NE(Log.find("single device cpu0"), std::string::npos) << Log;
 }
 
+TEST(Planner, ASharePlacedWithItsDataCostsNothing) {
+  // Four equal GPUs, each holding the data of its quarter of the grid (the
+  // last decision's): a share at the anchor misses nothing, the whole grid
+  // misses the other three quarters. The fitted cost must be 0 at the
+  // anchor and exact at the whole grid -- a line through both points would
+  // charge the anchor a quarter of the others' bytes it does not need.
+  const uint64_t N = 65536, Q = N / 4;
+  const double PerBlock = 4096;
+  auto Outside = [&](size_t D, uint64_t First, uint64_t Count) {
+    uint64_t Lo = D * Q, Hi = Lo + Q;
+    uint64_t In = First + Count <= Lo || First >= Hi
+                      ? 0
+                      : std::min(First + Count, Hi) - std::max(First, Lo);
+    return PerBlock * double(Count - In);
+  };
+  PlanRequest R = request({gpu("gpu0"), gpu("gpu1"), gpu("gpu2"),
+                           gpu("gpu3")},
+                          N, PerBlock, Outside);
+  for (PlanDevice &D : R.Devices)
+    D.Identity = "one model"; // one shared table
+  Planner P(DeviceProfile(), "");
+  PlanResult First = P.plan(R); // no anchors yet: shares by throughput
+  ASSERT_EQ(sum(First.Blocks), N);
+  PlanResult Res = P.plan(R);
+  for (size_t D = 0; D < 4; ++D) {
+    EXPECT_EQ(Res.Blocks[D], Q) << D;
+    const ByteCost &C = Res.Devices[D].In;
+    EXPECT_DOUBLE_EQ(C.at(Q), 0.0) << D;
+    EXPECT_DOUBLE_EQ(C.at(N), PerBlock * double(N - Q)) << D;
+  }
+  EXPECT_NEAR(Res.Decision.PredictedMs, Res.Devices[0].PredictedMs, 1e-9);
+}
+
 TEST(Planner, RepeatedLaunchesMoveDataToTheFasterDevice) {
   // The data of a streaming kernel lies on the host (the CPU's copy) while
   // it keeps being launched, and the GPU must pull whatever share it takes.

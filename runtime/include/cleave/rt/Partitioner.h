@@ -65,11 +65,18 @@ private:
 
 /// Bytes as a function of a device's block count: Fixed + PerBlock * n for
 /// n > 0, nothing for n == 0.
+/// Bytes as a function of a share of n blocks: Fixed + PerBlock x (n -
+/// Free) for n > Free, Fixed up to Free (0 for no blocks). Free > 0 is a
+/// share that already lies where its data is: only blocks beyond it bring
+/// bytes in.
 struct ByteCost {
   double Fixed = 0;
   double PerBlock = 0;
+  uint64_t Free = 0;
   double at(uint64_t Blocks) const {
-    return Blocks ? Fixed + PerBlock * double(Blocks) : 0.0;
+    if (!Blocks)
+      return 0.0;
+    return Fixed + PerBlock * double(Blocks > Free ? Blocks - Free : 0);
   }
 };
 
