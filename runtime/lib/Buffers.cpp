@@ -63,6 +63,14 @@ bool Buffer::holds(Location L, ByteRange R) const {
       R.Lo, R.Hi);
 }
 
+uint64_t Buffer::stagedBytes(ByteRange R) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  uint64_t N = 0;
+  for (ByteRange X : Staged.intersection(R.Lo, R.Hi))
+    N += X.size();
+  return N;
+}
+
 bool Buffer::hasReplica(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return Replica[static_cast<size_t>(Mgr.validityLocation(L) + 1)] != 0;
@@ -255,6 +263,8 @@ RangeSet BufferManager::missingRanges(const Buffer &B, Location L,
 }
 
 void BufferManager::markWrittenLocked(Buffer &B, Location L, ByteRange R) {
+  if (L != HostLocation) // a kernel (or a copy on a device) wrote it
+    B.Staged.erase(R);
   size_t S = slot(L);
   for (size_t I = 0; I < B.Valid.size(); ++I) {
     if (I == S)
@@ -421,6 +431,8 @@ Result BufferManager::executeLocked(Buffer &B,
                                          X.message());
     }
     B.Valid[slot(D)].insert(R);
+    if (S == HostLocation) // delivered to a device
+      B.Staged.erase(R);
   }
   return Result::success();
 }
@@ -518,6 +530,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
       return C;
     std::memcpy(D.Host + RD.Offset, Src, Bytes);
     markWrittenLocked(D, HostLocation, DRange);
+    D.Staged.insert(DRange);
     return Result::success();
   }
 
@@ -592,6 +605,7 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
   }
   std::memset(B.Host + R.Lo, Value, Bytes);
   markWrittenLocked(B, HostLocation, R);
+  B.Staged.insert(R);
   return Result::success();
 }
 

@@ -185,6 +185,9 @@ struct ModelState {
     uint64_t NextPlan = 0;
     /// The launch (1, 2, ...) whose search made Ranges.
     uint64_t PlannedAt = 0;
+    /// A search found inputs staged in the host copy (Buffer::stagedBytes):
+    /// from the next one on, they are uploads that recur and are charged.
+    bool SawStaged = false;
   };
   std::map<std::string, CachedPlan> Plans;
 
@@ -2141,6 +2144,14 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   if (PR.NeedsMerge && Written > 0 && SlowestLink > 0 && FastestMemory > 0)
     PR.MergeMs = Written / (SlowestLink * 1e6) + Written / (FastestMemory * 1e6);
 
+  // Inputs a cudaMemcpy to the device left in the host copy would be on a
+  // device already in CUDA: the first search that meets them charges no
+  // device for fetching them (so a program that uploads once and launches
+  // many times does not keep its data on the CPU). If a later search meets
+  // staged inputs again, the host uploads before every launch: they are
+  // transfers like any other.
+  bool ChargeStaged = Cached.SawStaged;
+  bool AnyStaged = false;
   PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
                         double &Eff) {
     Location Dst = Devs[D];
@@ -2160,17 +2171,29 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
           continue;
         }
         for (const Transfer &T : Copies) {
-          Raw += double(T.Bytes);
-          Eff += double(T.Bytes) * PR.Devices[D].LinkGBps /
-                 PathGBps(T.Src, T.Dst);
+          double Bytes = double(T.Bytes);
+          if (T.Src == HostLocation) {
+            uint64_t Staged =
+                B.stagedBytes({T.Offset, T.Offset + T.Bytes});
+            AnyStaged |= Staged > 0;
+            if (!ChargeStaged)
+              Bytes -= double(Staged);
+          }
+          Raw += Bytes;
+          Eff += Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
         }
       }
     }
   };
 
   PlanResult Res = Pl.plan(PR);
-  if (envHas("CLEAVE_LOG", "plan"))
+  if (envHas("CLEAVE_LOG", "plan")) {
     std::fputs(Res.describe(PR).c_str(), stderr);
+    if (AnyStaged && !ChargeStaged)
+      std::fputs("  inputs a cudaMemcpy or cudaMemset left in the host copy "
+                 "not charged (first search that meets them)\n",
+                 stderr);
+  }
   Out.clear();
   uint64_t First = 0;
   for (size_t D = 0; D < Devs.size(); ++D)
@@ -2184,6 +2207,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                              " do not cover the grid");
   Cached.Ranges = Out;
   Cached.Devs = PlanDevs;
+  Cached.SawStaged |= AnyStaged;
   uint64_t Done = Prior + 1; // launches including this one
   Cached.PlannedAt = Done;
   Cached.NextPlan = Done < 4 ? Done : std::min(Done * 2, Done + 64);

@@ -232,6 +232,35 @@ TEST(BuffersTest, WritesInvalidateOtherCopies) {
   ASSERT_TRUE(F.M.free(P).ok());
 }
 
+TEST(BuffersTest, StagedBytesUntilADeviceFetchesOrWritesThem) {
+  // A host-to-device cudaMemcpy and a cudaMemset write the host copy; in
+  // CUDA those bytes would be on the device already (the model policy does
+  // not charge their first fetch). A device that fetches them, or a kernel
+  // that overwrites them, ends that.
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(4096, P).ok());
+  auto B = bufferOf(F.M, P);
+  EXPECT_EQ(B->stagedBytes({0, 4096}), 0u); // fresh: nothing written
+  std::vector<char> Src(2048, 7);
+  ASSERT_TRUE(F.M.memcpy(P, Src.data(), 2048, MemcpyKind::HostToDevice).ok());
+  EXPECT_EQ(B->stagedBytes({0, 4096}), 2048u);
+  ASSERT_TRUE(F.M.memset(static_cast<char *>(P) + 3072, 0, 1024).ok());
+  EXPECT_EQ(B->stagedBytes({0, 4096}), 3072u);
+  EXPECT_EQ(B->stagedBytes({1024, 3584}), 1024u + 512u);
+  // gpu0 fetches [0, 1024): no longer staged.
+  ASSERT_TRUE(F.M.makeValid(*B, 0, {0, 1024}).ok());
+  EXPECT_EQ(B->stagedBytes({0, 4096}), 2048u);
+  // A kernel on gpu1 overwrites [1024, 1536).
+  deviceWrites(F.M, F.G1, 1, *B, {1024, 1536}, 3);
+  EXPECT_EQ(B->stagedBytes({0, 4096}), 1536u);
+  // Reading back to the host changes nothing staged.
+  std::vector<char> Dst(4096);
+  ASSERT_TRUE(F.M.memcpy(Dst.data(), P, 4096, MemcpyKind::DeviceToHost).ok());
+  EXPECT_EQ(B->stagedBytes({0, 4096}), 1536u);
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
 TEST(BuffersTest, PlannerPrefersPeerThenHostThenStaging) {
   FakeMachine F;
   void *P = nullptr;

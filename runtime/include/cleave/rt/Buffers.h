@@ -86,6 +86,10 @@ public:
   RangeSet validRanges(Location L) const;
   /// Whether \p L holds every byte of \p R (without copying the set).
   bool holds(Location L, ByteRange R) const;
+  /// Bytes of \p R that a copy to the device (cudaMemcpy host to device,
+  /// cudaMemset) left in the host copy and no device has fetched or
+  /// overwritten since: in CUDA they would already be on a device.
+  uint64_t stagedBytes(ByteRange R) const;
   /// Whether \p L has replica memory (always for the host and host-sharing
   /// devices).
   bool hasReplica(Location L) const;
@@ -102,6 +106,8 @@ private:
   mutable std::mutex Mutex;
   /// [0] the host copy, [1 + d] device d's replica.
   std::vector<RangeSet> Valid;
+  /// See stagedBytes().
+  RangeSet Staged;
   std::vector<DeviceAddr> Replica;
   bool Freed = false;
 };
