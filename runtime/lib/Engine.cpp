@@ -190,6 +190,7 @@ struct ModelState {
     bool SawStaged = false;
   };
   std::map<std::string, CachedPlan> Plans;
+  static constexpr size_t MaxCachedPlans = 4096;
 
   Planner &planner(BufferManager &Bufs);
   /// Event \p Index of GPU \p L, created on first use; null if that fails.
@@ -1992,9 +1993,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
 
   // A cached decision for the same key, grid, arguments and devices runs
   // again until its next planned search: launches 1-4 each search (the
-  // tables and the data's place settle), then launches 8, 16, 32, ... and
-  // every 64th. Only where to run is cached: every launch still goes
-  // through decide() and attempt(), so correctness never depends on it.
+  // tables and the data's place settle), then launches 9, 19, 39, ... (the
+  // gap doubles, at most 64). Only where to run is cached: every launch
+  // still goes through decide() and attempt(), so correctness never
+  // depends on it. Arguments that change at every launch (a time step)
+  // make new entries: past MaxCachedPlans the cache starts over.
   std::string PlanKey = Key.text() + "|" + std::to_string(Total);
   for (int64_t A : Config.Args)
     PlanKey += "," + std::to_string(A);
@@ -2003,6 +2006,9 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                std::to_string(P.Buf->id()) + "+" + std::to_string(P.Offset);
   for (Location L : Devs)
     PlanKey += "@" + std::to_string(L);
+  if (Model.Plans.size() >= ModelState::MaxCachedPlans &&
+      !Model.Plans.count(PlanKey))
+    Model.Plans.clear();
   ModelState::CachedPlan &Cached = Model.Plans[PlanKey];
   uint64_t Prior = Cached.Launches++;
   if (Prior > 0 && Prior < Cached.NextPlan) {
