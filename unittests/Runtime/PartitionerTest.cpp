@@ -82,6 +82,25 @@ TEST(Partitioner, TwoEqualGpusWithResidentDataSplitEvenly) {
   EXPECT_GT(D.Steps, 0u);
 }
 
+TEST(Partitioner, SplitCostKeepsAShortLaunchWhole) {
+  // Two equal GPUs and a grid that runs 0.08 ms on one: splitting would
+  // save 0.04 ms of run time but costs the host 0.1 ms of bookkeeping
+  // (exact write rows, PartitionProblem::SplitMs), so the launch stays on
+  // one device; with a small split cost it splits evenly.
+  PartitionProblem P;
+  P.TotalBlocks = 8192;
+  P.Devices = {gpu("gpu0", 100000, 8192), gpu("gpu1", 100000, 8192)};
+  P.SplitMs = 0.1;
+  PartitionDecision D = partition(P);
+  EXPECT_TRUE(D.Blocks[0] == 8192 || D.Blocks[1] == 8192)
+      << D.Blocks[0] << " " << D.Blocks[1];
+  EXPECT_DOUBLE_EQ(D.PredictedMs, D.SingleDeviceMs);
+  P.SplitMs = 0.001;
+  D = partition(P);
+  EXPECT_LE(std::llabs(int64_t(D.Blocks[0]) - int64_t(D.Blocks[1])), 8);
+  EXPECT_LT(D.PredictedMs, D.SingleDeviceMs);
+}
+
 TEST(Partitioner, FourGpusAndACpuShareByThroughput) {
   PartitionProblem P;
   P.TotalBlocks = 1 << 16;
