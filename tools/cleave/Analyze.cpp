@@ -938,6 +938,12 @@ Expected<std::vector<LaunchRecord>> parseRecord(StringRef Text,
       return Bad(N);
     }
   }
+  // The recorder writes blocks in the order they finished, which depends on
+  // how the host scheduled them; reports list them by index.
+  for (LaunchRecord &L : Out)
+    llvm::stable_sort(L.Blocks, [](const BlockRecord &A, const BlockRecord &B) {
+      return A.Block < B.Block;
+    });
   return Out;
 }
 
