@@ -13,6 +13,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -143,6 +145,54 @@ struct RebaseRec {
   std::vector<RebaseCheck> Checks;
 };
 
+/// The last results of evaluate(). A result depends only on the grid, the
+/// block, the range and the integer arguments, and a program launches the
+/// same few of these again and again (each step of an iteration, each
+/// device's range, a decision and then its run), so evaluating once per key
+/// takes most of the engine's host time per launch off (bench/engine).
+class EvalMemo {
+public:
+  /// Entries kept; replaced oldest first.
+  static constexpr size_t Capacity = 32;
+  /// Results of more regions than this are not kept (they would hold much
+  /// memory, and evaluating them costs little beside what uses them).
+  static constexpr size_t MaxRegions = 4096;
+
+  bool find(const std::vector<i64> &Key, FootprintResult &Out) {
+    std::lock_guard<std::mutex> G(Lock);
+    for (const Entry &E : Entries)
+      if (E.Key == Key) {
+        Out = E.Result;
+        return true;
+      }
+    return false;
+  }
+
+  void insert(std::vector<i64> Key, const FootprintResult &R) {
+    size_t Regions = 0;
+    for (const ParamFootprint &P : R.Params)
+      Regions += P.Reads.size() + P.Writes.size();
+    if (Regions > MaxRegions)
+      return;
+    std::lock_guard<std::mutex> G(Lock);
+    if (Entries.size() < Capacity) {
+      Entries.push_back({std::move(Key), R});
+      return;
+    }
+    Entries[Next] = {std::move(Key), R};
+    Next = (Next + 1) % Capacity;
+  }
+
+private:
+  struct Entry {
+    std::vector<i64> Key;
+    FootprintResult Result;
+  };
+  std::mutex Lock;
+  std::vector<Entry> Entries;
+  size_t Next = 0;
+};
+
 } // namespace
 
 struct FootprintProgram::Impl {
@@ -154,6 +204,7 @@ struct FootprintProgram::Impl {
   bool Untracked[2] = {false, false}; // [read, write]
   std::vector<RebaseRec> Rebases;
   std::vector<RebasedVariant> RebaseList;
+  std::shared_ptr<EvalMemo> Memo = std::make_shared<EvalMemo>();
 };
 
 namespace {
@@ -1612,6 +1663,17 @@ Status FootprintProgram::evaluate(const LaunchConfig &L,
                          " arguments, launch gives " +
                          std::to_string(L.Args.size()));
 
+  // The memo's key: what evaluation reads of the launch.
+  std::vector<i64> Key;
+  Key.reserve(8 + P->Args.size());
+  Key.insert(Key.end(), {L.Grid[0], L.Grid[1], L.Grid[2], L.Block[0],
+                         L.Block[1], L.Block[2], L.First, L.Count});
+  for (size_t I = 0; I < P->Args.size(); ++I)
+    if (P->Args[I] == ArgKind::Int)
+      Key.push_back(L.Args[I]);
+  if (P->Memo->find(Key, Out))
+    return Status::success();
+
   Env E{*P, L};
   std::vector<PieceBox> Pieces = decompose(L);
   // Per argument, per direction (0 read, 1 write).
@@ -1667,6 +1729,7 @@ Status FootprintProgram::evaluate(const LaunchConfig &L,
     }
     Out.Params.push_back(std::move(PF));
   }
+  P->Memo->insert(std::move(Key), Out);
   return Status::success();
 }
 

@@ -461,3 +461,55 @@ TEST(FootprintEvaluator, RebaseParseErrors) {
   S = parseText("rebase x e\n  param ptr 0 0\n", P);
   EXPECT_NE(S.Message.find("missing 'end'"), std::string::npos) << S.Message;
 }
+
+TEST(FootprintEvaluator, RepeatedLaunchesGiveTheSameFootprints) {
+  // evaluate() keeps its last results per launch; a program that has seen
+  // many launches (more than it keeps, in a random order with repeats) must
+  // give what a freshly parsed program gives for each one.
+  const std::string Body = "access 0 read 4 exact\n"
+                           "  le (affine (- 0 arg1) (ctaid.x block.x) (tid.x "
+                           "1) (ctaid.y 1))\n"
+                           "  at (affine 0 (ctaid.x (* 4 block.x)) (tid.x 4) "
+                           "(ctaid.y (* 4 arg1)))\nend\n"
+                           "access 0 write 4 exact\n"
+                           "  at (affine 0 (ctaid.y 4))\nend\nend\n";
+  FootprintProgram Seen;
+  ASSERT_TRUE(parseText(Body, Seen).Ok);
+  std::vector<LaunchConfig> Pool;
+  for (int64_t GX : {3, 5})
+    for (int64_t BX : {8, 32})
+      for (int64_t N : {10, 64, 200})
+        for (int64_t First : {0, 1, 2}) {
+          LaunchConfig L;
+          L.Grid[0] = GX;
+          L.Grid[1] = 4;
+          L.Block[0] = BX;
+          L.First = First;
+          L.Count = GX * 4 - First - 1;
+          L.Args = {0, N};
+          Pool.push_back(L);
+        }
+  ASSERT_GT(Pool.size(), 32u); // more than the evaluator keeps
+  std::mt19937 G(7);
+  for (int I = 0; I < 400; ++I) {
+    LaunchConfig L = Pool[std::uniform_int_distribution<size_t>(
+        0, Pool.size() - 1)(G)];
+    L.Args[0] = I; // a pointer's value never changes a footprint
+    FootprintResult Got, Want;
+    ASSERT_TRUE(Seen.evaluate(L, Got).Ok);
+    FootprintProgram Fresh;
+    ASSERT_TRUE(parseText(Body, Fresh).Ok);
+    ASSERT_TRUE(Fresh.evaluate(L, Want).Ok);
+    ASSERT_EQ(Got.Params.size(), Want.Params.size());
+    for (size_t P = 0; P < Want.Params.size(); ++P) {
+      EXPECT_EQ(Got.Params[P].ReadClass, Want.Params[P].ReadClass);
+      EXPECT_EQ(Got.Params[P].WriteClass, Want.Params[P].WriteClass);
+      EXPECT_EQ(intervals(Got.Params[P].Reads),
+                intervals(Want.Params[P].Reads))
+          << "launch " << I;
+      EXPECT_EQ(intervals(Got.Params[P].Writes),
+                intervals(Want.Params[P].Writes))
+          << "launch " << I;
+    }
+  }
+}
