@@ -182,6 +182,33 @@ std::vector<Case> suite() {
                  }});
   }
   {
+    long N = 1l << 25;
+    uint32_t B = uint32_t((N + 127) / 128);
+    S.push_back({"blackscholes", "_Z12blackscholesPfS_PKfS1_S1_ffl",
+                 {B, 1, 1}, {128, 1, 1}, 0,
+                 {N * F, N * F, N * F, N * F, N * F},
+                 [N](const std::vector<void *> &P) {
+                   float R = 0.02f, V = 0.30f;
+                   uint32_t RB, VB;
+                   std::memcpy(&RB, &R, 4);
+                   std::memcpy(&VB, &V, 4);
+                   return std::vector<uint64_t>{bits(P[0]), bits(P[1]),
+                                                bits(P[2]), bits(P[3]),
+                                                bits(P[4]), RB, VB,
+                                                uint64_t(N)};
+                 }});
+  }
+  {
+    unsigned N = 1u << 27, Block = 512;
+    uint32_t B = (N + 2 * Block - 1) / (2 * Block);
+    S.push_back({"reduction", "_Z9reductionPKfPfj", {B, 1, 1}, {Block, 1, 1},
+                 0, {uint64_t(N) * F, uint64_t(B) * F},
+                 [N](const std::vector<void *> &P) {
+                   return std::vector<uint64_t>{bits(P[0]), bits(P[1]),
+                                                uint64_t(N)};
+                 }});
+  }
+  {
     int R = 8192, C = 8192;
     S.push_back({"transpose", "_Z9transposePfPKfii",
                  {uint32_t(C / 32), uint32_t(R / 32), 1}, {32, 8, 1}, 0,
@@ -244,8 +271,8 @@ int main(int Argc, char **Argv) {
     std::string A = Argv[I];
     if (A == "--help" || A == "-h") {
       std::printf("usage: cleave-engine-overhead BUNDLE [--gpus=1,2,4] "
-                  "[--reps=N] [--kernels=vecadd,transpose,jacobi2d,"
-                  "stencil3d] [--policy=even|model]\n  the engine's host time per launch on null "
+                  "[--reps=N] [--kernels=vecadd,blackscholes,reduction,"
+                  "transpose,jacobi2d,stencil3d] [--policy=even|model]\n  the engine's host time per launch on null "
                   "GPUs (nothing runs), data resident\n");
       return 0;
     }
@@ -318,7 +345,7 @@ int main(int Argc, char **Argv) {
       std::memcpy(Req.Block, C.Block, sizeof Req.Block);
       Req.DynamicSharedBytes = C.Shared;
       Req.Args = ArgPtrs.data();
-      std::string Summary;
+      LaunchPlan Last; // described after the timing, not inside it
       auto Once = [&]() -> bool {
         for (unsigned L = 0; L < C.Launches; ++L) {
           if (C.PingPong && L)
@@ -329,8 +356,7 @@ int main(int Argc, char **Argv) {
             fail(C.Name + ": " + LR.toString());
             return false;
           }
-          Summary = Plan.describe();
-          Summary = Summary.substr(0, Summary.find('\n'));
+          Last = std::move(Plan);
         }
         if (C.PingPong && C.Launches % 2 == 0)
           std::swap(Vals[0], Vals[1]);
@@ -349,6 +375,8 @@ int main(int Argc, char **Argv) {
                      C.Launches);
       }
       std::sort(Us.begin(), Us.end());
+      std::string Summary = Last.describe();
+      Summary = Summary.substr(0, Summary.find('\n'));
       std::printf("{\"kernel\":\"%s\",\"gpus\":%d,\"reps\":%d,"
                   "\"median_us\":%.1f,\"min_us\":%.1f,\"max_us\":%.1f,"
                   "\"plan\":\"%s\"}\n",

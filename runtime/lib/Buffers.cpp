@@ -283,6 +283,27 @@ Result BufferManager::markWritten(Buffer &B, Location L, ByteRange R) {
   return Result::success();
 }
 
+Result BufferManager::markAllWritten(Buffer &B, Location L,
+                                     const RangeSet &Rs) {
+  if (Rs.empty())
+    return Result::success();
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  std::vector<ByteRange> All = Rs.ranges();
+  Result C = checkRange(B, L, {All.front().Lo, All.back().Hi});
+  if (!C.ok())
+    return C;
+  if (L != HostLocation)
+    B.Staged.erase(Rs);
+  size_t S = slot(L);
+  for (size_t I = 0; I < B.Valid.size(); ++I) {
+    if (I == S)
+      B.Valid[I].insert(Rs);
+    else
+      B.Valid[I].erase(Rs);
+  }
+  return Result::success();
+}
+
 Result BufferManager::planTransfers(const Buffer &B, Location Dst,
                                     ByteRange R,
                                     std::vector<Transfer> &Plan) const {

@@ -635,6 +635,10 @@ private:
   /// The decision for the current ranges.
   Mode M = Mode::Whole;
   Location MergeDev = -1;
+  /// The footprints decide() evaluated (coarse sets resolved) for the
+  /// ranges it kept, for attempt() to take instead of evaluating again.
+  std::vector<PartitionRange> DecidedRanges;
+  std::vector<RangeUse> DecidedUses;
 
   // Steps.
   Result checkRequest();
@@ -1060,8 +1064,13 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
         break;
       }
     }
+  auto Keep = [&] {
+    DecidedRanges = Ranges;
+    DecidedUses = std::move(Uses);
+  };
   if (WhyNot.empty()) {
     Plan.Reconcile = "exact";
+    Keep();
     return Result::success();
   }
 
@@ -1104,6 +1113,7 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   MergeDev = Best;
   Plan.Reconcile = "merge";
   Plan.MergeDevice = name(Best);
+  Keep();
   return Result::success();
 }
 
@@ -1514,12 +1524,11 @@ Result LaunchContext::merge(RunState &R, RunState &OnM) {
 }
 
 Result LaunchContext::commitWrites(const RunState &R) {
-  for (auto &[Id, U] : R.Uses)
-    for (ByteRange Rg : U.Writes.ranges()) {
-      Result Res = Bufs.markWritten(*BufById[Id], R.Dev, Rg);
-      if (!Res.ok())
-        return Res;
-    }
+  for (auto &[Id, U] : R.Uses) {
+    Result Res = Bufs.markAllWritten(*BufById[Id], R.Dev, U.Writes);
+    if (!Res.ok())
+      return Res;
+  }
   return Result::success();
 }
 
@@ -1547,21 +1556,41 @@ void LaunchContext::dropUnproduced(const RunState &R) {
 Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
                               bool Decide) {
   for (;;) {
+    DecidedRanges.clear();
+    DecidedUses.clear();
     if (Decide) {
       Result R = decide(Ranges);
       if (!R.ok())
         return R;
     }
-    // Footprints per run; what must be valid before each.
+    auto SameRanges = [&] {
+      if (DecidedRanges.size() != Ranges.size())
+        return false;
+      for (size_t I = 0; I < Ranges.size(); ++I)
+        if (DecidedRanges[I].Device != Ranges[I].Device ||
+            DecidedRanges[I].First != Ranges[I].First ||
+            DecidedRanges[I].Count != Ranges[I].Count)
+          return false;
+      return true;
+    };
+    bool Decided = SameRanges();
+    // Footprints per run (decide()'s, when it evaluated these ranges);
+    // what must be valid before each.
     std::vector<RunState> Runs(Ranges.size());
     for (size_t I = 0; I < Ranges.size(); ++I) {
       Runs[I].Dev = Ranges[I].Device;
       Runs[I].First = Ranges[I].First;
       Runs[I].Count = Ranges[I].Count;
+      if (Decided) {
+        Runs[I].Uses = std::move(DecidedUses[I]);
+        continue;
+      }
       Result R = evaluate(Runs[I].First, Runs[I].Count, Runs[I].Uses);
       if (!R.ok())
         return R;
     }
+    DecidedRanges.clear();
+    DecidedUses.clear();
     // Coarse write hulls stand for the writes only where no other device
     // writes inside them, and once their device holds the bytes between
     // the rows: moved there before the run (once; the device holds them

@@ -436,7 +436,24 @@ TEST(BuffersTest, RandomOperationsMatchModel) {
       ByteRange R{Lo, Hi};
       Location L = static_cast<Location>(Rng() % 3);
       uint8_t V = static_cast<uint8_t>(Rng());
-      switch (Rng() % 6) {
+      switch (Rng() % 7) {
+      case 6: { // a device writes rows (one call for the whole set)
+        uint64_t Rows = 2 + Rng() % 24, Width = 1 + Rng() % 16;
+        uint64_t Pitch = Width + 1 + Rng() % 32;
+        RangeSet Set;
+        DeviceAddr A = 0;
+        ASSERT_TRUE(F.M.addressOn(*BP, L, 0, A).ok());
+        for (uint64_t Row = 0; Row < Rows; ++Row) {
+          uint64_t RLo = Lo + Row * Pitch, RHi = std::min(Size, RLo + Width);
+          if (RLo >= Size)
+            break;
+          Set.insert(RLo, RHi);
+          std::memset(Devs[L]->hostView(A) + RLo, V, RHi - RLo);
+          std::fill(ModelP.begin() + RLo, ModelP.begin() + RHi, V);
+        }
+        ASSERT_TRUE(F.M.markAllWritten(*BP, L, Set).ok());
+        break;
+      }
       case 0: // a device writes
         deviceWrites(F.M, *Devs[L], L, *BP, R, V);
         std::fill(ModelP.begin() + Lo, ModelP.begin() + Hi, V);

@@ -153,6 +153,8 @@ public:
   RangeSet missingRanges(const Buffer &B, Location L, ByteRange R) const;
   /// \p L wrote \p R: valid there, stale everywhere else.
   Result markWritten(Buffer &B, Location L, ByteRange R);
+  /// \p L wrote every range of \p Rs (one lock; whole-set merges).
+  Result markAllWritten(Buffer &B, Location L, const RangeSet &Rs);
   /// The copies that make \p R valid on \p Dst, in the order to run them.
   Result planTransfers(const Buffer &B, Location Dst, ByteRange R,
                        std::vector<Transfer> &Plan) const;

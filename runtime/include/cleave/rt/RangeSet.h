@@ -4,14 +4,16 @@
 // of half-open byte ranges [Lo, Hi) kept disjoint and non-adjacent (inserting
 // [0,4) and [4,8) leaves one range [0,8)), so the number of ranges stays the
 // number of distinct pieces and two sets with the same bytes compare equal.
-// Every operation is O(log n + k) for k ranges touched.
+// The ranges are a sorted vector: queries are O(log n + k) for k ranges
+// touched; inserting or erasing one range is O(log n) at the end of the set
+// and moves the ranges after it otherwise; the operations on whole sets
+// (insert, erase, intersection) are linear merges, O(n + m).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_RANGESET_H
 #define CLEAVE_RT_RANGESET_H
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -76,8 +78,11 @@ public:
   bool operator!=(const RangeSet &O) const { return !(*this == O); }
 
 private:
-  /// Lo -> Hi, disjoint and non-adjacent.
-  std::map<uint64_t, uint64_t> Ranges;
+  /// Sorted, disjoint and non-adjacent.
+  std::vector<ByteRange> Ranges;
+  /// The index of the first range ending after \p Lo (ending at or after it
+  /// with \p Touching).
+  size_t firstEndingAfter(uint64_t Lo, bool Touching) const;
 };
 
 } // namespace rt
