@@ -1924,15 +1924,18 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
 namespace {
 
 /// What a range costs the engine besides the device's own launch: footprint
-/// evaluation, transfer planning, argument translation (the ~0.2 ms of a
-/// 4-GPU split in docs/runtime.md, per range). A GPU adds the profile's
-/// launch and synchronization; a CPU range its executor's dispatch.
-constexpr double EngineRangeMs = 0.05;
+/// evaluation, transfer planning, argument translation. bench/engine
+/// measures 3-9 us per range on null GPUs on the 2-core build VM
+/// (bench/results/engine-overhead-vm-2026-11-21-s3.md); charged at about
+/// twice that. A GPU adds the profile's launch and synchronization; a CPU
+/// range its executor's dispatch.
+constexpr double EngineRangeMs = 0.01;
 constexpr double CpuRangeMs = 0.02;
 /// The engine's host time per row of an exact write set in a split launch
-/// (RangeSet updates of every location's validity; 0.58 us measured by
-/// bench/engine on a transpose over 2 null GPUs on the 2-core build VM).
-constexpr double EngineRowUs = 0.5;
+/// (validity updates of every location, the rows' expansion): 0.06 us over
+/// 2 null GPUs and 0.11 us over 4 for a transpose's column bands on the
+/// build VM (the same results); the larger one.
+constexpr double EngineRowUs = 0.1;
 
 /// The seed's floor: a GPU wave takes at least 2 us, a CPU block 1 ns per
 /// thread (the seed has no compute term; measurements correct it).
