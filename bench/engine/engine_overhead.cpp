@@ -22,6 +22,7 @@
 #include "cleave/rt/Device.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Launch.h"
+#include "cleave/rt/NullGpu.h"
 
 #include <algorithm>
 #include <chrono>
@@ -39,116 +40,6 @@
 using namespace cleave::rt;
 
 namespace {
-
-/// A GPU that runs nothing: replica memory is (lazily touched) host memory,
-/// copies are memcpy, launches return at once.
-class NullGpu final : public Device {
-public:
-  explicit NullGpu(int Ordinal) : Device(props(Ordinal)) {}
-  ~NullGpu() override {
-    for (auto &[A, N] : Allocs)
-      std::free(reinterpret_cast<void *>(A));
-  }
-  bool hasPeerLink(const Device &) const override { return true; }
-  unsigned numInternalStreams() const override { return 3; }
-  StreamHandle internalStream(unsigned I) override { return &Tag[I % 3]; }
-  Result createStream(StreamHandle &Out) override {
-    Out = &Tag[0];
-    return Result::success();
-  }
-  Result destroyStream(StreamHandle) override { return Result::success(); }
-  Result synchronizeStream(StreamHandle) override { return Result::success(); }
-  Result createEvent(EventHandle &Out) override {
-    Out = &Tag[1];
-    return Result::success();
-  }
-  Result recordEvent(EventHandle, StreamHandle) override {
-    return Result::success();
-  }
-  Result synchronizeEvent(EventHandle) override { return Result::success(); }
-  /// The model policy's range timings: the blocks of the last launch at
-  /// a fixed rate (blocks per ms), so its tables see an equal, steady GPU.
-  Result elapsedTime(EventHandle, EventHandle, float &Ms) override {
-    Ms = float(double(LastBlocks) / BlocksPerMs);
-    return Result::success();
-  }
-  Result destroyEvent(EventHandle) override { return Result::success(); }
-  Result synchronize() override { return Result::success(); }
-  Result loadModule(const Bundle &, ModuleHandle &Out) override {
-    Out = &Tag[2];
-    return Result::success();
-  }
-  Result unloadModule(ModuleHandle) override { return Result::success(); }
-  Result getFunction(ModuleHandle, const std::string &,
-                     FunctionHandle &Out) override {
-    Out = &Tag[2];
-    return Result::success();
-  }
-
-protected:
-  Result launchKernelImpl(FunctionHandle, const uint32_t Grid[3],
-                          const uint32_t[3], uint64_t, StreamHandle,
-                          void **) override {
-    LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
-    return Result::success();
-  }
-  Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
-    void *P = std::malloc(Bytes);
-    if (!P)
-      return Result::error(ErrorCode::MemoryAllocation, "null gpu: no memory");
-    Out = reinterpret_cast<DeviceAddr>(P);
-    Allocs[Out] = Bytes;
-    return Result::success();
-  }
-  Result freeImpl(DeviceAddr A) override {
-    std::free(reinterpret_cast<void *>(A));
-    Allocs.erase(A);
-    return Result::success();
-  }
-  Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
-                              StreamHandle) override {
-    std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
-    return Result::success();
-  }
-  Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
-                              StreamHandle) override {
-    std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
-    return Result::success();
-  }
-  Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
-                        StreamHandle) override {
-    std::memmove(reinterpret_cast<void *>(Dst),
-                 reinterpret_cast<const void *>(Src), Bytes);
-    return Result::success();
-  }
-  Result copyPeerImpl(Device &, DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
-                      StreamHandle) override {
-    std::memcpy(reinterpret_cast<void *>(Dst),
-                reinterpret_cast<const void *>(Src), Bytes);
-    return Result::success();
-  }
-  Result memsetImpl(DeviceAddr Dst, uint8_t V, uint64_t Bytes,
-                    StreamHandle) override {
-    std::memset(reinterpret_cast<void *>(Dst), V, Bytes);
-    return Result::success();
-  }
-
-private:
-  static DeviceProperties props(int Ordinal) {
-    DeviceProperties P;
-    P.Name = "gpu" + std::to_string(Ordinal);
-    P.Description = "null GPU (runs nothing)";
-    P.Kind = DeviceKind::Cuda;
-    P.Ordinal = Ordinal;
-    P.TotalMemory = uint64_t(1) << 40;
-    P.ComputeUnits = 132;
-    return P;
-  }
-  std::map<DeviceAddr, uint64_t> Allocs;
-  char Tag[3] = {};
-  uint64_t LastBlocks = 0;
-  static constexpr double BlocksPerMs = 1e6;
-};
 
 /// One kernel of the suite: its symbol, launch shape and arguments.
 struct Case {

@@ -11,6 +11,7 @@
 #include "../BundleFromIR.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Engine.h"
+#include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
 
 #include "llvm/AsmParser/Parser.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <unistd.h>
 
 using namespace cleave::rt;
@@ -300,6 +302,133 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   unsetenv("CLEAVE_LOG");
   std::string Log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(Log.find("kept until"), std::string::npos) << Log;
+}
+
+/// The model policy over null GPUs (cleave/rt/NullGpu.h: nothing runs, the
+/// event timings are the test's), for what only GPUs do: their first timed
+/// range is dropped, and GPUs of one model share a table.
+class EngineNullGpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Dir = std::string("/tmp/cleave-engine-nullgpu-") + std::to_string(::getpid());
+    ASSERT_EQ(std::system(("rm -rf '" + Dir + "'").c_str()), 0);
+    if (const char *Old = std::getenv("CLEAVE_CACHE_DIR"))
+      SavedDir = Old, HadDir = true;
+    setenv("CLEAVE_CACHE_DIR", Dir.c_str(), 1);
+  }
+  void TearDown() override {
+    Eng.reset();
+    Bufs.reset();
+    Gpus.clear();
+    if (HadDir)
+      setenv("CLEAVE_CACHE_DIR", SavedDir.c_str(), 1);
+    else
+      unsetenv("CLEAVE_CACHE_DIR");
+    (void)std::system(("rm -rf '" + Dir + "'").c_str());
+  }
+  void start(std::vector<NullGpu::Options> Opts) {
+    std::vector<Device *> Devs;
+    for (NullGpu::Options &O : Opts) {
+      Gpus.push_back(std::make_unique<NullGpu>(std::move(O)));
+      Devs.push_back(Gpus.back().get());
+    }
+    Bufs = std::make_unique<BufferManager>(Devs);
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Model);
+    ASSERT_TRUE(
+        Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {}).ok());
+    K = Eng->findKernel("vadd");
+    ASSERT_NE(K, nullptr);
+    for (float *&P : Ptr) {
+      void *V = nullptr;
+      ASSERT_TRUE(Bufs->allocate(N * sizeof(float), V).ok());
+      P = static_cast<float *>(V);
+    }
+  }
+  LaunchPlan launch() {
+    void *Args[] = {&Ptr[0], &Ptr[1], &Ptr[2], &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  }
+  /// The tables written to the cache directory.
+  PerfCache flushed() {
+    PerfCache C;
+    EXPECT_TRUE(Eng->flushPerformanceCache().ok());
+    std::string L = "ls '" + Dir + "'/perf-*.json > '" + Dir + "/name'";
+    EXPECT_EQ(std::system(L.c_str()), 0);
+    std::ifstream In(Dir + "/name");
+    std::string Name;
+    std::getline(In, Name);
+    EXPECT_TRUE(C.load(Name).ok()) << Name;
+    return C;
+  }
+
+  int N = 1 << 22; // 32768 blocks of 128
+  std::string Dir, SavedDir;
+  bool HadDir = false;
+  CpuExecutor Exec{1};
+  std::vector<std::unique_ptr<NullGpu>> Gpus;
+  std::unique_ptr<BufferManager> Bufs;
+  std::unique_ptr<Engine> Eng;
+  const KernelHandle *K = nullptr;
+  float *Ptr[3] = {};
+};
+
+TEST_F(EngineNullGpuTest, TheFirstTimingOfAKernelOnAGpuIsNotRecorded) {
+  // Two GPUs of different models (a table each) at 10^6 blocks/ms; gpu0's
+  // first timed range takes a second (in CUDA: lazy module loading inside
+  // the first launch). Recorded, that outlier would stay in gpu0's table.
+  NullGpu::Options G0{0, "model A"}, G1{1, "model B"};
+  G0.Timing = [](uint64_t Blocks, unsigned Call) {
+    return Call == 0 ? 1000.0f : float(double(Blocks) / 1e6);
+  };
+  start({G0, G1});
+  for (int I = 0; I < 6; ++I)
+    (void)launch();
+  PerfCache C = flushed();
+  ASSERT_EQ(C.tables().size(), 2u) << C.serialize();
+  for (const auto &[Dev, Tables] : C.tables())
+    for (const auto &[Key, Rows] : Tables) {
+      EXPECT_FALSE(Rows.empty()) << Dev;
+      for (const auto &[Blocks, S] : Rows)
+        EXPECT_NEAR(S.BlocksPerMs, 1e6, 1e4)
+            << Dev << " row " << Blocks << "\n" << C.serialize();
+    }
+  // Both equal GPUs, so the decision is an even split.
+  LaunchPlan Plan = launch();
+  ASSERT_EQ(Plan.Runs.size(), 2u) << Plan.describe();
+  uint64_t Total = uint64_t(N + 127) / 128;
+  for (const LaunchPlan::Run &R : Plan.Runs)
+    EXPECT_NEAR(double(R.Count), Total / 2.0, Total * 0.1) << Plan.describe();
+}
+
+TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {
+  // gpu0 and gpu1 are one model, gpu2 another: two tables, and the first
+  // two GPUs' ranges are all recorded in the one they share.
+  start({{0, "model A"}, {1, "model A"}, {2, "model B"}});
+  for (int I = 0; I < 4; ++I)
+    (void)launch();
+  PerfCache C = flushed();
+  ASSERT_EQ(C.tables().size(), 2u) << C.serialize();
+  ASSERT_EQ(C.tables().count("model A"), 1u) << C.serialize();
+  ASSERT_EQ(C.tables().count("model B"), 1u) << C.serialize();
+  auto Samples = [&](const std::string &Dev) {
+    unsigned N = 0;
+    for (const auto &[Key, Rows] : C.tables().at(Dev))
+      for (const auto &[Blocks, S] : Rows)
+        N += S.Samples;
+    return N;
+  };
+  // Launch 1 of each GPU is dropped (first timing); launches 2-4 record a
+  // range per GPU: twice as many samples for the shared table.
+  EXPECT_EQ(Samples("model A"), 6u) << C.serialize();
+  EXPECT_EQ(Samples("model B"), 3u) << C.serialize();
 }
 
 } // namespace

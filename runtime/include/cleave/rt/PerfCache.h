@@ -52,6 +52,10 @@ public:
   void record(const std::string &Device, const std::string &Key,
               uint64_t Blocks, double BlocksPerMs);
   size_t numTables() const;
+  /// Every table: device identity -> table key -> rows.
+  const std::map<std::string, std::map<std::string, Rows>> &tables() const {
+    return Tables;
+  }
   bool dirty() const { return Dirty; }
 
   std::string serialize() const;

@@ -1,0 +1,155 @@
+//===- NullGpu.h - A GPU that runs nothing ----------------------*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). A device of kind Cuda whose replica
+// memory is host memory (malloc), whose copies are memcpy and whose kernel
+// launches return at once without running anything. The engine drives it
+// like a GPU -- footprints, decisions, validity, transfers, the model
+// policy's event timings -- so its host-side work can be measured
+// (bench/engine) and its GPU-only decisions tested (unit tests) on a
+// machine without one. Kernel outputs are never computed: only what the
+// engine decides and moves is meaningful.
+//
+// Event timings: the blocks of the device's last launch at BlocksPerMs, or
+// what the Timing hook returns (given those blocks and the index of the
+// call on this device, from 0).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_NULLGPU_H
+#define CLEAVE_RT_NULLGPU_H
+
+#include "cleave/rt/Device.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace cleave {
+namespace rt {
+
+class NullGpu final : public Device {
+public:
+  struct Options {
+    int Ordinal = 0;
+    /// The device's model: the model policy shares one performance table
+    /// between GPUs of one description.
+    std::string Description = "null GPU (runs nothing)";
+    unsigned ComputeUnits = 132;
+    double BlocksPerMs = 1e6;
+    std::function<float(uint64_t Blocks, unsigned Call)> Timing;
+  };
+
+  explicit NullGpu(Options O) : Device(props(O)), Opt(std::move(O)) {}
+  explicit NullGpu(int Ordinal) : NullGpu(Options{Ordinal}) {}
+  ~NullGpu() override {
+    for (auto &[A, N] : Allocs)
+      std::free(reinterpret_cast<void *>(A));
+  }
+
+  bool hasPeerLink(const Device &) const override { return true; }
+  unsigned numInternalStreams() const override { return 3; }
+  StreamHandle internalStream(unsigned I) override { return &Tag[I % 3]; }
+  Result createStream(StreamHandle &Out) override {
+    Out = &Tag[0];
+    return Result::success();
+  }
+  Result destroyStream(StreamHandle) override { return Result::success(); }
+  Result synchronizeStream(StreamHandle) override { return Result::success(); }
+  Result createEvent(EventHandle &Out) override {
+    Out = &Tag[1];
+    return Result::success();
+  }
+  Result recordEvent(EventHandle, StreamHandle) override {
+    return Result::success();
+  }
+  Result synchronizeEvent(EventHandle) override { return Result::success(); }
+  Result elapsedTime(EventHandle, EventHandle, float &Ms) override {
+    unsigned Call = Timings++;
+    Ms = Opt.Timing ? Opt.Timing(LastBlocks, Call)
+                    : float(double(LastBlocks) / Opt.BlocksPerMs);
+    return Result::success();
+  }
+  Result destroyEvent(EventHandle) override { return Result::success(); }
+  Result synchronize() override { return Result::success(); }
+  Result loadModule(const Bundle &, ModuleHandle &Out) override {
+    Out = &Tag[2];
+    return Result::success();
+  }
+  Result unloadModule(ModuleHandle) override { return Result::success(); }
+  Result getFunction(ModuleHandle, const std::string &,
+                     FunctionHandle &Out) override {
+    Out = &Tag[2];
+    return Result::success();
+  }
+
+protected:
+  Result launchKernelImpl(FunctionHandle, const uint32_t Grid[3],
+                          const uint32_t[3], uint64_t, StreamHandle,
+                          void **) override {
+    LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    return Result::success();
+  }
+  Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
+    void *P = std::malloc(Bytes ? Bytes : 1);
+    if (!P)
+      return Result::error(ErrorCode::MemoryAllocation, "null gpu: no memory");
+    Out = reinterpret_cast<DeviceAddr>(P);
+    Allocs[Out] = Bytes;
+    return Result::success();
+  }
+  Result freeImpl(DeviceAddr A) override {
+    std::free(reinterpret_cast<void *>(A));
+    Allocs.erase(A);
+    return Result::success();
+  }
+  Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
+                              StreamHandle) override {
+    std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
+    return Result::success();
+  }
+  Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
+                              StreamHandle) override {
+    std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
+    return Result::success();
+  }
+  Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
+                        StreamHandle) override {
+    std::memmove(reinterpret_cast<void *>(Dst),
+                 reinterpret_cast<const void *>(Src), Bytes);
+    return Result::success();
+  }
+  Result copyPeerImpl(Device &, DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
+                      StreamHandle) override {
+    std::memcpy(reinterpret_cast<void *>(Dst),
+                reinterpret_cast<const void *>(Src), Bytes);
+    return Result::success();
+  }
+  Result memsetImpl(DeviceAddr Dst, uint8_t V, uint64_t Bytes,
+                    StreamHandle) override {
+    std::memset(reinterpret_cast<void *>(Dst), V, Bytes);
+    return Result::success();
+  }
+
+private:
+  static DeviceProperties props(const Options &O) {
+    DeviceProperties P;
+    P.Name = "gpu" + std::to_string(O.Ordinal);
+    P.Description = O.Description;
+    P.Kind = DeviceKind::Cuda;
+    P.Ordinal = O.Ordinal;
+    P.TotalMemory = uint64_t(1) << 40;
+    P.ComputeUnits = O.ComputeUnits;
+    return P;
+  }
+  Options Opt;
+  std::map<DeviceAddr, uint64_t> Allocs;
+  char Tag[3] = {};
+  uint64_t LastBlocks = 0;
+  unsigned Timings = 0;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif
