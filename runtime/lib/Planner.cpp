@@ -413,6 +413,42 @@ PlanResult Planner::plan(const PlanRequest &R) {
       Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
       Out.SteadyState = true;
     }
+    // The decision in force stays unless the new one is clearly better.
+    std::vector<uint64_t> Now(K, 0);
+    uint64_t NowTotal = 0;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      auto It = Last.find(R.Key.text());
+      if (It != Last.end() && It->second.size() == K)
+        for (size_t D = 0; D < K; ++D) {
+          auto B = It->second.find(R.Devices[D].Name);
+          if (B == It->second.end()) {
+            NowTotal = 0;
+            break;
+          }
+          Now[D] = B->second;
+          NowTotal += B->second;
+        }
+    }
+    if (NowTotal == N && Now != Dec.Blocks) {
+      // Compared as the decision was made: with this launch's transfers,
+      // or per launch in the steady state (no bytes in) when it was
+      // planned for that.
+      PartitionProblem Basis = P;
+      if (Out.SteadyState)
+        for (DeviceCost &C : Basis.Devices)
+          C.In = ByteCost();
+      std::vector<double> Times;
+      double NowMs = predictPartition(Basis, Now, Times);
+      double BestMs = predictPartition(Basis, Dec.Blocks, Times);
+      if (NowMs <= BestMs * (1 + HoldGain)) {
+        Dec.Blocks = Now;
+        Dec.PredictedMs = predictPartition(P, Now, Dec.DeviceMs);
+        Out.SteadyState = false;
+        Out.Held = true;
+        Out.HeldBestMs = BestMs;
+      }
+    }
   } else if (!R.Splittable) {
     // The best single device, transfers included (the search's root).
     Dec.Blocks.assign(K, 0);
@@ -550,6 +586,13 @@ std::string PlanResult::describe(const PlanRequest &R) const {
   if (Reused)
     S += "  the previous decision, kept: tables and bytes in moved less "
          "than 3 %\n";
+  if (Held) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  the decision in force, kept: the best found predicts "
+                  "%.3f ms, less than %.0f %% faster\n",
+                  HeldBestMs, Planner::HoldGain * 100);
+    S += Buf;
+  }
   return S;
 }
 

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <unistd.h>
 
 using namespace cleave::rt;
@@ -429,6 +430,32 @@ TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {
   // range per GPU: twice as many samples for the shared table.
   EXPECT_EQ(Samples("model A"), 6u) << C.serialize();
   EXPECT_EQ(Samples("model B"), 3u) << C.serialize();
+}
+
+TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
+  // Four equal GPUs whose timings vary by up to 5 % at random, each with
+  // its own table (so the noise reaches the decisions). Once the inputs are
+  // on the GPUs, later searches keep each GPU on the blocks whose data it
+  // holds: no launch after the first moves a byte.
+  std::vector<NullGpu::Options> Opts;
+  auto Rng = std::make_shared<std::mt19937>(11);
+  for (int G = 0; G < 4; ++G) {
+    NullGpu::Options O{G, "model " + std::to_string(G)};
+    O.Timing = [Rng](uint64_t Blocks, unsigned) {
+      double Noise = std::uniform_real_distribution<double>(0.95, 1.05)(*Rng);
+      return float(0.005 + double(Blocks) / 1e5 * Noise);
+    };
+    Opts.push_back(O);
+  }
+  start(Opts);
+  ASSERT_TRUE(Bufs->memset(Ptr[0], 1, N * sizeof(float)).ok());
+  ASSERT_TRUE(Bufs->memset(Ptr[1], 2, N * sizeof(float)).ok());
+  for (int Launch = 1; Launch <= 40; ++Launch) {
+    LaunchPlan Plan = launch();
+    EXPECT_EQ(Plan.Runs.size(), 4u) << Launch << "\n" << Plan.describe();
+    if (Launch > 1)
+      EXPECT_EQ(Plan.BytesMoved, 0u) << Launch << "\n" << Plan.describe();
+  }
 }
 
 } // namespace

@@ -582,6 +582,45 @@ TEST(Planner, RepeatedLaunchesMoveDataToTheFasterDevice) {
   EXPECT_EQ(Again.Blocks, Res.Blocks);
 }
 
+TEST(Planner, ASmallGainKeepsTheDecisionInForce) {
+  // Two GPUs, nothing to move. A GPU measured 4 % faster would take about
+  // 1 % more of the blocks, for a gain under Planner::HoldGain: the
+  // decision in force stays (its data is where it ran). 30 % faster moves
+  // the split.
+  const uint64_t N = 65536;
+  PlanRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
+                          [](size_t, uint64_t, uint64_t) { return 0.0; });
+  Planner P(DeviceProfile(), "");
+  PlanResult First = P.plan(R);
+  ASSERT_EQ(sum(First.Blocks), N);
+  EXPECT_NEAR(double(First.Blocks[0]), N / 2.0, N * 0.02);
+  // Measured: gpu0 at 10^5 blocks/ms, gpu1 Speed times that.
+  auto Measure = [&](double Speed) {
+    for (uint64_t B = N / 8; B <= N; B += N / 8) {
+      P.record(R.Devices[0], R.Key, B, double(B) / 1e5);
+      P.record(R.Devices[1], R.Key, B, double(B) / (1e5 * Speed));
+    }
+  };
+  Measure(1.0);
+  PlanResult Equal = P.plan(R);
+  EXPECT_NEAR(double(Equal.Blocks[0]), N / 2.0, N * 0.02);
+  First = Equal;
+  for (int I = 0; I < 10; ++I) // past Planner::ReuseTolerance
+    Measure(1.04);
+  PlanResult Small = P.plan(R);
+  EXPECT_TRUE(Small.Held);
+  EXPECT_FALSE(Small.Reused);
+  EXPECT_EQ(Small.Blocks, First.Blocks);
+  EXPECT_NE(Small.describe(R).find("the decision in force, kept"),
+            std::string::npos)
+      << Small.describe(R);
+  for (int I = 0; I < 20; ++I) // the rows average over measurements
+    Measure(1.3);
+  PlanResult Large = P.plan(R);
+  EXPECT_FALSE(Large.Held);
+  EXPECT_GT(Large.Blocks[1], First.Blocks[1] + N / 20);
+}
+
 TEST(Planner, ResidencyMakesASplitPay) {
   // A matmul-like kernel on two GPUs behind one host link: each range reads
   // its slice of A (4 KiB per block) and all of B (64 MB). From the host, a

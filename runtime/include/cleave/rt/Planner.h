@@ -150,6 +150,10 @@ struct PlanResult {
   /// The previous decision was kept (the problem moved less than
   /// Planner::ReuseTolerance).
   bool Reused = false;
+  /// The decision in force was kept: the search's best predicts less than
+  /// Planner::HoldGain faster (HeldBestMs).
+  bool Held = false;
+  double HeldBestMs = 0;
   /// For CLEAVE_LOG=plan: per device predicted ms, blocks, bytes in and
   /// written, the single-device alternative, seeded or measured rows.
   std::string describe(const PlanRequest &R) const;
@@ -182,6 +186,12 @@ public:
   /// Relative change of every table and transfer figure under which the
   /// previous decision for a key is kept (PlanResult::Reused).
   static constexpr double ReuseTolerance = 0.03;
+  /// A new decision replaces the one in force (the last one for the key,
+  /// whose data is where it ran) only when it predicts at least this much
+  /// less time: timings vary by a few percent between launches, and a
+  /// decision that follows them moves data between devices for nothing
+  /// (PlanResult::Held).
+  static constexpr double HoldGain = 0.05;
 
   /// The table of device \p D of \p R: seeded rows (rescaled) and measured
   /// rows; fills \p Report's row counts and scale when given.
