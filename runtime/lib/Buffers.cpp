@@ -262,15 +262,16 @@ RangeSet BufferManager::missingRanges(const Buffer &B, Location L,
   return Out;
 }
 
-void BufferManager::markWrittenLocked(Buffer &B, Location L, ByteRange R) {
+void BufferManager::markWrittenLocked(Buffer &B, Location L,
+                                      const RangeSet &Rs) {
   if (L != HostLocation) // a kernel (or a copy on a device) wrote it
-    B.Staged.erase(R);
+    B.Staged.erase(Rs);
   size_t S = slot(L);
   for (size_t I = 0; I < B.Valid.size(); ++I) {
     if (I == S)
-      B.Valid[I].insert(R);
+      B.Valid[I].insert(Rs);
     else
-      B.Valid[I].erase(R);
+      B.Valid[I].erase(Rs);
   }
 }
 
@@ -279,7 +280,7 @@ Result BufferManager::markWritten(Buffer &B, Location L, ByteRange R) {
   Result C = checkRange(B, L, R);
   if (!C.ok())
     return C;
-  markWrittenLocked(B, L, R);
+  markWrittenLocked(B, L, RangeSet(R.Lo, R.Hi));
   return Result::success();
 }
 
@@ -292,15 +293,7 @@ Result BufferManager::markAllWritten(Buffer &B, Location L,
   Result C = checkRange(B, L, {All.front().Lo, All.back().Hi});
   if (!C.ok())
     return C;
-  if (L != HostLocation)
-    B.Staged.erase(Rs);
-  size_t S = slot(L);
-  for (size_t I = 0; I < B.Valid.size(); ++I) {
-    if (I == S)
-      B.Valid[I].insert(Rs);
-    else
-      B.Valid[I].erase(Rs);
-  }
+  markWrittenLocked(B, L, Rs);
   return Result::success();
 }
 
@@ -550,7 +543,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     if (!C.ok())
       return C;
     std::memcpy(D.Host + RD.Offset, Src, Bytes);
-    markWrittenLocked(D, HostLocation, DRange);
+    markWrittenLocked(D, HostLocation, RangeSet(DRange.Lo, DRange.Hi));
     D.Staged.insert(DRange);
     return Result::success();
   }
@@ -584,7 +577,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
                                          addressLocked(S, L, SRange.Lo), Bytes);
       if (!C.ok())
         return C;
-      markWrittenLocked(D, L, DRange);
+      markWrittenLocked(D, L, RangeSet(DRange.Lo, DRange.Hi));
       return Result::success();
     }
   }
@@ -592,7 +585,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
   if (!C.ok())
     return C;
   std::memmove(D.Host + DRange.Lo, S.Host + SRange.Lo, Bytes);
-  markWrittenLocked(D, HostLocation, DRange);
+  markWrittenLocked(D, HostLocation, RangeSet(DRange.Lo, DRange.Hi));
   return Result::success();
 }
 
@@ -620,12 +613,12 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
                              static_cast<uint8_t>(Value), Bytes);
       if (!C.ok())
         return C;
-      markWrittenLocked(B, L, R);
+      markWrittenLocked(B, L, RangeSet(R.Lo, R.Hi));
       return Result::success();
     }
   }
   std::memset(B.Host + R.Lo, Value, Bytes);
-  markWrittenLocked(B, HostLocation, R);
+  markWrittenLocked(B, HostLocation, RangeSet(R.Lo, R.Hi));
   B.Staged.insert(R);
   return Result::success();
 }

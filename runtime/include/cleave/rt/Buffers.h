@@ -188,7 +188,7 @@ private:
            (L >= 0 && static_cast<size_t>(L) < Devices.size());
   }
   Result checkRange(const Buffer &B, Location L, ByteRange R) const;
-  void markWrittenLocked(Buffer &B, Location L, ByteRange R);
+  void markWrittenLocked(Buffer &B, Location L, const RangeSet &Rs);
   Result planLocked(const Buffer &B, Location Dst, ByteRange R,
                     std::vector<Transfer> &Plan) const;
   Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan);
