@@ -321,22 +321,30 @@ protected:
     Eng.reset();
     Bufs.reset();
     Gpus.clear();
+    Reg.reset();
     if (HadDir)
       setenv("CLEAVE_CACHE_DIR", SavedDir.c_str(), 1);
     else
       unsetenv("CLEAVE_CACHE_DIR");
     (void)std::system(("rm -rf '" + Dir + "'").c_str());
   }
-  void start(std::vector<NullGpu::Options> Opts) {
+  /// The devices: the host CPU first when \p WithCpu, then null GPUs.
+  void start(std::vector<NullGpu::Options> Opts, bool WithCpu = false) {
     std::vector<Device *> Devs;
+    if (WithCpu) {
+      ASSERT_TRUE(
+          DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+      Devs = Reg->devices();
+    }
     for (NullGpu::Options &O : Opts) {
       Gpus.push_back(std::make_unique<NullGpu>(std::move(O)));
       Devs.push_back(Gpus.back().get());
     }
     Bufs = std::make_unique<BufferManager>(Devs);
     Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Model);
-    ASSERT_TRUE(
-        Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {}).ok());
+    ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                                {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                    .ok());
     K = Eng->findKernel("vadd");
     ASSERT_NE(K, nullptr);
     for (float *&P : Ptr) {
@@ -373,7 +381,8 @@ protected:
   int N = 1 << 22; // 32768 blocks of 128
   std::string Dir, SavedDir;
   bool HadDir = false;
-  CpuExecutor Exec{1};
+  CpuExecutor Exec{8};
+  std::unique_ptr<DeviceRegistry> Reg;
   std::vector<std::unique_ptr<NullGpu>> Gpus;
   std::unique_ptr<BufferManager> Bufs;
   std::unique_ptr<Engine> Eng;
@@ -456,6 +465,34 @@ TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
     if (Launch > 1)
       EXPECT_EQ(Plan.BytesMoved, 0u) << Launch << "\n" << Plan.describe();
   }
+}
+
+TEST_F(EngineNullGpuTest, InputsACudaMemcpyStagedAreNotChargedAtFirst) {
+  // The host CPU (8 executor threads, seeded at 24 GB/s) and one GPU (a
+  // 10 GB/s host link). The inputs were written by cudaMemcpy: in CUDA they
+  // would be on the GPU already, so the first search does not charge their
+  // move and the GPU takes nearly everything. Charged, the link (8 bytes
+  // per element in) would make the CPU, which streams 12 bytes per element
+  // at 24 GB/s, the faster one.
+  start({{0, "model A"}}, /*WithCpu=*/true);
+  std::vector<float> Ones(N, 1.0f);
+  for (int I = 0; I < 2; ++I)
+    ASSERT_TRUE(Bufs->memcpy(Ptr[I], Ones.data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+  testing::internal::CaptureStderr();
+  setenv("CLEAVE_LOG", "plan", 1);
+  LaunchPlan Plan = launch();
+  unsetenv("CLEAVE_LOG");
+  std::string Log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(Log.find("left in the host copy not charged (first search"),
+            std::string::npos)
+      << Log;
+  uint64_t Total = uint64_t(N + 127) / 128, OnGpu = 0;
+  for (const LaunchPlan::Run &R : Plan.Runs)
+    if (R.DeviceName == "gpu0")
+      OnGpu += R.Count;
+  EXPECT_GT(OnGpu, Total * 9 / 10) << Plan.describe() << Log;
 }
 
 } // namespace
