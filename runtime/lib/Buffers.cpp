@@ -397,58 +397,110 @@ Result BufferManager::executeTransfers(Buffer &B,
   return executeLocked(B, Plan);
 }
 
+Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
+                                  ReadyCopy &Out) {
+  Out = ReadyCopy();
+  Out.T = T;
+  ByteRange R{T.Offset, T.Offset + T.Bytes};
+  if (R.Hi < R.Lo)
+    return Result::error(ErrorCode::InvalidValue, "transfer range wraps");
+  Result C = checkRange(B, T.Src, R);
+  if (C.ok())
+    C = checkRange(B, T.Dst, R);
+  if (!C.ok())
+    return C;
+  Out.S = validityLocation(T.Src);
+  Out.D = validityLocation(T.Dst);
+  if (Out.S == Out.D || T.Bytes == 0) {
+    Out.Skip = true;
+    return Result::success();
+  }
+  if (!B.Replica[slot(Out.S)])
+    return Result::error(ErrorCode::InvalidValue,
+                         "transfer from " + Devices[Out.S]->name() +
+                             ", which has no replica of buffer #" +
+                             std::to_string(B.Id));
+  if (Out.D != HostLocation) {
+    Result A = ensureReplicaLocked(B, Out.D);
+    if (!A.ok())
+      return A;
+    Out.DstAddr = addressLocked(B, Out.D, T.Offset);
+  }
+  if (Out.S != HostLocation)
+    Out.SrcAddr = addressLocked(B, Out.S, T.Offset);
+  return Result::success();
+}
+
+Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C) {
+  const Transfer &T = C.T;
+  Result X;
+  if (C.S == HostLocation)
+    X = Devices[C.D]->copyHostToDevice(C.DstAddr, B.Host + T.Offset, T.Bytes);
+  else if (C.D == HostLocation)
+    X = Devices[C.S]->copyDeviceToHost(B.Host + T.Offset, C.SrcAddr, T.Bytes);
+  else
+    X = Devices[C.S]->copyDeviceToDevice(*Devices[C.D], C.DstAddr, C.SrcAddr,
+                                         T.Bytes);
+  if (X.ok())
+    return X;
+  auto Name = [&](Location L) {
+    return L == HostLocation ? std::string("host") : Devices[L]->name();
+  };
+  return Result::error(X.code(),
+                       "moving bytes " +
+                           describeRange(T.Offset, T.Offset + T.Bytes) +
+                           " of buffer #" + std::to_string(B.Id) + " from " +
+                           Name(C.S) + " to " + Name(C.D) + ": " +
+                           X.message());
+}
+
+void BufferManager::landLocked(Buffer &B, const ReadyCopy &C) {
+  ByteRange R{C.T.Offset, C.T.Offset + C.T.Bytes};
+  B.Valid[slot(C.D)].insert(R);
+  if (C.S == HostLocation) // delivered to a device
+    B.Staged.erase(R);
+}
+
 Result BufferManager::executeLocked(Buffer &B,
                                     const std::vector<Transfer> &Plan) {
   for (const Transfer &T : Plan) {
-    ByteRange R{T.Offset, T.Offset + T.Bytes};
-    if (R.Hi < R.Lo)
-      return Result::error(ErrorCode::InvalidValue, "transfer range wraps");
-    Result C = checkRange(B, T.Src, R);
-    if (C.ok())
-      C = checkRange(B, T.Dst, R);
-    if (!C.ok())
-      return C;
-    Location S = validityLocation(T.Src), D = validityLocation(T.Dst);
-    if (S == D || T.Bytes == 0)
-      continue;
-    if (!B.Replica[slot(S)])
-      return Result::error(ErrorCode::InvalidValue,
-                           "transfer from " + Devices[S]->name() +
-                               ", which has no replica of buffer #" +
-                               std::to_string(B.Id));
-    if (D != HostLocation) {
-      Result A = ensureReplicaLocked(B, D);
-      if (!A.ok())
-        return A;
-    }
-    Result X;
-    if (S == HostLocation)
-      X = Devices[D]->copyHostToDevice(addressLocked(B, D, T.Offset),
-                                       B.Host + T.Offset, T.Bytes);
-    else if (D == HostLocation)
-      X = Devices[S]->copyDeviceToHost(B.Host + T.Offset,
-                                       addressLocked(B, S, T.Offset), T.Bytes);
-    else
-      X = Devices[S]->copyDeviceToDevice(*Devices[D],
-                                         addressLocked(B, D, T.Offset),
-                                         addressLocked(B, S, T.Offset),
-                                         T.Bytes);
-    if (!X.ok()) {
-      auto Name = [&](Location L) {
-        return L == HostLocation ? std::string("host") : Devices[L]->name();
-      };
-      return Result::error(X.code(), "moving bytes " +
-                                         describeRange(R.Lo, R.Hi) +
-                                         " of buffer #" +
-                                         std::to_string(B.Id) + " from " +
-                                         Name(S) + " to " + Name(D) + ": " +
-                                         X.message());
-    }
-    B.Valid[slot(D)].insert(R);
-    if (S == HostLocation) // delivered to a device
-      B.Staged.erase(R);
+    ReadyCopy C;
+    Result X = readyLocked(B, T, C);
+    if (X.ok() && !C.Skip)
+      X = runCopy(B, C);
+    if (!X.ok())
+      return X;
+    if (!C.Skip)
+      landLocked(B, C);
   }
   return Result::success();
+}
+
+Result BufferManager::executeTransfersUnlocked(
+    Buffer &B, const std::vector<Transfer> &Plan) {
+  std::vector<ReadyCopy> Ready(Plan.size());
+  {
+    std::lock_guard<std::mutex> Lock(B.Mutex);
+    for (size_t I = 0; I < Plan.size(); ++I) {
+      Result X = readyLocked(B, Plan[I], Ready[I]);
+      if (!X.ok())
+        return X;
+    }
+  }
+  Result Err = Result::success();
+  size_t Done = 0;
+  for (; Done < Ready.size(); ++Done) {
+    if (Ready[Done].Skip)
+      continue;
+    Err = runCopy(B, Ready[Done]);
+    if (!Err.ok())
+      break;
+  }
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  for (size_t I = 0; I < Done; ++I)
+    if (!Ready[I].Skip)
+      landLocked(B, Ready[I]);
+  return Err;
 }
 
 Result BufferManager::makeValidLocked(Buffer &B, Location L, ByteRange R) {

@@ -38,6 +38,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <thread>
 
 namespace cleave {
 namespace rt {
@@ -585,6 +586,10 @@ struct RunState {
   /// The model policy's timing of a GPU range: events recorded around its
   /// launch on the compute stream.
   EventHandle TimeStart = nullptr, TimeEnd = nullptr;
+  /// Between stage() and finish(): the run's entry of the plan, and the
+  /// copies (per buffer id) that make its inputs valid, not yet run.
+  LaunchPlan::Run PlanRun;
+  std::vector<std::pair<uint64_t, std::vector<Transfer>>> MoveIn;
 };
 
 /// A device failure to recover from.
@@ -660,7 +665,15 @@ private:
   void recordTime(const RunState &R, double Ms);
   void logTime(const RunState &R, double Ms) const;
   Result attempt(std::vector<PartitionRange> Ranges, bool Decide);
+  /// Before a run: stage() (the variant's code, variables, replicas, the
+  /// copies to make), moveIn() (run those copies), finish() (arguments,
+  /// the plan's entry). prepareAll() does the three for every run, the
+  /// copies of different devices at once.
   Result prepare(RunState &R, bool IsMergeDevice);
+  Result stage(RunState &R, bool IsMergeDevice);
+  Result moveIn(RunState &R, bool Concurrent);
+  Result finish(RunState &R);
+  std::optional<Failure> prepareAll(std::vector<RunState> &Runs);
   Result issue(RunState &R);
   Result runCpu(RunState &R);
   unsigned slabDim() const;
@@ -1172,7 +1185,18 @@ Result LaunchContext::argsFor(RunState &R, Location Dev) {
 /// functions and variables, its replicas and its inputs (plus, for M, the
 /// write bounds; for a run that M merges, its partial buffers on M).
 Result LaunchContext::prepare(RunState &R, bool IsMergeDevice) {
-  LaunchPlan::Run Run;
+  Result Res = stage(R, IsMergeDevice);
+  if (Res.ok())
+    Res = moveIn(R, /*Concurrent=*/false);
+  if (Res.ok())
+    Res = finish(R);
+  return Res;
+}
+
+Result LaunchContext::stage(RunState &R, bool IsMergeDevice) {
+  LaunchPlan::Run &Run = R.PlanRun;
+  Run = LaunchPlan::Run();
+  R.MoveIn.clear();
   Run.Device = R.Dev;
   Run.DeviceName = name(R.Dev);
   Run.First = R.First;
@@ -1211,23 +1235,100 @@ Result LaunchContext::prepare(RunState &R, bool IsMergeDevice) {
     for (ByteRange Rg : Need.ranges()) {
       std::vector<Transfer> Copies;
       Res = Bufs.planTransfers(B, R.Dev, Rg, Copies);
-      if (Res.ok())
-        Res = Bufs.executeTransfers(B, Copies);
       if (!Res.ok())
         return Res;
-      for (const Transfer &T : Copies) {
-        Run.Copies.push_back({Id, T, name(T.Src), name(T.Dst)});
-        Run.BytesIn += T.Bytes;
-      }
+      if (!Copies.empty())
+        R.MoveIn.push_back({Id, std::move(Copies)});
     }
   }
+  return Result::success();
+}
+
+Result LaunchContext::moveIn(RunState &R, bool Concurrent) {
+  for (auto &[Id, Copies] : R.MoveIn) {
+    Buffer &B = *BufById.at(Id);
+    Result Res = Concurrent ? Bufs.executeTransfersUnlocked(B, Copies)
+                            : Bufs.executeTransfers(B, Copies);
+    if (!Res.ok())
+      return Res;
+    for (const Transfer &T : Copies) {
+      R.PlanRun.Copies.push_back({Id, T, name(T.Src), name(T.Dst)});
+      R.PlanRun.BytesIn += T.Bytes;
+    }
+  }
+  R.MoveIn.clear();
+  return Result::success();
+}
+
+Result LaunchContext::finish(RunState &R) {
   Result Res = argsFor(R, R.Dev);
   if (!Res.ok())
     return Res;
-  Plan.BytesMoved += Run.BytesIn;
+  Plan.BytesMoved += R.PlanRun.BytesIn;
   R.PlanIndex = Plan.Runs.size();
-  Plan.Runs.push_back(std::move(Run));
+  Plan.Runs.push_back(std::move(R.PlanRun));
   return Result::success();
+}
+
+/// Copies into several devices at once pay for the threads that run them
+/// above this many bytes in all.
+constexpr uint64_t ConcurrentMoveBytes = uint64_t(4) << 20;
+
+std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
+  for (RunState &R : Runs) {
+    Result Res = stage(R, M == Mode::Merge && R.Dev == MergeDev);
+    if (!Res.ok())
+      return Failure{R.Dev, Res};
+  }
+  // Several devices with inputs to move: one thread per device moves them
+  // at once. Every run's copies were planned from validity before any of
+  // them ran, so each one's sources hold their bytes, and nothing writes
+  // them before the launches. Not when a device has two runs (they could
+  // plan the same bytes) or a copy goes through the host (two devices
+  // could land the same bytes there).
+  std::set<Location> Devs, Moving;
+  uint64_t Bytes = 0;
+  bool Concurrent = true;
+  for (RunState &R : Runs) {
+    Concurrent &= Devs.insert(R.Dev).second;
+    for (auto &[Id, Copies] : R.MoveIn)
+      for (const Transfer &T : Copies) {
+        Moving.insert(R.Dev);
+        Bytes += T.Bytes;
+        Concurrent &= Bufs.validityLocation(T.Dst) != HostLocation;
+      }
+  }
+  Concurrent &= Moving.size() >= 2 && Bytes >= ConcurrentMoveBytes;
+  std::vector<Result> Moved(Runs.size(), Result::success());
+  if (Concurrent) {
+    std::vector<std::thread> Threads;
+    for (size_t I = 0; I < Runs.size(); ++I)
+      if (!Runs[I].MoveIn.empty())
+        Threads.emplace_back([this, &Runs, &Moved, I] {
+          Moved[I] = moveIn(Runs[I], /*Concurrent=*/true);
+        });
+    for (std::thread &T : Threads)
+      T.join();
+  }
+  // Otherwise one run after the other, each planned again once an earlier
+  // one has moved bytes (it may now take them from that device).
+  bool Changed = false;
+  for (size_t I = 0; I < Runs.size(); ++I) {
+    RunState &R = Runs[I];
+    Result Res = Moved[I];
+    if (!Concurrent) {
+      if (Changed)
+        Res = stage(R, M == Mode::Merge && R.Dev == MergeDev);
+      Changed |= !R.MoveIn.empty();
+      if (Res.ok())
+        Res = moveIn(R, /*Concurrent=*/false);
+    }
+    if (Res.ok())
+      Res = finish(R);
+    if (!Res.ok())
+      return Failure{R.Dev, Res};
+  }
+  return std::nullopt;
 }
 
 /// Launches a kernel over blocks [First, First + Count) of the request's
@@ -1642,14 +1743,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
 
     // Phase 1: prepare. A failure here has changed nothing but validity-
     // exact transfers: drop the device and start again.
-    std::optional<Failure> Fail;
-    for (RunState &R : Runs) {
-      Result Res = prepare(R, M == Mode::Merge && R.Dev == MergeDev);
-      if (!Res.ok()) {
-        Fail = Failure{R.Dev, Res};
-        break;
-      }
-    }
+    std::optional<Failure> Fail = prepareAll(Runs);
     if (!Fail && M == Mode::Merge)
       for (RunState &R : Runs) {
         if (R.Dev == MergeDev)

@@ -495,4 +495,45 @@ TEST_F(EngineNullGpuTest, InputsACudaMemcpyStagedAreNotChargedAtFirst) {
   EXPECT_GT(OnGpu, Total * 9 / 10) << Plan.describe() << Log;
 }
 
+TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
+  // Four GPUs each fetch their quarter of two 16 MB inputs the host wrote:
+  // 32 MB in all, moved by one thread per GPU (the buffer's lock is not
+  // held during the copies). Each GPU's replica must hold exactly the
+  // host's bytes of its blocks, validity must say so (the next launch
+  // moves nothing), and the even policy's plan counts every byte once.
+  start({{0}, {1}, {2}, {3}});
+  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                              {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                  .ok());
+  K = Eng->findKernel("vadd");
+  std::vector<float> In[2] = {std::vector<float>(N), std::vector<float>(N)};
+  std::mt19937 Rng(5);
+  for (int I = 0; I < 2; ++I) {
+    for (float &X : In[I])
+      X = float(Rng() % 100000);
+    ASSERT_TRUE(Bufs->memcpy(Ptr[I], In[I].data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+  }
+  LaunchPlan Plan = launch();
+  ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
+  EXPECT_EQ(Plan.BytesMoved, 2 * uint64_t(N) * sizeof(float))
+      << Plan.describe();
+  for (const LaunchPlan::Run &R : Plan.Runs)
+    for (int I = 0; I < 2; ++I) {
+      BufferManager::Resolved Res;
+      ASSERT_TRUE(Bufs->resolve(Ptr[I], Res).ok());
+      DeviceAddr A = 0;
+      ASSERT_TRUE(Bufs->addressOn(*Res.Buf, R.Device, 0, A).ok());
+      uint64_t Lo = R.First * 128, Hi = std::min<uint64_t>(N, (R.First + R.Count) * 128);
+      const float *Got = reinterpret_cast<const float *>(A);
+      EXPECT_TRUE(std::equal(In[I].begin() + Lo, In[I].begin() + Hi, Got + Lo))
+          << R.DeviceName << " input " << I;
+      EXPECT_TRUE(Res.Buf->holds(R.Device, {Lo * 4, Hi * 4}));
+    }
+  Plan = launch();
+  EXPECT_EQ(Plan.BytesMoved, 0u) << Plan.describe();
+}
+
 } // namespace

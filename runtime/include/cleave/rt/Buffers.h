@@ -161,6 +161,14 @@ public:
   /// Runs \p Plan; each copy that succeeds makes its range valid at its
   /// destination, so a failure midway leaves validity exact.
   Result executeTransfers(Buffer &B, const std::vector<Transfer> &Plan);
+  /// executeTransfers() that holds the buffer's lock only to allocate
+  /// replicas and to record validity, not during the copies: copies of one
+  /// buffer to several devices can then run at once, from one thread per
+  /// device (the engine's prepare phase). The caller sees that nothing
+  /// writes the copies' sources meanwhile and that no two threads copy into
+  /// the same location.
+  Result executeTransfersUnlocked(Buffer &B,
+                                  const std::vector<Transfer> &Plan);
   /// Allocates \p L's replica if needed, then plans and runs the copies that
   /// make \p R valid there: what a device does before it reads \p R, and
   /// what a host read does (only stale ranges move).
@@ -192,6 +200,17 @@ private:
   Result planLocked(const Buffer &B, Location Dst, ByteRange R,
                     std::vector<Transfer> &Plan) const;
   Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan);
+  /// One copy of a plan, checked, with its replica allocated and its
+  /// addresses (Skip: nothing to move).
+  struct ReadyCopy {
+    Transfer T;
+    Location S = HostLocation, D = HostLocation;
+    DeviceAddr SrcAddr = 0, DstAddr = 0;
+    bool Skip = false;
+  };
+  Result readyLocked(Buffer &B, const Transfer &T, ReadyCopy &Out);
+  Result runCopy(Buffer &B, const ReadyCopy &C);
+  void landLocked(Buffer &B, const ReadyCopy &C);
   Result ensureReplicaLocked(Buffer &B, Location L);
   Result makeValidLocked(Buffer &B, Location L, ByteRange R);
   DeviceAddr addressLocked(const Buffer &B, Location L, uint64_t Off) const;
