@@ -7,6 +7,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <thread>
 
 #include <sys/mman.h>
 
@@ -516,7 +518,55 @@ Result BufferManager::makeValidLocked(Buffer &B, Location L, ByteRange R) {
   C = planLocked(B, L, R, Plan);
   if (!C.ok())
     return C;
+  if (validityLocation(L) == HostLocation)
+    return gatherLocked(B, Plan);
   return executeLocked(B, Plan);
+}
+
+Result BufferManager::gatherLocked(Buffer &B,
+                                   const std::vector<Transfer> &Plan) {
+  // A host read of bytes that several devices produced: one thread per
+  // source device copies its part (disjoint host ranges), which lets the
+  // devices' pageable copies, each driven by the host through its own
+  // staging buffers, run together. Small reads go one copy after another.
+  std::map<Location, std::vector<size_t>> BySource;
+  uint64_t Bytes = 0;
+  for (size_t I = 0; I < Plan.size(); ++I) {
+    BySource[validityLocation(Plan[I].Src)].push_back(I);
+    Bytes += Plan[I].Bytes;
+  }
+  if (BySource.size() < 2 || Bytes < ConcurrentCopyBytes)
+    return executeLocked(B, Plan);
+  std::vector<ReadyCopy> Ready(Plan.size());
+  for (size_t I = 0; I < Plan.size(); ++I) {
+    Result X = readyLocked(B, Plan[I], Ready[I]);
+    if (!X.ok())
+      return X;
+  }
+  std::vector<Result> Done(Plan.size(), Result::success());
+  std::vector<char> Ran(Plan.size(), 0);
+  std::vector<std::thread> Threads;
+  for (auto &[Src, List] : BySource)
+    Threads.emplace_back([&, &List = List] {
+      for (size_t I : List) {
+        if (Ready[I].Skip)
+          continue;
+        Done[I] = runCopy(B, Ready[I]);
+        Ran[I] = 1;
+        if (!Done[I].ok())
+          return;
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  Result Err = Result::success();
+  for (size_t I = 0; I < Plan.size(); ++I) {
+    if (Ran[I] && Done[I].ok())
+      landLocked(B, Ready[I]);
+    else if (!Done[I].ok() && Err.ok())
+      Err = Done[I];
+  }
+  return Err;
 }
 
 Result BufferManager::makeValid(Buffer &B, Location L, ByteRange R) {

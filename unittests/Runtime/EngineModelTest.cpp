@@ -536,4 +536,31 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   EXPECT_EQ(Plan.BytesMoved, 0u) << Plan.describe();
 }
 
+TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
+  // Each of four GPUs wrote a quarter of a 16 MB buffer; reading it back
+  // copies the quarters from one thread per GPU. The host gets every byte
+  // from the GPU that wrote it, and then holds the whole buffer.
+  start({{0}, {1}, {2}, {3}});
+  BufferManager::Resolved Res;
+  ASSERT_TRUE(Bufs->resolve(Ptr[2], Res).ok());
+  Buffer &B = *Res.Buf;
+  uint64_t Quarter = uint64_t(N) * sizeof(float) / 4;
+  std::vector<uint8_t> Want(4 * Quarter);
+  std::mt19937 Rng(9);
+  for (Location G = 0; G < 4; ++G) {
+    DeviceAddr A = 0;
+    ASSERT_TRUE(Bufs->addressOn(B, G, 0, A).ok());
+    uint8_t *Mem = reinterpret_cast<uint8_t *>(A);
+    for (uint64_t I = G * Quarter; I < (G + 1) * Quarter; ++I)
+      Want[I] = Mem[I] = uint8_t(Rng());
+    ASSERT_TRUE(Bufs->markWritten(B, G, {G * Quarter, (G + 1) * Quarter}).ok());
+  }
+  std::vector<uint8_t> Got(4 * Quarter);
+  ASSERT_TRUE(Bufs->memcpy(Got.data(), Ptr[2], Got.size(),
+                           MemcpyKind::DeviceToHost)
+                  .ok());
+  EXPECT_TRUE(Got == Want);
+  EXPECT_TRUE(B.holds(HostLocation, {0, 4 * Quarter}));
+}
+
 } // namespace

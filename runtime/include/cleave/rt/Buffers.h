@@ -209,6 +209,10 @@ private:
     bool Skip = false;
   };
   Result readyLocked(Buffer &B, const Transfer &T, ReadyCopy &Out);
+  /// executeLocked() for copies to the host: from several devices at once
+  /// (one thread per source device) when they are large.
+  Result gatherLocked(Buffer &B, const std::vector<Transfer> &Plan);
+  static constexpr uint64_t ConcurrentCopyBytes = uint64_t(4) << 20;
   Result runCopy(Buffer &B, const ReadyCopy &C);
   void landLocked(Buffer &B, const ReadyCopy &C);
   Result ensureReplicaLocked(Buffer &B, Location L);
