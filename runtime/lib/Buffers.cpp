@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Buffers.h"
+#include "cleave/rt/HostCopy.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -634,7 +635,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     Result C = makeValidLocked(S, HostLocation, {RS.Offset, RS.Offset + Bytes});
     if (!C.ok())
       return C;
-    std::memcpy(Dst, S.Host + RS.Offset, Bytes);
+    hostCopy(Dst, S.Host + RS.Offset, Bytes);
     return Result::success();
   }
   ByteRange DRange{RD.Offset, RD.Offset + Bytes};
@@ -644,7 +645,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     Result C = checkRange(D, HostLocation, DRange);
     if (!C.ok())
       return C;
-    std::memcpy(D.Host + RD.Offset, Src, Bytes);
+    hostCopy(D.Host + RD.Offset, Src, Bytes);
     markWrittenLocked(D, HostLocation, RangeSet(DRange.Lo, DRange.Hi));
     D.Staged.insert(DRange);
     return Result::success();
@@ -719,7 +720,7 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
       return Result::success();
     }
   }
-  std::memset(B.Host + R.Lo, Value, Bytes);
+  hostFill(B.Host + R.Lo, Value, Bytes);
   markWrittenLocked(B, HostLocation, RangeSet(R.Lo, R.Hi));
   B.Staged.insert(R);
   return Result::success();

@@ -14,6 +14,7 @@
 #ifdef CLEAVE_RT_HAVE_CUDA_H
 
 #include "CudaDriver.h"
+#include "cleave/rt/HostCopy.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -392,7 +393,7 @@ protected:
         uint64_t N = std::min(StagingBytes, Bytes - Off);
         if (CUresult R = Drv.cuEventSynchronize(StagingDone[B]))
           return fail(R, "cuEventSynchronize (staging)");
-        std::memcpy(Staging[B], From + Off, N);
+        hostCopy(Staging[B], From + Off, N);
         if (CUresult R = Drv.cuMemcpyHtoDAsync(Dst + Off, Staging[B], N, St))
           return fail(R, "cuMemcpyHtoDAsync");
         if (CUresult R = Drv.cuEventRecord(StagingDone[B], St))
@@ -435,14 +436,14 @@ protected:
       if (PrevN) {
         if (CUresult R = Drv.cuEventSynchronize(StagingDone[PrevB]))
           return fail(R, "cuEventSynchronize (staging)");
-        std::memcpy(To + PrevOff, Staging[PrevB], PrevN);
+        hostCopy(To + PrevOff, Staging[PrevB], PrevN);
       }
       PrevOff = Off, PrevN = N, PrevB = B;
     }
     if (PrevN) {
       if (CUresult R = Drv.cuEventSynchronize(StagingDone[PrevB]))
         return fail(R, "cuEventSynchronize (staging)");
-      std::memcpy(To + PrevOff, Staging[PrevB], PrevN);
+      hostCopy(To + PrevOff, Staging[PrevB], PrevN);
     }
     return Result::success();
   }
