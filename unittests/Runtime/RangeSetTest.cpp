@@ -239,6 +239,37 @@ TEST(RangeSetTest, RandomSetAlgebraAgainstBitmap) {
 
 namespace {
 
+TEST(RangeSetTest, WholeSetMergesAgainstBitmap) {
+  // Sets of many short ranges (more than the whole-set operations handle
+  // range by range), so union, difference and intersection run as merges.
+  std::mt19937_64 Rng(99);
+  auto Fragmented = [&](Bits &M) {
+    RangeSet S;
+    for (uint64_t Lo = Rng() % 3; Lo < N; Lo += 2 + Rng() % 6) {
+      uint64_t Hi = std::min<uint64_t>(N, Lo + 1 + Rng() % 3);
+      S.insert(Lo, Hi);
+      for (uint64_t B = Lo; B < Hi; ++B)
+        M.set(B);
+    }
+    return S;
+  };
+  for (int Trial = 0; Trial < 300; ++Trial) {
+    Bits MA, MB;
+    RangeSet A = Fragmented(MA), B = Fragmented(MB);
+    ASSERT_GT(A.numRanges(), 16u);
+    ASSERT_GT(B.numRanges(), 16u);
+    checkAgainst(A.intersection(B), MA & MB);
+    RangeSet U = A;
+    U.insert(B);
+    checkAgainst(U, MA | MB);
+    RangeSet D = A;
+    D.erase(B);
+    checkAgainst(D, MA & ~MB);
+    if (HasFatalFailure())
+      return;
+  }
+}
+
 TEST(RangeSetTest, InsertSortedAgainstBitmap) {
   // Sorted by Lo, overlapping and touching, into empty and non-empty sets
   // (the fast path appends; anything before the last range goes through
