@@ -86,15 +86,36 @@ void vaddCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
 }
 const cleave_cpu_kernel_desc VaddDesc = {"vadd", vaddCpu, 0, 0, 4, 0};
 
+/// CLEAVE_CACHE_DIR set to a fresh directory of its own for the life of a
+/// test (the performance cache), restored and removed after.
+class ScopedCacheDir {
+public:
+  explicit ScopedCacheDir(const std::string &Name)
+      : Dir("/tmp/cleave-" + Name + "-" + std::to_string(::getpid())) {
+    EXPECT_EQ(std::system(("rm -rf '" + Dir + "'").c_str()), 0);
+    if (const char *Old = std::getenv("CLEAVE_CACHE_DIR"))
+      Saved = Old, HadOld = true;
+    setenv("CLEAVE_CACHE_DIR", Dir.c_str(), 1);
+  }
+  ~ScopedCacheDir() {
+    if (HadOld)
+      setenv("CLEAVE_CACHE_DIR", Saved.c_str(), 1);
+    else
+      unsetenv("CLEAVE_CACHE_DIR");
+    (void)std::system(("rm -rf '" + Dir + "'").c_str());
+  }
+  const std::string Dir;
+
+private:
+  std::string Saved;
+  bool HadOld = false;
+};
+
 class EngineModelTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    Dir = std::string("/tmp/cleave-engine-model-") +
-          std::to_string(::getpid());
-    ASSERT_EQ(std::system(("rm -rf '" + Dir + "'").c_str()), 0);
-    if (const char *Old = std::getenv("CLEAVE_CACHE_DIR"))
-      SavedDir = Old, HadDir = true;
-    setenv("CLEAVE_CACHE_DIR", Dir.c_str(), 1);
+    Cache = std::make_unique<ScopedCacheDir>("engine-model");
+    Dir = Cache->Dir;
     ASSERT_FALSE(bundleBytes().empty());
     ASSERT_TRUE(DeviceRegistry::create("cpu,cpu,cpu", Reg,
                                        RegistryOptions{"none"})
@@ -112,11 +133,7 @@ protected:
     Eng.reset();
     Bufs.reset();
     Reg.reset();
-    if (HadDir)
-      setenv("CLEAVE_CACHE_DIR", SavedDir.c_str(), 1);
-    else
-      unsetenv("CLEAVE_CACHE_DIR");
-    (void)std::system(("rm -rf '" + Dir + "'").c_str());
+    Cache.reset();
   }
 
   float *upload(const std::vector<float> &V) {
@@ -150,8 +167,8 @@ protected:
     return Plan;
   }
 
-  std::string Dir, SavedDir;
-  bool HadDir = false;
+  std::unique_ptr<ScopedCacheDir> Cache;
+  std::string Dir;
   std::unique_ptr<DeviceRegistry> Reg;
   std::unique_ptr<CpuExecutor> Exec;
   std::unique_ptr<BufferManager> Bufs;
@@ -311,22 +328,15 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
 class EngineNullGpuTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    Dir = std::string("/tmp/cleave-engine-nullgpu-") + std::to_string(::getpid());
-    ASSERT_EQ(std::system(("rm -rf '" + Dir + "'").c_str()), 0);
-    if (const char *Old = std::getenv("CLEAVE_CACHE_DIR"))
-      SavedDir = Old, HadDir = true;
-    setenv("CLEAVE_CACHE_DIR", Dir.c_str(), 1);
+    Cache = std::make_unique<ScopedCacheDir>("engine-nullgpu");
+    Dir = Cache->Dir;
   }
   void TearDown() override {
     Eng.reset();
     Bufs.reset();
     Gpus.clear();
     Reg.reset();
-    if (HadDir)
-      setenv("CLEAVE_CACHE_DIR", SavedDir.c_str(), 1);
-    else
-      unsetenv("CLEAVE_CACHE_DIR");
-    (void)std::system(("rm -rf '" + Dir + "'").c_str());
+    Cache.reset();
   }
   /// The devices: the host CPU first when \p WithCpu, then null GPUs.
   void start(std::vector<NullGpu::Options> Opts, bool WithCpu = false) {
@@ -379,8 +389,8 @@ protected:
   }
 
   int N = 1 << 22; // 32768 blocks of 128
-  std::string Dir, SavedDir;
-  bool HadDir = false;
+  std::unique_ptr<ScopedCacheDir> Cache;
+  std::string Dir;
   CpuExecutor Exec{8};
   std::unique_ptr<DeviceRegistry> Reg;
   std::vector<std::unique_ptr<NullGpu>> Gpus;

@@ -208,6 +208,19 @@ TEST(RangeSetTest, RandomAgainstBitmap) {
   }
 }
 
+/// Intersection, union and difference of \p A and \p B (the sets of
+/// \p MA and \p MB) against the bitmaps'.
+void checkAlgebra(const RangeSet &A, const Bits &MA, const RangeSet &B,
+                  const Bits &MB) {
+  checkAgainst(A.intersection(B), MA & MB);
+  RangeSet U = A;
+  U.insert(B);
+  checkAgainst(U, MA | MB);
+  RangeSet D = A;
+  D.erase(B);
+  checkAgainst(D, MA & ~MB);
+}
+
 TEST(RangeSetTest, RandomSetAlgebraAgainstBitmap) {
   std::mt19937_64 Rng(42);
   auto RandomSet = [&](Bits &M) {
@@ -223,13 +236,7 @@ TEST(RangeSetTest, RandomSetAlgebraAgainstBitmap) {
   for (int Trial = 0; Trial < 500; ++Trial) {
     Bits MA, MB;
     RangeSet A = RandomSet(MA), B = RandomSet(MB);
-    checkAgainst(A.intersection(B), MA & MB);
-    RangeSet U = A;
-    U.insert(B);
-    checkAgainst(U, MA | MB);
-    RangeSet D = A;
-    D.erase(B);
-    checkAgainst(D, MA & ~MB);
+    checkAlgebra(A, MA, B, MB);
     if (HasFatalFailure())
       return;
   }
@@ -258,13 +265,7 @@ TEST(RangeSetTest, WholeSetMergesAgainstBitmap) {
     RangeSet A = Fragmented(MA), B = Fragmented(MB);
     ASSERT_GT(A.numRanges(), 16u);
     ASSERT_GT(B.numRanges(), 16u);
-    checkAgainst(A.intersection(B), MA & MB);
-    RangeSet U = A;
-    U.insert(B);
-    checkAgainst(U, MA | MB);
-    RangeSet D = A;
-    D.erase(B);
-    checkAgainst(D, MA & ~MB);
+    checkAlgebra(A, MA, B, MB);
     if (HasFatalFailure())
       return;
   }
