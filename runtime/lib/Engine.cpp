@@ -1301,6 +1301,7 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
   Concurrent &= Moving.size() >= 2 && Bytes >= ConcurrentMoveBytes;
   std::vector<Result> Moved(Runs.size(), Result::success());
   if (Concurrent) {
+    Plan.MovedAtOnce = unsigned(Moving.size());
     std::vector<std::thread> Threads;
     for (size_t I = 0; I < Runs.size(); ++I)
       if (!Runs[I].MoveIn.empty())

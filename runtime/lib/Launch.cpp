@@ -53,7 +53,10 @@ std::string LaunchPlan::describe() const {
     S += ", merged on " + MergeDevice;
   else if (!Reconcile.empty())
     S += ", " + Reconcile + " writes";
-  S += ", " + std::to_string(BytesMoved) + " bytes moved\n";
+  S += ", " + std::to_string(BytesMoved) + " bytes moved";
+  if (MovedAtOnce)
+    S += " (into " + std::to_string(MovedAtOnce) + " devices at once)";
+  S += "\n";
   for (const Run &R : Runs) {
     S += "  ";
     if (R.IsMerge)

@@ -530,6 +530,10 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
   EXPECT_EQ(Plan.BytesMoved, 2 * uint64_t(N) * sizeof(float))
       << Plan.describe();
+  EXPECT_EQ(Plan.MovedAtOnce, 4u);
+  EXPECT_NE(Plan.describe().find("bytes moved (into 4 devices at once)"),
+            std::string::npos)
+      << Plan.describe();
   for (const LaunchPlan::Run &R : Plan.Runs)
     for (int I = 0; I < 2; ++I) {
       BufferManager::Resolved Res;
@@ -544,6 +548,7 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
     }
   Plan = launch();
   EXPECT_EQ(Plan.BytesMoved, 0u) << Plan.describe();
+  EXPECT_EQ(Plan.MovedAtOnce, 0u);
 }
 
 TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {

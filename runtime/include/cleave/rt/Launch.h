@@ -116,6 +116,9 @@ struct LaunchPlan {
   std::string Reconcile;
   std::string MergeDevice;
   uint64_t BytesMoved = 0;
+  /// Devices whose inputs moved at once, one thread each (0: the ranges
+  /// moved their inputs one after the other).
+  unsigned MovedAtOnce = 0;
 
   /// One line per run, plus the refusal and recoveries if any:
   ///   "launch <kernel>: split over 2 range(s), 1024 bytes moved"
