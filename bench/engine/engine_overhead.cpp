@@ -4,9 +4,10 @@
 // on the host per launch -- footprint evaluation, the split decision,
 // validity bookkeeping, transfer planning -- with the kernels' own time
 // taken out: the GPUs are "null" devices whose memory is host memory and
-// whose launches return at once (nothing runs). The kernels are the
-// headline suite's (bench/gpu/headline/headline.cu, its bundle built by
-// `cleave compile --emit=bundle`), at the headline's sizes, data resident:
+// whose launches return at once (cleave/rt/NullGpu.h). The kernels are six
+// of the headline suite's (vecadd, blackscholes, reduction, transpose,
+// jacobi2d, stencil3d of bench/gpu/headline/headline.cu, its bundle built
+// by `cleave compile --emit=bundle`), at the headline's sizes, data resident:
 // every buffer is first written by the host (cudaMemset), each
 // configuration is warmed up once, then timed over --reps launches.
 //
