@@ -1186,8 +1186,10 @@ Result LaunchContext::argsFor(RunState &R, Location Dev) {
 /// write bounds; for a run that M merges, its partial buffers on M).
 Result LaunchContext::prepare(RunState &R, bool IsMergeDevice) {
   Result Res = stage(R, IsMergeDevice);
-  if (Res.ok())
+  if (Res.ok()) {
     Res = moveIn(R, /*Concurrent=*/false);
+    Plan.BytesMoved += R.PlanRun.BytesIn;
+  }
   if (Res.ok())
     Res = finish(R);
   return Res;
@@ -1264,7 +1266,6 @@ Result LaunchContext::finish(RunState &R) {
   Result Res = argsFor(R, R.Dev);
   if (!Res.ok())
     return Res;
-  Plan.BytesMoved += R.PlanRun.BytesIn;
   R.PlanIndex = Plan.Runs.size();
   Plan.Runs.push_back(std::move(R.PlanRun));
   return Result::success();
@@ -1310,6 +1311,9 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
         });
     for (std::thread &T : Threads)
       T.join();
+    // What moved counts, whether or not another device failed.
+    for (RunState &R : Runs)
+      Plan.BytesMoved += R.PlanRun.BytesIn;
   }
   // Otherwise one run after the other, each planned again once an earlier
   // one has moved bytes (it may now take them from that device).
@@ -1321,8 +1325,10 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
       if (Changed)
         Res = stage(R, M == Mode::Merge && R.Dev == MergeDev);
       Changed |= !R.MoveIn.empty();
-      if (Res.ok())
+      if (Res.ok()) {
         Res = moveIn(R, /*Concurrent=*/false);
+        Plan.BytesMoved += R.PlanRun.BytesIn;
+      }
     }
     if (Res.ok())
       Res = finish(R);
