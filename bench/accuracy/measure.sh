@@ -12,13 +12,8 @@
 # Environment: REPS (default 5), SUITE (default CARRY_DIR/suite.txt),
 # DEVICES (default gpu0; `cpu` checks this script on a machine without GPU).
 set -uo pipefail
-# Leading and trailing blanks off.
-trim() {
-  local s=$1
-  s=${s#"${s%%[![:space:]]*}"}
-  printf '%s' "${s%"${s##*[![:space:]]}"}"
-}
 carry=$(cd "${1:-$(dirname "$0")}" && pwd)
+. "$(dirname "$0")/suite.sh"
 out=${OUT:-.}
 reps=${REPS:-5}
 devices=${DEVICES:-gpu0}
@@ -40,10 +35,6 @@ echo "# accuracy measurements on $gpu, $date, commit $commit" | tee -a "$log"
 nvidia-smi -L >> "$log" 2>&1
 fails=0
 while IFS='|' read -r id prog args _; do
-  id=$(trim "$id")
-  case "$id" in '' | '#'*) continue ;; esac
-  prog=$(trim "$prog")
-  args=$(trim "$args")
   name=$(basename "$prog" .cu)
   bin=$carry/bin/$name
   times=$out/$id.times
@@ -100,7 +91,7 @@ while IFS='|' read -r id prog args _; do
     }' "$times" >> "$res"
   echo "measure: $id: $(awk -F'\t' 'END { print NR }' "$times") launch times" | tee -a "$log"
   rm -f "$times"
-done < "$suite"
+done < <(suite_entries "$suite")
 rm -f "$out/run.txt"
 echo "# failures: $fails" | tee -a "$log"
 exit $((fails > 0))

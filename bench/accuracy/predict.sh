@@ -19,13 +19,8 @@
 # only evaluate the models again: seconds instead of a run per entry; a
 # record of another version of the program is refused by cleave analyze).
 set -euo pipefail
-# Leading and trailing blanks off.
-trim() {
-  local s=$1
-  s=${s#"${s%%[![:space:]]*}"}
-  printf '%s' "${s%"${s##*[![:space:]]}"}"
-}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/suite.sh"
 root=$(cd "$here/../.." && pwd)
 cleave=${1:-${CLEAVE:-$root/build/bin/cleave}}
 suite=${SUITE:-$here/suite.txt}
@@ -46,12 +41,7 @@ start=$(date +%s)
 fails=0
 # The suite: "id | program | arguments | kernels", '#' starts a comment.
 while IFS='|' read -r id prog args kernels; do
-  id=$(trim "$id")
-  case "$id" in '' | '#'*) continue ;; esac
   if [ -n "$only" ] && [[ ",$only," != *",$id,"* ]]; then continue; fi
-  prog=$(trim "$prog")
-  args=$(trim "$args")
-  kernels=$(trim "$kernels")
   record=$out/records/$id.record
   rt0=$(date +%s.%N)
   if [ "$reuse" = 1 ] && [ -s "$record" ]; then
@@ -142,6 +132,6 @@ EOF
         "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')"
     done
   done
-done < "$suite"
+done < <(suite_entries "$suite")
 echo "predict: $(wc -l < "$preds") predictions in $preds, $(( $(date +%s) - start )) s, $fails failure(s)"
 exit $((fails > 0))

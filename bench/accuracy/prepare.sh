@@ -2,19 +2,15 @@
 # Here (the machine with LLVM): builds every program of suite.txt with
 # `cleave compile -O3` into build/gpu-carry-accuracy/ (one binary per program,
 # named after the source file), with libcleave_rt.so, libtbb.so.12, the suite
-# and measure.sh next to them, for bench/accuracy/measure.sh on a GPU machine
+# and measure.sh with the suite parser it sources (suite.sh) next to them,
+# for bench/accuracy/measure.sh on a GPU machine
 # (which has no LLVM). Carry that directory with the `run` tool:
 #   bench/accuracy/prepare.sh [CLEAVE]         (default: build/bin/cleave)
 #   (GPU) build/gpu-carry-accuracy/measure.sh  (writes $OUT/measured.jsonl)
 # Environment: CARRY (default build/gpu-carry-accuracy), SUITE.
 set -euo pipefail
-# Leading and trailing blanks off.
-trim() {
-  local s=$1
-  s=${s#"${s%%[![:space:]]*}"}
-  printf '%s' "${s%"${s##*[![:space:]]}"}"
-}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/suite.sh"
 root=$(cd "$here/../.." && pwd)
 cleave=${1:-${CLEAVE:-$root/build/bin/cleave}}
 suite=${SUITE:-$here/suite.txt}
@@ -24,23 +20,20 @@ rm -rf "$carry"
 mkdir -p "$carry/bin"
 declare -A built=()
 while IFS='|' read -r id prog _; do
-  id=$(trim "$id")
-  case "$id" in '' | '#'*) continue ;; esac
-  prog=$(trim "$prog")
   name=$(basename "$prog" .cu)
   [ -n "${built[$name]:-}" ] && continue
   [ -f "$root/$prog" ] || { echo "prepare: $id: no $prog" >&2; exit 1; }
   echo "prepare: cleave compile -O3 $prog"
   "$cleave" compile -O3 "$root/$prog" -o "$carry/bin/$name" < /dev/null
   built[$name]=1
-done < "$suite"
+done < <(suite_entries "$suite")
 lib=$(dirname "$cleave")/../lib/libcleave_rt.so
 cp -L "$lib" "$carry/"
 tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
 [ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
 cp -L "$tbb" "$carry/libtbb.so.12"
 cp "$suite" "$carry/suite.txt"
-cp "$here/measure.sh" "$carry/measure.sh"
+cp "$here/measure.sh" "$here/suite.sh" "$carry/"
 git -C "$root" rev-parse HEAD > "$carry/COMMIT"
 git -C "$root" --no-optional-locks status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
 du -sh "$carry"
