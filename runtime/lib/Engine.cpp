@@ -2145,6 +2145,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   ModelState::CachedPlan &Cached = Model.Plans[PlanKey];
   uint64_t Prior = Cached.Launches++;
   if (Prior > 0 && Prior < Cached.NextPlan) {
+    // A kept decision's ranges are timed only on the launch before the
+    // next search, which then sees a fresh measurement: events around
+    // every range cost each GPU a few microseconds per launch (two records,
+    // an elapsed-time query), as much as a short kernel's split gains.
+    Timed = Prior + 1 == Cached.NextPlan;
     Out = Cached.Ranges;
     PlanDevs = Cached.Devs;
     if (envHas("CLEAVE_LOG", "plan"))

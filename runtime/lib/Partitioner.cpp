@@ -173,7 +173,9 @@ double predictPartition(const PartitionProblem &P,
   return Max;
 }
 
-PartitionDecision partition(const PartitionProblem &P) {
+namespace {
+/// SKMD's search: the fastest single device, then greedy offloads.
+PartitionDecision greedy(const PartitionProblem &P) {
   PartitionDecision R;
   size_t K = P.Devices.size();
   uint64_t N = P.TotalBlocks;
@@ -271,6 +273,48 @@ PartitionDecision partition(const PartitionProblem &P) {
   R.PredictedMs = predictPartition(P, R.Blocks, R.DeviceMs);
   return R;
 }
+} // namespace
+
+PartitionDecision partition(const PartitionProblem &P) {
+  PartitionDecision R = greedy(P);
+  if (!(P.MinDeviceGain > 0) || R.PredictedMs == Infinity)
+    return R;
+  // Leave out, one at a time, the helper whose absence costs least, while
+  // the search without it predicts at most MinDeviceGain more time. A
+  // device left out keeps its table: only its fixed cost becomes infinite,
+  // so the search never gives it work.
+  PartitionProblem Q = P;
+  for (;;) {
+    size_t Drop = Q.Devices.size();
+    PartitionDecision Best;
+    for (size_t D = 0; D < Q.Devices.size(); ++D) {
+      if (!R.Blocks[D] || D == R.BaseDevice)
+        continue;
+      PartitionProblem Without = Q;
+      Without.Devices[D].FixedMs = Infinity;
+      PartitionDecision W = greedy(Without);
+      if (W.PredictedMs <= R.PredictedMs * (1 + P.MinDeviceGain) &&
+          (Drop == Q.Devices.size() || W.PredictedMs < Best.PredictedMs)) {
+        Drop = D;
+        Best = std::move(W);
+      }
+    }
+    if (Drop == Q.Devices.size())
+      return R;
+    Q.Devices[Drop].FixedMs = Infinity;
+    unsigned Steps = R.Steps;
+    double SingleMs = R.SingleDeviceMs;
+    size_t Base = R.BaseDevice;
+    R = std::move(Best);
+    // Reported against the problem as given (the left-out device's time is
+    // 0: it has no work).
+    R.PredictedMs = predictPartition(P, R.Blocks, R.DeviceMs);
+    R.Steps = Steps;
+    R.SingleDeviceMs = SingleMs;
+    R.BaseDevice = Base;
+    ++R.LeftOut;
+  }
+}
 
 std::string PartitionDecision::describe(const PartitionProblem &P) const {
   std::string S;
@@ -292,6 +336,12 @@ std::string PartitionDecision::describe(const PartitionProblem &P) const {
                     : "?",
                 SingleDeviceMs, Steps);
   S += Buf;
+  if (LeftOut) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  %u device(s) left out: each gained less than %.0f %%\n",
+                  LeftOut, P.MinDeviceGain * 100);
+    S += Buf;
+  }
   return S;
 }
 

@@ -194,19 +194,46 @@ PerfTable Planner::table(const PlanRequest &R, size_t D,
     return double(B) / seedMs(Dev, R.BytesPerBlock, B);
   };
   PerfCache::Rows Measured;
+  // The geometric mean of measured over seeded throughput of \p Rows of
+  // device \p Of: what the measurements say of the seed.
+  auto LogScale = [&](const PerfCache::Rows &Rows, const PlanDevice &Of) {
+    double LogSum = 0;
+    for (auto &[B, S] : Rows)
+      LogSum += std::log(S.BlocksPerMs * seedMs(Of, R.BytesPerBlock, B) /
+                         double(B));
+    return LogSum / double(Rows.size());
+  };
+  double Scale = 1;
+  bool Borrowed = false;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (const PerfCache::Rows *M = Cache.find(Dev.Identity, R.Key.text()))
       Measured = *M;
-  }
-  // What the measurements say of the seed: the geometric mean of measured
-  // over seeded throughput at the measured rows scales the seeded rows.
-  double Scale = 1;
-  if (!Measured.empty()) {
-    double LogSum = 0;
-    for (auto &[B, S] : Measured)
-      LogSum += std::log(S.BlocksPerMs / SeedThroughput(B));
-    Scale = std::exp(LogSum / double(Measured.size()));
+    if (!Measured.empty()) {
+      Scale = std::exp(LogScale(Measured, Dev));
+    } else {
+      // Nothing measured here yet: the seed's error is mostly the
+      // kernel's (its compute, its access pattern), so the scale measured
+      // on the other devices of the same kind stands in for this one's.
+      // Left unscaled, an unmeasured device looks as fast as the roofline
+      // and takes every block from the measured ones.
+      double LogSum = 0;
+      unsigned Others = 0;
+      std::set<std::string> Seen{Dev.Identity};
+      for (const PlanDevice &O : R.Devices) {
+        if (O.Gpu != Dev.Gpu || !Seen.insert(O.Identity).second)
+          continue;
+        const PerfCache::Rows *M = Cache.find(O.Identity, R.Key.text());
+        if (!M || M->empty())
+          continue;
+        LogSum += LogScale(*M, O);
+        ++Others;
+      }
+      if (Others) {
+        Scale = std::exp(LogSum / double(Others));
+        Borrowed = true;
+      }
+    }
   }
   PerfTable T;
   size_t Seeded = 0;
@@ -227,6 +254,7 @@ PerfTable Planner::table(const PlanRequest &R, size_t D,
     Report->SeededRows = Seeded;
     Report->MeasuredRows = Measured.size();
     Report->Scale = Scale;
+    Report->ScaleBorrowed = Borrowed;
   }
   return T;
 }
@@ -249,6 +277,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
   P.NeedsMerge = R.NeedsMerge;
   P.MergeMs = R.MergeMs;
   P.SplitMs = R.SplitMs;
+  P.MinDeviceGain = MinDeviceGain;
   P.Devices.resize(K);
   for (size_t D = 0; D < K; ++D) {
     DeviceCost &C = P.Devices[D];
@@ -538,6 +567,9 @@ std::string PlanResult::describe(const PlanRequest &R) const {
     char Scale[64] = "";
     if (!Rep.RowMeasured && Rep.MeasuredRows)
       std::snprintf(Scale, sizeof(Scale), " x%.3g", Rep.Scale);
+    else if (Rep.ScaleBorrowed)
+      std::snprintf(Scale, sizeof(Scale), " x%.3g (as measured elsewhere)",
+                    Rep.Scale);
     std::snprintf(
         Buf, sizeof(Buf),
         "  %s: %llu blocks, predicted %.3f ms (run %.3f ms), bytes in %s "

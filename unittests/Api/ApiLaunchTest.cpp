@@ -173,11 +173,20 @@ struct FillGate {
   std::condition_variable CV;
   bool Closed = false;
   bool TimedOut = false;
+  /// Runs that reached the gate since it was last closed.
+  int Arrived = 0;
 
   void close() {
     std::lock_guard<std::mutex> L(M);
     Closed = true;
     TimedOut = false;
+    Arrived = 0;
+  }
+  /// Waits (at most 20 s) until \p N runs reached the gate.
+  bool waitArrived(int N) {
+    std::unique_lock<std::mutex> L(M);
+    return CV.wait_for(L, std::chrono::seconds(20),
+                       [&] { return Arrived >= N; });
   }
   void open() {
     {
@@ -188,6 +197,8 @@ struct FillGate {
   }
   void pass() {
     std::unique_lock<std::mutex> L(M);
+    ++Arrived;
+    CV.notify_all();
     if (!CV.wait_for(L, std::chrono::seconds(20), [&] { return !Closed; })) {
       TimedOut = true;
       Closed = false;
@@ -729,12 +740,19 @@ TEST_P(ApiLaunch, FailedLaunchIsReportedByTheNextSynchronizingCall) {
   }
   int *D;
   ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  // A launch held at the gate keeps the stream busy, so the failing launch
+  // queued behind it has certainly not run when the error is peeked at (a
+  // finished launch's error may be reported by any call, as in CUDA).
+  Gate.close();
+  LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 2, N);
+  ASSERT_TRUE(Gate.waitArrived(1));
   ASSERT_TRUE(
       cleave::rt::FaultInjector::global().configure("cpu0:launch:1").ok());
   ::testing::internal::CaptureStderr();
   LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 3, N);
   // Queued fine: the failure comes later.
   cudaError_t AtLaunch = cudaPeekAtLastError();
+  Gate.open();
   cudaError_t Sync = cudaDeviceSynchronize();
   std::string Err = ::testing::internal::GetCapturedStderr();
   (void)cleave::rt::FaultInjector::global().configure("");

@@ -451,11 +451,28 @@ TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {
   EXPECT_EQ(Samples("model B"), 3u) << C.serialize();
 }
 
+TEST_F(EngineNullGpuTest, KeptDecisionsTimeOnlyTheLaunchBeforeTheNextSearch) {
+  // Launches 1-4 and 9 search and are timed (launch 1's timing dropped),
+  // 5-8 run launch 4's decision and only 8 is timed (for the search at 9),
+  // 10-12 run launch 9's untimed: 5 timed launches on each of two GPUs of
+  // one model.
+  start({{0, "model A"}, {1, "model A"}});
+  for (int I = 0; I < 12; ++I)
+    ASSERT_EQ(launch().Runs.size(), 2u);
+  PerfCache C = flushed();
+  ASSERT_EQ(C.tables().count("model A"), 1u) << C.serialize();
+  unsigned Samples = 0;
+  for (const auto &[Key, Rows] : C.tables().at("model A"))
+    for (const auto &[Blocks, S] : Rows)
+      Samples += S.Samples;
+  EXPECT_EQ(Samples, 10u) << C.serialize();
+}
+
 TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
   // Four equal GPUs whose timings vary by up to 5 % at random, each with
   // its own table (so the noise reaches the decisions). Once the inputs are
   // on the GPUs, later searches keep each GPU on the blocks whose data it
-  // holds: no launch after the first moves a byte.
+  // holds.
   std::vector<NullGpu::Options> Opts;
   auto Rng = std::make_shared<std::mt19937>(11);
   for (int G = 0; G < 4; ++G) {
@@ -469,12 +486,21 @@ TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
   start(Opts);
   ASSERT_TRUE(Bufs->memset(Ptr[0], 1, N * sizeof(float)).ok());
   ASSERT_TRUE(Bufs->memset(Ptr[1], 2, N * sizeof(float)).ok());
+  // The first launch may leave a GPU out (the seed says a fourth share
+  // gains too little, Planner::MinDeviceGain); once measurements show it
+  // would gain, the steady-state decision may bring it in, moving its data
+  // once. Nothing else moves.
+  unsigned Moves = 0;
+  std::string Log;
   for (int Launch = 1; Launch <= 40; ++Launch) {
     LaunchPlan Plan = launch();
-    EXPECT_EQ(Plan.Runs.size(), 4u) << Launch << "\n" << Plan.describe();
-    if (Launch > 1)
-      EXPECT_EQ(Plan.BytesMoved, 0u) << Launch << "\n" << Plan.describe();
+    EXPECT_GE(Plan.Runs.size(), 3u) << Launch << "\n" << Plan.describe();
+    if (Launch > 1 && Plan.BytesMoved) {
+      ++Moves;
+      Log += std::to_string(Launch) + "\n" + Plan.describe();
+    }
   }
+  EXPECT_LE(Moves, 1u) << Log;
 }
 
 TEST_F(EngineNullGpuTest, InputsACudaMemcpyStagedAreNotChargedAtFirst) {

@@ -117,6 +117,40 @@ TEST(Partitioner, FourGpusAndACpuShareByThroughput) {
   EXPECT_GT(D.Blocks[0], 0u); // the CPU takes its small share
 }
 
+TEST(Partitioner, AHelperThatGainsLessThanTheMinimumIsLeftOut) {
+  // The same CPU and GPUs as above: the CPU's share cuts the predicted time
+  // by about 1.2 %, each GPU's by far more.
+  PartitionProblem P;
+  P.TotalBlocks = 1 << 16;
+  uint64_t N = P.TotalBlocks;
+  P.Devices = {cpu(20, N), gpu("gpu0", 400, N), gpu("gpu1", 400, N),
+               gpu("gpu2", 400, N), gpu("gpu3", 400, N)};
+  P.MinDeviceGain = 0.05;
+  PartitionDecision D = partition(P);
+  ASSERT_EQ(sum(D.Blocks), N);
+  EXPECT_EQ(D.Blocks[0], 0u) << D.describe(P);
+  EXPECT_EQ(D.LeftOut, 1u);
+  double Ideal = double(N) / (4 * 400);
+  EXPECT_NEAR(D.PredictedMs, Ideal, Ideal * 0.02);
+  for (size_t I = 1; I < 5; ++I)
+    EXPECT_NEAR(double(D.Blocks[I]), double(N) / 4, 64.0) << D.describe(P);
+  EXPECT_NE(D.describe(P).find("1 device(s) left out"), std::string::npos);
+
+  // A CPU a quarter as fast as a GPU gains about 6 %: it keeps its share.
+  P.Devices[0] = cpu(100, N);
+  D = partition(P);
+  EXPECT_GT(D.Blocks[0], 0u) << D.describe(P);
+  EXPECT_EQ(D.LeftOut, 0u);
+
+  // A helper is never left out when the rest cannot run the kernel alone
+  // in the time: two equal GPUs, the second gains half.
+  P.Devices = {gpu("gpu0", 400, N), gpu("gpu1", 400, N)};
+  P.MinDeviceGain = 0.45;
+  D = partition(P);
+  EXPECT_GT(D.Blocks[0], 0u);
+  EXPECT_GT(D.Blocks[1], 0u);
+}
+
 TEST(Partitioner, CpuIsTheBestSingleDeviceWhenGpuDataIsOnTheHost) {
   // A memory-bound kernel whose data starts on the host: the GPU is 10x
   // faster at computing, but every block needs 1 MB over a 50 GB/s link

@@ -729,6 +729,34 @@ TEST(Planner, MeasurementsChangeTheDecision) {
   EXPECT_NE(Log.find("measured (1 sample(s))"), std::string::npos) << Log;
 }
 
+TEST(Planner, AnUnmeasuredGpuTakesTheScaleMeasuredOnAnother) {
+  // gpu0 measured the kernel at a third of its seed; gpu1 (another model,
+  // its own table) has run nothing. Its seed alone would make it 3x faster
+  // than gpu0 and give it three quarters; with gpu0's scale it is its
+  // equal.
+  const uint64_t N = 1056 * 16;
+  PlanDevice G0 = gpu("gpu0"), G1 = gpu("gpu1");
+  PlanRequest R = request({G0, G1}, N, 65536,
+                          [](size_t, uint64_t, uint64_t) { return 0.0; });
+  Planner P(DeviceProfile(), "");
+  for (uint64_t B = 1056; B <= N; B *= 2)
+    P.record(G0, R.Key, B, 3 * seedMs(G0, 65536, B));
+  PlanDeviceReport Rep;
+  PerfTable T = P.table(R, 1, &Rep);
+  EXPECT_EQ(Rep.MeasuredRows, 0u);
+  EXPECT_TRUE(Rep.ScaleBorrowed);
+  EXPECT_NEAR(Rep.Scale, 1.0 / 3, 1e-9);
+  PlanResult D = P.plan(R);
+  EXPECT_NEAR(double(D.Blocks[1]), N / 2.0, N / 16.0) << D.describe(R);
+  std::string Log = D.describe(R);
+  EXPECT_NE(Log.find("(as measured elsewhere)"), std::string::npos) << Log;
+  // A CPU takes nothing from the GPUs' measurements.
+  R.Devices.push_back(cpu("cpu0"));
+  P.table(R, 2, &Rep);
+  EXPECT_FALSE(Rep.ScaleBorrowed);
+  EXPECT_EQ(Rep.Scale, 1.0);
+}
+
 TEST(Partitioner, SerialGroupMembersAddTheirComputeTimes) {
   PartitionProblem P;
   P.TotalBlocks = 100;

@@ -22,7 +22,9 @@
 //     bandwidth, as measured by `cleave calibrate` (digest 000 §3.4); the
 //     paper's single serialized PCIe link is kept as LinkMode::Serialized;
 //   * a per-launch fixed cost per device (launch, synchronization), so tiny
-//     shares do not look free.
+//     shares do not look free;
+//   * optionally (PartitionProblem::MinDeviceGain), a helper device whose
+//     share gains less than a given fraction is left out.
 //
 // Everything here is arithmetic on tables: no devices, no clocks, so unit
 // tests drive it with synthetic tables.
@@ -125,6 +127,13 @@ struct PartitionProblem {
   double SplitMs = 0;
   /// Blocks moved per step; 0: ceil(TotalBlocks / 2048) (SKMD).
   uint64_t Granularity = 0;
+  /// A device other than the base keeps its share only when leaving it out
+  /// would predict more than this fraction more time (0: SKMD, every share
+  /// that helps at all). A small share's real cost (its launch, its
+  /// synchronization, a CPU's tail) is the least certain part of a
+  /// prediction, and a split that gains a few percent on paper loses them
+  /// to that uncertainty.
+  double MinDeviceGain = 0;
 };
 
 struct PartitionDecision {
@@ -140,6 +149,8 @@ struct PartitionDecision {
   double SingleDeviceMs = 0;
   /// Accepted offloads.
   unsigned Steps = 0;
+  /// Devices that had a share but were left out (MinDeviceGain).
+  unsigned LeftOut = 0;
 
   /// One line per device with work, then the verdict, for CLEAVE_LOG=plan:
   ///   "gpu0: 4096 blocks, 1.20 ms"  ...  "predicted 1.25 ms (single gpu0:

@@ -133,6 +133,8 @@ struct PlanDeviceReport {
   /// Rows of its table: seeded (rescaled by Scale) and measured.
   size_t SeededRows = 0, MeasuredRows = 0;
   double Scale = 1;
+  /// No row measured here: Scale is the other devices' of the same kind.
+  bool ScaleBorrowed = false;
   /// The row its share used, and whether it was measured.
   uint64_t Row = 0;
   bool RowMeasured = false;
@@ -192,6 +194,12 @@ public:
   /// decision that follows them moves data between devices for nothing
   /// (PlanResult::Held).
   static constexpr double HoldGain = 0.05;
+  /// A helper device gets work only when it cuts the predicted time by at
+  /// least this fraction (PartitionProblem::MinDeviceGain). On the 4x H200
+  /// headline, CPU shares of 0.2-6 % predicted small gains and measured
+  /// losses (0.72-0.95x, bench/results/headline-h200x4-2026-11-21-s3.md);
+  /// a second GPU gains far more than this.
+  static constexpr double MinDeviceGain = 0.10;
 
   /// The table of device \p D of \p R: seeded rows (rescaled) and measured
   /// rows; fills \p Report's row counts and scale when given.
