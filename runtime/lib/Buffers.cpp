@@ -6,12 +6,14 @@
 #include "cleave/rt/Buffers.h"
 #include "cleave/rt/HostCopy.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <thread>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace cleave {
 namespace rt {
@@ -80,7 +82,44 @@ bool Buffer::hasReplica(Location L) const {
 }
 
 BufferManager::BufferManager(std::vector<Device *> Devs)
-    : Devices(std::move(Devs)) {}
+    : Devices(std::move(Devs)) {
+  if (const char *E = std::getenv("CLEAVE_PIN_HOST"); E && *E) {
+    std::string V = E;
+    if (V == "off" || V == "0")
+      Pinning = HostPinning::Off;
+    else if (V == "always")
+      Pinning = HostPinning::Always;
+    else if (V != "reused")
+      std::fprintf(stderr,
+                   "cleave: CLEAVE_PIN_HOST=%s is not off, reused or always; "
+                   "using reused\n",
+                   E);
+  }
+}
+
+size_t BufferManager::pinnedBuffers() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  size_t N = 0;
+  for (auto &[Start, B] : Live) {
+    std::lock_guard<std::mutex> BLock(B->Mutex);
+    N += B->PinnedBy >= 0;
+  }
+  return N;
+}
+
+void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
+  if (Pinning == HostPinning::Off || B.PinTried || B.Size < PinMinBytes)
+    return;
+  B.HostLinkBytes += Bytes;
+  if (Pinning == HostPinning::Reused && B.HostLinkBytes <= B.Size)
+    return;
+  B.PinTried = true; // once: a refusal (a locked-memory limit) stays
+  // The whole mapping, in pages (mmap'ed: page-aligned).
+  uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
+  uint64_t Bytes2 = (B.Size + Page - 1) / Page * Page;
+  if (Devices[Gpu]->registerHostMemory(B.Host, Bytes2).ok())
+    B.PinnedBy = Gpu;
+}
 
 BufferManager::~BufferManager() {
   std::lock_guard<std::mutex> Lock(Mutex);
@@ -176,6 +215,9 @@ void BufferManager::releaseLocked(Buffer &B) {
   if (B.Freed)
     return;
   B.Freed = true;
+  if (B.PinnedBy >= 0)
+    (void)Devices[B.PinnedBy]->unregisterHostMemory(B.Host);
+  B.PinnedBy = -1;
   for (size_t D = 0; D < Devices.size(); ++D)
     if (validityLocation(static_cast<Location>(D)) != HostLocation &&
         B.Replica[D + 1])
@@ -431,6 +473,8 @@ Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
   }
   if (Out.S != HostLocation)
     Out.SrcAddr = addressLocked(B, Out.S, T.Offset);
+  if (Out.S == HostLocation || Out.D == HostLocation)
+    maybePinLocked(B, Out.S == HostLocation ? Out.D : Out.S, T.Bytes);
   return Result::success();
 }
 

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Buffers.h"
+#include "cleave/rt/NullGpu.h"
 
 #include "FakeDevice.h"
 
@@ -17,6 +18,8 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+
+#include <unistd.h>
 
 using namespace cleave::rt;
 using cleave::rt::test::FakeDevice;
@@ -328,6 +331,84 @@ TEST(BuffersTest, HostReadPullsOnlyStaleRanges) {
   EXPECT_TRUE(F.G1.Log.empty() && F.G2.Log.empty());
   EXPECT_TRUE(B->validRanges(1).contains(1024, 2048));
   ASSERT_TRUE(F.M.free(P).ok());
+}
+
+TEST(BuffersTest, HostCopiesThatCrossAgainArePinned) {
+  NullGpu G0(0), G1(1);
+  BufferManager M({&G0, &G1});
+  ASSERT_EQ(M.hostPinning(), HostPinning::Reused); // CLEAVE_PIN_HOST unset
+  const uint64_t Big = 8u << 20, Small = 1u << 20;
+  // The host writes the buffer, then gpu0 fetches all of it.
+  auto Cross = [&](void *X, uint64_t Bytes) {
+    ASSERT_TRUE(M.memset(X, 1, Bytes).ok());
+    ASSERT_TRUE(
+        M.executeTransfers(*bufferOf(M, X), {{HostLocation, 0, 0, Bytes}})
+            .ok());
+  };
+  void *P = nullptr, *Q = nullptr;
+  ASSERT_TRUE(M.allocate(Big, P).ok());
+  ASSERT_TRUE(M.allocate(Small, Q).ok());
+  Cross(P, Big);
+  Cross(Q, Small);
+  EXPECT_TRUE(G0.registered().empty()); // each crossed once
+  Cross(P, Big);
+  Cross(Q, Small); // below PinMinBytes: staging copies it as fast
+  ASSERT_EQ(G0.registered().size(), 1u);
+  EXPECT_EQ(G0.registered().begin()->first, P);
+  uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
+  EXPECT_GE(G0.registered().begin()->second, Big);
+  EXPECT_EQ(G0.registered().begin()->second % Page, 0u);
+  EXPECT_EQ(M.pinnedBuffers(), 1u);
+  Cross(P, Big); // pinned once
+  EXPECT_EQ(G0.registered().size(), 1u);
+  EXPECT_TRUE(G1.registered().empty());
+  // Freeing unpins before the memory goes.
+  ASSERT_TRUE(M.free(P).ok());
+  EXPECT_TRUE(G0.registered().empty());
+  EXPECT_EQ(M.pinnedBuffers(), 0u);
+
+  // Always: at the first crossing, whichever way (gpu1 writes, the host
+  // reads). Off: never.
+  M.setHostPinning(HostPinning::Always);
+  void *R = nullptr;
+  ASSERT_TRUE(M.allocate(Big, R).ok());
+  auto BR = bufferOf(M, R);
+  DeviceAddr A = 0;
+  ASSERT_TRUE(M.addressOn(*BR, 1, 0, A).ok());
+  ASSERT_TRUE(M.markWritten(*BR, 1, {0, Big}).ok());
+  ASSERT_TRUE(M.syncToHost(R, Big).ok());
+  ASSERT_EQ(G1.registered().size(), 1u);
+  EXPECT_EQ(G1.registered().begin()->first, R);
+  M.setHostPinning(HostPinning::Off);
+  void *S = nullptr;
+  ASSERT_TRUE(M.allocate(Big, S).ok());
+  for (int I = 0; I < 3; ++I)
+    Cross(S, Big);
+  EXPECT_TRUE(G0.registered().empty());
+  EXPECT_EQ(M.pinnedBuffers(), 1u);
+  for (void *X : {Q, R, S})
+    ASSERT_TRUE(M.free(X).ok());
+  EXPECT_TRUE(G1.registered().empty());
+}
+
+TEST(BuffersTest, PinningPolicyFromTheEnvironment) {
+  NullGpu G0(0);
+  const char *Old = std::getenv("CLEAVE_PIN_HOST");
+  std::string Saved = Old ? Old : "";
+  setenv("CLEAVE_PIN_HOST", "always", 1);
+  EXPECT_EQ(BufferManager({&G0}).hostPinning(), HostPinning::Always);
+  setenv("CLEAVE_PIN_HOST", "off", 1);
+  EXPECT_EQ(BufferManager({&G0}).hostPinning(), HostPinning::Off);
+  setenv("CLEAVE_PIN_HOST", "sometimes", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(BufferManager({&G0}).hostPinning(), HostPinning::Reused);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find(
+                "CLEAVE_PIN_HOST=sometimes is not off, reused or always"),
+            std::string::npos);
+  if (Old)
+    setenv("CLEAVE_PIN_HOST", Saved.c_str(), 1);
+  else
+    unsetenv("CLEAVE_PIN_HOST");
 }
 
 TEST(BuffersTest, DeviceResidentDataStaysOnDevice) {

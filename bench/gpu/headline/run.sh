@@ -9,7 +9,10 @@
 #           set, warmed by one untimed pass;
 #   sweep   CLEAVE_SPLIT weights: CPU share 0, 2, 5, 10 % with equal GPU
 #           shares, and unequal shares over 2 GPUs (report.py takes the
-#           fastest median, with `even`, as the best static split).
+#           fastest median, with `even`, as the best static split);
+#   nopin   host mode only, gpu0 and the most GPUs, even, with
+#           CLEAVE_PIN_HOST=off (policy label even-nopin): what page-locking
+#           the host copies gains, against `even` of the same run.
 # Writes $OUT/headline.jsonl (one line per kernel, mode, device set and
 # policy) and $OUT/headline.log; prints progress. Device sets that are
 # absent are skipped; configurations that would start after DEADLINE
@@ -76,6 +79,7 @@ run() {
       CLEAVE_DEVICES="${devs[$set]}" "$@" \
       timeout 240 "$carry/bin/headline" "${small[@]}" --reps "$reps" \
       --budget-ms "$budget" --kernels "$kernels" --set "$set" \
+      --modes "${run_modes:-resident,host}" \
       --policy "$label" > "$work/run.jsonl" 2> "$work/run.err"; then
     :
   else
@@ -137,6 +141,13 @@ for s in ${sets_sweep-$sets}; do
   esac
   for w in "${splits[@]}"; do run "$s" "split:$w" CLEAVE_SPLIT="$w"; done
 done
+# 4. Host copies not page-locked (host mode).
+case $phases in *,nopin,*)
+  for s in gpu0 4gpu 2gpu; do
+    case " $sets " in *" $s "*) ;; *) continue ;; esac
+    run_modes=host run "$s" even-nopin CLEAVE_PARTITION=even CLEAVE_PIN_HOST=off
+    [ "$s" = 4gpu ] && break
+  done ;; esac
 say "load: $(uptime)"
 say "# $(wc -l < "$jsonl") lines in $jsonl; failures: $fails; skipped: $skipped; $(( $(date +%s) - start ))s"
 exit $((fails > 0))

@@ -29,6 +29,11 @@ namespace {
 
 const CudaDriver *TheDriver = nullptr;
 
+/// Host ranges page-locked with cuMemHostRegister (portable: every
+/// context's copies may use them without staging), start -> bytes.
+std::mutex RegisteredMutex;
+std::map<uintptr_t, uint64_t> Registered;
+
 constexpr unsigned NumStreams = 3;
 constexpr unsigned NumStaging = 2;
 /// Chunk size of staged copies; copies up to this size go directly.
@@ -115,6 +120,32 @@ public:
       return Cur;
     if (CUresult R = Drv.cuMemFreeHost(Ptr))
       return fail(R, "cuMemFreeHost");
+    return Result::success();
+  }
+
+  Result registerHostMemory(void *P, uint64_t Bytes) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R =
+            Drv.cuMemHostRegister(P, Bytes, CU_MEMHOSTREGISTER_PORTABLE))
+      return fail(R, "cuMemHostRegister");
+    std::lock_guard<std::mutex> Lock(RegisteredMutex);
+    Registered[reinterpret_cast<uintptr_t>(P)] = Bytes;
+    return Result::success();
+  }
+  Result unregisterHostMemory(void *P) override {
+    {
+      std::lock_guard<std::mutex> Lock(RegisteredMutex);
+      if (!Registered.erase(reinterpret_cast<uintptr_t>(P)))
+        return Result::error(ErrorCode::InvalidValue,
+                             "host memory not registered");
+    }
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuMemHostUnregister(P))
+      return fail(R, "cuMemHostUnregister");
     return Result::success();
   }
 
@@ -529,13 +560,21 @@ private:
     return S ? static_cast<CUstream>(S) : Streams[0];
   }
   bool isPinned(const void *P, uint64_t Bytes) {
-    std::lock_guard<std::mutex> Lock(Mutex);
     auto A = reinterpret_cast<uintptr_t>(P);
-    auto It = Pinned.upper_bound(A);
-    if (It == Pinned.begin())
-      return false;
-    --It;
-    return A - It->first + Bytes <= It->second;
+    auto Within = [&](const std::map<uintptr_t, uint64_t> &M) {
+      auto It = M.upper_bound(A);
+      if (It == M.begin())
+        return false;
+      --It;
+      return A - It->first + Bytes <= It->second;
+    };
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (Within(Pinned))
+        return true;
+    }
+    std::lock_guard<std::mutex> Lock(RegisteredMutex);
+    return Within(Registered);
   }
 
   const CudaDriver &Drv;

@@ -45,6 +45,8 @@ namespace rt {
   X(cuMemFree)                                                                 \
   X(cuMemHostAlloc)                                                            \
   X(cuMemFreeHost)                                                             \
+  X(cuMemHostRegister)                                                         \
+  X(cuMemHostUnregister)                                                       \
   X(cuMemcpyHtoDAsync)                                                         \
   X(cuMemcpyDtoHAsync)                                                         \
   X(cuMemcpyDtoDAsync)                                                         \

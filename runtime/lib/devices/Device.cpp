@@ -227,5 +227,15 @@ Result Device::freeHost(void *Ptr) {
   return Result::success();
 }
 
+Result Device::registerHostMemory(void *, uint64_t) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " does not page-lock host memory");
+}
+
+Result Device::unregisterHostMemory(void *) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " does not page-lock host memory");
+}
+
 } // namespace rt
 } // namespace cleave

@@ -110,6 +110,25 @@ private:
   RangeSet Staged;
   std::vector<DeviceAddr> Replica;
   bool Freed = false;
+  /// Bytes copied between the host copy and devices (HostPinning::Reused);
+  /// whether pinning was tried; the device that pinned it (-1: none).
+  uint64_t HostLinkBytes = 0;
+  bool PinTried = false;
+  Location PinnedBy = -1;
+};
+
+/// When a buffer's host copy is page-locked (registered with a GPU's
+/// driver, so its copies go by DMA at the link's speed instead of through
+/// the device's staging buffers). CLEAVE_PIN_HOST=off|reused|always.
+enum class HostPinning {
+  Off,
+  /// Once the buffer moved more bytes over host links than its size: it
+  /// went to or came from a GPU and is going again. Pinning a large range
+  /// costs about as much as one staged copy of it, so a buffer that
+  /// crosses once is not pinned.
+  Reused,
+  /// At its first copy to or from a GPU.
+  Always,
 };
 
 class BufferManager {
@@ -123,6 +142,15 @@ public:
 
   size_t numDevices() const { return Devices.size(); }
   Device &device(Location L) const { return *Devices[L]; }
+
+  /// Host copies of at least PinMinBytes are page-locked as \p P says
+  /// (default: CLEAVE_PIN_HOST, else Reused). Smaller ones go through the
+  /// GPUs' staging buffers, which copy them just as fast.
+  void setHostPinning(HostPinning P) { Pinning = P; }
+  HostPinning hostPinning() const { return Pinning; }
+  static constexpr uint64_t PinMinBytes = 4u << 20;
+  /// Buffers whose host copy is page-locked now.
+  size_t pinnedBuffers() const;
   /// The location whose validity \p L uses: HostLocation for devices that
   /// share host memory, else \p L.
   Location validityLocation(Location L) const;
@@ -209,6 +237,9 @@ private:
     bool Skip = false;
   };
   Result readyLocked(Buffer &B, const Transfer &T, ReadyCopy &Out);
+  /// Counts \p Bytes moved between \p B's host copy and \p Gpu and pins
+  /// the host copy (through \p Gpu) when the pinning policy says so.
+  void maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes);
   /// executeLocked() for copies to the host: from several devices at once
   /// (one thread per source device) when they are large.
   Result gatherLocked(Buffer &B, const std::vector<Transfer> &Plan);
@@ -221,6 +252,7 @@ private:
   void releaseLocked(Buffer &B);
 
   std::vector<Device *> Devices;
+  HostPinning Pinning = HostPinning::Reused;
   mutable std::mutex Mutex;
   /// Start address -> buffer, for every live allocation.
   std::map<uintptr_t, std::shared_ptr<Buffer>> Live;

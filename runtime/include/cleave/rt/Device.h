@@ -126,6 +126,12 @@ public:
   // Pinned host memory (cudaMallocHost). ----------------------------------
   virtual Result allocateHost(uint64_t Bytes, void *&Out);
   virtual Result freeHost(void *Ptr);
+  /// Page-locks existing host memory [P, P + Bytes) so that copies between
+  /// it and this device (on CUDA: every GPU, the registration is portable)
+  /// go by DMA without staging, as cudaHostRegister. NotSupported where
+  /// copies would not gain (the default).
+  virtual Result registerHostMemory(void *P, uint64_t Bytes);
+  virtual Result unregisterHostMemory(void *P);
 
   // Streams and events. ---------------------------------------------------
   /// The device's own streams: at least 3 on a GPU (compute, to-device,

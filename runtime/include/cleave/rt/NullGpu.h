@@ -47,6 +47,20 @@ public:
       std::free(reinterpret_cast<void *>(A));
   }
 
+  /// Host memory "page-locked" through this device (nothing is locked:
+  /// the engine's pinning decisions are what tests look at).
+  const std::map<void *, uint64_t> &registered() const { return Registered; }
+  Result registerHostMemory(void *P, uint64_t Bytes) override {
+    Registered[P] = Bytes;
+    return Result::success();
+  }
+  Result unregisterHostMemory(void *P) override {
+    if (!Registered.erase(P))
+      return Result::error(ErrorCode::InvalidValue,
+                           "host memory not registered");
+    return Result::success();
+  }
+
   bool hasPeerLink(const Device &) const override { return true; }
   unsigned numInternalStreams() const override { return 3; }
   StreamHandle internalStream(unsigned I) override { return &Tag[I % 3]; }
@@ -144,6 +158,7 @@ private:
   }
   Options Opt;
   std::map<DeviceAddr, uint64_t> Allocs;
+  std::map<void *, uint64_t> Registered;
   char Tag[3] = {};
   uint64_t LastBlocks = 0;
   unsigned Timings = 0;
