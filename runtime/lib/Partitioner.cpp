@@ -78,8 +78,14 @@ double predictPartition(const PartitionProblem &P,
   if (Blocks.size() != K)
     return Infinity;
 
-  // Bytes each device moves, and how many GPUs share each direction.
-  std::vector<double> InB(K, 0), OutB(K, 0), Exec(K, 0);
+  // Bytes each device moves, and how many GPUs share each direction. The
+  // searches call this thousands of times per decision: no allocation.
+  thread_local std::vector<double> InB, OutB, Exec;
+  thread_local std::vector<std::pair<int, double>> GroupSum;
+  InB.assign(K, 0);
+  OutB.assign(K, 0);
+  Exec.assign(K, 0);
+  GroupSum.clear();
   unsigned SendersIn = 0, SendersOut = 0, Working = 0;
   for (size_t D = 0; D < K; ++D) {
     if (!Blocks[D])
@@ -95,7 +101,6 @@ double predictPartition(const PartitionProblem &P,
     SendersOut += OutB[D] > 0;
   }
   // A serial group's members compute one after the other.
-  std::vector<std::pair<int, double>> GroupSum;
   for (size_t D = 0; D < K; ++D) {
     int G = P.Devices[D].SerialGroup;
     if (!Blocks[D] || G < 0)
@@ -247,11 +252,10 @@ PartitionDecision greedy(const PartitionProblem &P) {
       Q = R.Blocks;
       Q[Base] -= Trial;
       Q[I] += Trial;
-      std::vector<double> Times;
-      double T = predictPartition(P, Q, Times);
+      double T = predictPartition(P, Q, Scratch);
       if (!(T < Prev))
         continue;
-      double Diff = Times[Base] - Times[I];
+      double Diff = Scratch[Base] - Scratch[I];
       if (!Found || Diff > BestDiff) {
         Found = true;
         BestDiff = Diff;
@@ -288,7 +292,11 @@ PartitionDecision partition(const PartitionProblem &P) {
     size_t Drop = Q.Devices.size();
     PartitionDecision Best;
     for (size_t D = 0; D < Q.Devices.size(); ++D) {
-      if (!R.Blocks[D] || D == R.BaseDevice)
+      // Only a small share can gain little: a device running a fraction s
+      // of the blocks in the predicted time saves about s of it, so shares
+      // above twice the minimum are not searched without.
+      if (!R.Blocks[D] || D == R.BaseDevice ||
+          double(R.Blocks[D]) > 2 * P.MinDeviceGain * double(P.TotalBlocks))
         continue;
       PartitionProblem Without = Q;
       Without.Devices[D].FixedMs = Infinity;

@@ -10,6 +10,9 @@
 #   sweep   CLEAVE_SPLIT weights: CPU share 0, 2, 5, 10 % with equal GPU
 #           shares, and unequal shares over 2 GPUs (report.py takes the
 #           fastest median, with `even`, as the best static split);
+#   nospin  resident mode only, gpu0, 2gpu and 4gpu, even, with
+#           CLEAVE_SPIN_US=0 (policy label even-nospin): what spinning
+#           before blocking at stream hand-offs gains, against `even`;
 #   nopin   host mode only, gpu0 and the most GPUs, even, with
 #           CLEAVE_PIN_HOST=off (policy label even-nopin): what page-locking
 #           the host copies gains, against `even` of the same run.
@@ -141,7 +144,13 @@ for s in ${sets_sweep-$sets}; do
   esac
   for w in "${splits[@]}"; do run "$s" "split:$w" CLEAVE_SPLIT="$w"; done
 done
-# 4. Host copies not page-locked (host mode).
+# 4. Stream hand-offs that block at once (resident mode).
+case $phases in *,nospin,*)
+  for s in gpu0 2gpu 4gpu; do
+    case " $sets " in *" $s "*) ;; *) continue ;; esac
+    run_modes=resident run "$s" even-nospin CLEAVE_PARTITION=even CLEAVE_SPIN_US=0
+  done ;; esac
+# 5. Host copies not page-locked (host mode).
 case $phases in *,nopin,*)
   for s in gpu0 4gpu 2gpu; do
     case " $sets " in *" $s "*) ;; *) continue ;; esac

@@ -298,19 +298,56 @@ void Stream::start(const std::shared_ptr<Stream> &Self) {
   S->Worker = std::thread([S] { S->work(); });
 }
 
-uint64_t Stream::lastTicket() {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return Queued;
+namespace {
+unsigned spinMicros() {
+  static const unsigned Us = [] {
+    const char *E = std::getenv("CLEAVE_SPIN_US");
+    if (!E || !*E)
+      return 200u;
+    char *End = nullptr;
+    unsigned long V = std::strtoul(E, &End, 10);
+    if (*End || V > 100000) {
+      std::fprintf(stderr,
+                   "cleave: CLEAVE_SPIN_US=%s is not a number of "
+                   "microseconds up to 100000; using 200\n",
+                   E);
+      return 200u;
+    }
+    return unsigned(V);
+  }();
+  return Us;
+}
+} // namespace
+
+template <class Pred> bool Stream::spinFor(Pred Ready) const {
+  unsigned Us = spinMicros();
+  if (!Us)
+    return Ready();
+  auto Until =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(Us);
+  for (unsigned I = 0;; ++I) {
+    if (Ready())
+      return true;
+    // Every 64 polls: the clock, and the core to whoever else may run.
+    if ((I & 63) == 63) {
+      if (std::chrono::steady_clock::now() >= Until)
+        return Ready();
+      std::this_thread::yield();
+    }
+  }
 }
 
+uint64_t Stream::lastTicket() { return Queued.load(std::memory_order_acquire); }
+
 bool Stream::done(uint64_t Ticket) {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return Completed >= Ticket;
+  return Completed.load(std::memory_order_acquire) >= Ticket;
 }
 
 void Stream::wait(uint64_t Ticket) {
+  if (spinFor([&] { return done(Ticket); }))
+    return;
   std::unique_lock<std::mutex> Lock(Mutex);
-  Cond.wait(Lock, [&] { return Completed >= Ticket; });
+  Cond.wait(Lock, [&] { return done(Ticket); });
 }
 
 void Stream::retire() {
@@ -326,7 +363,7 @@ uint64_t Stream::push(Op O) {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     Queue.push_back(std::move(O));
-    Ticket = ++Queued;
+    Ticket = Queued.fetch_add(1, std::memory_order_acq_rel) + 1;
   }
   Cond.notify_all();
   return Ticket;
@@ -335,6 +372,12 @@ uint64_t Stream::push(Op O) {
 void Stream::work() {
   while (true) {
     Op O;
+    // Work queued while the last ran, or soon after, is taken without
+    // sleeping (Queued counts pushes; Completed, work taken and done).
+    spinFor([&] {
+      return Queued.load(std::memory_order_acquire) >
+             Completed.load(std::memory_order_acquire);
+    });
     {
       std::unique_lock<std::mutex> Lock(Mutex);
       Cond.wait(Lock, [&] { return !Queue.empty() || Retired; });
@@ -355,7 +398,7 @@ void Stream::work() {
     O = Op();
     {
       std::lock_guard<std::mutex> Lock(Mutex);
-      ++Completed;
+      Completed.fetch_add(1, std::memory_order_acq_rel);
     }
     Cond.notify_all();
   }
