@@ -235,6 +235,76 @@ PartitionDecision greedy(const PartitionProblem &P) {
   }
 
   double Prev = Best;
+  // A head start, then SKMD's search. SKMD moves one granule per accepted
+  // offload: over a few thousand granules and five devices that is about a
+  // millisecond of search at every decision. No partition beats every
+  // device at its best throughput with no fixed or transfer costs, so a
+  // helper whose predicted time stays under a little less than that bound
+  // (Floor) is certainly still below the optimum, where SKMD's search
+  // would bring it anyway. Up to there, offloads grow: a helper's step
+  // doubles with each offload it takes and halves when its trial does not
+  // pay or would pass Floor; the first offload to a device is MinOffload,
+  // as in SKMD. Then SKMD's one-granule search finishes from below.
+  double Fastest = 0;
+  for (const DeviceCost &C : P.Devices) {
+    if (C.FixedMs == Infinity)
+      continue;
+    double Most = 0;
+    for (const auto &Row : C.Perf.rows())
+      Most = std::max(Most, Row.second);
+    Fastest += Most;
+  }
+  double Floor = Fastest > 0 ? 0.97 * double(N) / Fastest : 0;
+  std::vector<uint64_t> Run(K, 1);
+  while (P.HeadStart) {
+    bool Found = false;
+    size_t BestDev = 0;
+    uint64_t BestTrial = 0;
+    double BestDiff = -Infinity, BestTime = Infinity;
+    for (size_t I = 0; I < K; ++I) {
+      if (I == Base)
+        continue;
+      uint64_t Trial = R.Blocks[I] == 0 ? MinOffload : G * Run[I];
+      bool Fits = Trial <= R.Blocks[Base];
+      double T = Infinity;
+      if (Fits) {
+        Q = R.Blocks;
+        Q[Base] -= Trial;
+        Q[I] += Trial;
+        T = predictPartition(P, Q, Scratch);
+        Fits = T < Prev && Scratch[I] <= Floor;
+      }
+      if (!Fits) {
+        Run[I] = std::max<uint64_t>(1, Run[I] / 2);
+        continue;
+      }
+      double Diff = Scratch[Base] - Scratch[I];
+      if (!Found || Diff > BestDiff) {
+        Found = true;
+        BestDiff = Diff;
+        BestDev = I;
+        BestTrial = Trial;
+        BestTime = T;
+      }
+    }
+    if (!Found) {
+      bool Shrunk = false;
+      for (uint64_t &X : Run)
+        if (X > 1) {
+          X = 1;
+          Shrunk = true;
+        }
+      if (Shrunk)
+        continue;
+      break;
+    }
+    if (R.Blocks[BestDev])
+      Run[BestDev] = std::min<uint64_t>(Run[BestDev] * 2, uint64_t(1) << 20);
+    R.Blocks[Base] -= BestTrial;
+    R.Blocks[BestDev] += BestTrial;
+    Prev = BestTime;
+    ++R.Steps;
+  }
   for (unsigned Tolerate = 0; Tolerate < 10;) {
     bool Found = false;
     size_t BestDev = 0;

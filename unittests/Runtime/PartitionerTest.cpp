@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <numeric>
+#include <random>
 
 using namespace cleave::rt;
 
@@ -149,6 +150,59 @@ TEST(Partitioner, AHelperThatGainsLessThanTheMinimumIsLeftOut) {
   D = partition(P);
   EXPECT_GT(D.Blocks[0], 0u);
   EXPECT_GT(D.Blocks[1], 0u);
+}
+
+TEST(Partitioner, TheHeadStartDecidesAsSkmdsSearchDoes) {
+  // Random problems: 2-5 devices, fixed costs, bytes in per block, a merge
+  // cost now and then. With tables of one throughput at every share, the
+  // search with the head start predicts what SKMD's own does (within
+  // 0.5 %). With tables whose throughput steps up with the share, a device's
+  // time is not monotone in its blocks and the two searches take different
+  // paths: the head start's is never more than 10 % worse, and as good
+  // (within 1 %) in nine cases out of ten. It takes far fewer steps.
+  std::mt19937 Rng(7);
+  auto U = [&](double Lo, double Hi) {
+    return std::uniform_real_distribution<double>(Lo, Hi)(Rng);
+  };
+  for (bool Stepped : {false, true}) {
+    unsigned FewerSteps = 0, Close = 0;
+    const int Cases = 300;
+    for (int Case = 0; Case < Cases; ++Case) {
+      PartitionProblem P;
+      P.TotalBlocks = uint64_t(U(1000, 300000));
+      uint64_t N = P.TotalBlocks;
+      int K = 2 + int(Rng() % 4);
+      for (int D = 0; D < K; ++D) {
+        DeviceCost C;
+        C.Name = "dev" + std::to_string(D);
+        double Top = U(5, 3000);
+        for (uint64_t B = N / 64 + 1, I = 0; B < N; B *= 4, ++I)
+          C.Perf.set(B, Stepped ? Top * (0.3 + 0.7 * std::min(1.0, I / 4.0))
+                                : Top);
+        C.Perf.set(N, Top);
+        C.FixedMs = U(0, 0.05);
+        C.SharesHost = Rng() % 3 == 0;
+        C.In.PerBlock = Rng() % 2 ? U(0, 4096) : 0;
+        C.H2DGBps = C.D2HGBps = U(10, 60);
+        P.Devices.push_back(C);
+      }
+      if (Rng() % 4 == 0) {
+        P.NeedsMerge = true;
+        P.MergeMs = U(0, 0.5);
+      }
+      PartitionDecision Fast = partition(P);
+      P.HeadStart = false;
+      PartitionDecision Skmd = partition(P);
+      ASSERT_EQ(sum(Fast.Blocks), N) << Case;
+      EXPECT_LE(Fast.PredictedMs,
+                Skmd.PredictedMs * (Stepped ? 1.10 : 1.005))
+          << Case << "\n" << Fast.describe(P) << Skmd.describe(P);
+      Close += Fast.PredictedMs <= Skmd.PredictedMs * 1.01;
+      FewerSteps += Fast.Steps < Skmd.Steps;
+    }
+    EXPECT_GE(Close, Cases * 9 / 10) << Stepped;
+    EXPECT_GT(FewerSteps, unsigned(Cases / 2)) << Stepped;
+  }
 }
 
 TEST(Partitioner, CpuIsTheBestSingleDeviceWhenGpuDataIsOnTheHost) {

@@ -134,6 +134,10 @@ struct PartitionProblem {
   /// prediction, and a split that gains a few percent on paper loses them
   /// to that uncertainty.
   double MinDeviceGain = 0;
+  /// Offloads grow while a helper is certainly below the optimum, then
+  /// SKMD's one-granule search finishes (partition() in Partitioner.cpp);
+  /// false: SKMD's search alone, a granule at a time from the start.
+  bool HeadStart = true;
 };
 
 struct PartitionDecision {
