@@ -19,6 +19,9 @@ config.test_exec_root = os.path.join(config.cleave_obj_root, "test")
 tools = config.llvm_tools_dir
 config.environment["PATH"] = os.pathsep.join(
     [tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# The model policy (the default) persists its performance tables; tests
+# leave the user's cache alone (a test of the cache names its own).
+config.environment["CLEAVE_CACHE_DIR"] = "off"
 
 compat = os.path.join(config.cleave_src_root, "compat", "cuda")
 cuda_flags = ("-x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "

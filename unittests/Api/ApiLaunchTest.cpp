@@ -768,7 +768,30 @@ TEST_P(ApiLaunch, FailedLaunchIsReportedByTheNextSynchronizingCall) {
   EXPECT_EQ(cudaFree(D), cudaSuccess);
 }
 
+TEST_P(ApiLaunch, TheModelPolicyIsTheDefault) {
+  // Without CLEAVE_PARTITION the model policy decides (it says so with
+  // CLEAVE_LOG=plan); over cpu,cpu,cpu it keeps the launch on cpu0, the
+  // devices sharing one executor.
+  restart(GetParam());
+  const int N = 4096;
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  setenv("CLEAVE_LOG", "plan", 1);
+  ::testing::internal::CaptureStderr();
+  LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 5, N);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::string Err = ::testing::internal::GetCapturedStderr();
+  unsetenv("CLEAVE_LOG");
+  EXPECT_NE(Err.find("cleave: model policy"), std::string::npos) << Err;
+  EXPECT_EQ(download(D, N), std::vector<int>(N, 5));
+  std::string Plan = lastPlan();
+  EXPECT_NE(Plan.find("cpu0"), std::string::npos) << Plan;
+  EXPECT_EQ(Plan.find("cpu1"), std::string::npos) << Plan;
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+}
+
 TEST_P(ApiLaunch, SingleDeviceModuleRunsWhole) {
+  restart(GetParam()); // no CLEAVE_PARTITION: the module's flag holds
   const int N = 4096;
   int *D;
   ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);

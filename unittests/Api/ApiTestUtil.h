@@ -20,10 +20,12 @@
 
 namespace cleave_api_test {
 
-/// Restarts the runtime over \p Devices with the default partition policy
-/// and clears the calling thread's last error.
+/// Restarts the runtime over \p Devices with the partition policy
+/// \p Partition (null: the default, the model policy) and clears the calling
+/// thread's last error. The model policy's performance cache stays off.
 inline void restart(const char *Devices, const char *Partition = nullptr) {
   setenv("CLEAVE_DEVICES", Devices, 1);
+  setenv("CLEAVE_CACHE_DIR", "off", 1);
   if (Partition)
     setenv("CLEAVE_PARTITION", Partition, 1);
   else
@@ -42,10 +44,12 @@ inline std::string lastMessage() {
 
 /// A test fixture parameterized by CLEAVE_DEVICES: "cpu" (the buffers'
 /// host copies only) and "cpu,cpu,cpu" (two more devices with memory of
-/// their own, so data moves between devices for real).
+/// their own, so data moves between devices for real). The proportional
+/// policy splits launches over all three (the default, the model policy,
+/// keeps them on cpu0: the CPU devices share one executor).
 class ApiTest : public ::testing::TestWithParam<const char *> {
 protected:
-  void SetUp() override { restart(GetParam()); }
+  void SetUp() override { restart(GetParam(), "proportional"); }
   void TearDown() override {
     cleave_reset();
     unsetenv("CLEAVE_DEVICES");
