@@ -21,6 +21,8 @@ echo "   (rewritten host code: $out/$name.cleave.cpp)"
 echo "== CLEAVE_LOG=devices,plan $out/$name $*"
 CLEAVE_LOG=devices,plan "$out/$name" "$@"
 if ! CLEAVE_LOG=devices "$out/$name" "$@" 2>&1 | grep -q "gpu[0-9]"; then
-  echo "== no GPU here: the same program split over two CPU devices"
-  CLEAVE_DEVICES=cpu,cpu CLEAVE_LOG=plan "$out/$name" "$@"
+  # The default policy (the model) keeps launches on one of two CPU
+  # devices that share the cores; an even split shows the machinery.
+  echo "== no GPU here: the same program split evenly over two CPU devices"
+  CLEAVE_DEVICES=cpu,cpu CLEAVE_PARTITION=even CLEAVE_LOG=plan "$out/$name" "$@"
 fi
