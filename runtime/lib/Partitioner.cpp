@@ -255,39 +255,57 @@ PartitionDecision greedy(const PartitionProblem &P) {
     Fastest += Most;
   }
   double Floor = Fastest > 0 ? 0.97 * double(N) / Fastest : 0;
-  std::vector<uint64_t> Run(K, 1);
-  while (P.HeadStart) {
+  // One round of either search: among the helpers whose trial offload
+  // (TrialOf; 0: none) fits in the base's blocks, lowers the prediction and
+  // leaves the helper at most AtMost, the one the base stays the most ahead
+  // of after it (SKMD's balancing factor); Refused(I) for the others.
+  struct Offload {
     bool Found = false;
-    size_t BestDev = 0;
-    uint64_t BestTrial = 0;
-    double BestDiff = -Infinity, BestTime = Infinity;
+    size_t Dev = 0;
+    uint64_t Trial = 0;
+    double Time = Infinity;
+  };
+  auto Pick = [&](auto TrialOf, double AtMost, auto Refused) {
+    Offload Best;
+    double BestDiff = -Infinity;
     for (size_t I = 0; I < K; ++I) {
       if (I == Base)
         continue;
-      uint64_t Trial = R.Blocks[I] == 0 ? MinOffload : G * Run[I];
-      bool Fits = Trial <= R.Blocks[Base];
+      uint64_t Trial = TrialOf(I);
+      bool Fits = Trial && Trial <= R.Blocks[Base];
       double T = Infinity;
       if (Fits) {
         Q = R.Blocks;
         Q[Base] -= Trial;
         Q[I] += Trial;
         T = predictPartition(P, Q, Scratch);
-        Fits = T < Prev && Scratch[I] <= Floor;
+        Fits = T < Prev && Scratch[I] <= AtMost;
       }
       if (!Fits) {
-        Run[I] = std::max<uint64_t>(1, Run[I] / 2);
+        Refused(I);
         continue;
       }
       double Diff = Scratch[Base] - Scratch[I];
-      if (!Found || Diff > BestDiff) {
-        Found = true;
+      if (!Best.Found || Diff > BestDiff) {
+        Best = {true, I, Trial, T};
         BestDiff = Diff;
-        BestDev = I;
-        BestTrial = Trial;
-        BestTime = T;
       }
     }
-    if (!Found) {
+    return Best;
+  };
+  auto Take = [&](const Offload &O) {
+    R.Blocks[Base] -= O.Trial;
+    R.Blocks[O.Dev] += O.Trial;
+    Prev = O.Time;
+    ++R.Steps;
+  };
+
+  std::vector<uint64_t> Run(K, 1);
+  while (P.HeadStart) {
+    Offload O = Pick(
+        [&](size_t I) { return R.Blocks[I] ? G * Run[I] : MinOffload; },
+        Floor, [&](size_t I) { Run[I] = std::max<uint64_t>(1, Run[I] / 2); });
+    if (!O.Found) {
       bool Shrunk = false;
       for (uint64_t &X : Run)
         if (X > 1) {
@@ -298,50 +316,24 @@ PartitionDecision greedy(const PartitionProblem &P) {
         continue;
       break;
     }
-    if (R.Blocks[BestDev])
-      Run[BestDev] = std::min<uint64_t>(Run[BestDev] * 2, uint64_t(1) << 20);
-    R.Blocks[Base] -= BestTrial;
-    R.Blocks[BestDev] += BestTrial;
-    Prev = BestTime;
-    ++R.Steps;
+    if (R.Blocks[O.Dev])
+      Run[O.Dev] = std::min<uint64_t>(Run[O.Dev] * 2, uint64_t(1) << 20);
+    Take(O);
   }
   for (unsigned Tolerate = 0; Tolerate < 10;) {
-    bool Found = false;
-    size_t BestDev = 0;
-    uint64_t BestTrial = 0;
-    double BestDiff = -Infinity, BestTime = Infinity;
-    for (size_t I = 0; I < K; ++I) {
-      if (I == Base)
-        continue;
-      uint64_t Trial = R.Blocks[I] == 0 ? MinOffload : G;
-      if (Tolerate >= 63 || Trial > (UINT64_MAX >> Tolerate))
-        continue;
-      Trial <<= Tolerate;
-      if (Trial > R.Blocks[Base])
-        continue;
-      Q = R.Blocks;
-      Q[Base] -= Trial;
-      Q[I] += Trial;
-      double T = predictPartition(P, Q, Scratch);
-      if (!(T < Prev))
-        continue;
-      double Diff = Scratch[Base] - Scratch[I];
-      if (!Found || Diff > BestDiff) {
-        Found = true;
-        BestDiff = Diff;
-        BestDev = I;
-        BestTrial = Trial;
-        BestTime = T;
-      }
-    }
-    if (!Found) {
+    Offload O = Pick(
+        [&](size_t I) -> uint64_t {
+          uint64_t Trial = R.Blocks[I] ? G : MinOffload;
+          if (Tolerate >= 63 || Trial > (UINT64_MAX >> Tolerate))
+            return 0;
+          return Trial << Tolerate;
+        },
+        Infinity, [](size_t) {});
+    if (!O.Found) {
       ++Tolerate;
       continue;
     }
-    R.Blocks[Base] -= BestTrial;
-    R.Blocks[BestDev] += BestTrial;
-    Prev = BestTime;
-    ++R.Steps;
+    Take(O);
     Tolerate = 0;
   }
   R.PredictedMs = predictPartition(P, R.Blocks, R.DeviceMs);
