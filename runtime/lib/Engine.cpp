@@ -2083,6 +2083,8 @@ PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
     double Us = G && G->LaunchUs > 0 ? G->LaunchUs + G->SyncUs
                                      : profile_defaults::GpuLaunchUs;
     D.FixedMs = Us / 1000.0 + EngineRangeMs;
+    // A copy is issued and waited for like a launch.
+    D.CopyLatencyMs = Us / 1000.0;
     D.LinkGBps = G && G->PageableH2DGBps > 0
                      ? G->PageableH2DGBps
                      : profile_defaults::GpuHostLinkGBps;
@@ -2094,6 +2096,11 @@ PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
                      : Threads * profile_defaults::CpuTriadGBpsPerThread;
     D.SeedMinWaveMs = BlockThreads * CpuSeedNsPerThread * 1e-6;
     D.FixedMs = CpuRangeMs;
+    // Its inputs come from GPUs: a copy there, issued and waited for.
+    const GpuProfile *G = Prof.gpu(0);
+    D.CopyLatencyMs = (G && G->LaunchUs > 0 ? G->LaunchUs + G->SyncUs
+                                            : profile_defaults::GpuLaunchUs) /
+                      1000.0;
     D.LinkGBps = Prof.Cpu.TriadOneThreadGBps > 0
                      ? Prof.Cpu.TriadOneThreadGBps
                      : profile_defaults::CpuOneThreadGBps;

@@ -126,7 +126,8 @@ double predictPartition(const PartitionProblem &P,
       const DeviceCost &C = P.Devices[D];
       double T = C.FixedMs + Exec[D];
       if (!C.SharesHost)
-        T += transferMs(InB[D], sharedBandwidth(C.H2DGBps, P.AggregateH2DGBps,
+        T += (InB[D] > 0 ? C.InLatencyMs : 0) +
+             transferMs(InB[D], sharedBandwidth(C.H2DGBps, P.AggregateH2DGBps,
                                                 SendersIn)) +
              transferMs(OutB[D], sharedBandwidth(C.D2HGBps,
                                                  P.AggregateD2HGBps,
@@ -152,7 +153,8 @@ double predictPartition(const PartitionProblem &P,
     std::vector<std::pair<double, size_t>> KernelEnd;
     for (size_t D : Order) {
       const DeviceCost &C = P.Devices[D];
-      LinkFree += transferMs(InB[D], C.H2DGBps);
+      LinkFree += (InB[D] > 0 ? C.InLatencyMs : 0) +
+                  transferMs(InB[D], C.H2DGBps);
       KernelEnd.push_back({LinkFree + C.FixedMs + Exec[D], D});
     }
     std::stable_sort(KernelEnd.begin(), KernelEnd.end());

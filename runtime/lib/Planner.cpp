@@ -289,6 +289,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
                       : profile_defaults::GpuHostLinkGBps;
     C.H2DGBps = C.D2HGBps = Link;
     C.SerialGroup = R.Devices[D].SerialGroup;
+    C.InLatencyMs = R.Devices[D].CopyLatencyMs;
   }
 
   // Anchors: where each device's share would lie, for the byte evaluation:

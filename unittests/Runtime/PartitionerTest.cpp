@@ -152,6 +152,38 @@ TEST(Partitioner, AHelperThatGainsLessThanTheMinimumIsLeftOut) {
   EXPECT_GT(D.Blocks[1], 0u);
 }
 
+TEST(Partitioner, ACopysLatencyCanMakeASmallShareNotPay) {
+  // A 0.25 ms launch on gpu0, whose data is there; cpu0, about a ninth as
+  // fast, needs a 4 KB halo from it for any share. Over the link alone the
+  // halo costs nothing: without the CPU the launch would take 11.0 % more;
+  // with 30 us of issuing and waiting for its copies, 9.6 % more, less than
+  // the minimum.
+  PartitionProblem P;
+  P.TotalBlocks = 1 << 16;
+  uint64_t N = P.TotalBlocks;
+  DeviceCost C = gpu("cpu0", 29000, N);
+  C.In.Fixed = 4096;
+  C.H2DGBps = 8;
+  P.Devices = {gpu("gpu0", 262144, N), C};
+  P.MinDeviceGain = 0.10;
+  PartitionDecision D = partition(P);
+  EXPECT_GT(D.Blocks[1], 0u) << D.describe(P);
+  EXPECT_GT(D.SingleDeviceMs, 1.1 * D.PredictedMs) << D.describe(P);
+  P.Devices[1].InLatencyMs = 0.03;
+  D = partition(P);
+  EXPECT_EQ(D.Blocks[1], 0u) << D.describe(P);
+  EXPECT_EQ(D.LeftOut, 1u);
+  // Without the minimum it still takes a share: the latency is charged,
+  // not forbidden.
+  P.MinDeviceGain = 0;
+  D = partition(P);
+  ASSERT_GT(D.Blocks[1], 0u) << D.describe(P);
+  std::vector<double> Times;
+  std::vector<uint64_t> Q = D.Blocks;
+  (void)predictPartition(P, Q, Times);
+  EXPECT_NEAR(Times[1], double(Q[1]) / 29000 + 0.03 + 4096 / 8e6, 1e-9);
+}
+
 TEST(Partitioner, TheHeadStartDecidesAsSkmdsSearchDoes) {
   // Random problems: 2-5 devices, fixed costs, bytes in per block, a merge
   // cost now and then. With tables of one throughput at every share, the

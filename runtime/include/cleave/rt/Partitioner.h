@@ -87,6 +87,10 @@ struct DeviceCost {
   PerfTable Perf;
   /// Milliseconds added when the device gets any work (launch, sync).
   double FixedMs = 0;
+  /// Milliseconds added when the share has bytes to receive, whatever their
+  /// size: issuing a copy and waiting for it. A halo of a few kilobytes
+  /// costs this, not its bytes over the link.
+  double InLatencyMs = 0;
   /// Bytes the device must receive / send back for a share (data already
   /// valid there is not counted). Ignored for host-sharing devices.
   ByteCost In, Out;

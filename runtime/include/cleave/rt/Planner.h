@@ -88,6 +88,9 @@ struct PlanDevice {
   /// The bandwidth its inputs arrive at (GB/s) from the host: effective
   /// bytes (PlanRequest::MissingBytes) are normalized to it.
   double LinkGBps = 0;
+  /// Milliseconds a share with inputs to receive waits for its copies
+  /// whatever their size (DeviceCost::InLatencyMs).
+  double CopyLatencyMs = 0;
   /// Devices sharing one executor (CPU devices) have the same group.
   int SerialGroup = -1;
 };
