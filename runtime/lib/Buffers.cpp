@@ -116,8 +116,8 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
   B.PinTried = true; // once: a refusal (a locked-memory limit) stays
   // The whole mapping, in pages (mmap'ed: page-aligned).
   uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
-  uint64_t Bytes2 = (B.Size + Page - 1) / Page * Page;
-  if (Devices[Gpu]->registerHostMemory(B.Host, Bytes2).ok())
+  uint64_t Mapped = (B.Size + Page - 1) / Page * Page;
+  if (Devices[Gpu]->registerHostMemory(B.Host, Mapped).ok())
     B.PinnedBy = Gpu;
 }
 
