@@ -309,6 +309,9 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
     EXPECT_EQ(Log.find("splitting does not pay") != std::string::npos,
               !Kept)
         << Launch << "\n" << Log;
+    // A search says what it cost the host; a kept decision costs none.
+    EXPECT_EQ(Log.find("  search: ") != std::string::npos, !Kept)
+        << Launch << "\n" << Log;
     std::vector<float> Got = download(PC, N);
     for (int I = 0; I < N; ++I)
       ASSERT_EQ(Got[I], float(3 * I)) << Launch << " " << I;
