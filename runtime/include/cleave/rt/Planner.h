@@ -199,8 +199,8 @@ public:
   static constexpr double HoldGain = 0.05;
   /// A helper device gets work only when it cuts the predicted time by at
   /// least this fraction (PartitionProblem::MinDeviceGain). On the 4x H200
-  /// headline, CPU shares of 0.2-6 % predicted small gains and measured
-  /// losses (0.72-0.95x, bench/results/headline-h200x4-2026-11-21-s3.md);
+  /// headline, CPU shares of 1-10 % beside one GPU predicted small gains
+  /// and measured losses (0.72-0.95x, headline-h200x4-2026-11-21-s3a);
   /// a second GPU gains far more than this.
   static constexpr double MinDeviceGain = 0.10;
 
