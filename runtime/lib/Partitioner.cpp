@@ -240,23 +240,38 @@ PartitionDecision greedy(const PartitionProblem &P) {
   // A head start, then SKMD's search. SKMD moves one granule per accepted
   // offload: over a few thousand granules and five devices that is about a
   // millisecond of search at every decision. No partition beats every
-  // device at its best throughput with no fixed or transfer costs, so a
-  // helper whose predicted time stays under a little less than that bound
-  // (Floor) is certainly still below the optimum, where SKMD's search
-  // would bring it anyway. Up to there, offloads grow: a helper's step
-  // doubles with each offload it takes and halves when its trial does not
-  // pay or would pass Floor; the first offload to a device is MinOffload,
-  // as in SKMD. Then SKMD's one-granule search finishes from below.
-  double Fastest = 0;
+  // device at its best throughput with only its fixed cost and no
+  // transfers, so a helper whose predicted time stays under a little less
+  // than that bound (Floor) is certainly still below the optimum, where
+  // SKMD's search would bring it anyway. Up to there, offloads grow: a
+  // helper's step doubles with each offload it takes and halves when its
+  // trial does not pay or would pass Floor; the first offload to a device
+  // is MinOffload, as in SKMD. Then SKMD's one-granule search finishes from
+  // below.
+  // The bound, with the fixed costs: the devices S that work each take at
+  // least FixedMs + n / (their best throughput), so no partition beats
+  // (N + sum of best x FixedMs) / (sum of best) over S; the least over
+  // every S (at most 2^K of them, K small) bounds the optimum.
+  std::vector<std::pair<double, double>> Tops; // (best throughput, fixed)
   for (const DeviceCost &C : P.Devices) {
-    if (C.FixedMs == Infinity)
-      continue;
     double Most = 0;
     for (const auto &Row : C.Perf.rows())
       Most = std::max(Most, Row.second);
-    Fastest += Most;
+    if (C.FixedMs != Infinity && Most > 0)
+      Tops.push_back({Most, C.FixedMs});
   }
-  double Floor = Fastest > 0 ? 0.97 * double(N) / Fastest : 0;
+  double Bound = Infinity;
+  if (Tops.size() <= 12)
+    for (uint32_t S = 1; S < (uint32_t(1) << Tops.size()); ++S) {
+      double Rate = 0, Work = double(N);
+      for (size_t D = 0; D < Tops.size(); ++D)
+        if (S >> D & 1) {
+          Rate += Tops[D].first;
+          Work += Tops[D].first * Tops[D].second;
+        }
+      Bound = std::min(Bound, Work / Rate);
+    }
+  double Floor = Bound == Infinity ? 0 : 0.97 * Bound;
   // One round of either search: among the helpers whose trial offload
   // (TrialOf; 0: none) fits in the base's blocks, lowers the prediction and
   // leaves the helper at most AtMost, the one the base stays the most ahead
