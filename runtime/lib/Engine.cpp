@@ -629,6 +629,49 @@ private:
   /// the model policy's events).
   bool LogTime = envHas("CLEAVE_LOG", "time");
 
+public:
+  /// CLEAVE_LOG=phases: the host time between the steps of the launch, one
+  /// stderr line per launch (docs/runtime.md). Off, mark() is one test.
+  struct PhaseTrace {
+    bool On = envHas("CLEAVE_LOG", "phases");
+    std::chrono::steady_clock::time_point Start =
+        On ? std::chrono::steady_clock::now()
+           : std::chrono::steady_clock::time_point();
+    std::chrono::steady_clock::time_point Last = Start;
+    std::string Line;
+    void mark(std::string_view Step, std::string_view Dev = {}) {
+      if (!On)
+        return;
+      auto Now = std::chrono::steady_clock::now();
+      char Us[32];
+      std::snprintf(Us, sizeof(Us), "=%.1f",
+                    std::chrono::duration<double, std::micro>(Now - Last)
+                        .count());
+      Line += ' ';
+      Line += Step;
+      if (!Dev.empty()) {
+        Line += ':';
+        Line += Dev;
+      }
+      Line += Us;
+      Last = Now;
+    }
+    /// The line, with the whole launch's time; empty when off.
+    std::string finish(std::string_view Kernel) const {
+      if (!On)
+        return {};
+      char Us[48];
+      std::snprintf(Us, sizeof(Us), " total=%.1f us\n",
+                    std::chrono::duration<double, std::micro>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count());
+      return "cleave phases " + std::string(Kernel) + ":" + Line + Us;
+    }
+  };
+  PhaseTrace Phases;
+
+private:
+
   const FootprintProgram *Fp = nullptr;
   uint64_t Total = 0;
   LaunchConfig Config;
@@ -1739,6 +1782,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
             R.MustHold[Id].insert(Rd);
         }
 
+    Phases.mark("decide");
     size_t PlanMark = Plan.Runs.size();
     // Partial buffers on M, freed on every path.
     std::vector<DeviceAddr> Temps;
@@ -1751,6 +1795,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // Phase 1: prepare. A failure here has changed nothing but validity-
     // exact transfers: drop the device and start again.
     std::optional<Failure> Fail = prepareAll(Runs);
+    Phases.mark("prepare");
     if (!Fail && M == Mode::Merge)
       for (RunState &R : Runs) {
         if (R.Dev == MergeDev)
@@ -1807,6 +1852,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         continue;
       }
       Result Res = issue(R);
+      Phases.mark("issue", name(R.Dev));
       if (!Res.ok()) {
         if (M == Mode::Merge && R.Dev == MergeDev) {
           if (!AnyIssued) { // nothing ran: start again without M
@@ -1859,6 +1905,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         recordTime(R, Ms);
         logTime(R, Ms);
       }
+      Phases.mark("run", name(R.Dev));
       if (!Res.ok()) {
         R.Failed = true;
         if (!Failed.count(R.Dev))
@@ -1873,6 +1920,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     for (Location G : Gpus) {
       Device &D = Bufs.device(G);
       Result Res = D.synchronizeStream(D.internalStream(0));
+      Phases.mark("wait", name(G));
       if (Res.ok()) {
         for (RunState &R : Runs) {
           float Ms = 0;
@@ -1996,6 +2044,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
           if (U.Written)
             variableWritten(Bufs, Prog, U.Variable, R.Dev);
       }
+    Phases.mark("commit");
     if (Redo.empty())
       return Result::success();
     std::vector<PartitionRange> Again;
@@ -2435,6 +2484,7 @@ Result LaunchContext::run() {
       R = planModel(Devs, Ranges);
       if (!R.ok())
         return R;
+      Phases.mark("plan");
       return attempt(alignToSlabs(std::move(Ranges)), true);
     }
     if (P == PartitionPolicy::SingleDevice) {
@@ -2466,6 +2516,7 @@ Result LaunchContext::run() {
     if (!R.ok())
       return R;
   }
+  Phases.mark("plan");
   return attempt(alignToSlabs(std::move(Ranges)), true);
 }
 
@@ -2480,6 +2531,8 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   Result R = C.run();
   if (I->Model.P)
     I->Model.P->maybeFlush();
+  if (C.Phases.On)
+    std::fputs(C.Phases.finish(Req.Kernel->Info->Name).c_str(), stderr);
   if (envHas("CLEAVE_LOG", "plan"))
     std::fputs((Plan.describe() + (R.ok() ? "" : "  error: " + R.toString() +
                                                      "\n"))

@@ -15,7 +15,11 @@
 #           before blocking at stream hand-offs gains, against `even`;
 #   nopin   host mode only, gpu0 and the most GPUs, even, with
 #           CLEAVE_PIN_HOST=off (policy label even-nopin): what page-locking
-#           the host copies gains, against `even` of the same run.
+#           the host copies gains, against `even` of the same run;
+#   native  native_split.cu built with nvcc: vecadd split by hand over
+#           1/2/4 GPUs without Cleave ($OUT/native_split.jsonl);
+#   phases  CLEAVE_LOG=phases of vecadd, jacobi2d and stencil3d over 2 and
+#           4 GPUs, even and model ($OUT/phases.log).
 # Writes $OUT/headline.jsonl (one line per kernel, mode, device set and
 # policy) and $OUT/headline.log; prints progress. Device sets that are
 # absent are skipped; configurations that would start after DEADLINE
@@ -156,6 +160,37 @@ case $phases in *,nopin,*)
     case " $sets " in *" $s "*) ;; *) continue ;; esac
     run_modes=host run "$s" even-nopin CLEAVE_PARTITION=even CLEAVE_PIN_HOST=off
     [ "$s" = 4gpu ] && break
+  done ;; esac
+# 6. The hand-split CUDA ceiling (native_split.cu, built here with nvcc).
+case $phases in *,native,*)
+  if nvcc -O3 -arch=sm_90 -o "$work/native_split" \
+      "$root/bench/gpu/headline/native_split.cu" 2>> "$log"; then
+    say "## native: hand-split vecadd, 1/2/4 GPUs, one host thread"
+    "$work/native_split" --reps 50 > "$out/native_split.jsonl" 2>> "$log" ||
+      { fails=$((fails + 1)); say "FAIL: native_split"; }
+    sed "s|^{|{\"git_commit\":\"$commit\",\"host\":\"$(hostname)\",|" \
+      -i "$out/native_split.jsonl"
+    cat "$out/native_split.jsonl" | cut -c1-220 | tee -a "$log"
+  else
+    fails=$((fails + 1)); say "FAIL: nvcc native_split.cu"
+  fi ;; esac
+# 7. Where a launch's host time goes (CLEAVE_LOG=phases), resident mode:
+# vecadd, jacobi2d and stencil3d over 2 and 4 GPUs, even and model.
+case $phases in *,phases,*)
+  for s in 2gpu 4gpu; do
+    case " $sets " in *" $s "*) ;; *) continue ;; esac
+    for pol in even model; do
+      say "## phases: $s $pol"
+      env -u CLEAVE_SPLIT CLEAVE_DEVICES="${devs[$s]}" CLEAVE_PARTITION=$pol \
+        CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR=off CLEAVE_LOG=phases \
+        timeout 120 "$carry/bin/headline" --reps 20 --budget-ms 1000 \
+        --kernels vecadd,jacobi2d,stencil3d --modes resident --set "$s" \
+        --policy "phases-$pol" > /dev/null 2> "$work/phases.err" ||
+        say "warning: phases run $s $pol failed"
+      grep '^cleave phases' "$work/phases.err" | sed "s|^|$s $pol |" \
+        >> "$out/phases.log"
+      say "  $(grep -c '^cleave phases' "$work/phases.err") lines"
+    done
   done ;; esac
 say "load: $(uptime)"
 say "# $(wc -l < "$jsonl") lines in $jsonl; failures: $fails; skipped: $skipped; $(( $(date +%s) - start ))s"

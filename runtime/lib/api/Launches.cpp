@@ -10,7 +10,10 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include <chrono>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace cleave {
@@ -36,10 +39,22 @@ struct QueuedLaunch {
 struct PlanSlot {
   std::shared_ptr<Stream> S;
   uint64_t Ticket = 0;
-  std::string Text;
+  /// Described only when cleave_last_plan asks: the text costs
+  /// microseconds that every launch would otherwise pay.
+  LaunchPlan Plan;
 };
 
 thread_local std::shared_ptr<PlanSlot> LastPlan;
+
+/// CLEAVE_LOG=phases: how long each launch waited in its stream's queue
+/// (the engine prints the rest of the launch's steps).
+bool logQueueTime() {
+  static const bool On = [] {
+    const char *E = std::getenv("CLEAVE_LOG");
+    return E && std::strstr(E, "phases");
+  }();
+  return On;
+}
 
 Result configError(const std::string &Msg) {
   return Result::error(ErrInvalidConfiguration, Msg);
@@ -176,7 +191,15 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   Slot->S = S;
   Op O;
   O.What = L->What;
-  O.Run = [RT, L, Slot]() {
+  auto Queued = logQueueTime() ? std::chrono::steady_clock::now()
+                                : std::chrono::steady_clock::time_point();
+  O.Run = [RT, L, Slot, Queued]() {
+    if (logQueueTime())
+      std::fprintf(stderr, "cleave phases %s: queued=%.1f us\n",
+                   L->Kernel->Info->Name.c_str(),
+                   std::chrono::duration<double, std::micro>(
+                       std::chrono::steady_clock::now() - Queued)
+                       .count());
     KernelLaunchRequest Req;
     Req.Kernel = L->Kernel;
     std::memcpy(Req.Grid, L->Grid, sizeof(Req.Grid));
@@ -186,14 +209,12 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     Req.Partition = L->Partition;
     if (RT->engine().policy() == PartitionPolicy::Weights)
       Req.Weights = RT->engine().splitWeights();
-    LaunchPlan Plan;
     Result LR;
     {
       std::lock_guard<std::mutex> Lock(RT->engineMutex());
-      LR = RT->engine().launch(Req, Plan);
+      LR = RT->engine().launch(Req, Slot->Plan);
     }
     // CLEAVE_LOG=plan is printed by the engine itself.
-    Slot->Text = Plan.describe();
     return LR;
   };
   Slot->Ticket = RT->enqueue(S, std::move(O));
@@ -208,7 +229,7 @@ Result lastPlan(std::string &Out) {
     return Result::error(ErrorCode::InvalidValue,
                          "cleave_last_plan: this thread launched no kernel");
   Slot->S->wait(Slot->Ticket);
-  Out = Slot->Text;
+  Out = Slot->Plan.describe();
   return Result::success();
 }
 

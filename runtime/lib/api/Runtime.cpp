@@ -73,11 +73,13 @@ void readLogOptions() {
         Errors = true;
       else if (Item == "all")
         Plan = Devices = Errors = true;
-      else if (Item == "time")
-        ; // read by the engine itself (one line per range, docs/runtime.md)
+      else if (Item == "time" || Item == "phases")
+        ; // read by the engine itself (a line per range or launch,
+          // docs/runtime.md)
       else if (!Item.empty())
         logLine("cleave: CLEAVE_LOG: unknown item '" + std::string(Item) +
-                "' (expected plan, time, devices, errors or all); ignored");
+                "' (expected plan, time, phases, devices, errors or all); "
+                "ignored");
       if (Comma == std::string_view::npos)
         break;
       Rest.remove_prefix(Comma + 1);
