@@ -23,8 +23,10 @@
 
 #include "cleave/rt/Engine.h"
 
+#include "IssuePool.h"
 #include "LaunchSupport.h"
 
+#include "cleave/rt/Fault.h"
 #include "cleave/rt/Footprint.h"
 #include "cleave/rt/PartitionParams.h"
 #include "cleave/rt/Planner.h"
@@ -257,6 +259,8 @@ struct Engine::Impl {
   std::mutex Mutex;
   std::vector<std::unique_ptr<Program>> Programs;
   ModelState Model;
+  /// Last, so its threads stop before anything they could touch goes.
+  IssuePool Pool;
 };
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
@@ -353,7 +357,11 @@ namespace {
 /// The module of \p P on GPU \p L, loaded on first use.
 Result gpuModule(BufferManager &Bufs, Program &P, Location L,
                  Program::Gpu *&Out) {
-  Program::Gpu &G = P.Gpus[L];
+  // Issue workers look modules up at once for different GPUs: the map
+  // changes only on a GPU's first use, which the launching thread makes
+  // before it hands a range to a worker (attempt(), phase 2).
+  auto Found = P.Gpus.find(L);
+  Program::Gpu &G = Found != P.Gpus.end() ? Found->second : P.Gpus[L];
   if (!G.Loaded) {
     Result R = Bufs.device(L).loadModule(P.B, G.M);
     if (!R.ok())
@@ -586,6 +594,11 @@ struct RunState {
   /// The model policy's timing of a GPU range: events recorded around its
   /// launch on the compute stream.
   EventHandle TimeStart = nullptr, TimeEnd = nullptr;
+  /// Issued and waited for by an IssuePool worker: the two results and the
+  /// range's time (negative: not timed).
+  bool Pooled = false;
+  Result PoolIssue, PoolWait;
+  float PoolMs = -1;
   /// Between stage() and finish(): the run's entry of the plan, and the
   /// copies (per buffer id) that make its inputs valid, not yet run.
   LaunchPlan::Run PlanRun;
@@ -602,9 +615,10 @@ class LaunchContext {
 public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
-                LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model)
+                LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model,
+                IssuePool &Pool)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
-        Plan(Plan), Policy(Policy), Model(Model) {}
+        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool) {}
 
   Result run();
 
@@ -618,6 +632,7 @@ private:
   LaunchPlan &Plan;
   PartitionPolicy Policy;
   ModelState &Model;
+  IssuePool &Pool;
 
   /// The model policy: the table key and the devices as the planner saw
   /// them (ranges on these are timed and recorded), events used per GPU.
@@ -717,7 +732,13 @@ private:
   Result moveIn(RunState &R, bool Concurrent);
   Result finish(RunState &R);
   std::optional<Failure> prepareAll(std::vector<RunState> &Runs);
+  /// issue() is timeEvents() (the launching thread's: the events are the
+  /// engine's) then issueLaunch() (an issue worker may run it).
   Result issue(RunState &R);
+  void timeEvents(RunState &R);
+  Result issueLaunch(RunState &R);
+  /// Which GPU runs phase 2 hands to issue workers (RunState::Pooled).
+  void choosePooled(std::vector<RunState> &Runs);
   Result runCpu(RunState &R);
   unsigned slabDim() const;
   uint64_t slabBlocks(unsigned Dim) const;
@@ -1578,12 +1599,13 @@ Result LaunchContext::launchRebased(Location Dev, uint64_t First,
 /// Issues a run: a GPU launch (asynchronous) or, for a CPU device, the
 /// launch's fault check (the CPU variant runs in runCpu).
 Result LaunchContext::issue(RunState &R) {
-  Device &D = Bufs.device(R.Dev);
   if (isCpu(R.Dev))
-    return D.checkLaunchFault();
-  const std::string &Entry =
-      R.Count == Total ? Info.variant(VariantKind::Original).Entry
-                       : Info.variant(VariantKind::Partition).Entry;
+    return Bufs.device(R.Dev).checkLaunchFault();
+  timeEvents(R);
+  return issueLaunch(R);
+}
+
+void LaunchContext::timeEvents(RunState &R) {
   // The model policy (and CLEAVE_LOG=time) times the range with events
   // around its launch(es) on the compute stream (read after the stream is
   // synchronized).
@@ -1593,16 +1615,52 @@ Result LaunchContext::issue(RunState &R) {
     R.TimeStart = Model.event(Bufs, R.Dev, Used);
     R.TimeEnd = Model.event(Bufs, R.Dev, Used + 1);
     Used += 2;
-    if (!R.TimeStart || !R.TimeEnd ||
-        !D.recordEvent(R.TimeStart, D.internalStream(0)).ok())
+    if (!R.TimeStart || !R.TimeEnd)
       R.TimeStart = R.TimeEnd = nullptr;
   }
+}
+
+Result LaunchContext::issueLaunch(RunState &R) {
+  Device &D = Bufs.device(R.Dev);
+  const std::string &Entry =
+      R.Count == Total ? Info.variant(VariantKind::Original).Entry
+                       : Info.variant(VariantKind::Partition).Entry;
+  if (R.TimeStart && !D.recordEvent(R.TimeStart, D.internalStream(0)).ok())
+    R.TimeStart = R.TimeEnd = nullptr;
   Result Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count,
                          R.ArgPtrs, R.PartParams);
   if (R.TimeEnd &&
       (!Res.ok() || !D.recordEvent(R.TimeEnd, D.internalStream(0)).ok()))
     R.TimeStart = R.TimeEnd = nullptr;
   return Res;
+}
+
+void LaunchContext::choosePooled(std::vector<RunState> &Runs) {
+  if (M == Mode::Merge || FaultInjector::global().countsAcrossDevices())
+    return;
+  std::map<Location, unsigned> PerGpu;
+  for (const RunState &R : Runs)
+    if (isGpu(R.Dev))
+      ++PerGpu[R.Dev];
+  if (!IssuePool::usedFor(PerGpu.size()))
+    return;
+  for (const auto &[L, N] : PerGpu) {
+    if (N != 1)
+      return;
+    // Loaded here, so that the workers only look modules up.
+    Program::Gpu *G = nullptr;
+    if (!gpuModule(Bufs, Prog, L, G).ok())
+      return;
+  }
+  // Every GPU's range but the last goes to a worker; the launching thread
+  // issues the last one while the others start.
+  RunState *Last = nullptr;
+  for (RunState &R : Runs)
+    if (isGpu(R.Dev)) {
+      R.Pooled = true;
+      Last = &R;
+    }
+  Last->Pooled = false;
 }
 
 Result LaunchContext::runCpu(RunState &R) {
@@ -1845,13 +1903,38 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         Order.push_back(I);
     std::map<Location, Result> Failed;
     bool AnyIssued = false;
+    choosePooled(Runs);
     for (size_t I : Order) {
       RunState &R = Runs[I];
       if (Failed.count(R.Dev)) {
         R.Failed = true;
         continue;
       }
-      Result Res = issue(R);
+      Result Res;
+      if (R.Pooled) {
+        timeEvents(R);
+        RunState *X = &R;
+        if (Pool.tryPost(size_t(R.Dev), [this, X] {
+              Device &D = Bufs.device(X->Dev);
+              X->PoolIssue = issueLaunch(*X);
+              if (!X->PoolIssue.ok())
+                return;
+              X->PoolWait = D.synchronizeStream(D.internalStream(0));
+              float Ms = 0;
+              if (X->PoolWait.ok() && X->TimeStart &&
+                  D.elapsedTime(X->TimeStart, X->TimeEnd, Ms).ok())
+                X->PoolMs = Ms;
+            })) {
+          Phases.mark("post", name(R.Dev));
+          R.Issued = true; // until its worker says otherwise (phase 3)
+          AnyIssued = true;
+          continue;
+        }
+        R.Pooled = false; // its worker sleeps: issued here
+        Res = issueLaunch(R);
+      } else {
+        Res = issue(R);
+      }
       Phases.mark("issue", name(R.Dev));
       if (!Res.ok()) {
         if (M == Mode::Merge && R.Dev == MergeDev) {
@@ -1915,7 +1998,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     }
     std::set<Location> Gpus;
     for (RunState &R : Runs)
-      if (R.Issued && isGpu(R.Dev))
+      if (R.Issued && isGpu(R.Dev) && !R.Pooled)
         Gpus.insert(R.Dev);
     for (Location G : Gpus) {
       Device &D = Bufs.device(G);
@@ -1939,6 +2022,29 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
           R.Failed = true;
           dropUnproduced(R);
         }
+    }
+    // The workers' GPUs: their ranges were issued and waited for there.
+    for (RunState &R : Runs) {
+      if (!R.Pooled)
+        continue;
+      Pool.wait(size_t(R.Dev));
+      Phases.mark("wait", name(R.Dev));
+      if (!R.PoolIssue.ok()) { // refused: it has not started
+        R.Issued = false;
+        R.Failed = true;
+        Failed.emplace(R.Dev, R.PoolIssue);
+        continue;
+      }
+      if (!R.PoolWait.ok()) {
+        R.Failed = true;
+        Failed.emplace(R.Dev, R.PoolWait);
+        dropUnproduced(R);
+        continue;
+      }
+      if (R.PoolMs >= 0) {
+        recordTime(R, R.PoolMs);
+        logTime(R, R.PoolMs);
+      }
     }
     if (M == Mode::Merge && Failed.count(MergeDev)) {
       for (RunState &R : Runs)
@@ -2527,7 +2633,8 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     return invalid("launch without a kernel");
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program &P = const_cast<Program &>(*Req.Kernel->Prog);
-  LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy, I->Model);
+  LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy, I->Model,
+                  I->Pool);
   Result R = C.run();
   if (I->Model.P)
     I->Model.P->maybeFlush();

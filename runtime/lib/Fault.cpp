@@ -119,6 +119,20 @@ std::string FaultInjector::spec() const {
   return Spec;
 }
 
+bool FaultInjector::countsAcrossDevices() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (const Rule &R : Rules) {
+    if (R.Device == "*")
+      return true;
+    bool Letters = true;
+    for (char Ch : R.Device)
+      Letters &= std::isalpha(static_cast<unsigned char>(Ch)) != 0;
+    if (Letters)
+      return true;
+  }
+  return false;
+}
+
 bool FaultInjector::matchesDevice(std::string_view Sel,
                                   std::string_view Device) {
   if (Sel == "*" || Sel == Device)

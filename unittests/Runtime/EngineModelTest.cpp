@@ -9,8 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../BundleFromIR.h"
+#include "../../runtime/lib/IssuePool.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Engine.h"
+#include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
 
@@ -21,10 +23,13 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <random>
+#include <thread>
 #include <unistd.h>
 
 using namespace cleave::rt;
@@ -605,6 +610,125 @@ TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
                   .ok());
   EXPECT_TRUE(Got == Want);
   EXPECT_TRUE(B.holds(HostLocation, {0, 4 * Quarter}));
+}
+
+/// Runs \p Launches launches over four null GPUs of one model (CLEAVE_ISSUE
+/// as \p Issue says, CLEAVE_FAULT as \p Fault) and returns each launch's
+/// plan, then the tables' sample count; \p Posted counts the ranges handed
+/// to issue workers (CLEAVE_LOG=phases' "post:" steps).
+struct IssueRun {
+  std::vector<std::string> Plans;
+  unsigned Samples = 0;
+  size_t Posted = 0;
+};
+
+TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
+  auto Run = [&](const char *Issue, const char *Fault, int Launches) {
+    IssueRun Out;
+    TearDown();
+    SetUp();
+    EXPECT_TRUE(IssuePool::choose(Issue));
+    start({{0, "model A"}, {1, "model A"}, {2, "model A"}, {3, "model A"}});
+    EXPECT_TRUE(FaultInjector::global().configure(Fault).ok());
+    setenv("CLEAVE_LOG", "phases", 1);
+    testing::internal::CaptureStderr();
+    for (int I = 0; I < Launches; ++I) {
+      LaunchPlan P = launch();
+      // Every block ran once, besides those of a refused range (listed
+      // too) that ran again elsewhere.
+      uint64_t Blocks = 0;
+      for (const LaunchPlan::Run &R : P.Runs)
+        Blocks += R.Count;
+      for (const LaunchPlan::Recovery &R : P.Recoveries)
+        for (auto [First, End] : R.Blocks)
+          Blocks -= End - First;
+      EXPECT_EQ(Blocks, uint64_t(N + 127) / 128) << P.describe();
+      Out.Plans.push_back(P.describe());
+    }
+    std::string Log = testing::internal::GetCapturedStderr();
+    unsetenv("CLEAVE_LOG");
+    FaultInjector::global().clear();
+    for (size_t At = Log.find(" post:"); At != std::string::npos;
+         At = Log.find(" post:", At + 1))
+      ++Out.Posted;
+    PerfCache C = flushed();
+    for (const auto &[Dev, Tables] : C.tables())
+      for (const auto &[Key, Rows] : Tables)
+        for (const auto &[Blocks, S] : Rows)
+          Out.Samples += S.Samples;
+    return Out;
+  };
+  for (const char *Fault : {"", "gpu2:launch:3"}) {
+    SCOPED_TRACE(Fault);
+    IssueRun Serial = Run("serial", Fault, 12);
+    IssueRun Parallel = Run("parallel", Fault, 12);
+    EXPECT_EQ(Serial.Posted, 0u);
+    // Three GPUs of four go to workers whenever they poll for work; a worker
+    // that went to sleep between two launches is issued to inline.
+    EXPECT_GT(Parallel.Posted, 0u);
+    EXPECT_LE(Parallel.Posted, 3u * 12);
+    EXPECT_EQ(Serial.Plans, Parallel.Plans);
+    EXPECT_EQ(Serial.Samples, Parallel.Samples);
+    if (*Fault) {
+      // gpu2's third launch was refused: its blocks ran elsewhere.
+      bool Recovered = false;
+      for (const std::string &P : Parallel.Plans)
+        Recovered |= P.find("gpu2 failed") != std::string::npos;
+      EXPECT_TRUE(Recovered);
+    }
+  }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+  EXPECT_FALSE(IssuePool::choose("sometimes"));
+}
+
+TEST(IssuePool, TasksOfDifferentWorkersRunAtOnce) {
+  // Each task waits until all three have started: run one after the other,
+  // they would never finish (the test gives up after 10 s).
+  IssuePool Pool;
+  std::atomic<int> Started{0};
+  std::atomic<bool> GaveUp{false};
+  auto Task = [&] {
+    ++Started;
+    auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (Started.load() < 3)
+      if (std::chrono::steady_clock::now() > Until) {
+        GaveUp = true;
+        return;
+      }
+  };
+  for (size_t Slot = 0; Slot < 3; ++Slot)
+    ASSERT_TRUE(Pool.tryPost(Slot, Task)); // new workers poll for work
+  for (size_t Slot = 0; Slot < 3; ++Slot)
+    Pool.wait(Slot);
+  EXPECT_EQ(Started.load(), 3);
+  EXPECT_FALSE(GaveUp.load());
+}
+
+TEST(IssuePool, ASleepingWorkerIsWokenForTheNextLaunch) {
+  // A worker polls for CLEAVE_SPIN_US (200 us) after its last task, then
+  // sleeps: a post then says no (the caller issues inline) and wakes it,
+  // and a later post is taken again.
+  IssuePool Pool;
+  int Ran = 0;
+  auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool Refused = false;
+  while (!Refused && std::chrono::steady_clock::now() < Until) {
+    if (Pool.tryPost(0, [&] { ++Ran; }))
+      Pool.wait(0);
+    else
+      Refused = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(Refused);
+  int Before = Ran;
+  bool Taken = false;
+  while (!Taken && std::chrono::steady_clock::now() < Until) {
+    Taken = Pool.tryPost(0, [&] { ++Ran; });
+    if (Taken)
+      Pool.wait(0);
+  }
+  ASSERT_TRUE(Taken);
+  EXPECT_EQ(Ran, Before + 1);
 }
 
 } // namespace

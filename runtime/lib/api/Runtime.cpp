@@ -7,6 +7,7 @@
 
 #include "../Text.h"
 #include "cleave/rt/Bundle.h"
+#include "cleave/rt/Spin.h"
 
 #include <atomic>
 #include <cstdio>
@@ -300,43 +301,8 @@ void Stream::start(const std::shared_ptr<Stream> &Self) {
   S->Worker = std::thread([S] { S->work(); });
 }
 
-namespace {
-unsigned spinMicros() {
-  static const unsigned Us = [] {
-    const char *E = std::getenv("CLEAVE_SPIN_US");
-    if (!E || !*E)
-      return 200u;
-    char *End = nullptr;
-    unsigned long V = std::strtoul(E, &End, 10);
-    if (*End || V > 100000) {
-      std::fprintf(stderr,
-                   "cleave: CLEAVE_SPIN_US=%s is not a number of "
-                   "microseconds up to 100000; using 200\n",
-                   E);
-      return 200u;
-    }
-    return unsigned(V);
-  }();
-  return Us;
-}
-} // namespace
-
 template <class Pred> bool Stream::spinFor(Pred Ready) const {
-  unsigned Us = spinMicros();
-  if (!Us)
-    return Ready();
-  auto Until =
-      std::chrono::steady_clock::now() + std::chrono::microseconds(Us);
-  for (unsigned I = 0;; ++I) {
-    if (Ready())
-      return true;
-    // Every 64 polls: the clock, and the core to whoever else may run.
-    if ((I & 63) == 63) {
-      if (std::chrono::steady_clock::now() >= Until)
-        return Ready();
-      std::this_thread::yield();
-    }
-  }
+  return spinUntil(Ready);
 }
 
 uint64_t Stream::lastTicket() { return Queued.load(std::memory_order_acquire); }

@@ -55,6 +55,10 @@ public:
   bool active() const;
   /// The spec in force ("" when none).
   std::string spec() const;
+  /// Whether a rule counts the operations of several devices together
+  /// (`*` or a kind such as `gpu`): which one fails then depends on the
+  /// order of operations across devices, so the engine issues serially.
+  bool countsAcrossDevices() const;
 
   /// Counts one \p Op on the device named \p Device; true when a rule says
   /// this one fails.

@@ -1,0 +1,73 @@
+//===- IssuePool.h - One thread per GPU to issue and wait for ranges -*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). Issuing a range to a GPU costs the
+// host several microseconds (the driver's launch call); issued one after
+// the other, the last GPU of a split launch starts, and finishes, that much
+// per GPU later than the first. The engine hands each GPU but the first to a
+// worker of this pool, which issues the range and waits for it, so the GPUs
+// start together (docs/runtime.md, "Issue"). A worker polls for work for
+// CLEAVE_SPIN_US after its last task (Spin.h), then sleeps; the engine
+// issues inline to a worker that sleeps rather than wait for it to wake.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_LIB_ISSUEPOOL_H
+#define CLEAVE_RT_LIB_ISSUEPOOL_H
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+class IssuePool {
+public:
+  IssuePool() = default;
+  IssuePool(const IssuePool &) = delete;
+  IssuePool &operator=(const IssuePool &) = delete;
+  ~IssuePool();
+
+  /// Whether a launch with \p Gpus GPU ranges uses the pool. CLEAVE_ISSUE:
+  /// `parallel` always, `serial` never; unset (`auto`), when the host has a
+  /// core for each worker besides the launching thread and the stream's.
+  static bool usedFor(size_t Gpus);
+  /// Replaces CLEAVE_ISSUE's choice (`auto`, `parallel`, `serial`) for the
+  /// rest of the process; false, changing nothing, for another word.
+  static bool choose(const char *Word);
+
+  /// Gives \p Task to worker \p Slot (started on first use) if it is
+  /// polling for work, and returns true; false, without running anything,
+  /// if it sleeps (it is woken for the next launch) or still runs a task.
+  bool tryPost(size_t Slot, std::function<void()> Task);
+
+  /// Waits until the task given to \p Slot has run (at once if none).
+  void wait(size_t Slot);
+
+private:
+  struct Worker {
+    std::thread Thread;
+    std::mutex Mutex;
+    std::condition_variable Cond;
+    std::function<void()> Task;
+    /// Idle-and-polling, idle-and-asleep, or busy.
+    enum State : int { Polling, Asleep, Busy };
+    std::atomic<int> St{Polling};
+    /// A task was handed over and not run yet; and its completion.
+    std::atomic<bool> Posted{false};
+    std::atomic<bool> Done{true};
+    bool Stop = false;
+    void loop();
+  };
+  std::vector<std::unique_ptr<Worker>> Workers;
+  Worker &worker(size_t Slot);
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif // CLEAVE_RT_LIB_ISSUEPOOL_H
