@@ -80,6 +80,8 @@ bool IssuePool::usedFor(size_t Gpus) {
 
 IssuePool::~IssuePool() {
   for (auto &W : Workers) {
+    if (!W) // a slot no GPU used (slots are device locations)
+      continue;
     {
       std::lock_guard<std::mutex> Lock(W->Mutex);
       W->Stop = true;

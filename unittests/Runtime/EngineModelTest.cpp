@@ -623,12 +623,14 @@ struct IssueRun {
 };
 
 TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
-  auto Run = [&](const char *Issue, const char *Fault, int Launches) {
+  auto Run = [&](const char *Issue, const char *Fault, int Launches,
+                 bool WithCpu) {
     IssueRun Out;
     TearDown();
     SetUp();
     EXPECT_TRUE(IssuePool::choose(Issue));
-    start({{0, "model A"}, {1, "model A"}, {2, "model A"}, {3, "model A"}});
+    start({{0, "model A"}, {1, "model A"}, {2, "model A"}, {3, "model A"}},
+          WithCpu);
     EXPECT_TRUE(FaultInjector::global().configure(Fault).ok());
     setenv("CLEAVE_LOG", "phases", 1);
     testing::internal::CaptureStderr();
@@ -658,10 +660,13 @@ TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
           Out.Samples += S.Samples;
     return Out;
   };
+  // With the CPU first, the GPUs' locations (the workers' slots) start at
+  // 1; the CPU may take a share beside them.
+  for (bool WithCpu : {false, true})
   for (const char *Fault : {"", "gpu2:launch:3"}) {
-    SCOPED_TRACE(Fault);
-    IssueRun Serial = Run("serial", Fault, 12);
-    IssueRun Parallel = Run("parallel", Fault, 12);
+    SCOPED_TRACE(std::string(Fault) + (WithCpu ? " with the CPU" : ""));
+    IssueRun Serial = Run("serial", Fault, 12, WithCpu);
+    IssueRun Parallel = Run("parallel", Fault, 12, WithCpu);
     EXPECT_EQ(Serial.Posted, 0u);
     // Three GPUs of four go to workers whenever they poll for work; a worker
     // that went to sleep between two launches is issued to inline.
@@ -702,6 +707,19 @@ TEST(IssuePool, TasksOfDifferentWorkersRunAtOnce) {
     Pool.wait(Slot);
   EXPECT_EQ(Started.load(), 3);
   EXPECT_FALSE(GaveUp.load());
+}
+
+TEST(IssuePool, SlotsNeedNotBeDense) {
+  // Slots are device locations: with the CPU at 0 and GPUs at 1-3, slot 0
+  // never has a worker, and the pool must still stop the others.
+  auto Pool = std::make_unique<IssuePool>();
+  std::atomic<int> Ran{0};
+  for (size_t Slot : {2, 3})
+    if (Pool->tryPost(Slot, [&] { ++Ran; }))
+      Pool->wait(Slot);
+  Pool->wait(0); // no worker: returns at once
+  Pool.reset();
+  EXPECT_EQ(Ran.load(), 2);
 }
 
 TEST(IssuePool, ASleepingWorkerIsWokenForTheNextLaunch) {
