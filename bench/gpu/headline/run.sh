@@ -16,6 +16,9 @@
 #   nopin   host mode only, gpu0 and the most GPUs, even, with
 #           CLEAVE_PIN_HOST=off (policy label even-nopin): what page-locking
 #           the host copies gains, against `even` of the same run;
+#   serial  resident mode only, 2gpu and 4gpu, even, with
+#           CLEAVE_ISSUE=serial (policy label even-serial): what the issue
+#           workers gain, against `even`;
 #   native  native_split.cu built with nvcc: vecadd split by hand over
 #           1/2/4 GPUs without Cleave ($OUT/native_split.jsonl);
 #   phases  CLEAVE_LOG=phases of vecadd, jacobi2d and stencil3d over 2 and
@@ -28,8 +31,9 @@
 #   bench/gpu/headline/run.sh [CARRY_DIR]   (default: build/gpu-carry-headline)
 # Environment: REPS (10), BUDGET_MS (per kernel and mode, 1000), KERNELS
 # (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check),
-# PHASES (even,model,sweep: which of the three parts below run; one call
-# of the GPU machine fits even+model, the sweep goes in another).
+# PHASES (even,model,sweep: which of the parts below run; one call of the
+# GPU machine fits even+model, the sweep goes in another), SETS (the device
+# sets, space-separated), run_modes (resident,host).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 carry=$(cd "${1:-$root/build/gpu-carry-headline}" && pwd)
@@ -160,6 +164,13 @@ case $phases in *,nopin,*)
     case " $sets " in *" $s "*) ;; *) continue ;; esac
     run_modes=host run "$s" even-nopin CLEAVE_PARTITION=even CLEAVE_PIN_HOST=off
     [ "$s" = 4gpu ] && break
+  done ;; esac
+# 5b. GPU ranges issued one after the other by the launching thread
+# (resident mode).
+case $phases in *,serial,*)
+  for s in 2gpu 4gpu; do
+    case " $sets " in *" $s "*) ;; *) continue ;; esac
+    run_modes=resident run "$s" even-serial CLEAVE_PARTITION=even CLEAVE_ISSUE=serial
   done ;; esac
 # 6. The hand-split CUDA ceiling (native_split.cu, built here with nvcc).
 case $phases in *,native,*)
