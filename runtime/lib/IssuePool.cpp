@@ -75,7 +75,11 @@ bool IssuePool::usedFor(size_t Gpus) {
   static const unsigned Cores = std::thread::hardware_concurrency();
   if (Gpus < 2 || C == Serial)
     return false;
-  return C == Parallel || Cores >= Gpus + 2;
+  // auto: from three GPUs. Same run on 4x H200, even split, resident
+  // (bench/results/headline-h200x4-2026-11-21-s4.md): over 4 GPUs the
+  // workers made the 0.1 ms launches 1.09-1.17x faster (jacobi2d, whose
+  // launches also copy halos, 0.93x); over 2 GPUs, 0.95-1.03x.
+  return C == Parallel || (Gpus >= 3 && Cores >= Gpus + 2);
 }
 
 IssuePool::~IssuePool() {

@@ -33,8 +33,9 @@ public:
   ~IssuePool();
 
   /// Whether a launch with \p Gpus GPU ranges uses the pool. CLEAVE_ISSUE:
-  /// `parallel` always, `serial` never; unset (`auto`), when the host has a
-  /// core for each worker besides the launching thread and the stream's.
+  /// `parallel` always, `serial` never; unset (`auto`), from three GPUs,
+  /// when the host has a core for each worker besides the launching
+  /// thread and the stream's.
   static bool usedFor(size_t Gpus);
   /// Replaces CLEAVE_ISSUE's choice (`auto`, `parallel`, `serial`) for the
   /// rest of the process; false, changing nothing, for another word.
