@@ -29,7 +29,8 @@
 # seconds (default 500) are skipped and logged, so the run ends well within
 # 9 minutes on 4 H200s.
 #   bench/gpu/headline/run.sh [CARRY_DIR]   (default: build/gpu-carry-headline)
-# Environment: REPS (10), BUDGET_MS (per kernel and mode, 1000), KERNELS
+# Environment: REPS (30: the model searches at launches 1-4 and 9, which
+# with 10 repetitions are half the samples), BUDGET_MS (per kernel and mode, 1000), KERNELS
 # (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check),
 # PHASES (even,model,sweep: which of the parts below run; one call of the
 # GPU machine fits even+model, the sweep goes in another), SETS (the device
@@ -44,7 +45,7 @@ log=$out/headline.log
 : > "$jsonl"
 : > "$log"
 export LD_LIBRARY_PATH=$carry${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-reps=${REPS:-10}
+reps=${REPS:-30}
 budget=${BUDGET_MS:-1000}
 kernels=${KERNELS:-all}
 deadline=${DEADLINE:-500}
