@@ -47,6 +47,20 @@ TEST_F(FaultTest, ParsesRules) {
       << R.message();
 }
 
+TEST_F(FaultTest, RulesThatCountSeveralDevicesTogether) {
+  // The engine issues GPU ranges serially under these (docs/runtime.md,
+  // "Issue workers"): which launch is the Nth would depend on the threads.
+  EXPECT_FALSE(inj().countsAcrossDevices());
+  ASSERT_TRUE(inj().configure("gpu2:launch:3; cpu0:alloc:1+").ok());
+  EXPECT_FALSE(inj().countsAcrossDevices());
+  ASSERT_TRUE(inj().configure("gpu1:copy:1, gpu:launch:2").ok());
+  EXPECT_TRUE(inj().countsAcrossDevices());
+  ASSERT_TRUE(inj().configure("*:launch:1").ok());
+  EXPECT_TRUE(inj().countsAcrossDevices());
+  inj().clear();
+  EXPECT_FALSE(inj().countsAcrossDevices());
+}
+
 TEST_F(FaultTest, NthMatchingOperationFails) {
   ASSERT_TRUE(inj().configure("gpu0:alloc:2").ok());
   EXPECT_FALSE(inj().shouldFail("gpu0", FaultOp::Copy)); // not counted
