@@ -2,9 +2,10 @@
 // each block counts its part of the data into its own histogram with shared
 // atomics, then publishes it. Two ways to publish, both checked:
 // - histogramAtomic (the textbook form): a grid-stride loop over the data,
-//   and global atomicAdd of each block's counts into the result. Global
-//   atomics make the kernel run whole on one device under Cleave (a remark
-//   says why).
+//   and global atomicAdd of each block's counts into the result. The bins
+//   are only updated by atomic adds whose results are unused: under Cleave
+//   each device counts into its own zeroed bins, which are added up after
+//   the launch (a combined output, docs/runtime.md).
 // - histogramPartial + histogramMerge: each block handles a contiguous chunk
 //   of 64 KiB and writes its counts to its own row of a per-block table,
 //   which a second kernel sums per bin. No global atomics: both kernels can

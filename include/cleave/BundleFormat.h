@@ -27,7 +27,7 @@ namespace bundle {
 inline constexpr char Magic[8] = {'C', 'L', 'V', 'B', 'N', 'D', 'L', '\0'};
 /// Bumped whenever a reader of the previous version would misread a bundle.
 /// Readers accept exactly their own version.
-inline constexpr uint32_t FormatVersion = 1;
+inline constexpr uint32_t FormatVersion = 2;
 /// magic[8], u32 version, u32 flags (0), u64 payload size, u64 checksum.
 inline constexpr size_t HeaderSize = 32;
 inline constexpr size_t VersionOffset = 8;
@@ -55,6 +55,16 @@ enum class VariantKind : uint8_t {
 };
 inline constexpr unsigned NumVariantKinds = 4;
 enum class ImageKind : uint8_t { PTX = 0, Cubin = 1 };
+/// The same order as cleave::CombineOp (Analysis/KernelLegality.h).
+enum class CombineOp : uint8_t {
+  Add = 0,
+  And = 1,
+  Or = 2,
+  Xor = 3,
+  UMin = 4,
+  UMax = 5
+};
+inline constexpr unsigned NumCombineOps = 6;
 enum class VariableSpace : uint8_t { Global = 0, Constant = 1 };
 
 // Flag bits.

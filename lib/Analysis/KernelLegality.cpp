@@ -15,6 +15,7 @@
 #include "cleave/Analysis/WrittenData.h"
 #include "cleave/Support/KernelInfo.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Demangle/Demangle.h"
@@ -24,6 +25,8 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 using namespace llvm;
 
@@ -53,6 +56,24 @@ StringRef getIssueKindName(LegalityIssueKind Kind) {
     return "data-dependent-store";
   }
   llvm_unreachable("unknown legality issue kind");
+}
+
+StringRef getCombineOpName(CombineOp Op) {
+  switch (Op) {
+  case CombineOp::Add:
+    return "add";
+  case CombineOp::And:
+    return "and";
+  case CombineOp::Or:
+    return "or";
+  case CombineOp::Xor:
+    return "xor";
+  case CombineOp::UMin:
+    return "umin";
+  case CombineOp::UMax:
+    return "umax";
+  }
+  llvm_unreachable("unknown combine op");
 }
 
 bool KernelLegality::canSplit() const { return !firstSplitBlocker(); }
@@ -130,6 +151,12 @@ void KernelLegality::print(raw_ostream &OS) const {
     }
     OS << "\n";
   }
+  for (const CombinedParam &C : Combined) {
+    OS << "  combine: arg " << C.Arg << " " << getCombineOpName(C.Op) << " i"
+       << C.Bytes * 8 << " '" << describe(*C.First) << "'";
+    printLocation(OS, *C.First);
+    OS << "\n";
+  }
 }
 
 /// The address of an atomic instruction: read-modify-writes, and ordered
@@ -144,6 +171,110 @@ static const Value *getAtomicPointer(const Instruction &I) {
   if (const auto *SI = dyn_cast<StoreInst>(&I))
     return SI->isAtomic() ? SI->getPointerOperand() : nullptr;
   return nullptr;
+}
+
+/// The combine operation of an atomic read-modify-write, if it has one whose
+/// identity is a byte pattern (sub adds the negation: its partials combine
+/// by addition).
+static std::optional<CombineOp> combineOpOf(AtomicRMWInst::BinOp Op) {
+  switch (Op) {
+  case AtomicRMWInst::Add:
+  case AtomicRMWInst::Sub:
+    return CombineOp::Add;
+  case AtomicRMWInst::And:
+    return CombineOp::And;
+  case AtomicRMWInst::Or:
+    return CombineOp::Or;
+  case AtomicRMWInst::Xor:
+    return CombineOp::Xor;
+  case AtomicRMWInst::UMin:
+    return CombineOp::UMin;
+  case AtomicRMWInst::UMax:
+    return CombineOp::UMax;
+  default: // xchg, signed min/max (identity not a byte pattern), floats
+    return std::nullopt;
+  }
+}
+
+/// The pointer parameters of \p Kernel that only integer atomics of one
+/// combinable kind with unused results touch (KernelLegality::Combined),
+/// and those atomics. Every use of a pointer derived from the parameter
+/// (through GEPs, casts, phis and selects of derived pointers only) must be
+/// such an atomic's address: a load, a store, a call, a comparison or an
+/// escape of the pointer disqualifies it.
+static void findCombined(const Function &Kernel,
+                         SmallVectorImpl<CombinedParam> &Out,
+                         SmallPtrSetImpl<const Instruction *> &Atomics) {
+  for (const Argument &A : Kernel.args()) {
+    if (!A.getType()->isPointerTy() || A.hasByValAttr())
+      continue;
+    SmallPtrSet<const Value *, 16> Derived;
+    SmallVector<const Value *, 16> Work = {&A};
+    SmallVector<const Instruction *, 4> Found;
+    SmallVector<const Instruction *, 4> Merges; // phis and selects
+    std::optional<CombineOp> Op;
+    unsigned Bytes = 0;
+    bool Ok = true;
+    Derived.insert(&A);
+    while (!Work.empty() && Ok) {
+      const Value *V = Work.pop_back_val();
+      for (const Use &U : V->uses()) {
+        const auto *I = dyn_cast<Instruction>(U.getUser());
+        if (!I) {
+          Ok = false;
+          break;
+        }
+        auto Follow = [&] {
+          if (Derived.insert(I).second)
+            Work.push_back(I);
+        };
+        if (const auto *G = dyn_cast<GetElementPtrInst>(I)) {
+          Ok = U.getOperandNo() == G->getPointerOperandIndex();
+          if (Ok)
+            Follow();
+        } else if (isa<BitCastInst>(I) || isa<AddrSpaceCastInst>(I)) {
+          Follow();
+        } else if (isa<PHINode>(I) ||
+                   (isa<SelectInst>(I) && U.getOperandNo() != 0)) {
+          Merges.push_back(I);
+          Follow();
+        } else if (const auto *RMW = dyn_cast<AtomicRMWInst>(I)) {
+          std::optional<CombineOp> This = combineOpOf(RMW->getOperation());
+          unsigned W = RMW->getType()->isIntegerTy()
+                           ? RMW->getType()->getIntegerBitWidth() / 8
+                           : 0;
+          Ok = U.getOperandNo() == RMW->getPointerOperandIndex() && This &&
+               (W == 4 || W == 8) && RMW->use_empty() && !RMW->isVolatile() &&
+               (!Op || (*Op == *This && Bytes == W));
+          Op = This;
+          Bytes = W;
+          Found.push_back(RMW);
+        } else {
+          Ok = false;
+        }
+        if (!Ok)
+          break;
+      }
+    }
+    // A phi or select that also takes a pointer from elsewhere may send
+    // the atomics to another buffer.
+    for (const Instruction *M : Merges) {
+      unsigned FirstOp = isa<SelectInst>(M) ? 1 : 0;
+      for (unsigned I = FirstOp; I < M->getNumOperands() && Ok; ++I)
+        Ok = Derived.count(M->getOperand(I));
+    }
+    if (!Ok || Found.empty())
+      continue;
+    // The first in program order names the parameter's atomics.
+    const Instruction *First = nullptr;
+    for (const Instruction &I : instructions(Kernel))
+      if (is_contained(Found, &I)) {
+        First = &I;
+        break;
+      }
+    Out.push_back({A.getArgNo(), *Op, Bytes, First});
+    Atomics.insert(Found.begin(), Found.end());
+  }
 }
 
 namespace {
@@ -181,13 +312,16 @@ private:
 } // namespace
 
 void LegalityScanner::scan() {
+  SmallPtrSet<const Instruction *, 8> CombinedAtomics;
+  findCombined(Kernel, Result.Combined, CombinedAtomics);
   SmallVector<const Function *, 8> Order;
   getReachableFunctions(Kernel, &Order);
   for (const Function *G : Order) {
     for (const Instruction &I : instructions(*G)) {
       if (const auto *CB = dyn_cast<CallBase>(&I))
         visitCall(*CB);
-      if (const Value *Ptr = getAtomicPointer(I); Ptr && isGlobal(Ptr))
+      if (const Value *Ptr = getAtomicPointer(I);
+          Ptr && isGlobal(Ptr) && !CombinedAtomics.count(&I))
         add(LegalityIssueKind::GlobalAtomic, I, describe(I),
             /*ForbidsSplit=*/true, /*ForbidsCPU=*/false);
       visitAccesses(I);

@@ -50,6 +50,13 @@ static_assert(uint8_t(ParamRole::NotPointer) ==
               uint8_t(ParamRole::Write) == uint8_t(fmt::ParamRole::Write) &&
               uint8_t(ParamRole::ReadWrite) ==
                   uint8_t(fmt::ParamRole::ReadWrite));
+// Combine operations are stored as cleave::CombineOp's values.
+static_assert(uint8_t(CombineOp::Add) == uint8_t(fmt::CombineOp::Add) &&
+              uint8_t(CombineOp::And) == uint8_t(fmt::CombineOp::And) &&
+              uint8_t(CombineOp::Or) == uint8_t(fmt::CombineOp::Or) &&
+              uint8_t(CombineOp::Xor) == uint8_t(fmt::CombineOp::Xor) &&
+              uint8_t(CombineOp::UMin) == uint8_t(fmt::CombineOp::UMin) &&
+              uint8_t(CombineOp::UMax) == uint8_t(fmt::CombineOp::UMax));
 
 namespace {
 
@@ -409,6 +416,14 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
     KW.u32(Outputs.size());
     for (unsigned O : Outputs)
       KW.u32(O);
+
+    // Parameters whose atomics combine partial replicas (KernelLegality).
+    KW.u32(Legality.Combined.size());
+    for (const CombinedParam &C : Legality.Combined) {
+      KW.u32(C.Arg);
+      KW.u8(uint8_t(C.Op)); // the same order as fmt::CombineOp
+      KW.u8(uint8_t(C.Bytes));
+    }
 
     KW.blob(appendRebaseRecords(
         Device, *K, FAM.getResult<FootprintAnalysis>(*K).serialize()));

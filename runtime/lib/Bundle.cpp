@@ -36,6 +36,8 @@ static_assert(uint8_t(VariantKind::Original) ==
 static_assert(uint8_t(VariantKind::Partition) ==
               uint8_t(fmt::VariantKind::Partition));
 static_assert(uint8_t(VariantKind::Merge) == uint8_t(fmt::VariantKind::Merge));
+static_assert(uint8_t(CombineOp::Add) == uint8_t(fmt::CombineOp::Add) &&
+              uint8_t(CombineOp::UMax) == uint8_t(fmt::CombineOp::UMax));
 static_assert(uint8_t(VariantKind::CPU) == uint8_t(fmt::VariantKind::CPU));
 static_assert(NumVariantKinds == fmt::NumVariantKinds);
 static_assert(uint8_t(ImageKind::Cubin) == uint8_t(fmt::ImageKind::Cubin));
@@ -90,6 +92,24 @@ const char *getVariantKindName(VariantKind K) {
     return "merge";
   case VariantKind::CPU:
     return "cpu";
+  }
+  return "?";
+}
+
+const char *getCombineOpName(CombineOp Op) {
+  switch (Op) {
+  case CombineOp::Add:
+    return "add";
+  case CombineOp::And:
+    return "and";
+  case CombineOp::Or:
+    return "or";
+  case CombineOp::Xor:
+    return "xor";
+  case CombineOp::UMin:
+    return "umin";
+  case CombineOp::UMax:
+    return "umax";
   }
   return "?";
 }
@@ -189,6 +209,21 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   for (uint32_t &O : K.MergeOutputs)
     if (R.u32(O) && O >= K.Params.size())
       return R.Ok = false;
+
+  R.count(N, 6);
+  K.Combined.resize(R.Ok ? N : 0);
+  for (BundleCombined &C : K.Combined) {
+    uint8_t Op = 0, Bytes = 0;
+    R.u32(C.Arg);
+    R.u8(Op);
+    R.u8(Bytes);
+    if (R.Ok && (C.Arg >= K.Params.size() ||
+                 K.Params[C.Arg].Kind != ParamKind::Pointer ||
+                 Op >= fmt::NumCombineOps || (Bytes != 4 && Bytes != 8)))
+      return R.Ok = false;
+    C.Op = CombineOp(Op);
+    C.Bytes = Bytes;
+  }
 
   R.blob(K.Footprints);
   R.u64(K.StaticSharedBytes);
@@ -391,6 +426,9 @@ std::string Bundle::describe() const {
         L += " " + std::to_string(O);
       S += line(L);
     }
+    for (const BundleCombined &C : K.Combined)
+      S += line("  combined: arg " + std::to_string(C.Arg) + " " +
+                getCombineOpName(C.Op) + " i" + std::to_string(C.Bytes * 8));
     S += line("  static shared: " + std::to_string(K.StaticSharedBytes));
     for (const BundleVariableUse &U : K.Variables)
       S += line("  uses variable " + Variables[U.Variable].Name +

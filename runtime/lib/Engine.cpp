@@ -253,12 +253,103 @@ void ModelState::release(BufferManager &Bufs) {
   P.reset();
 }
 
+/// Memory for the partial results of combined outputs (docs/runtime.md,
+/// "Combined outputs"), per device: an area of device memory that the
+/// device's blocks update instead of the buffer, and host memory (pinned on
+/// a GPU) that the partial comes back to. Kept between launches, grown as
+/// needed: allocating either costs more than a histogram's whole launch.
+struct CombineScratch {
+  struct Slot {
+    DeviceAddr Dev = 0;
+    uint64_t DevBytes = 0;
+    void *Host = nullptr;
+    uint64_t HostBytes = 0;
+  };
+  /// Per device, one slot per run it has in a launch.
+  std::map<std::pair<Location, unsigned>, Slot> Slots;
+
+  /// Slot \p Index of location \p L with at least \p Bytes of each.
+  Result get(BufferManager &Bufs, Location L, unsigned Index, uint64_t Bytes,
+             Slot *&Out) {
+    Slot &S = Slots[{L, Index}];
+    Device &D = Bufs.device(L);
+    if (S.DevBytes < Bytes) {
+      if (S.DevBytes)
+        (void)D.free(S.Dev);
+      S.Dev = 0;
+      S.DevBytes = 0;
+      Result R = D.allocate(Bytes, S.Dev);
+      if (!R.ok())
+        return R;
+      S.DevBytes = Bytes;
+    }
+    if (S.HostBytes < Bytes) {
+      if (S.Host)
+        (void)D.freeHost(S.Host);
+      S.Host = nullptr;
+      S.HostBytes = 0;
+      Result R = D.allocateHost(Bytes, S.Host);
+      if (!R.ok())
+        return R;
+      S.HostBytes = Bytes;
+    }
+    Out = &S;
+    return Result::success();
+  }
+
+  void release(BufferManager &Bufs) {
+    for (auto &[Key, S] : Slots) {
+      if (S.DevBytes)
+        (void)Bufs.device(Key.first).free(S.Dev);
+      if (S.Host)
+        (void)Bufs.device(Key.first).freeHost(S.Host);
+    }
+    Slots.clear();
+  }
+};
+
+/// The byte whose repetition is \p Op's identity.
+uint8_t identityByte(CombineOp Op) {
+  return Op == CombineOp::And || Op == CombineOp::UMin ? 0xff : 0x00;
+}
+
+template <class T> T combineValues(CombineOp Op, T A, T B) {
+  switch (Op) {
+  case CombineOp::Add:
+    return T(A + B); // wraps, as the device's atomics do
+  case CombineOp::And:
+    return A & B;
+  case CombineOp::Or:
+    return A | B;
+  case CombineOp::Xor:
+    return A ^ B;
+  case CombineOp::UMin:
+    return std::min(A, B);
+  case CombineOp::UMax:
+    return std::max(A, B);
+  }
+  return A;
+}
+
+/// Dst[i] = Dst[i] op Src[i] over \p Bytes bytes of elements of type T.
+template <class T>
+void combineInto(CombineOp Op, char *Dst, const char *Src, uint64_t Bytes) {
+  for (uint64_t I = 0; I + sizeof(T) <= Bytes; I += sizeof(T)) {
+    T A, B;
+    std::memcpy(&A, Dst + I, sizeof(T));
+    std::memcpy(&B, Src + I, sizeof(T));
+    A = combineValues(Op, A, B);
+    std::memcpy(Dst + I, &A, sizeof(T));
+  }
+}
+
 } // namespace
 
 struct Engine::Impl {
   std::mutex Mutex;
   std::vector<std::unique_ptr<Program>> Programs;
   ModelState Model;
+  CombineScratch Scratch;
   /// Last, so its threads stop before anything they could touch goes.
   IssuePool Pool;
 };
@@ -273,6 +364,7 @@ Result Engine::flushPerformanceCache() {
 
 Engine::~Engine() {
   I->Model.release(Bufs);
+  I->Scratch.release(Bufs);
   for (auto &P : I->Programs)
     for (auto &[L, G] : P->Gpus)
       if (G.Loaded && G.M)
@@ -603,6 +695,9 @@ struct RunState {
   /// copies (per buffer id) that make its inputs valid, not yet run.
   LaunchPlan::Run PlanRun;
   std::vector<std::pair<uint64_t, std::vector<Transfer>>> MoveIn;
+  /// Combined outputs: the device's scratch, which its blocks update
+  /// instead of the buffers (LaunchContext::Combines gives the layout).
+  CombineScratch::Slot *Scratch = nullptr;
 };
 
 /// A device failure to recover from.
@@ -616,9 +711,10 @@ public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
                 LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model,
-                IssuePool &Pool)
+                IssuePool &Pool, CombineScratch &Scratch)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
-        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool) {}
+        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool),
+        Scratch(Scratch) {}
 
   Result run();
 
@@ -633,6 +729,7 @@ private:
   PartitionPolicy Policy;
   ModelState &Model;
   IssuePool &Pool;
+  CombineScratch &Scratch;
 
   /// The model policy: the table key and the devices as the planner saw
   /// them (ranges on these are timed and recorded), events used per GPU.
@@ -698,6 +795,19 @@ private:
   /// The decision for the current ranges.
   Mode M = Mode::Whole;
   Location MergeDev = -1;
+  /// Combined outputs (docs/runtime.md): set when the ranges are on more
+  /// than one device and the kernel has combined parameters. evaluate()
+  /// then leaves those parameters out; each run updates its device's
+  /// scratch at Offset, and the partials are combined into the host copy.
+  struct CombineUse {
+    const BundleCombined *C = nullptr;
+    const PtrArg *P = nullptr;
+    ByteRange Bytes; ///< of the buffer: every byte the kernel may touch
+    uint64_t Offset = 0; ///< in the scratch
+  };
+  bool Combining = false;
+  std::vector<CombineUse> Combines;
+  uint64_t CombineBytes = 0;
   /// The footprints decide() evaluated (coarse sets resolved) for the
   /// ranges it kept, for attempt() to take instead of evaluating again.
   std::vector<PartitionRange> DecidedRanges;
@@ -717,6 +827,14 @@ private:
   void resolveCoarse(const std::vector<PartitionRange> &Ranges,
                      std::vector<RangeUse *> &Uses) const;
   Result decide(std::vector<PartitionRange> &Ranges);
+  /// Fills Combines for the launch, or says why the kernel's combined
+  /// parameters cannot be combined.
+  std::string setUpCombines();
+  bool isCombined(unsigned ArgNo) const;
+  std::optional<Failure> allocateScratch(std::vector<RunState> &Runs);
+  Result fillScratch(RunState &R, StreamHandle S);
+  Result readScratch(RunState &R, StreamHandle S);
+  Result combineRuns(const std::vector<RunState> &Runs);
   Result planModel(const std::vector<Location> &Devs,
                    std::vector<PartitionRange> &Out);
   PlanDevice planDevice(Location L, unsigned BlockThreads);
@@ -939,6 +1057,8 @@ Result LaunchContext::evaluate(uint64_t First, uint64_t Count,
                      blocksText(First, Count) + ": " + S.Message);
   }
   for (const PtrArg &P : Ptrs) {
+    if (Combining && isCombined(P.ArgNo))
+      continue;
     const BundleParam &BP = Info.Params[P.ArgNo];
     bool MayWrite = BP.Role == ParamRole::Write ||
                     BP.Role == ParamRole::ReadWrite || BP.RoleIsGuess;
@@ -1069,6 +1189,10 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   Plan.Reason.clear();
   Plan.Reconcile.clear();
   Plan.MergeDevice.clear();
+  Plan.Combined.clear();
+  Combining = false;
+  Combines.clear();
+  CombineBytes = 0;
   normalize(Ranges);
   std::set<Location> Devs;
   for (const PartitionRange &R : Ranges)
@@ -1108,6 +1232,18 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   for (const PartitionRange &R : Ranges)
     if (isGpu(R.Device) && R.Count != Total && !Part.Present)
       return Whole("no partition-ready variant: " + Part.Reason);
+  if (!Info.Combined.empty()) {
+    std::string Why = setUpCombines();
+    if (!Why.empty())
+      return Whole(Why);
+    Combining = !Combines.empty();
+    for (const CombineUse &C : Combines)
+      Plan.Combined += std::string(Plan.Combined.empty() ? "" : ", ") +
+                       "argument " + std::to_string(C.C->Arg) + " (" +
+                       getCombineOpName(C.C->Op) + " i" +
+                       std::to_string(C.C->Bytes * 8) + ", " +
+                       std::to_string(C.Bytes.size()) + " bytes)";
+  }
 
   // Exact and disjoint?
   std::vector<RangeUse> Uses(Ranges.size());
@@ -1151,6 +1287,9 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
     return Result::success();
   }
 
+  if (Combining)
+    return Whole(WhyNot + ", and a kernel with combined outputs is not "
+                          "merged with a merge kernel");
   // Merges: every written buffer must be reached through merge outputs.
   const BundleVariant &Merge = Info.variant(VariantKind::Merge);
   if (!Merge.Present)
@@ -1191,6 +1330,127 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   Plan.Reconcile = "merge";
   Plan.MergeDevice = name(Best);
   Keep();
+  return Result::success();
+}
+
+bool LaunchContext::isCombined(unsigned ArgNo) const {
+  for (const BundleCombined &C : Info.Combined)
+    if (C.Arg == ArgNo)
+      return true;
+  return false;
+}
+
+std::string LaunchContext::setUpCombines() {
+  Combines.clear();
+  CombineBytes = 0;
+  FootprintResult FR;
+  if (Fp) {
+    LaunchConfig C = Config;
+    C.First = 0;
+    C.Count = int64_t(Total);
+    if (Status S = Fp->evaluate(C, FR); !S)
+      return "the footprints of the combined outputs: " + S.Message;
+  }
+  for (const BundleCombined &C : Info.Combined) {
+    const PtrArg *P = nullptr;
+    for (const PtrArg &Q : Ptrs)
+      if (Q.ArgNo == C.Arg)
+        P = &Q;
+    if (!P)
+      continue; // a null pointer: nothing to combine
+    for (const PtrArg &Q : Ptrs)
+      if (&Q != P && Q.Buf == P->Buf)
+        return "argument " + std::to_string(C.Arg) +
+               ", whose atomics would be combined, shares its buffer with "
+               "argument " +
+               std::to_string(Q.ArgNo);
+    // Every byte the whole grid may touch through it.
+    BufferUse U;
+    addArgumentUse(*P, Fp ? FR.find(P->ArgNo) : nullptr, true, 0, Total, U);
+    U.Reads.insert(U.Writes);
+    ByteRange Rg = hull(U.Reads);
+    if (Rg.empty())
+      continue;
+    if (Rg.Lo % C.Bytes || P->Offset % C.Bytes)
+      return "argument " + std::to_string(C.Arg) +
+             " is not aligned to its atomics' " + std::to_string(C.Bytes) +
+             " bytes";
+    CombineUse CU;
+    CU.C = &C;
+    CU.P = P;
+    CU.Bytes = Rg;
+    CU.Offset = CombineBytes;
+    Combines.push_back(CU);
+    CombineBytes += (Rg.size() + 255) / 256 * 256;
+  }
+  return {};
+}
+
+/// Scratch for every run of a combining launch; a device that cannot
+/// allocate it fails as in prepareAll().
+std::optional<Failure>
+LaunchContext::allocateScratch(std::vector<RunState> &Runs) {
+  std::map<Location, unsigned> PerDevice;
+  for (RunState &R : Runs) {
+    R.Scratch = nullptr;
+    if (!Combining)
+      continue;
+    Result Res =
+        Scratch.get(Bufs, R.Dev, PerDevice[R.Dev]++, CombineBytes, R.Scratch);
+    if (!Res.ok())
+      return Failure{R.Dev, Res};
+  }
+  return std::nullopt;
+}
+
+/// Sets the run's scratch to the identities, on stream \p S of its device
+/// (before the kernel).
+Result LaunchContext::fillScratch(RunState &R, StreamHandle S) {
+  if (!R.Scratch)
+    return Result::success();
+  Device &D = Bufs.device(R.Dev);
+  for (const CombineUse &C : Combines) {
+    Result Res = D.memset(R.Scratch->Dev + C.Offset, identityByte(C.C->Op),
+                          C.Bytes.size(), S);
+    if (!Res.ok())
+      return Res;
+  }
+  return Result::success();
+}
+
+/// Copies the run's partials to its host scratch, on stream \p S (after
+/// the kernel).
+Result LaunchContext::readScratch(RunState &R, StreamHandle S) {
+  if (!R.Scratch)
+    return Result::success();
+  Device &D = Bufs.device(R.Dev);
+  return D.copyDeviceToHost(static_cast<char *>(R.Scratch->Host),
+                            R.Scratch->Dev, CombineBytes, S);
+}
+
+/// The partials of the successful runs, combined into the host copies,
+/// which then alone hold those bytes. The host copies held the buffers'
+/// values before the launch (attempt() makes them valid first), and no run
+/// touched the buffers, so a failed run's blocks may simply run again.
+Result LaunchContext::combineRuns(const std::vector<RunState> &Runs) {
+  if (!Combining)
+    return Result::success();
+  for (const CombineUse &C : Combines) {
+    Buffer &B = *C.P->Buf;
+    char *Dst = static_cast<char *>(B.base()) + C.Bytes.Lo;
+    for (const RunState &R : Runs) {
+      if (R.Failed || !R.Issued || !R.Scratch)
+        continue;
+      const char *Src = static_cast<const char *>(R.Scratch->Host) + C.Offset;
+      if (C.C->Bytes == 8)
+        combineInto<uint64_t>(C.C->Op, Dst, Src, C.Bytes.size());
+      else
+        combineInto<uint32_t>(C.C->Op, Dst, Src, C.Bytes.size());
+    }
+    Result Res = Bufs.markWritten(B, HostLocation, C.Bytes);
+    if (!Res.ok())
+      return Res;
+  }
   return Result::success();
 }
 
@@ -1242,6 +1502,14 @@ Result LaunchContext::argsFor(RunState &R, Location Dev) {
     R.Values[P.ArgNo] = reinterpret_cast<void *>(static_cast<uintptr_t>(A));
     R.ArgPtrs[P.ArgNo] = &R.Values[P.ArgNo];
   }
+  // Combined outputs point into the scratch, placed so that the kernel's
+  // offsets from the argument land on the same bytes of the range.
+  if (R.Scratch)
+    for (const CombineUse &C : Combines) {
+      DeviceAddr A = R.Scratch->Dev + C.Offset + (C.P->Offset - C.Bytes.Lo);
+      R.Values[C.P->ArgNo] =
+          reinterpret_cast<void *>(static_cast<uintptr_t>(A));
+    }
   return Result::success();
 }
 
@@ -1625,13 +1893,19 @@ Result LaunchContext::issueLaunch(RunState &R) {
   const std::string &Entry =
       R.Count == Total ? Info.variant(VariantKind::Original).Entry
                        : Info.variant(VariantKind::Partition).Entry;
+  Result Res = fillScratch(R, D.internalStream(0));
+  if (!Res.ok())
+    return Res;
   if (R.TimeStart && !D.recordEvent(R.TimeStart, D.internalStream(0)).ok())
     R.TimeStart = R.TimeEnd = nullptr;
-  Result Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count,
-                         R.ArgPtrs, R.PartParams);
+  Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count, R.ArgPtrs,
+                  R.PartParams);
   if (R.TimeEnd &&
       (!Res.ok() || !D.recordEvent(R.TimeEnd, D.internalStream(0)).ok()))
     R.TimeStart = R.TimeEnd = nullptr;
+  // Behind the kernel on its stream: the wait for the kernel covers it.
+  if (Res.ok())
+    Res = readScratch(R, D.internalStream(0));
   return Res;
 }
 
@@ -1664,8 +1938,13 @@ void LaunchContext::choosePooled(std::vector<RunState> &Runs) {
 }
 
 Result LaunchContext::runCpu(RunState &R) {
-  return launchOne(R.Dev, false, "", K.Cpu, R.First, R.Count, R.ArgPtrs,
-                   R.PartParams);
+  Result Res = fillScratch(R, nullptr);
+  if (Res.ok())
+    Res = launchOne(R.Dev, false, "", K.Cpu, R.First, R.Count, R.ArgPtrs,
+                    R.PartParams);
+  if (Res.ok())
+    Res = readScratch(R, nullptr);
+  return Res;
 }
 
 /// Merges run \p R (not on M) into M: copies R's write hulls into the
@@ -1850,9 +2129,22 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       Temps.clear();
     };
 
+    // Combined outputs: the host copies hold the values before the launch
+    // (the partials are combined into them), every run has its scratch.
+    std::optional<Failure> Fail;
+    if (Combining) {
+      for (const CombineUse &C : Combines) {
+        Result Res = Bufs.makeValid(*C.P->Buf, HostLocation, C.Bytes);
+        if (!Res.ok())
+          return Res;
+      }
+      Fail = allocateScratch(Runs);
+    }
+
     // Phase 1: prepare. A failure here has changed nothing but validity-
     // exact transfers: drop the device and start again.
-    std::optional<Failure> Fail = prepareAll(Runs);
+    if (!Fail)
+      Fail = prepareAll(Runs);
     Phases.mark("prepare");
     if (!Fail && M == Mode::Merge)
       for (RunState &R : Runs) {
@@ -2139,8 +2431,10 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       return Result::success();
     }
 
-    // Exact or whole: each successful run's writes; failed runs again on
-    // another device.
+    // Exact or whole: each successful run's writes (and partials); failed
+    // runs again on another device.
+    if (Result Res = combineRuns(Runs); !Res.ok())
+      return Res;
     for (RunState &R : Runs)
       if (!R.Failed) {
         Result Res = commitWrites(R);
@@ -2192,6 +2486,10 @@ constexpr double CpuRangeMs = 0.02;
 /// 2 null GPUs and 0.11 us over 4 for a transpose's column bands on the
 /// build VM (the same results); the larger one.
 constexpr double EngineRowUs = 0.1;
+
+/// The host's fixed cost of combining one output of a split: the scratch's
+/// fill and read-back calls on every device, and the combining loop.
+constexpr double CombineFixedMs = 0.005;
 
 /// The seed's floor: a GPU wave takes at least 2 us, a CPU block 1 ns per
 /// thread (the seed has no compute term; measurements correct it).
@@ -2336,6 +2634,16 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     PR.Devices.push_back(PlanDevs[L]);
   }
 
+  // Combined outputs are left out of the footprints below, as decide()
+  // leaves them out of a split's (a single device's share counts them
+  // nowhere: a combined buffer is usually small, a histogram's bins).
+  std::string CombineWhy;
+  Combining = false;
+  if (!Info.Combined.empty()) {
+    CombineWhy = setUpCombines();
+    Combining = CombineWhy.empty() && !Combines.empty();
+  }
+
   // The whole grid's footprint: the seed's bytes per block, whether the
   // writes are exact, the bytes a merge would handle.
   RangeUse Whole;
@@ -2390,6 +2698,8 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       Why = "it writes the variable " + Prog.B.Variables[U.Variable].Name;
   if (Why.empty() && !Fp)
     Why = "its footprints are unusable";
+  if (Why.empty())
+    Why = CombineWhy;
   if (Why.empty() && !Part.Present)
     for (Location L : Devs)
       if (isGpu(L)) {
@@ -2452,6 +2762,20 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // bound: the merge device's own share does not move).
   if (PR.NeedsMerge && Written > 0 && SlowestLink > 0 && FastestMemory > 0)
     PR.MergeMs = Written / (SlowestLink * 1e6) + Written / (FastestMemory * 1e6);
+  // Combined outputs, whenever two or more devices work: every device's
+  // partial comes back over its host link behind its kernel, and the host
+  // combines them one after the other at its one-thread copy bandwidth.
+  if (Combining) {
+    double Link = std::numeric_limits<double>::infinity();
+    for (Location L : Devs)
+      if (isGpu(L))
+        Link = std::min(Link, GpuLink(L, false));
+    for (const CombineUse &C : Combines) {
+      double Bytes = double(C.Bytes.size()) * double(Devs.size());
+      PR.SplitMs += CombineFixedMs + Bytes / (Memcpy * 1e6) +
+                    (std::isfinite(Link) ? Bytes / (Link * 1e6) : 0.0);
+    }
+  }
 
   // Inputs a cudaMemcpy to the device left in the host copy would be on a
   // device already in CUDA: the first search that meets them charges no
@@ -2634,7 +2958,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program &P = const_cast<Program &>(*Req.Kernel->Prog);
   LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy, I->Model,
-                  I->Pool);
+                  I->Pool, I->Scratch);
   Result R = C.run();
   if (I->Model.P)
     I->Model.P->maybeFlush();

@@ -53,6 +53,8 @@ std::string LaunchPlan::describe() const {
     S += ", merged on " + MergeDevice;
   else if (!Reconcile.empty())
     S += ", " + Reconcile + " writes";
+  if (!Combined.empty())
+    S += ", combined on the host: " + Combined;
   S += ", " + std::to_string(BytesMoved) + " bytes moved";
   if (MovedAtOnce)
     S += " (into " + std::to_string(MovedAtOnce) + " devices at once)";

@@ -29,8 +29,8 @@ namespace fmt = cleave::bundle;
 
 namespace {
 
-// vecadd: splittable, merge kernel, CPU variant. hist: a global atomic
-// forbids splitting. tiled: static shared memory and a __constant__
+// vecadd: splittable, merge kernel, CPU variant. hist: global atomics whose
+// results are unused: a combined output, no merge kernel. tiled: static shared memory and a __constant__
 // variable. withasm: inline PTX keeps it GPU-only.
 const char *DeviceIR = R"IR(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -195,15 +195,16 @@ TEST(Bundle, RoundTrip) {
 
   const BundleKernel *H = B.findKernel("hist");
   ASSERT_NE(H, nullptr);
-  EXPECT_FALSE(H->CanSplit);
-  ASSERT_FALSE(H->Issues.empty());
-  EXPECT_EQ(H->Issues[0].Kind, "global-atomic");
-  EXPECT_TRUE(H->Issues[0].ForbidsSplit);
-  const BundleVariant &HP = H->variant(VariantKind::Partition);
-  EXPECT_FALSE(HP.Present);
-  EXPECT_NE(HP.Reason.find("is not split: global-atomic"), std::string::npos)
-      << HP.Reason;
-  EXPECT_FALSE(H->variant(VariantKind::Merge).Present);
+  EXPECT_TRUE(H->CanSplit);
+  EXPECT_TRUE(H->Issues.empty());
+  ASSERT_EQ(H->Combined.size(), 1u);
+  EXPECT_EQ(H->Combined[0].Arg, 1u);
+  EXPECT_EQ(H->Combined[0].Op, CombineOp::Add);
+  EXPECT_EQ(H->Combined[0].Bytes, 4u);
+  EXPECT_TRUE(H->variant(VariantKind::Partition).Present);
+  const BundleVariant &HM = H->variant(VariantKind::Merge);
+  EXPECT_FALSE(HM.Present);
+  EXPECT_NE(HM.Reason.find("atomic"), std::string::npos) << HM.Reason;
   EXPECT_TRUE(H->variant(VariantKind::CPU).Present);
   EXPECT_EQ(H->Params[1].Role, ParamRole::ReadWrite);
 

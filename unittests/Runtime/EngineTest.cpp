@@ -32,7 +32,9 @@ using namespace cleave::rt;
 namespace {
 
 // vecadd: exact writes. keep: out[i] = 2 * in[i] only where in[i] > 0 (a
-// bounded write footprint: merges). hist: a global atomic.
+// bounded write footprint: merges). hist: global atomics whose results are
+// unused (its bins are a combined output). tickets: ticket[i] =
+// atomicAdd(next, 1), a global atomic whose result is used (not split).
 const char *DeviceIR = R"IR(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -104,6 +106,25 @@ body:
   %bin = zext i8 %d to i64
   %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
   %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @tickets(ptr noundef %next, ptr noundef writeonly %ticket, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %old = atomicrmw add ptr %next, i32 1 monotonic, align 4
+  %pt = getelementptr inbounds i32, ptr %ticket, i64 %idx
+  store i32 %old, ptr %pt, align 4
   br label %exit
 exit:
   ret void
@@ -186,17 +207,32 @@ void histCpu(void **Args, const cleave_cpu_launch *L,
     }
 }
 
+void ticketsCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+                uint64_t Count, void *) {
+  unsigned *Next = *static_cast<unsigned **>(Args[0]);
+  unsigned *Ticket = *static_cast<unsigned **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N)
+        Ticket[I] = __atomic_fetch_add(Next, 1u, __ATOMIC_RELAXED);
+    }
+}
+
 const cleave_cpu_kernel_desc VecaddDesc = {"vecadd", vecaddCpu, 0, 0, 4, 0};
 const cleave_cpu_kernel_desc KeepDesc = {"keep", keepCpu, 0, 0, 3, 0};
 const cleave_cpu_kernel_desc KeepMergeDesc = {"__cleave_merge_keep",
                                               keepMergeCpu, 0, 0, 16, 0};
 const cleave_cpu_kernel_desc HistDesc = {"hist", histCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc TicketsDesc = {"tickets", ticketsCpu, 0, 0, 3, 0};
 
 std::map<std::string, void *> cpuSymbols(bool WithMerge = true) {
   std::map<std::string, void *> S = {
       {"__cleave_cpu_vecadd_desc", (void *)&VecaddDesc},
       {"__cleave_cpu_keep_desc", (void *)&KeepDesc},
       {"__cleave_cpu_hist_desc", (void *)&HistDesc},
+      {"__cleave_cpu_tickets_desc", (void *)&TicketsDesc},
       {"__cleave_cpu_var_scale", (void *)&CpuScale}};
   if (WithMerge)
     S["__cleave_cpu___cleave_merge_keep_desc"] = (void *)&KeepMergeDesc;
@@ -445,19 +481,16 @@ TEST_F(EngineTest, NoMergeVariantRunsWhole) {
     ASSERT_EQ(V, 2.0f);
 }
 
-TEST_F(EngineTest, AtomicsRunWhole) {
+TEST_F(EngineTest, AtomicsWhoseResultsAreUsedRunWhole) {
   build(3);
-  const KernelHandle *K = Eng->findKernel("hist");
+  const KernelHandle *K = Eng->findKernel("tickets");
   ASSERT_NE(K, nullptr);
   EXPECT_FALSE(K->Info->CanSplit);
+  EXPECT_TRUE(K->Info->Combined.empty());
   int N = 10000;
-  std::vector<unsigned char> D(N);
-  std::vector<unsigned> Bins(256, 0), Want(256, 0);
-  for (int I = 0; I < N; ++I)
-    ++Want[D[I] = (unsigned char)(Rng() & 255)];
-  unsigned char *PD = upload(D);
-  unsigned *PB = upload(Bins);
-  void *Args[] = {&PD, &PB, &N};
+  std::vector<unsigned> Next(1, 5), Tickets(N, 0);
+  unsigned *PN = upload(Next), *PT = upload(Tickets);
+  void *Args[] = {&PN, &PT, &N};
   KernelLaunchRequest Req;
   Req.Kernel = K;
   Req.Grid[0] = 40;
@@ -471,6 +504,129 @@ TEST_F(EngineTest, AtomicsRunWhole) {
       << Plan.Reason;
   ASSERT_EQ(Plan.Runs.size(), 1u);
   EXPECT_EQ(Plan.Runs[0].DeviceName, "cpu2"); // the largest share
+  // One counter: the tickets are 5, 6, ..., N + 4, each once.
+  std::vector<unsigned> Got = download(PT, N);
+  std::sort(Got.begin(), Got.end());
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], unsigned(I + 5)) << I;
+  EXPECT_EQ(download(PN, 1)[0], unsigned(N + 5));
+}
+
+/// The histogram of \p D added to \p Bins, \p Times times.
+std::vector<unsigned> addHistogram(std::vector<unsigned> Bins,
+                                   const std::vector<unsigned char> &D,
+                                   int Times) {
+  for (unsigned char X : D)
+    Bins[X] += Times;
+  return Bins;
+}
+
+TEST_F(EngineTest, CombinedAtomicsSplitAndAddUp) {
+  build(3);
+  const KernelHandle *K = Eng->findKernel("hist");
+  ASSERT_NE(K, nullptr);
+  EXPECT_TRUE(K->Info->CanSplit);
+  ASSERT_EQ(K->Info->Combined.size(), 1u);
+  EXPECT_EQ(K->Info->Combined[0].Arg, 1u);
+  EXPECT_EQ(K->Info->Combined[0].Op, CombineOp::Add);
+  int N = 10000;
+  std::vector<unsigned char> D(N);
+  std::vector<unsigned> Bins(256);
+  for (int I = 0; I < N; ++I)
+    D[I] = (unsigned char)(Rng() & 255);
+  // Counts before the launch, which the partial bins add to.
+  for (unsigned &B : Bins)
+    B = unsigned(Rng() % 100000);
+  unsigned char *PD = upload(D);
+  unsigned *PB = upload(Bins);
+  void *Args[] = {&PD, &PB, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 40;
+  Req.Block[0] = 250;
+  Req.Args = Args;
+  // Two ranges on cpu1: each has its own partial bins.
+  Req.Partition = {{1, 0, 10}, {2, 10, 15}, {0, 25, 5}, {1, 30, 10}};
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_TRUE(Plan.Split) << Plan.describe();
+  EXPECT_EQ(Plan.Runs.size(), 4u);
+  EXPECT_NE(Plan.Combined.find("argument 1 (add i32, 1024 bytes)"),
+            std::string::npos)
+      << Plan.describe();
+  EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 1));
+
+  // The whole grid on cpu2: the bins are valid there alone. Then a split
+  // again, whose partials add to them (fetched to the host first).
+  Req.Partition = {{2, 0, 40}};
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_TRUE(Plan.Combined.empty());
+  Req.Partition = {{0, 0, 20}, {1, 20, 20}};
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_FALSE(Plan.Combined.empty());
+  EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 3));
+}
+
+TEST_F(EngineTest, CombinedAtomicsRecoverFromAFailedDevice) {
+  for (const char *Spec : {"cpu1:launch:1", "cpu2:alloc:1"}) {
+    SCOPED_TRACE(Spec);
+    build(3);
+    const KernelHandle *K = Eng->findKernel("hist");
+    int N = 10000;
+    std::vector<unsigned char> D(N);
+    std::vector<unsigned> Bins(256, 3);
+    for (int I = 0; I < N; ++I)
+      D[I] = (unsigned char)(Rng() & 255);
+    unsigned char *PD = upload(D);
+    unsigned *PB = upload(Bins);
+    void *Args[] = {&PD, &PB, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = 40;
+    Req.Block[0] = 250;
+    Req.Args = Args;
+    Req.Partition = {{0, 0, 10}, {1, 10, 15}, {2, 25, 15}};
+    ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
+    LaunchPlan Plan;
+    testing::internal::CaptureStderr();
+    Result R = Eng->launch(Req, Plan);
+    testing::internal::GetCapturedStderr();
+    FaultInjector::global().clear();
+    ASSERT_TRUE(R.ok()) << R.toString();
+    EXPECT_EQ(Plan.Recoveries.size(), 1u) << Plan.describe();
+    // The failed device's blocks counted once, by the device they went to.
+    EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 1));
+  }
+}
+
+TEST_F(EngineTest, ACombinedBufferPassedTwiceRunsWhole) {
+  build(2);
+  const KernelHandle *K = Eng->findKernel("hist");
+  // The bins and the data in one allocation: the bins' atomics are not
+  // the only accesses to that buffer, so no device may count alone.
+  int N = 5000;
+  std::vector<unsigned char> Mem(1024 + N, 0);
+  for (int I = 0; I < N; ++I)
+    Mem[1024 + I] = (unsigned char)(Rng() & 255);
+  unsigned char *P = upload(Mem);
+  unsigned char *PD = P + 1024;
+  unsigned *PB = reinterpret_cast<unsigned *>(P);
+  void *Args[] = {&PD, &PB, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 20;
+  Req.Block[0] = 250;
+  Req.Args = Args;
+  Req.Partition = {{0, 0, 10}, {1, 10, 10}};
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_FALSE(Plan.Split);
+  EXPECT_NE(Plan.Reason.find("shares its buffer with argument 0"),
+            std::string::npos)
+      << Plan.Reason;
+  std::vector<unsigned> Want(256, 0);
+  for (int I = 0; I < N; ++I)
+    ++Want[Mem[1024 + I]];
   EXPECT_EQ(download(PB, 256), Want);
 }
 

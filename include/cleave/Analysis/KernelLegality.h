@@ -48,9 +48,33 @@ struct LegalityIssue {
   const llvm::Instruction *Cause = nullptr;
 };
 
+/// How the partial results of a combined parameter (below) merge: the
+/// operation of its atomics. Each has an identity that is a byte pattern
+/// (0x00 or 0xff), so a replica is filled with a memset.
+enum class CombineOp : uint8_t { Add, And, Or, Xor, UMin, UMax };
+
+/// Stable lower-case name ("add", "umax", ...), as in the bundle's text.
+llvm::StringRef getCombineOpName(CombineOp Op);
+
+/// A pointer parameter that the kernel touches only through integer atomic
+/// read-modify-writes of one commutative kind whose results it never uses
+/// (a histogram's bins, a counter). Blocks on different devices may then
+/// each update a replica that starts at the operation's identity; the
+/// final value is the original combined with every replica, in any order
+/// (integer arithmetic wraps, and these operations are associative and
+/// commutative), so the atomics do not forbid splitting.
+struct CombinedParam {
+  unsigned Arg = 0;
+  CombineOp Op = CombineOp::Add;
+  unsigned Bytes = 4; ///< the width of every atomic on it: 4 or 8
+  const llvm::Instruction *First = nullptr; ///< one of the atomics
+};
+
 class KernelLegality {
 public:
   llvm::SmallVector<LegalityIssue, 4> Issues;
+  /// In parameter order.
+  llvm::SmallVector<CombinedParam, 2> Combined;
 
   bool canSplit() const;
   bool canRunOnCPU() const;
@@ -75,6 +99,7 @@ public:
 ///     cpu: yes
 ///     issue: loaded-pointer (forbids split) 'load' at chase.cu:5:43; pointer
 ///       from 'load' at chase.cu:4:22           (all on one line)
+///     combine: arg 1 add i32 'atomicrmw add' at hist.cu:9:5
 class KernelLegalityPrinterPass
     : public llvm::PassInfoMixin<KernelLegalityPrinterPass> {
   llvm::raw_ostream &OS;

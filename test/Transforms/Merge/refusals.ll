@@ -47,7 +47,7 @@ exit:
 }
 
 ; The result depends on the order of the updates.
-; REMARK: remark: <unknown>:0:0: kernel 'atomic_out' is not split: global-atomic 'atomicrmw add'
+; REMARK: remark: <unknown>:0:0: kernel 'atomic_out' gets no merge kernel: atomic atomicrmw add into output 'out': the result depends on the order of the updates
 define void @atomic_out(ptr %out) {
   %i = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %p = getelementptr i32, ptr %out, i32 %i

@@ -89,6 +89,21 @@ struct BundleVariant {
   std::string Location; ///< where the reason points, "file:line:col" or empty
 };
 
+/// The operation a combined parameter's atomics apply (the same order as
+/// the format's); each has a byte-pattern identity.
+enum class CombineOp : uint8_t { Add, And, Or, Xor, UMin, UMax };
+const char *getCombineOpName(CombineOp Op); ///< "add", "and", ...
+
+/// A parameter the kernel only updates with integer atomics of one
+/// combinable operation whose results it never uses (docs/runtime.md,
+/// "Combined outputs"): a split gives every device a replica filled with
+/// the identity, and the partial results are combined into the original.
+struct BundleCombined {
+  uint32_t Arg = 0;
+  CombineOp Op = CombineOp::Add;
+  uint32_t Bytes = 4; ///< element width: 4 or 8
+};
+
 struct BundleVariableUse {
   uint32_t Variable = 0; ///< index into Bundle::Variables
   bool Read = false;
@@ -107,6 +122,8 @@ struct BundleKernel {
   /// The output parameters the merge variant takes a partial buffer for, in
   /// the order of its partial parameters (docs/transforms.md).
   std::vector<uint32_t> MergeOutputs;
+  /// In parameter order, each a pointer parameter.
+  std::vector<BundleCombined> Combined;
   /// KernelFootprint::serialize() (docs/footprints.md); FootprintProgram
   /// parses it.
   std::string Footprints;

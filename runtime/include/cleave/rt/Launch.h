@@ -115,6 +115,10 @@ struct LaunchPlan {
   /// "merge" (merge kernels on MergeDevice); empty otherwise.
   std::string Reconcile;
   std::string MergeDevice;
+  /// The combined outputs of a split (docs/runtime.md, "Combined
+  /// outputs"): "argument 1 (add i32, 1024 bytes)", comma-separated; empty
+  /// otherwise.
+  std::string Combined;
   uint64_t BytesMoved = 0;
   /// Devices whose inputs moved at once, one thread each (0: the ranges
   /// moved their inputs one after the other).
