@@ -2487,10 +2487,6 @@ constexpr double CpuRangeMs = 0.02;
 /// build VM (the same results); the larger one.
 constexpr double EngineRowUs = 0.1;
 
-/// The host's fixed cost of combining one output of a split: the scratch's
-/// fill and read-back calls on every device, and the combining loop.
-constexpr double CombineFixedMs = 0.005;
-
 /// The seed's floor: a GPU wave takes at least 2 us, a CPU block 1 ns per
 /// thread (the seed has no compute term; measurements correct it).
 constexpr double GpuSeedMinWaveMs = 0.002;
@@ -2634,15 +2630,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     PR.Devices.push_back(PlanDevs[L]);
   }
 
-  // Combined outputs are left out of the footprints below, as decide()
-  // leaves them out of a split's (a single device's share counts them
-  // nowhere: a combined buffer is usually small, a histogram's bins).
-  std::string CombineWhy;
   Combining = false;
-  if (!Info.Combined.empty()) {
-    CombineWhy = setUpCombines();
-    Combining = CombineWhy.empty() && !Combines.empty();
-  }
 
   // The whole grid's footprint: the seed's bytes per block, whether the
   // writes are exact, the bytes a merge would handle.
@@ -2698,8 +2686,16 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       Why = "it writes the variable " + Prog.B.Variables[U.Variable].Name;
   if (Why.empty() && !Fp)
     Why = "its footprints are unusable";
-  if (Why.empty())
-    Why = CombineWhy;
+  // Combined outputs (docs/runtime.md): the model policy keeps such a
+  // kernel on one device. The headline's histogram sizes its grid to one
+  // wave of the GPU; split over 2 and 4 H200s it measured 0.92x and 0.93x
+  // of one (bench/results/headline-h200x4-2026-11-22-s5): a partial wave of
+  // a latency-bound kernel takes about a whole wave's time, and the tables
+  // read a partial wave's time as the whole wave's throughput. Explicit
+  // partitions and the static policies do combine.
+  if (Why.empty() && !Info.Combined.empty())
+    Why = "its combined outputs are not split by the model policy (its "
+          "tables do not yet tell what a partial wave costs)";
   if (Why.empty() && !Part.Present)
     for (Location L : Devs)
       if (isGpu(L)) {
@@ -2762,20 +2758,6 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // bound: the merge device's own share does not move).
   if (PR.NeedsMerge && Written > 0 && SlowestLink > 0 && FastestMemory > 0)
     PR.MergeMs = Written / (SlowestLink * 1e6) + Written / (FastestMemory * 1e6);
-  // Combined outputs, whenever two or more devices work: every device's
-  // partial comes back over its host link behind its kernel, and the host
-  // combines them one after the other at its one-thread copy bandwidth.
-  if (Combining) {
-    double Link = std::numeric_limits<double>::infinity();
-    for (Location L : Devs)
-      if (isGpu(L))
-        Link = std::min(Link, GpuLink(L, false));
-    for (const CombineUse &C : Combines) {
-      double Bytes = double(C.Bytes.size()) * double(Devs.size());
-      PR.SplitMs += CombineFixedMs + Bytes / (Memcpy * 1e6) +
-                    (std::isfinite(Link) ? Bytes / (Link * 1e6) : 0.0);
-    }
-  }
 
   // Inputs a cudaMemcpy to the device left in the host copy would be on a
   // device already in CUDA: the first search that meets them charges no

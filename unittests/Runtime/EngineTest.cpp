@@ -567,6 +567,45 @@ TEST_F(EngineTest, CombinedAtomicsSplitAndAddUp) {
   EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 3));
 }
 
+TEST_F(EngineTest, TheModelPolicyKeepsCombinedOutputsOnOneDevice) {
+  build(3);
+  const char *Old = std::getenv("CLEAVE_CACHE_DIR");
+  std::string Saved = Old ? Old : "";
+  setenv("CLEAVE_CACHE_DIR", "off", 1);
+  Eng->setPolicy(PartitionPolicy::Model);
+  const KernelHandle *K = Eng->findKernel("hist");
+  int N = 10000;
+  std::vector<unsigned char> D(N);
+  std::vector<unsigned> Bins(256, 1);
+  for (int I = 0; I < N; ++I)
+    D[I] = (unsigned char)(Rng() & 255);
+  unsigned char *PD = upload(D);
+  unsigned *PB = upload(Bins);
+  void *Args[] = {&PD, &PB, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = 40;
+  Req.Block[0] = 250;
+  Req.Args = Args;
+  LaunchPlan Plan;
+  setenv("CLEAVE_LOG", "plan", 1);
+  testing::internal::CaptureStderr();
+  Result R = Eng->launch(Req, Plan);
+  std::string Log = testing::internal::GetCapturedStderr();
+  unsetenv("CLEAVE_LOG");
+  if (Old)
+    setenv("CLEAVE_CACHE_DIR", Saved.c_str(), 1);
+  else
+    unsetenv("CLEAVE_CACHE_DIR");
+  ASSERT_TRUE(R.ok()) << R.toString();
+  EXPECT_NE(Log.find("its combined outputs are not split by the model policy"),
+            std::string::npos)
+      << Log;
+  EXPECT_EQ(Plan.Runs.size(), 1u) << Plan.describe();
+  EXPECT_TRUE(Plan.Combined.empty());
+  EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 1));
+}
+
 TEST_F(EngineTest, CombinedAtomicsRecoverFromAFailedDevice) {
   for (const char *Spec : {"cpu1:launch:1", "cpu2:alloc:1"}) {
     SCOPED_TRACE(Spec);
