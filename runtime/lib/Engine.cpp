@@ -2630,8 +2630,6 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     PR.Devices.push_back(PlanDevs[L]);
   }
 
-  Combining = false;
-
   // The whole grid's footprint: the seed's bytes per block, whether the
   // writes are exact, the bytes a merge would handle.
   RangeUse Whole;

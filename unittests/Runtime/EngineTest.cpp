@@ -290,6 +290,33 @@ protected:
     return V;
   }
 
+  /// A launch of hist over 40 blocks of 250 random bytes into 256 bins
+  /// that start at \p Start, both uploaded. Not copyable: Args points
+  /// into it.
+  struct HistLaunch {
+    std::vector<unsigned char> Data;
+    std::vector<unsigned> Bins;
+    unsigned char *PD = nullptr;
+    unsigned *PB = nullptr;
+    int N = 10000;
+    void *Args[3] = {&PD, &PB, &N};
+    KernelLaunchRequest Req;
+    HistLaunch() = default;
+    HistLaunch(const HistLaunch &) = delete;
+  };
+  void makeHist(HistLaunch &H, unsigned Start) {
+    H.Data.resize(H.N);
+    for (unsigned char &X : H.Data)
+      X = (unsigned char)(Rng() & 255);
+    H.Bins.assign(256, Start);
+    H.PD = upload(H.Data);
+    H.PB = upload(H.Bins);
+    H.Req.Kernel = Eng->findKernel("hist");
+    H.Req.Grid[0] = 40;
+    H.Req.Block[0] = 250;
+    H.Req.Args = H.Args;
+  }
+
   // Destroyed in reverse order: the engine, then buffers, then devices.
   std::unique_ptr<DeviceRegistry> Reg;
   std::vector<std::unique_ptr<test::FakeDevice>> Fakes;
@@ -573,24 +600,12 @@ TEST_F(EngineTest, TheModelPolicyKeepsCombinedOutputsOnOneDevice) {
   std::string Saved = Old ? Old : "";
   setenv("CLEAVE_CACHE_DIR", "off", 1);
   Eng->setPolicy(PartitionPolicy::Model);
-  const KernelHandle *K = Eng->findKernel("hist");
-  int N = 10000;
-  std::vector<unsigned char> D(N);
-  std::vector<unsigned> Bins(256, 1);
-  for (int I = 0; I < N; ++I)
-    D[I] = (unsigned char)(Rng() & 255);
-  unsigned char *PD = upload(D);
-  unsigned *PB = upload(Bins);
-  void *Args[] = {&PD, &PB, &N};
-  KernelLaunchRequest Req;
-  Req.Kernel = K;
-  Req.Grid[0] = 40;
-  Req.Block[0] = 250;
-  Req.Args = Args;
+  HistLaunch H;
+  makeHist(H, 1);
   LaunchPlan Plan;
   setenv("CLEAVE_LOG", "plan", 1);
   testing::internal::CaptureStderr();
-  Result R = Eng->launch(Req, Plan);
+  Result R = Eng->launch(H.Req, Plan);
   std::string Log = testing::internal::GetCapturedStderr();
   unsetenv("CLEAVE_LOG");
   if (Old)
@@ -603,38 +618,26 @@ TEST_F(EngineTest, TheModelPolicyKeepsCombinedOutputsOnOneDevice) {
       << Log;
   EXPECT_EQ(Plan.Runs.size(), 1u) << Plan.describe();
   EXPECT_TRUE(Plan.Combined.empty());
-  EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 1));
+  EXPECT_EQ(download(H.PB, 256), addHistogram(H.Bins, H.Data, 1));
 }
 
 TEST_F(EngineTest, CombinedAtomicsRecoverFromAFailedDevice) {
   for (const char *Spec : {"cpu1:launch:1", "cpu2:alloc:1"}) {
     SCOPED_TRACE(Spec);
     build(3);
-    const KernelHandle *K = Eng->findKernel("hist");
-    int N = 10000;
-    std::vector<unsigned char> D(N);
-    std::vector<unsigned> Bins(256, 3);
-    for (int I = 0; I < N; ++I)
-      D[I] = (unsigned char)(Rng() & 255);
-    unsigned char *PD = upload(D);
-    unsigned *PB = upload(Bins);
-    void *Args[] = {&PD, &PB, &N};
-    KernelLaunchRequest Req;
-    Req.Kernel = K;
-    Req.Grid[0] = 40;
-    Req.Block[0] = 250;
-    Req.Args = Args;
-    Req.Partition = {{0, 0, 10}, {1, 10, 15}, {2, 25, 15}};
+    HistLaunch H;
+    makeHist(H, 3);
+    H.Req.Partition = {{0, 0, 10}, {1, 10, 15}, {2, 25, 15}};
     ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
     LaunchPlan Plan;
     testing::internal::CaptureStderr();
-    Result R = Eng->launch(Req, Plan);
+    Result R = Eng->launch(H.Req, Plan);
     testing::internal::GetCapturedStderr();
     FaultInjector::global().clear();
     ASSERT_TRUE(R.ok()) << R.toString();
     EXPECT_EQ(Plan.Recoveries.size(), 1u) << Plan.describe();
     // The failed device's blocks counted once, by the device they went to.
-    EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 1));
+    EXPECT_EQ(download(H.PB, 256), addHistogram(H.Bins, H.Data, 1));
   }
 }
 
