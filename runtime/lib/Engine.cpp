@@ -1202,6 +1202,9 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
 
   auto Whole = [&](std::string Why) {
     M = Mode::Whole;
+    Combining = false; // the original kernel, on the buffer itself
+    Combines.clear();
+    Plan.Combined.clear();
     Plan.Split = false;
     Plan.Reason = std::move(Why);
     Location D = bestDevice(Ranges);

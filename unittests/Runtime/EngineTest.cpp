@@ -35,6 +35,8 @@ namespace {
 // bounded write footprint: merges). hist: global atomics whose results are
 // unused (its bins are a combined output). tickets: ticket[i] =
 // atomicAdd(next, 1), a global atomic whose result is used (not split).
+// histmark: hist's bins, plus mark[i] = 1 where data[i] >= 128 (a bounded
+// write that would need the merge kernel).
 const char *DeviceIR = R"IR(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -106,6 +108,32 @@ body:
   %bin = zext i8 %d to i64
   %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
   %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
+  br label %exit
+exit:
+  ret void
+}
+
+define ptx_kernel void @histmark(ptr noundef readonly %data, ptr noundef %bins, ptr noundef writeonly %mark, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
+  %d = load i8, ptr %pd, align 1
+  %bin = zext i8 %d to i64
+  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
+  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
+  %hi = icmp uge i8 %d, -128
+  br i1 %hi, label %set, label %exit
+set:
+  %pm = getelementptr inbounds i8, ptr %mark, i64 %idx
+  store i8 1, ptr %pm, align 1
   br label %exit
 exit:
   ret void
@@ -220,12 +248,30 @@ void ticketsCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
     }
 }
 
+void histmarkCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+                 uint64_t Count, void *) {
+  const unsigned char *D = *static_cast<const unsigned char **>(Args[0]);
+  unsigned *Bins = *static_cast<unsigned **>(Args[1]);
+  unsigned char *Mark = *static_cast<unsigned char **>(Args[2]);
+  int N = *static_cast<int *>(Args[3]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I >= N)
+        continue;
+      __atomic_fetch_add(&Bins[D[I]], 1u, __ATOMIC_RELAXED);
+      if (D[I] >= 128)
+        Mark[I] = 1;
+    }
+}
+
 const cleave_cpu_kernel_desc VecaddDesc = {"vecadd", vecaddCpu, 0, 0, 4, 0};
 const cleave_cpu_kernel_desc KeepDesc = {"keep", keepCpu, 0, 0, 3, 0};
 const cleave_cpu_kernel_desc KeepMergeDesc = {"__cleave_merge_keep",
                                               keepMergeCpu, 0, 0, 16, 0};
 const cleave_cpu_kernel_desc HistDesc = {"hist", histCpu, 0, 0, 3, 0};
 const cleave_cpu_kernel_desc TicketsDesc = {"tickets", ticketsCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc HistmarkDesc = {"histmark", histmarkCpu, 0, 0, 4, 0};
 
 std::map<std::string, void *> cpuSymbols(bool WithMerge = true) {
   std::map<std::string, void *> S = {
@@ -233,6 +279,7 @@ std::map<std::string, void *> cpuSymbols(bool WithMerge = true) {
       {"__cleave_cpu_keep_desc", (void *)&KeepDesc},
       {"__cleave_cpu_hist_desc", (void *)&HistDesc},
       {"__cleave_cpu_tickets_desc", (void *)&TicketsDesc},
+      {"__cleave_cpu_histmark_desc", (void *)&HistmarkDesc},
       {"__cleave_cpu_var_scale", (void *)&CpuScale}};
   if (WithMerge)
     S["__cleave_cpu___cleave_merge_keep_desc"] = (void *)&KeepMergeDesc;
@@ -639,6 +686,35 @@ TEST_F(EngineTest, CombinedAtomicsRecoverFromAFailedDevice) {
     // The failed device's blocks counted once, by the device they went to.
     EXPECT_EQ(download(H.PB, 256), addHistogram(H.Bins, H.Data, 1));
   }
+}
+
+TEST_F(EngineTest, CombinedOutputsBesideAMergedOneRunWhole) {
+  build(3);
+  const KernelHandle *K = Eng->findKernel("histmark");
+  ASSERT_NE(K, nullptr);
+  ASSERT_EQ(K->Info->Combined.size(), 1u);
+  HistLaunch H;
+  makeHist(H, 5);
+  std::vector<unsigned char> Mark(H.N, 0), WantMark(H.N, 0);
+  for (int I = 0; I < H.N; ++I)
+    WantMark[I] = H.Data[I] >= 128;
+  unsigned char *PM = upload(Mark);
+  void *Args[] = {&H.PD, &H.PB, &PM, &H.N};
+  H.Req.Kernel = K;
+  H.Req.Args = Args;
+  H.Req.Partition = {{0, 0, 10}, {1, 10, 15}, {2, 25, 15}};
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(H.Req, Plan).ok());
+  // The mark's bounded writes need the merge kernel, which a launch with
+  // combined outputs does not use: the whole grid on one device, the bins
+  // updated in place.
+  EXPECT_FALSE(Plan.Split);
+  EXPECT_NE(Plan.Reason.find("not merged with a merge kernel"),
+            std::string::npos)
+      << Plan.Reason;
+  EXPECT_TRUE(Plan.Combined.empty()) << Plan.describe();
+  EXPECT_EQ(download(H.PB, 256), addHistogram(H.Bins, H.Data, 1));
+  EXPECT_EQ(download(PM, H.N), WantMark);
 }
 
 TEST_F(EngineTest, ACombinedBufferPassedTwiceRunsWhole) {
