@@ -116,14 +116,15 @@ public:
   }
   bool isAnyRemarkEnabled() const override { return true; }
 
-  /// Remarks of this pass are dropped (neither recorded nor passed on):
-  /// the CPU module's own run of cleave-merge repeats the device module's.
-  std::string Mute;
+  /// Remarks of these passes are dropped (neither recorded nor passed on):
+  /// the CPU module's own runs of cleave-merge and cleave-swap-grid repeat
+  /// the device module's.
+  std::vector<std::string> Mute;
 
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
     if (const auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI)) {
       StringRef Pass = R->getPassName();
-      if (!Mute.empty() && Pass == Mute)
+      if (is_contained(Mute, Pass))
         return true;
       if (isCleave(Pass)) {
         const auto *WithLoc = dyn_cast<DiagnosticInfoWithLocationBase>(R);
@@ -163,8 +164,10 @@ public:
     Recorder = R.get();
     Ctx.setDiagnosticHandler(std::move(R));
   }
-  /// Drops the remarks of \p Pass from now on (empty: none).
-  void mute(StringRef Pass) { Recorder->Mute = Pass.str(); }
+  /// Drops the remarks of \p Passes from now on (empty: none).
+  void mute(std::vector<std::string> Passes) {
+    Recorder->Mute = std::move(Passes);
+  }
   ~RecordRemarks() {
     std::unique_ptr<DiagnosticHandler> Mine = Ctx.getDiagnosticHandler();
     Ctx.setDiagnosticHandler(
@@ -274,7 +277,9 @@ void writeVariant(fmt::ByteWriter &W, fmt::VariantKind Kind,
 /// described by __cleave_cpu___cleave_merge_<K>_desc (docs/cpu-backend.md).
 /// A merge kernel the lowering refuses simply has no CPU variant.
 Error lowerForCPU(CleavePassSetup &Setup, Module &M) {
-  if (Error E = Setup.run(M, "cleave-merge"))
+  // The twins first (a no-op when the module already has them): they are
+  // kernels of the bundle, with CPU variants of their own.
+  if (Error E = Setup.run(M, "cleave-swap-grid,cleave-merge"))
     return E;
   for (Function &F : M)
     if (F.getFnAttribute("cleave-variant").getValueAsString() == "merge")
@@ -306,14 +311,21 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   // __cleave_cpu___cleave_merge_<K> (descriptor ..._desc), which the runtime
   // finds by that name (docs/cpu-backend.md); it is not recorded in the
   // bundle, whose merge variant gives its calling convention.
+  // The twins of 2-D kernels (cleave-swap-grid) are kernels like the
+  // others: made first, so the CPU clone and every pass below see them.
+  {
+    CleavePassSetup Swap(TM->get());
+    if (Error E = Swap.run(Device, "cleave-swap-grid"))
+      return std::move(E);
+  }
   std::unique_ptr<Module> Host = CloneModule(Device);
   {
     CleavePassSetup CPU(TM->get());
     if (Opts.Log)
       *Opts.Log << "cleave: bundle: lowering kernels for the CPU\n";
-    Recorder.mute("cleave-merge");
+    Recorder.mute({"cleave-merge", "cleave-swap-grid"});
     Error E = lowerForCPU(CPU, *Host);
-    Recorder.mute("");
+    Recorder.mute({});
     if (E)
       return std::move(E);
   }

@@ -48,6 +48,10 @@ bool isKernel(const Function &F) {
 
 bool isCleaveVariant(const Function &F) { return F.hasFnAttribute(VariantAttr); }
 
+bool isSwappedTwin(const Function &F) {
+  return F.hasFnAttribute(SwappedFromAttr);
+}
+
 SmallVector<Function *, 8> getKernels(Module &M) {
   SmallVector<Function *, 8> Kernels;
   for (Function &F : M)
@@ -87,6 +91,10 @@ std::string mergeVariantName(StringRef Kernel) {
 }
 
 std::string displayName(const Function &F) {
+  if (isSwappedTwin(F))
+    return llvm::demangle(
+               F.getFnAttribute(SwappedFromAttr).getValueAsString().str()) +
+           " [x<->y]";
   return llvm::demangle(F.getName().str());
 }
 

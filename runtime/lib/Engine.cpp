@@ -104,6 +104,25 @@ bool envHas(const char *Var, const char *Word) {
   return S == "all";
 }
 
+/// The launch's arguments as the footprint evaluator takes them: integer
+/// parameters sign-extended, 0 for the others.
+std::vector<int64_t> integerArgs(const BundleKernel &Info, void *const *Args) {
+  std::vector<int64_t> Out(Info.Params.size(), 0);
+  for (size_t A = 0; A < Out.size(); ++A) {
+    const BundleParam &BP = Info.Params[A];
+    if (BP.Kind != ParamKind::Scalar || !Args || !Args[A])
+      continue;
+    switch (BP.Size) {
+    case 1: { int8_t X; std::memcpy(&X, Args[A], 1); Out[A] = X; break; }
+    case 2: { int16_t X; std::memcpy(&X, Args[A], 2); Out[A] = X; break; }
+    case 4: { int32_t X; std::memcpy(&X, Args[A], 4); Out[A] = X; break; }
+    case 8: { int64_t X; std::memcpy(&X, Args[A], 8); Out[A] = X; break; }
+    default: break;
+    }
+  }
+  return Out;
+}
+
 } // namespace
 
 bool parsePartitionPolicy(std::string_view Text, PartitionPolicy &Out) {
@@ -418,6 +437,11 @@ Result Engine::addProgram(const void *BundleData, size_t BundleSize,
           FS ? "its footprints describe another parameter count"
              : "its footprints do not parse: " + FS.Message;
   }
+  // Twins with x and y swapped, by name (lib/Transforms/SwapGrid.cpp).
+  for (KernelHandle &H : P->Kernels)
+    for (const KernelHandle &T : P->Kernels)
+      if (T.Info->Name == "__cleave_sw_" + H.Info->Name)
+        H.Swapped = &T;
   for (const BundleVariable &V : P->B.Variables) {
     Program::Var PV;
     PV.Host.assign(V.Size, 0);
@@ -912,34 +936,21 @@ Result LaunchContext::checkRequest() {
     Config.Grid[D] = Req.Grid[D];
     Config.Block[D] = Req.Block[D];
   }
-  Config.Args.assign(NumArgs, 0);
+  Config.Args = integerArgs(Info, Req.Args);
   for (unsigned A = 0; A < NumArgs; ++A) {
-    const BundleParam &BP = Info.Params[A];
-    if (BP.Kind == ParamKind::Pointer) {
-      void *P = nullptr;
-      std::memcpy(&P, Req.Args[A], sizeof(P));
-      if (!P)
-        continue;
-      BufferManager::Resolved Res;
-      Result R = Bufs.resolve(P, Res);
-      if (!R.ok())
-        return invalid("launch of " + Info.Name + ": argument " +
-                       std::to_string(A) + ": " + R.message());
-      Ptrs.push_back({A, Res.Buf, Res.Offset});
-      BufById[Res.Buf->id()] = Res.Buf;
+    if (Info.Params[A].Kind != ParamKind::Pointer)
       continue;
-    }
-    if (BP.Kind != ParamKind::Scalar)
+    void *P = nullptr;
+    std::memcpy(&P, Req.Args[A], sizeof(P));
+    if (!P)
       continue;
-    int64_t V = 0;
-    switch (BP.Size) {
-    case 1: { int8_t X; std::memcpy(&X, Req.Args[A], 1); V = X; break; }
-    case 2: { int16_t X; std::memcpy(&X, Req.Args[A], 2); V = X; break; }
-    case 4: { int32_t X; std::memcpy(&X, Req.Args[A], 4); V = X; break; }
-    case 8: { int64_t X; std::memcpy(&X, Req.Args[A], 8); V = X; break; }
-    default: break;
-    }
-    Config.Args[A] = V;
+    BufferManager::Resolved Res;
+    Result R = Bufs.resolve(P, Res);
+    if (!R.ok())
+      return invalid("launch of " + Info.Name + ": argument " +
+                     std::to_string(A) + ": " + R.message());
+    Ptrs.push_back({A, Res.Buf, Res.Offset});
+    BufById[Res.Buf->id()] = Res.Buf;
   }
   size_t KI = &K - Prog.Kernels.data();
   Fp = Prog.Footprints[KI].get();
@@ -2635,6 +2646,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
 
   // The whole grid's footprint: the seed's bytes per block, whether the
   // writes are exact, the bytes a merge would handle.
+  // Combined outputs are left out of the footprints the search weighs, as
+  // a split leaves them out of transfers and validity (their scratch,
+  // memset and combine are a region's bytes, small next to the data).
+  // decide() sets Combining again for the ranges chosen.
+  Combining = !Info.Combined.empty();
   RangeUse Whole;
   Result Ev = evaluate(0, Total, Whole);
   if (!Ev.ok())
@@ -2687,16 +2703,24 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       Why = "it writes the variable " + Prog.B.Variables[U.Variable].Name;
   if (Why.empty() && !Fp)
     Why = "its footprints are unusable";
-  // Combined outputs (docs/runtime.md): the model policy keeps such a
-  // kernel on one device. The headline's histogram sizes its grid to one
-  // wave of the GPU; split over 2 and 4 H200s it measured 0.92x and 0.93x
-  // of one (bench/results/headline-h200x4-2026-11-22-s5): a partial wave of
-  // a latency-bound kernel takes about a whole wave's time, and the tables
-  // read a partial wave's time as the whole wave's throughput. Explicit
-  // partitions and the static policies do combine.
-  if (Why.empty() && !Info.Combined.empty())
-    Why = "its combined outputs are not split by the model policy (its "
-          "tables do not yet tell what a partial wave costs)";
+  // Combined outputs (docs/runtime.md): split by the model policy only
+  // when the grid fills a wave of every GPU. The one-wave histogram of an
+  // earlier headline, split over 2 and 4 H200s, measured 0.92x and 0.93x of
+  // one (bench/results/headline-h200x4-2026-11-22-s5): a partial wave of a
+  // latency-bound kernel takes about a whole wave's time, and the tables,
+  // whose rows are whole waves, read a partial wave's time as a whole
+  // wave's throughput. Explicit partitions and the static policies always
+  // combine.
+  if (Why.empty() && !Info.Combined.empty()) {
+    uint64_t Waves = 0;
+    for (const PlanDevice &D : PR.Devices)
+      Waves += D.Gpu ? D.Wave : 0;
+    if (Total < Waves)
+      Why = "its combined outputs are split by the model policy only when "
+            "the grid fills a wave of every GPU (" +
+            std::to_string(Total) + " blocks, " + std::to_string(Waves) +
+            " needed)";
+  }
   if (Why.empty() && !Part.Present)
     for (Location L : Devs)
       if (isGpu(L)) {
@@ -2934,15 +2958,89 @@ Result LaunchContext::run() {
 }
 
 
+namespace {
+
+/// The rows of bytes that the blocks [L.First, L.First + L.Count) write,
+/// over every output: what the engine's bookkeeping of a range's writes
+/// costs. UINT64_MAX when a write set is not exact (the range would need a
+/// merge) or the footprints cannot be evaluated.
+uint64_t writtenRows(const FootprintProgram &Fp, const LaunchConfig &L) {
+  FootprintResult F;
+  if (!Fp.evaluate(L, F))
+    return UINT64_MAX;
+  uint64_t Rows = 0;
+  for (const ParamFootprint &P : F.Params) {
+    if (P.WriteClass != FootprintClass::Exact)
+      return UINT64_MAX;
+    for (const ByteRegion &W : P.Writes)
+      Rows += uint64_t(W.Rows) * uint64_t(W.Planes);
+  }
+  return Rows;
+}
+
+/// The twin (x and y swapped) that \p Req should run as, or null: when
+/// the engine has several devices, a policy that may split decides the
+/// split (not an explicit partition, not SingleDevice), the grid
+/// is 2-D and fits the twin's (gx <= 65535), the twin runs wherever the
+/// kernel does, and the first half of the grid cut into the twin's row
+/// bands writes fewer rows of bytes than cut into the kernel's (a tiled
+/// transpose: whole output rows against thousands of short ones).
+/// CLEAVE_SWAP=off never swaps (docs/runtime.md, "Swapped grids").
+const KernelHandle *twinFor(const KernelLaunchRequest &Req,
+                            size_t NumDevices, PartitionPolicy Policy) {
+  const KernelHandle &K = *Req.Kernel;
+  const KernelHandle *T = K.Swapped;
+  if (!T || NumDevices < 2 || Policy == PartitionPolicy::SingleDevice ||
+      !Req.Partition.empty() || Req.Grid[2] != 1 ||
+      Req.Grid[1] < 2 || Req.Grid[0] > 0xFFFFu || (K.Cpu && !T->Cpu) ||
+      envHas("CLEAVE_SWAP", "off"))
+    return nullptr;
+  const Program &P = *K.Prog;
+  const FootprintProgram *Fk = P.Footprints[&K - P.Kernels.data()].get();
+  const FootprintProgram *Ft = P.Footprints[T - P.Kernels.data()].get();
+  if (!Fk || !Ft || T->Info->Params.size() != K.Info->Params.size())
+    return nullptr;
+  LaunchConfig L;
+  L.Args = integerArgs(*K.Info, Req.Args);
+  for (int D = 0; D < 3; ++D)
+    L.Block[D] = Req.Block[D];
+  int64_t GX = Req.Grid[0], GY = Req.Grid[1];
+  L.Grid[0] = GX;
+  L.Grid[1] = GY;
+  L.Count = GX * ((GY + 1) / 2);
+  uint64_t Mine = writtenRows(*Fk, L);
+  L.Grid[0] = GY;
+  L.Grid[1] = GX;
+  L.Count = GY * ((GX + 1) / 2);
+  uint64_t Twin = writtenRows(*Ft, L);
+  return Twin < Mine ? T : nullptr;
+}
+
+} // namespace
+
 Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   Plan = LaunchPlan();
   if (!Req.Kernel || !Req.Kernel->Info || !Req.Kernel->Prog)
     return invalid("launch without a kernel");
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program &P = const_cast<Program &>(*Req.Kernel->Prog);
-  LaunchContext C(Bufs, Exec, P, *Req.Kernel, Req, Plan, Policy, I->Model,
+  // A 2-D launch may run as the kernel's twin on the transposed grid: the
+  // same blocks, split along the other dimension.
+  KernelLaunchRequest Swapped;
+  const KernelLaunchRequest *Use = &Req;
+  if (const KernelHandle *T = twinFor(Req, Bufs.numDevices(), Policy)) {
+    Swapped = Req;
+    Swapped.Kernel = T;
+    std::swap(Swapped.Grid[0], Swapped.Grid[1]);
+    Use = &Swapped;
+  }
+  LaunchContext C(Bufs, Exec, P, *Use->Kernel, *Use, Plan, Policy, I->Model,
                   I->Pool, I->Scratch);
   Result R = C.run();
+  if (Use != &Req) {
+    Plan.KernelName = Req.Kernel->Info->Name;
+    Plan.Swapped = true;
+  }
   if (I->Model.P)
     I->Model.P->maybeFlush();
   if (C.Phases.On)

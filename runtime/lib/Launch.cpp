@@ -41,7 +41,8 @@ Result evaluateRange(const CpuLaunchRequest &Req, LaunchConfig Config,
 } // namespace
 
 std::string LaunchPlan::describe() const {
-  std::string S = "launch " + (KernelName.empty() ? "?" : KernelName) + ": ";
+  std::string S = "launch " + (KernelName.empty() ? "?" : KernelName) +
+                  (Swapped ? " [x<->y]" : "") + ": ";
   size_t NumRuns = 0;
   for (const Run &R : Runs)
     NumRuns += !R.IsMerge;

@@ -107,7 +107,7 @@ cl::opt<bool> Verbose("v", cl::desc("Print the steps and the Clang command"),
 cl::opt<std::string> Passes(
     "cleave-passes",
     cl::desc("Cleave pass pipeline run on the device module"),
-    cl::init("cleave-partition,cleave-rebase,cleave-merge"), cl::sub(CompileCmd),
+    cl::init("cleave-swap-grid,cleave-partition,cleave-rebase,cleave-merge"), cl::sub(CompileCmd),
     cl::cat(CompileCat));
 cl::opt<std::string>
     RemarksPassed("Rpass", cl::desc("Report transforms made by passes whose "

@@ -63,6 +63,28 @@ exit:
   ret void
 }
 
+; Global atomics whose results are unused: combined outputs.
+define ptx_kernel void @hist(ptr noundef readonly %data, ptr noundef %bins, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
+  %d = load i8, ptr %pd, align 1
+  %bin = zext i8 %d to i64
+  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
+  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
+  br label %exit
+exit:
+  ret void
+}
+
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
@@ -434,6 +456,54 @@ TEST_F(EngineNullGpuTest, TheFirstTimingOfAKernelOnAGpuIsNotRecorded) {
   uint64_t Total = uint64_t(N + 127) / 128;
   for (const LaunchPlan::Run &R : Plan.Runs)
     EXPECT_NEAR(double(R.Count), Total / 2.0, Total * 0.1) << Plan.describe();
+}
+
+TEST_F(EngineNullGpuTest, CombinedOutputsSplitOnlyWhenTheGridFillsAWaveOfEveryGpu) {
+  // Two null GPUs at 10^6 blocks/ms. The model policy splits a kernel with
+  // combined outputs only when every GPU can get a whole wave: below that,
+  // the tables (rows of whole waves) cannot tell what a partial wave costs.
+  NullGpu::Options G0{0, "model A"}, G1{1, "model A"};
+  for (NullGpu::Options *G : {&G0, &G1})
+    G->Timing = [](uint64_t Blocks, unsigned) {
+      return float(double(Blocks) / 1e6);
+    };
+  start({G0, G1});
+  const KernelHandle *H = Eng->findKernel("hist");
+  ASSERT_NE(H, nullptr);
+  ASSERT_EQ(H->Info->Combined.size(), 1u);
+  void *PD = nullptr, *PB = nullptr;
+  int Elems = 1 << 24;
+  ASSERT_TRUE(Bufs->allocate(size_t(Elems), PD).ok());
+  ASSERT_TRUE(Bufs->allocate(256 * sizeof(unsigned), PB).ok());
+  void *Args[] = {&PD, &PB, &Elems};
+  auto PlanOf = [&](unsigned Blocks, std::string &Log) {
+    KernelLaunchRequest Req;
+    Req.Kernel = H;
+    Req.Grid[0] = Blocks;
+    Req.Block[0] = 256;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    setenv("CLEAVE_LOG", "plan", 1);
+    testing::internal::CaptureStderr();
+    Result R = Eng->launch(Req, Plan);
+    Log = testing::internal::GetCapturedStderr();
+    unsetenv("CLEAVE_LOG");
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  std::string Log;
+  const char *Refusal = "split by the model policy only when the grid fills "
+                        "a wave of every GPU";
+  // 64 blocks: less than a wave of one GPU (the null GPU's 132 SMs).
+  LaunchPlan Small = PlanOf(64, Log);
+  EXPECT_NE(Log.find(Refusal), std::string::npos) << Log;
+  EXPECT_EQ(Small.Runs.size(), 1u) << Small.describe();
+  EXPECT_TRUE(Small.Combined.empty()) << Small.describe();
+  // 65536 blocks of 256 bytes: many waves of both; equal GPUs split it.
+  LaunchPlan Large = PlanOf(65536, Log);
+  EXPECT_EQ(Log.find(Refusal), std::string::npos) << Log;
+  EXPECT_EQ(Large.Runs.size(), 2u) << Large.describe() << Log;
+  EXPECT_FALSE(Large.Combined.empty()) << Large.describe();
 }
 
 TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {

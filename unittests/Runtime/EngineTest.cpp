@@ -641,7 +641,7 @@ TEST_F(EngineTest, CombinedAtomicsSplitAndAddUp) {
   EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 3));
 }
 
-TEST_F(EngineTest, TheModelPolicyKeepsCombinedOutputsOnOneDevice) {
+TEST_F(EngineTest, TheModelPolicyCombinesOutputsOverCpuDevices) {
   build(3);
   const char *Old = std::getenv("CLEAVE_CACHE_DIR");
   std::string Saved = Old ? Old : "";
@@ -660,11 +660,10 @@ TEST_F(EngineTest, TheModelPolicyKeepsCombinedOutputsOnOneDevice) {
   else
     unsetenv("CLEAVE_CACHE_DIR");
   ASSERT_TRUE(R.ok()) << R.toString();
-  EXPECT_NE(Log.find("its combined outputs are not split by the model policy"),
-            std::string::npos)
-      << Log;
-  EXPECT_EQ(Plan.Runs.size(), 1u) << Plan.describe();
-  EXPECT_TRUE(Plan.Combined.empty());
+  // No GPU, so no wave to fill (EngineNullGpuTest has the GPU case): the
+  // planner alone decides, and the counts are right whatever it chose.
+  EXPECT_EQ(Log.find("its combined outputs"), std::string::npos) << Log;
+  EXPECT_EQ(Plan.Runs.size() > 1, !Plan.Combined.empty()) << Plan.describe();
   EXPECT_EQ(download(H.PB, 256), addHistogram(H.Bins, H.Data, 1));
 }
 

@@ -1,11 +1,16 @@
 // What a hand-split CUDA program gets on this machine, without Cleave: the
-// headline's vecadd (2^26 floats, data resident on every GPU) split in
+// headline's vecadd (2^28 floats, data resident on every GPU) split in
 // equal block ranges over 1, 2 and 4 GPUs, launched from one host thread
 // (cudaSetDevice, launch; then every device synchronized), and timed the
 // way bench/gpu/headline/headline.cu times a repetition (steady clock
 // around the launches and the synchronization). Its ratios are the
 // ceiling of the headline's short kernels: what one host thread and the
-// GPUs themselves allow, before any runtime's own work.
+// GPUs themselves allow, before any runtime's own work. At 2^26 floats
+// (the headline's earlier size) it reached only 3.09x on 4 H200s
+// (bench/results/headline-h200x4-2026-11-21-s4.md): 78 us against 60 us
+// of work per GPU, the rest the fixed cost of issuing and synchronizing
+// the launches. The size follows the headline's vecadd; change both
+// together.
 //
 // Built with nvcc on the GPU machine by bench/gpu/headline/run.sh (phase
 // `native`); one JSON line per GPU count on stdout.
@@ -59,7 +64,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  const long N = 1L << 26;
+  const long N = 1L << 28; // headline.cu's vecadd
   const unsigned Threads = 256;
   const unsigned long Blocks = (N + Threads - 1) / Threads;
   int NumGpus = 0;

@@ -130,7 +130,8 @@ for s in ${sets_model-$sets}; do
   env -u CLEAVE_SPLIT CLEAVE_DEVICES="${devs[$s]}" CLEAVE_PARTITION=model \
     CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR="$cache" \
     timeout 240 "$carry/bin/headline" "${small[@]}" --reps 1 --budget-ms 0 \
-    --kernels "$kernels" --set "$s" --policy model-warmup > /dev/null 2>> "$work/warm.err" ||
+    --kernels "$kernels" --set "$s" --modes "${run_modes:-resident,host}" \
+    --policy model-warmup > /dev/null 2>> "$work/warm.err" ||
     say "warning: model warm-up on $s failed (see the log)"
   grep -v '^headline: .* on ' "$work/warm.err" >> "$log"; : > "$work/warm.err"
   run "$s" model CLEAVE_PARTITION=model CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR="$cache"

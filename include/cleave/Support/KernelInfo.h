@@ -29,6 +29,14 @@ inline constexpr const char *VariantAttr = "cleave-variant";
 /// The string attribute that names the original kernel of a variant.
 inline constexpr const char *OriginAttr = "cleave-origin";
 
+/// The string attribute that marks a kernel's twin with the block index x
+/// and y swapped (cleave-swap-grid, Transforms/SwapGrid.h); its value is the
+/// name of the kernel it was made from. A twin is a kernel of its own.
+inline constexpr const char *SwappedFromAttr = "cleave-swapped-from";
+
+/// True when F is a twin made by cleave-swap-grid.
+bool isSwappedTwin(const llvm::Function &F);
+
 /// True when F is a device kernel entry point (and not a Cleave variant).
 bool isKernel(const llvm::Function &F);
 
@@ -47,7 +55,8 @@ void markAsKernelLike(llvm::Function &NewF, const llvm::Function &Original);
 std::string partitionVariantName(llvm::StringRef Kernel);
 std::string mergeVariantName(llvm::StringRef Kernel);
 
-/// The demangled name of F when it is a C++ name, else its name.
+/// The demangled name of F when it is a C++ name, else its name; for a
+/// twin, its kernel's followed by " [x<->y]".
 std::string displayName(const llvm::Function &F);
 
 /// Where a remark about I should point: the outermost location of I's

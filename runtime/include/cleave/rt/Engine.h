@@ -60,6 +60,9 @@ struct KernelHandle {
   const cleave_cpu_kernel_desc *Cpu = nullptr;
   /// The CPU merge variant, when the bundle has one.
   const cleave_cpu_kernel_desc *CpuMerge = nullptr;
+  /// The kernel's twin with the block index x and y swapped
+  /// (`__cleave_sw_<name>`, cleave-swap-grid), when the program has one.
+  const KernelHandle *Swapped = nullptr;
 };
 
 /// How the blocks of a launch are spread when the caller gives no

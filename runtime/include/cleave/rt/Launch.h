@@ -129,6 +129,10 @@ struct LaunchPlan {
   ///   "  cpu1 blocks [0, 8): 512 bytes in (buffer #1 [0, 512) host->cpu1)"
   std::string describe() const;
   std::string KernelName;
+  /// The launch ran as the kernel's twin with the block index x and y
+  /// swapped (docs/runtime.md, "Swapped grids"): its runs' block ranges
+  /// count blocks y fastest. KernelName is still the launched kernel's.
+  bool Swapped = false;
 };
 
 /// Runs \p Req on the CPU devices of \p Bufs with \p Exec, filling \p Plan.

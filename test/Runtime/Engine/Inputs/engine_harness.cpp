@@ -49,6 +49,8 @@ CPU_KERNEL(histogram);
 CPU_KERNEL(affine);
 CPU_KERNEL(jacobi2d);
 CPU_KERNEL(transpose2d);
+// The twin of transpose2d with x and y swapped (cleave-swap-grid).
+CPU_KERNEL(__cleave_sw_transpose2d);
 // Merge variants are weak: a kernel whose merge kernel the CPU lowering
 // refused has none, and the engine then merges on a GPU or runs it whole.
 #define CPU_MERGE(K)                                                           \
@@ -60,6 +62,7 @@ CPU_MERGE(scale2d);
 CPU_MERGE(affine);
 CPU_MERGE(jacobi2d);
 CPU_MERGE(transpose2d);
+CPU_MERGE(__cleave_sw_transpose2d);
 extern "C" char __cleave_cpu_var_coeffs[];
 
 namespace {
@@ -111,6 +114,7 @@ Env setUp(const char *BundlePath) {
   SYM(affine);
   SYM(jacobi2d);
   SYM(transpose2d);
+  SYM(__cleave_sw_transpose2d);
 #define MERGE_SYM(K)                                                           \
   if (&__cleave_cpu___cleave_merge_##K##_desc)                                 \
   Syms["__cleave_cpu___cleave_merge_" #K "_desc"] =                            \
@@ -121,6 +125,7 @@ Env setUp(const char *BundlePath) {
   MERGE_SYM(affine);
   MERGE_SYM(jacobi2d);
   MERGE_SYM(transpose2d);
+  MERGE_SYM(__cleave_sw_transpose2d);
   Syms["__cleave_cpu_var_coeffs"] = (void *)__cleave_cpu_var_coeffs;
   CHECK_OK(E.Eng->addProgram(Bytes.data(), Bytes.size(), std::move(Syms)));
   return E;
