@@ -437,9 +437,10 @@ Result BufferManager::ensureReplicaLocked(Buffer &B, Location L) {
 }
 
 Result BufferManager::executeTransfers(Buffer &B,
-                                       const std::vector<Transfer> &Plan) {
+                                       const std::vector<Transfer> &Plan,
+                                       StreamHandle PeerStream) {
   std::lock_guard<std::mutex> Lock(B.Mutex);
-  return executeLocked(B, Plan);
+  return executeLocked(B, Plan, PeerStream);
 }
 
 Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
@@ -478,7 +479,8 @@ Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
   return Result::success();
 }
 
-Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C) {
+Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C,
+                              StreamHandle PeerStream) {
   const Transfer &T = C.T;
   Result X;
   if (C.S == HostLocation)
@@ -486,8 +488,9 @@ Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C) {
   else if (C.D == HostLocation)
     X = Devices[C.S]->copyDeviceToHost(B.Host + T.Offset, C.SrcAddr, T.Bytes);
   else
-    X = Devices[C.S]->copyDeviceToDevice(*Devices[C.D], C.DstAddr, C.SrcAddr,
-                                         T.Bytes);
+    X = Devices[C.S]->copyDeviceToDevice(
+        *Devices[C.D], C.DstAddr, C.SrcAddr, T.Bytes,
+        Devices[C.S]->hasPeerLink(*Devices[C.D]) ? PeerStream : nullptr);
   if (X.ok())
     return X;
   auto Name = [&](Location L) {
@@ -509,12 +512,13 @@ void BufferManager::landLocked(Buffer &B, const ReadyCopy &C) {
 }
 
 Result BufferManager::executeLocked(Buffer &B,
-                                    const std::vector<Transfer> &Plan) {
+                                    const std::vector<Transfer> &Plan,
+                                    StreamHandle PeerStream) {
   for (const Transfer &T : Plan) {
     ReadyCopy C;
     Result X = readyLocked(B, T, C);
     if (X.ok() && !C.Skip)
-      X = runCopy(B, C);
+      X = runCopy(B, C, PeerStream);
     if (!X.ok())
       return X;
     if (!C.Skip)
