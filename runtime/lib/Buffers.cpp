@@ -437,10 +437,9 @@ Result BufferManager::ensureReplicaLocked(Buffer &B, Location L) {
 }
 
 Result BufferManager::executeTransfers(Buffer &B,
-                                       const std::vector<Transfer> &Plan,
-                                       StreamHandle PeerStream) {
+                                       const std::vector<Transfer> &Plan) {
   std::lock_guard<std::mutex> Lock(B.Mutex);
-  return executeLocked(B, Plan, PeerStream);
+  return executeLocked(B, Plan);
 }
 
 Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
@@ -479,8 +478,7 @@ Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
   return Result::success();
 }
 
-Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C,
-                              StreamHandle PeerStream) {
+Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C) {
   const Transfer &T = C.T;
   Result X;
   if (C.S == HostLocation)
@@ -488,9 +486,8 @@ Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C,
   else if (C.D == HostLocation)
     X = Devices[C.S]->copyDeviceToHost(B.Host + T.Offset, C.SrcAddr, T.Bytes);
   else
-    X = Devices[C.S]->copyDeviceToDevice(
-        *Devices[C.D], C.DstAddr, C.SrcAddr, T.Bytes,
-        Devices[C.S]->hasPeerLink(*Devices[C.D]) ? PeerStream : nullptr);
+    X = Devices[C.S]->copyDeviceToDevice(*Devices[C.D], C.DstAddr, C.SrcAddr,
+                                         T.Bytes);
   if (X.ok())
     return X;
   auto Name = [&](Location L) {
@@ -512,13 +509,12 @@ void BufferManager::landLocked(Buffer &B, const ReadyCopy &C) {
 }
 
 Result BufferManager::executeLocked(Buffer &B,
-                                    const std::vector<Transfer> &Plan,
-                                    StreamHandle PeerStream) {
+                                    const std::vector<Transfer> &Plan) {
   for (const Transfer &T : Plan) {
     ReadyCopy C;
     Result X = readyLocked(B, T, C);
     if (X.ok() && !C.Skip)
-      X = runCopy(B, C, PeerStream);
+      X = runCopy(B, C);
     if (!X.ok())
       return X;
     if (!C.Skip)

@@ -741,10 +741,6 @@ public:
         Scratch(Scratch) {}
 
   Result run();
-  /// Waits for the peer copies queued on GPUs' compute streams (moveIn)
-  /// and forgets them; run at the end of every launch and before anything
-  /// else may read what they bring.
-  void settlePending();
 
 private:
   BufferManager &Bufs;
@@ -818,10 +814,6 @@ private:
   std::vector<PtrArg> Ptrs;
   std::map<uint64_t, std::shared_ptr<Buffer>> BufById;
   std::set<Location> Excluded;
-  /// Bytes (by buffer id) that peer copies queued on a GPU's compute stream
-  /// bring to it: valid there for the work behind them on that stream,
-  /// not yet for a copy from that GPU (moveIn waits for the stream first).
-  std::map<Location, std::map<uint64_t, RangeSet>> PendingIn;
   bool Explicit = false;
 
   /// The decision for the current ranges.
@@ -1600,58 +1592,13 @@ Result LaunchContext::stage(RunState &R, bool IsMergeDevice) {
   return Result::success();
 }
 
-void LaunchContext::settlePending() {
-  for (auto &[Dev, Ranges] : PendingIn) {
-    Device &D = Bufs.device(Dev);
-    (void)D.synchronizeStream(D.internalStream(0));
-  }
-  PendingIn.clear();
-}
-
 Result LaunchContext::moveIn(RunState &R, bool Concurrent) {
   for (auto &[Id, Copies] : R.MoveIn) {
     Buffer &B = *BufById.at(Id);
-    if (Concurrent) {
-      Result Res = Bufs.executeTransfersUnlocked(B, Copies);
-      if (!Res.ok())
-        return Res;
-    } else {
-      // A source whose bytes a queued copy brings is waited for first.
-      std::vector<Transfer> Queued, Now;
-      for (const Transfer &T : Copies) {
-        auto P = PendingIn.find(T.Src);
-        if (P != PendingIn.end()) {
-          auto Q = P->second.find(Id);
-          if (Q != P->second.end() &&
-              Q->second.intersects(T.Offset, T.Offset + T.Bytes)) {
-            Device &S = Bufs.device(T.Src);
-            Result W = S.synchronizeStream(S.internalStream(0));
-            if (!W.ok())
-              return W;
-            PendingIn.erase(P);
-          }
-        }
-        // Into this GPU from a GPU it reaches over a peer link: queued on
-        // its compute stream, ahead of the kernel (a halo row needs no
-        // wait on the host; the launch waits for the stream anyway).
-        bool Queue = isGpu(R.Dev) && T.Dst == R.Dev && T.Src != HostLocation &&
-                     isGpu(T.Src) &&
-                     Bufs.device(T.Src).hasPeerLink(Bufs.device(R.Dev)) &&
-                     !envHas("CLEAVE_QUEUE_PEER_COPIES", "off");
-        (Queue ? Queued : Now).push_back(T);
-      }
-      Result Res = Bufs.executeTransfers(B, Now);
-      if (Res.ok() && !Queued.empty()) {
-        Device &D = Bufs.device(R.Dev);
-        Res = Bufs.executeTransfers(B, Queued, D.internalStream(0));
-        // What was queued may have partly landed: every queued range is
-        // pending, so a copy from this GPU waits for its stream.
-        for (const Transfer &T : Queued)
-          PendingIn[R.Dev][Id].insert(ByteRange{T.Offset, T.Offset + T.Bytes});
-      }
-      if (!Res.ok())
-        return Res;
-    }
+    Result Res = Concurrent ? Bufs.executeTransfersUnlocked(B, Copies)
+                            : Bufs.executeTransfers(B, Copies);
+    if (!Res.ok())
+      return Res;
     for (const Transfer &T : Copies) {
       R.PlanRun.Copies.push_back({Id, T, name(T.Src), name(T.Dst)});
       R.PlanRun.BytesIn += T.Bytes;
@@ -1701,7 +1648,6 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
   Concurrent &= Moving.size() >= 2 && Bytes >= ConcurrentMoveBytes;
   std::vector<Result> Moved(Runs.size(), Result::success());
   if (Concurrent) {
-    settlePending(); // the threads may copy from any device
     Plan.MovedAtOnce = unsigned(Moving.size());
     std::vector<std::thread> Threads;
     for (size_t I = 0; I < Runs.size(); ++I)
@@ -2236,7 +2182,6 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       }
     if (Fail) {
       FreeTemps();
-      settlePending(); // the next attempt may copy from any device
       Plan.Runs.resize(PlanMark); // BytesMoved keeps what did move
       Excluded.insert(Fail->Dev);
       Location To = fallbackFor(Fail->Dev, Ranges);
@@ -2320,7 +2265,6 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     }
     if (Fail) {
       FreeTemps();
-      settlePending(); // the next attempt may copy from any device
       Plan.Runs.resize(PlanMark); // BytesMoved keeps what did move
       Excluded.insert(Fail->Dev);
       Location To = fallbackFor(Fail->Dev, Ranges);
@@ -3093,7 +3037,6 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   LaunchContext C(Bufs, Exec, P, *Use->Kernel, *Use, Plan, Policy, I->Model,
                   I->Pool, I->Scratch);
   Result R = C.run();
-  C.settlePending();
   if (Use != &Req) {
     Plan.KernelName = Req.Kernel->Info->Name;
     Plan.Swapped = true;

@@ -506,51 +506,6 @@ TEST_F(EngineNullGpuTest, CombinedOutputsSplitOnlyWhenTheGridFillsAWaveOfEveryGp
   EXPECT_FALSE(Large.Combined.empty()) << Large.describe();
 }
 
-TEST_F(EngineNullGpuTest, PeerCopiesAreQueuedOnTheDestinationsComputeStream) {
-  // c = a + b split gpu0 | gpu1, then e = c + b split the other way round:
-  // each GPU needs the half of c the other one wrote. Those peer copies are
-  // queued on the receiving GPU's compute stream, ahead of its kernel,
-  // not waited for (CLEAVE_QUEUE_PEER_COPIES=off: waited for). Null GPUs
-  // run no kernel, so this checks where the copies go, not what they carry
-  // (the GPU suite's jacobi2d does: test/gpu/run-engine.sh).
-  start({NullGpu::Options{0}, NullGpu::Options{1}});
-  // 64 KiB halves: moves of 4 MiB or more go through the concurrent path,
-  // whose copies are waited for.
-  int Elems = 1 << 14;
-  uint64_t Blocks = uint64_t(Elems) / 128, Half = Blocks / 2;
-  auto Launch = [&](float *In, float *Out, bool Swap) {
-    void *Args[] = {&In, &Ptr[1], &Out, &Elems};
-    KernelLaunchRequest Req;
-    Req.Kernel = K;
-    Req.Grid[0] = unsigned(Blocks);
-    Req.Block[0] = 128;
-    Req.Args = Args;
-    Req.Partition = {{Swap ? 1 : 0, 0, Half}, {Swap ? 0 : 1, Half, Blocks - Half}};
-    LaunchPlan Plan;
-    Result R = Eng->launch(Req, Plan);
-    EXPECT_TRUE(R.ok()) << R.toString();
-    return Plan;
-  };
-  for (const char *Mode : {"on", "off"}) {
-    setenv("CLEAVE_QUEUE_PEER_COPIES", Mode, 1);
-    size_t Before0 = Gpus[0]->peerCopies().size();
-    size_t Before1 = Gpus[1]->peerCopies().size();
-    (void)Launch(Ptr[0], Ptr[2], false);
-    LaunchPlan Plan = Launch(Ptr[2], Ptr[0], true);
-    unsetenv("CLEAVE_QUEUE_PEER_COPIES");
-    // gpu1 sends c's first half to gpu0, gpu0 sends the second to gpu1.
-    ASSERT_GT(Gpus[1]->peerCopies().size(), Before1) << Plan.describe();
-    ASSERT_GT(Gpus[0]->peerCopies().size(), Before0) << Plan.describe();
-    bool Queued = std::string(Mode) == "on";
-    StreamHandle To0 = Queued ? Gpus[0]->internalStream(0) : nullptr;
-    StreamHandle To1 = Queued ? Gpus[1]->internalStream(0) : nullptr;
-    for (size_t I = Before1; I < Gpus[1]->peerCopies().size(); ++I)
-      EXPECT_EQ(Gpus[1]->peerCopies()[I].first, To0) << Mode;
-    for (size_t I = Before0; I < Gpus[0]->peerCopies().size(); ++I)
-      EXPECT_EQ(Gpus[0]->peerCopies()[I].first, To1) << Mode;
-  }
-}
-
 TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {
   // gpu0 and gpu1 are one model, gpu2 another: two tables, and the first
   // two GPUs' ranges are all recorded in the one they share.

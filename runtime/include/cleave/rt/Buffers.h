@@ -187,14 +187,8 @@ public:
   Result planTransfers(const Buffer &B, Location Dst, ByteRange R,
                        std::vector<Transfer> &Plan) const;
   /// Runs \p Plan; each copy that succeeds makes its range valid at its
-  /// destination, so a failure midway leaves validity exact. With
-  /// \p PeerStream (a stream of the copies' destination device), copies
-  /// between two devices with a peer link are only queued on it: the range
-  /// counts as valid at once, and the caller sees that nothing reads it
-  /// but work queued behind it on that stream until the stream is
-  /// synchronized (the engine's halo copies, queued before the kernel).
-  Result executeTransfers(Buffer &B, const std::vector<Transfer> &Plan,
-                          StreamHandle PeerStream = nullptr);
+  /// destination, so a failure midway leaves validity exact.
+  Result executeTransfers(Buffer &B, const std::vector<Transfer> &Plan);
   /// executeTransfers() that holds the buffer's lock only to allocate
   /// replicas and to record validity, not during the copies: copies of one
   /// buffer to several devices can then run at once, from one thread per
@@ -233,8 +227,7 @@ private:
   void markWrittenLocked(Buffer &B, Location L, const RangeSet &Rs);
   Result planLocked(const Buffer &B, Location Dst, ByteRange R,
                     std::vector<Transfer> &Plan) const;
-  Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan,
-                       StreamHandle PeerStream = nullptr);
+  Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan);
   /// One copy of a plan, checked, with its replica allocated and its
   /// addresses (Skip: nothing to move).
   struct ReadyCopy {
@@ -251,8 +244,7 @@ private:
   /// (one thread per source device) when they are large.
   Result gatherLocked(Buffer &B, const std::vector<Transfer> &Plan);
   static constexpr uint64_t ConcurrentCopyBytes = uint64_t(4) << 20;
-  Result runCopy(Buffer &B, const ReadyCopy &C,
-                 StreamHandle PeerStream = nullptr);
+  Result runCopy(Buffer &B, const ReadyCopy &C);
   void landLocked(Buffer &B, const ReadyCopy &C);
   Result ensureReplicaLocked(Buffer &B, Location L);
   Result makeValidLocked(Buffer &B, Location L, ByteRange R);

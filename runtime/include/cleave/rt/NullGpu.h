@@ -24,8 +24,6 @@
 #include <functional>
 #include <map>
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace cleave {
 namespace rt {
@@ -52,11 +50,6 @@ public:
   /// Host memory "page-locked" through this device (nothing is locked:
   /// the engine's pinning decisions are what tests look at).
   const std::map<void *, uint64_t> &registered() const { return Registered; }
-  /// The peer copies this device made as their source: the stream each was
-  /// queued on (null: a copy the device waited for) and its bytes.
-  const std::vector<std::pair<StreamHandle, uint64_t>> &peerCopies() const {
-    return PeerCopies;
-  }
   Result registerHostMemory(void *P, uint64_t Bytes) override {
     Registered[P] = Bytes;
     return Result::success();
@@ -141,8 +134,7 @@ protected:
     return Result::success();
   }
   Result copyPeerImpl(Device &, DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
-                      StreamHandle S) override {
-    PeerCopies.push_back({S, Bytes});
+                      StreamHandle) override {
     std::memcpy(reinterpret_cast<void *>(Dst),
                 reinterpret_cast<const void *>(Src), Bytes);
     return Result::success();
@@ -154,7 +146,6 @@ protected:
   }
 
 private:
-  std::vector<std::pair<StreamHandle, uint64_t>> PeerCopies;
   static DeviceProperties props(const Options &O) {
     DeviceProperties P;
     P.Name = "gpu" + std::to_string(O.Ordinal);
