@@ -76,6 +76,14 @@ uint64_t Buffer::stagedBytes(ByteRange R) const {
   return N;
 }
 
+uint64_t Buffer::readBackBytes(ByteRange R) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  uint64_t N = 0;
+  for (ByteRange X : ReadBack.intersection(R.Lo, R.Hi))
+    N += X.size();
+  return N;
+}
+
 bool Buffer::hasReplica(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return Replica[static_cast<size_t>(Mgr.validityLocation(L) + 1)] != 0;
@@ -309,8 +317,14 @@ RangeSet BufferManager::missingRanges(const Buffer &B, Location L,
 
 void BufferManager::markWrittenLocked(Buffer &B, Location L,
                                       const RangeSet &Rs) {
-  if (L != HostLocation) // a kernel (or a copy on a device) wrote it
+  if (L != HostLocation) { // a kernel (or a copy on a device) wrote it
     B.Staged.erase(Rs);
+    // Read back after their last write, or not: what to expect of these.
+    RangeSet Kept = B.FetchedSinceWrite.intersection(Rs);
+    B.ReadBack.erase(Rs);
+    B.ReadBack.insert(Kept);
+    B.FetchedSinceWrite.erase(Rs);
+  }
   size_t S = slot(L);
   for (size_t I = 0; I < B.Valid.size(); ++I) {
     if (I == S)
@@ -563,8 +577,15 @@ Result BufferManager::makeValidLocked(Buffer &B, Location L, ByteRange R) {
   C = planLocked(B, L, R, Plan);
   if (!C.ok())
     return C;
-  if (validityLocation(L) == HostLocation)
+  if (validityLocation(L) == HostLocation) {
+    // A host read: what it fetches from devices was read back.
+    for (const Transfer &T : Plan)
+      if (validityLocation(T.Src) != HostLocation) {
+        B.ReadBack.insert(ByteRange{T.Offset, T.Offset + T.Bytes});
+        B.FetchedSinceWrite.insert(ByteRange{T.Offset, T.Offset + T.Bytes});
+      }
     return gatherLocked(B, Plan);
+  }
   return executeLocked(B, Plan);
 }
 

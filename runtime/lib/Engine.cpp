@@ -2792,6 +2792,10 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // transfers like any other.
   bool ChargeStaged = Cached.SawStaged;
   bool AnyStaged = false;
+  // Results the host read back after the last launch are expected to go
+  // back again: a GPU share pays their device-to-host copy, a CPU share
+  // (the host copy) nothing. Charged as host-link bytes like the inputs.
+  double ReadBackMax = 0;
   PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
                         double &Eff) {
     Location Dst = Devs[D];
@@ -2823,6 +2827,14 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
           Eff += Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
         }
       }
+      if (Bufs.validityLocation(Dst) == HostLocation)
+        continue;
+      double Back = 0;
+      for (ByteRange Rg : BU.Writes.ranges())
+        Back += double(B.readBackBytes(Rg));
+      Raw += Back;
+      Eff += Back * PR.Devices[D].LinkGBps / PathGBps(Dst, HostLocation);
+      ReadBackMax = std::max(ReadBackMax, Back);
     }
   };
 
@@ -2833,6 +2845,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       std::fputs("  inputs a cudaMemcpy or cudaMemset left in the host copy "
                  "not charged (first search that meets them)\n",
                  stderr);
+    if (ReadBackMax > 0)
+      std::fprintf(stderr,
+                   "  results the host read back after the last launch "
+                   "charged to GPU shares as bytes in (up to %.0f B)\n",
+                   ReadBackMax);
     std::fprintf(stderr, "  search: %.3f ms of host time\n",
                  std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - SearchStart)

@@ -264,6 +264,36 @@ TEST(BuffersTest, StagedBytesUntilADeviceFetchesOrWritesThem) {
   ASSERT_TRUE(F.M.free(P).ok());
 }
 
+TEST(BuffersTest, ReadBackBytesFollowTheHostsReadsOfKernelResults) {
+  // Results a kernel wrote on a device and the host then read: the model
+  // policy expects the next results there to be read back too, until a
+  // kernel writes them again without the host reading them in between.
+  FakeMachine F;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(4096, P).ok());
+  auto B = bufferOf(F.M, P);
+  std::vector<char> Dst(4096);
+  deviceWrites(F.M, F.G0, 0, *B, {0, 2048}, 1);
+  EXPECT_EQ(B->readBackBytes({0, 4096}), 0u);
+  // The host reads [1024, 3072): only gpu0's part came from a device.
+  ASSERT_TRUE(F.M.memcpy(Dst.data(), static_cast<char *>(P) + 1024, 2048,
+                         MemcpyKind::DeviceToHost)
+                  .ok());
+  EXPECT_EQ(B->readBackBytes({0, 4096}), 1024u);
+  // Written again: still expected back (it was read after the last write).
+  deviceWrites(F.M, F.G1, 1, *B, {0, 2048}, 2);
+  EXPECT_EQ(B->readBackBytes({0, 4096}), 1024u);
+  // Written once more without a read in between: no longer.
+  deviceWrites(F.M, F.G0, 0, *B, {0, 1536}, 3);
+  EXPECT_EQ(B->readBackBytes({0, 4096}), 512u);
+  // A second read of bytes the host already holds fetches nothing.
+  ASSERT_TRUE(F.M.memcpy(Dst.data(), static_cast<char *>(P) + 2048, 2048,
+                         MemcpyKind::DeviceToHost)
+                  .ok());
+  EXPECT_EQ(B->readBackBytes({2048, 4096}), 0u);
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
 TEST(BuffersTest, PlannerPrefersPeerThenHostThenStaging) {
   FakeMachine F;
   void *P = nullptr;

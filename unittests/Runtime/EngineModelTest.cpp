@@ -609,6 +609,51 @@ TEST_F(EngineNullGpuTest, InputsACudaMemcpyStagedAreNotChargedAtFirst) {
   EXPECT_GT(OnGpu, Total * 9 / 10) << Plan.describe() << Log;
 }
 
+TEST_F(EngineNullGpuTest, ResultsTheHostReadsBackAreChargedToGpuShares) {
+  // The host CPU and one GPU, the inputs resident on the GPU after the
+  // first launch. While the host does not read c back, a GPU share moves
+  // nothing; once the host reads c after a launch, the next search charges
+  // the GPU's share c's copy back (4 bytes per element) as bytes in, and a
+  // CPU share, which writes the host copy itself, nothing.
+  start({{0, "model A"}}, /*WithCpu=*/true);
+  std::vector<float> Ones(N, 1.0f), Out(N);
+  for (int I = 0; I < 2; ++I)
+    ASSERT_TRUE(Bufs->memcpy(Ptr[I], Ones.data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+  // The search's line for gpu0: "gpu0: B blocks, predicted ..., bytes in X".
+  auto GpuBytesIn = [](const std::string &Log) {
+    size_t L = Log.find("  gpu0: ");
+    size_t B = L == std::string::npos ? L : Log.find("bytes in ", L);
+    return B == std::string::npos
+               ? std::string("?")
+               : Log.substr(B + 9, Log.find(' ', B + 9) - (B + 9));
+  };
+  auto Logged = [&](bool ReadBack) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    (void)launch();
+    unsetenv("CLEAVE_LOG");
+    std::string Log = testing::internal::GetCapturedStderr();
+    if (ReadBack)
+      EXPECT_TRUE(Bufs->memcpy(Out.data(), Ptr[2], N * sizeof(float),
+                               MemcpyKind::DeviceToHost)
+                      .ok());
+    return Log;
+  };
+  const char *Charged = "results the host read back after the last launch";
+  (void)Logged(false);               // search 1: the inputs move
+  std::string Log = Logged(false);   // search 2
+  EXPECT_EQ(Log.find(Charged), std::string::npos) << Log;
+  EXPECT_EQ(GpuBytesIn(Log), "0") << Log;
+  Log = Logged(true);                // search 3, then c is read back
+  EXPECT_EQ(Log.find(Charged), std::string::npos) << Log;
+  Log = Logged(true);                // search 4 expects c back again
+  EXPECT_NE(Log.find(Charged), std::string::npos) << Log;
+  EXPECT_NE(Log.find("up to 16777216 B"), std::string::npos) << Log;
+  EXPECT_EQ(GpuBytesIn(Log), "16.78") << Log;
+}
+
 TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   // Four GPUs each fetch their quarter of two 16 MB inputs the host wrote:
   // 32 MB in all, moved by one thread per GPU (the buffer's lock is not

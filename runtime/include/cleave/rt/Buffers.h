@@ -90,6 +90,10 @@ public:
   /// cudaMemset) left in the host copy and no device has fetched or
   /// overwritten since: in CUDA they would already be on a device.
   uint64_t stagedBytes(ByteRange R) const;
+  /// Bytes of \p R that a kernel wrote on a device and the host then read
+  /// back (a cudaMemcpy to the host), at the last write or since: the
+  /// model policy expects the next launch's results there to go back too.
+  uint64_t readBackBytes(ByteRange R) const;
   /// Whether \p L has replica memory (always for the host and host-sharing
   /// devices).
   bool hasReplica(Location L) const;
@@ -108,6 +112,9 @@ private:
   std::vector<RangeSet> Valid;
   /// See stagedBytes().
   RangeSet Staged;
+  /// See readBackBytes(); FetchedSinceWrite: bytes a host read fetched
+  /// from a device since a device last wrote them.
+  RangeSet ReadBack, FetchedSinceWrite;
   std::vector<DeviceAddr> Replica;
   bool Freed = false;
   /// Bytes copied between the host copy and devices (HostPinning::Reused);
