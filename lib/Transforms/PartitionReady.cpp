@@ -95,10 +95,9 @@ static BlockIndexReads collectBlockIndexReads(Function &F) {
   return Reads;
 }
 
-/// Functions of M that read ctaid/nctaid themselves or through direct calls.
-/// A call into one of them from a clone must be inlined so that its reads
+/// A call into one of these from a clone must be inlined so that its reads
 /// can be remapped: the callee is shared with the original kernel.
-static SmallPtrSet<const Function *, 8> getBlockIndexReaders(const Module &M) {
+SmallPtrSet<const Function *, 8> getBlockIndexReaders(const Module &M) {
   SmallPtrSet<const Function *, 8> Readers;
   for (const Function &F : M)
     if (any_of(instructions(F),

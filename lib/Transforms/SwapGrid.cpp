@@ -8,6 +8,7 @@
 #include "cleave/Transforms/SwapGrid.h"
 
 #include "cleave/Analysis/KernelLegality.h"
+#include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -55,41 +56,6 @@ Intrinsic::ID swappedRead(Intrinsic::ID ID) {
 bool isZRead(Intrinsic::ID ID) {
   return ID == Intrinsic::nvvm_read_ptx_sreg_ctaid_z ||
          ID == Intrinsic::nvvm_read_ptx_sreg_nctaid_z;
-}
-
-bool readsBlockIndex(const Function &F) {
-  for (const Instruction &I : instructions(F))
-    if (const auto *II = dyn_cast<IntrinsicInst>(&I))
-      if (swappedRead(II->getIntrinsicID()) != Intrinsic::not_intrinsic ||
-          isZRead(II->getIntrinsicID()))
-        return true;
-  return false;
-}
-
-/// Defined functions other than the kernels that read the block index or
-/// grid size, directly or through direct calls.
-SmallPtrSet<const Function *, 8> blockIndexReaders(const Module &M) {
-  SmallPtrSet<const Function *, 8> Readers;
-  for (const Function &F : M)
-    if (!F.isDeclaration() && readsBlockIndex(F))
-      Readers.insert(&F);
-  for (bool Grew = true; Grew;) {
-    Grew = false;
-    for (const Function &F : M) {
-      if (F.isDeclaration() || Readers.contains(&F))
-        continue;
-      for (const Instruction &I : instructions(F)) {
-        const auto *CB = dyn_cast<CallBase>(&I);
-        const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
-        if (Callee && Readers.contains(Callee)) {
-          Readers.insert(&F);
-          Grew = true;
-          break;
-        }
-      }
-    }
-  }
-  return Readers;
 }
 
 /// What keeps K from having a twin, with the instruction it concerns (null
@@ -179,7 +145,7 @@ Function *makeTwin(Function &K, const std::string &Name) {
 PreservedAnalyses SwapGridPass::run(Module &M, ModuleAnalysisManager &MAM) {
   FunctionAnalysisManager &FAM =
       MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
-  SmallPtrSet<const Function *, 8> Readers = blockIndexReaders(M);
+  SmallPtrSet<const Function *, 8> Readers = getBlockIndexReaders(M);
   bool Changed = false;
   for (Function *K : getKernels(M)) {
     // Kernels that do not read blockIdx.y (1-D kernels) have nothing to

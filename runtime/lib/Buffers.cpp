@@ -68,20 +68,22 @@ bool Buffer::holds(Location L, ByteRange R) const {
       R.Lo, R.Hi);
 }
 
-uint64_t Buffer::stagedBytes(ByteRange R) const {
-  std::lock_guard<std::mutex> Lock(Mutex);
+/// The bytes of \p R in \p S.
+static uint64_t bytesWithin(const RangeSet &S, ByteRange R) {
   uint64_t N = 0;
-  for (ByteRange X : Staged.intersection(R.Lo, R.Hi))
+  for (ByteRange X : S.intersection(R.Lo, R.Hi))
     N += X.size();
   return N;
 }
 
+uint64_t Buffer::stagedBytes(ByteRange R) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return bytesWithin(Staged, R);
+}
+
 uint64_t Buffer::readBackBytes(ByteRange R) const {
   std::lock_guard<std::mutex> Lock(Mutex);
-  uint64_t N = 0;
-  for (ByteRange X : ReadBack.intersection(R.Lo, R.Hi))
-    N += X.size();
-  return N;
+  return bytesWithin(ReadBack, R);
 }
 
 bool Buffer::hasReplica(Location L) const {

@@ -21,6 +21,7 @@
 #define CLEAVE_TRANSFORMS_PARTITIONREADY_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -104,6 +105,11 @@ llvm::Function *clonePartitioned(llvm::Function &Kernel,
 /// block index or grid size, or a call into a recursive function that does.
 /// Direct calls into functions that read them are inlined into the clone.
 const llvm::Instruction *findUnremappableCall(const llvm::Function &Kernel);
+
+/// Functions of M that read ctaid/nctaid (the block index or grid size)
+/// themselves or through direct calls.
+llvm::SmallPtrSet<const llvm::Function *, 8>
+getBlockIndexReaders(const llvm::Module &M);
 
 /// Emits the OptimizationRemarkMissed "NotSplittable" of pass PassName at the
 /// instruction that blocks splitting Kernel, saying why:
