@@ -21,6 +21,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
@@ -65,8 +66,32 @@ struct Refusal {
   const Instruction *At = nullptr;
 };
 
+/// Whether an nvvm.annotations entry of K sets cluster dimensions: the
+/// twin's grid would have to be a multiple of them swapped.
+bool hasClusterAnnotation(const Function &K) {
+  const NamedMDNode *Annotations =
+      K.getParent()->getNamedMetadata("nvvm.annotations");
+  if (!Annotations)
+    return false;
+  for (const MDNode *Op : Annotations->operands()) {
+    auto *FnMD = Op->getNumOperands()
+                     ? dyn_cast_or_null<ValueAsMetadata>(Op->getOperand(0).get())
+                     : nullptr;
+    if (!FnMD || FnMD->getValue() != &K)
+      continue;
+    for (unsigned I = 1; I < Op->getNumOperands(); I += 2)
+      if (auto *Key = dyn_cast_or_null<MDString>(Op->getOperand(I).get()))
+        if (Key->getString().starts_with("cluster_dim") ||
+            Key->getString() == "maxclusterrank")
+          return true;
+  }
+  return false;
+}
+
 Refusal checkSwappable(const Function &K,
                        const SmallPtrSet<const Function *, 8> &Readers) {
+  if (hasClusterAnnotation(K))
+    return {"it is launched in clusters of blocks", nullptr};
   bool ReadsX = false;
   for (const Instruction &I : instructions(K)) {
     const auto *CB = dyn_cast<CallBase>(&I);

@@ -1,8 +1,9 @@
 ; cleave-swap-grid: the twin of a 2-D kernel reads y where the kernel reads
 ; x and the other way round (block index and grid size), is marked as a
 ; kernel like it, and keeps every other instruction; kernels that read the
-; block index along z, that do not read it along x, or that call a function
-; reading it get no twin, with the reason; a 1-D kernel gets no remark.
+; block index along z, that do not read it along x, that call a function
+; reading it, or that are launched in clusters get no twin, with the
+; reason; a 1-D kernel gets no remark.
 ; Running the pass twice makes nothing the second time.
 ;
 ; RUN: %opt -load-pass-plugin=%cleave_plugin -passes=cleave-swap-grid,verify \
@@ -12,7 +13,7 @@
 ; RUN: FileCheck %s --check-prefix=REMARK --implicit-check-not=remark < %t.remarks
 ; RUN: %opt -load-pass-plugin=%cleave_plugin -passes=cleave-swap-grid,cleave-swap-grid \
 ; RUN:     %s -S -o - | grep -c '^define' | FileCheck %s --check-prefix=TWICE
-; TWICE: 7
+; TWICE: 8
 
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
@@ -95,6 +96,16 @@ define ptx_kernel void @calls_reader(ptr noundef %p) #0 {
   ret void
 }
 
+define ptx_kernel void @clustered(ptr noundef %p) #0 {
+  %bx = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %by = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %s = add i32 %bx, %by
+  %i = sext i32 %s to i64
+  %q = getelementptr inbounds float, ptr %p, i64 %i
+  store float 1.0, ptr %q, align 4
+  ret void
+}
+
 ; The twin: x and y exchanged, the rest as it was; a kernel of its own.
 ; CHECK: define ptx_kernel void @__cleave_sw_transpose(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %w, i32 noundef %h) #[[ATTR:[0-9]+]]
 ; CHECK: %bx = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
@@ -104,7 +115,7 @@ define ptx_kernel void @calls_reader(ptr noundef %p) #0 {
 ; CHECK: store float %v, ptr %po, align 4
 ; CHECK-NOT: define {{.*}}@__cleave_sw_
 ; CHECK: attributes #[[ATTR]] = {{.*}}"cleave-swapped-from"="transpose"
-; CHECK: !nvvm.annotations = !{![[A:[0-9]+]], ![[B:[0-9]+]]}
+; CHECK: !nvvm.annotations = !{![[A:[0-9]+]], !{{[0-9]+}}, ![[B:[0-9]+]]}
 ; CHECK-DAG: ![[A]] = !{ptr @transpose, !"maxntid", i32 256}
 ; CHECK-DAG: ![[B]] = !{ptr @__cleave_sw_transpose, !"maxntid", i32 256}
 
@@ -112,6 +123,7 @@ define ptx_kernel void @calls_reader(ptr noundef %p) #0 {
 ; REMARK-DAG: remark: {{.*}}kernel 'three_d' has no twin with x and y swapped: it reads the block index or grid size along z
 ; REMARK-DAG: remark: {{.*}}kernel 'y_only' has no twin with x and y swapped: it does not read the block index along x
 ; REMARK-DAG: remark: {{.*}}kernel 'calls_reader' has no twin with x and y swapped: a function it calls reads the block index
+; REMARK-DAG: remark: {{.*}}kernel 'clustered' has no twin with x and y swapped: it is launched in clusters of blocks
 
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
@@ -121,5 +133,6 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
 attributes #0 = { "target-cpu"="sm_90" }
 
-!nvvm.annotations = !{!0}
+!nvvm.annotations = !{!0, !1}
 !0 = !{ptr @transpose, !"maxntid", i32 256}
+!1 = !{ptr @clustered, !"cluster_dim_x", i32 2}
