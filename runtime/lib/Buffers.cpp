@@ -321,11 +321,14 @@ void BufferManager::markWrittenLocked(Buffer &B, Location L,
                                       const RangeSet &Rs) {
   if (L != HostLocation) { // a kernel (or a copy on a device) wrote it
     B.Staged.erase(Rs);
-    // Read back after their last write, or not: what to expect of these.
-    RangeSet Kept = B.FetchedSinceWrite.intersection(Rs);
-    B.ReadBack.erase(Rs);
-    B.ReadBack.insert(Kept);
-    B.FetchedSinceWrite.erase(Rs);
+    // Read back after their last write, or not: what to expect of these
+    // (nothing to do for a buffer the host never read from a device).
+    if (!B.ReadBack.empty() || !B.FetchedSinceWrite.empty()) {
+      RangeSet Kept = B.FetchedSinceWrite.intersection(Rs);
+      B.ReadBack.erase(Rs);
+      B.ReadBack.insert(Kept);
+      B.FetchedSinceWrite.erase(Rs);
+    }
   }
   size_t S = slot(L);
   for (size_t I = 0; I < B.Valid.size(); ++I) {
