@@ -36,7 +36,7 @@ using namespace cleave::rt;
 
 namespace {
 
-const char *DeviceIR = R"IR(
+const std::string DeviceIR = std::string(R"IR(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
@@ -64,26 +64,7 @@ exit:
 }
 
 ; Global atomics whose results are unused: combined outputs.
-define ptx_kernel void @hist(ptr noundef readonly %data, ptr noundef %bins, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
-  %d = load i8, ptr %pd, align 1
-  %bin = zext i8 %d to i64
-  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
-  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
-  br label %exit
-exit:
-  ret void
-}
+)IR") + cleave::test::HistIR + R"IR(
 
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
@@ -94,7 +75,7 @@ attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
 
 const std::string &bundleBytes() {
   static const std::string Bytes =
-      cleave::test::bundleFromIR(DeviceIR, "engine_model_test.cu");
+      cleave::test::bundleFromIR(DeviceIR.c_str(), "engine_model_test.cu");
   return Bytes;
 }
 

@@ -37,7 +37,7 @@ namespace {
 // atomicAdd(next, 1), a global atomic whose result is used (not split).
 // histmark: hist's bins, plus mark[i] = 1 where data[i] >= 128 (a bounded
 // write that would need the merge kernel).
-const char *DeviceIR = R"IR(
+const std::string DeviceIR = std::string(R"IR(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
@@ -92,26 +92,7 @@ exit:
   ret void
 }
 
-define ptx_kernel void @hist(ptr noundef readonly %data, ptr noundef %bins, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
-  %d = load i8, ptr %pd, align 1
-  %bin = zext i8 %d to i64
-  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
-  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
-  br label %exit
-exit:
-  ret void
-}
+)IR") + cleave::test::HistIR + R"IR(
 
 define ptx_kernel void @histmark(ptr noundef readonly %data, ptr noundef %bins, ptr noundef writeonly %mark, i32 noundef %n) #0 {
 entry:
@@ -158,7 +139,39 @@ exit:
   ret void
 }
 
+; out[x * h + y] = in[y * w + x], x = blockIdx.x * blockDim.x + threadIdx.x,
+; y = blockIdx.y: a row of blocks writes a column band of out, so the
+; engine runs it as its twin with x and y swapped (cleave-swap-grid).
+define ptx_kernel void @tr(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %w, i32 noundef %h) #0 {
+entry:
+  %bx = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %by = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
+  %bdx = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tx = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul nsw i32 %bx, %bdx
+  %x = add nsw i32 %m, %tx
+  %okx = icmp slt i32 %x, %w
+  %oky = icmp slt i32 %by, %h
+  %ok = and i1 %okx, %oky
+  br i1 %ok, label %body, label %exit
+body:
+  %s0 = mul nsw i32 %by, %w
+  %s = add nsw i32 %s0, %x
+  %si = sext i32 %s to i64
+  %pi = getelementptr inbounds float, ptr %in, i64 %si
+  %v = load float, ptr %pi, align 4
+  %d0 = mul nsw i32 %x, %h
+  %d = add nsw i32 %d0, %by
+  %di = sext i32 %d to i64
+  %po = getelementptr inbounds float, ptr %out, i64 %di
+  store float %v, ptr %po, align 4
+  br label %exit
+exit:
+  ret void
+}
+
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 
@@ -167,7 +180,7 @@ attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
 
 const std::string &bundleBytes() {
   static const std::string Bytes =
-      cleave::test::bundleFromIR(DeviceIR, "engine_test.cu");
+      cleave::test::bundleFromIR(DeviceIR.c_str(), "engine_test.cu");
   return Bytes;
 }
 
@@ -269,12 +282,43 @@ const cleave_cpu_kernel_desc VecaddDesc = {"vecadd", vecaddCpu, 0, 0, 4, 0};
 const cleave_cpu_kernel_desc KeepDesc = {"keep", keepCpu, 0, 0, 3, 0};
 const cleave_cpu_kernel_desc KeepMergeDesc = {"__cleave_merge_keep",
                                               keepMergeCpu, 0, 0, 16, 0};
+// @tr on blocks [First, First + Count) of the grid L->grid; with Swapped,
+// as its twin: block (i, j) of that grid is @tr's block (j, i).
+void trBlocks(void **Args, const cleave_cpu_launch *L, uint64_t First,
+              uint64_t Count, bool Swapped) {
+  const float *In = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int W = *static_cast<int *>(Args[2]), H = *static_cast<int *>(Args[3]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk) {
+    uint64_t I = Blk % L->grid[0], J = Blk / L->grid[0];
+    uint64_t BX = Swapped ? J : I, BY = Swapped ? I : J;
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t X = int64_t(BX) * L->block[0] + T, Y = int64_t(BY);
+      if (X < W && Y < H)
+        Out[X * H + Y] = In[Y * W + X];
+    }
+  }
+}
+void trCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+           uint64_t Count, void *) {
+  trBlocks(Args, L, First, Count, false);
+}
+void trTwinCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+               uint64_t Count, void *) {
+  trBlocks(Args, L, First, Count, true);
+}
+
 const cleave_cpu_kernel_desc HistDesc = {"hist", histCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc TrDesc = {"tr", trCpu, 0, 0, 4, 0};
+const cleave_cpu_kernel_desc TrTwinDesc = {"__cleave_sw_tr", trTwinCpu, 0, 0,
+                                           4, 0};
 const cleave_cpu_kernel_desc TicketsDesc = {"tickets", ticketsCpu, 0, 0, 3, 0};
 const cleave_cpu_kernel_desc HistmarkDesc = {"histmark", histmarkCpu, 0, 0, 4, 0};
 
-std::map<std::string, void *> cpuSymbols(bool WithMerge = true) {
+std::map<std::string, void *> cpuSymbols(bool WithMerge = true,
+                                         bool WithTwin = true) {
   std::map<std::string, void *> S = {
+      {"__cleave_cpu_tr_desc", (void *)&TrDesc},
       {"__cleave_cpu_vecadd_desc", (void *)&VecaddDesc},
       {"__cleave_cpu_keep_desc", (void *)&KeepDesc},
       {"__cleave_cpu_hist_desc", (void *)&HistDesc},
@@ -283,6 +327,8 @@ std::map<std::string, void *> cpuSymbols(bool WithMerge = true) {
       {"__cleave_cpu_var_scale", (void *)&CpuScale}};
   if (WithMerge)
     S["__cleave_cpu___cleave_merge_keep_desc"] = (void *)&KeepMergeDesc;
+  if (WithTwin)
+    S["__cleave_cpu___cleave_sw_tr_desc"] = (void *)&TrTwinDesc;
   return S;
 }
 
@@ -295,7 +341,8 @@ protected:
   }
   void TearDown() override { FaultInjector::global().clear(); }
 
-  void build(unsigned NumCpu, unsigned NumFake = 0, bool WithMerge = true) {
+  void build(unsigned NumCpu, unsigned NumFake = 0, bool WithMerge = true,
+             bool WithTwin = true) {
     ASSERT_FALSE(bundleBytes().empty());
     // Buffers go before the devices they live on.
     Eng.reset();
@@ -318,7 +365,7 @@ protected:
     Exec = std::make_unique<CpuExecutor>(2);
     Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Even);
     Result R = Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
-                               cpuSymbols(WithMerge));
+                               cpuSymbols(WithMerge, WithTwin));
     ASSERT_TRUE(R.ok()) << R.toString();
   }
 
@@ -639,6 +686,62 @@ TEST_F(EngineTest, CombinedAtomicsSplitAndAddUp) {
   ASSERT_TRUE(Eng->launch(Req, Plan).ok());
   EXPECT_FALSE(Plan.Combined.empty());
   EXPECT_EQ(download(PB, 256), addHistogram(Bins, D, 3));
+}
+
+TEST_F(EngineTest, ALaunchRunsAsItsSwappedTwinOnlyWhenThatIsSafeAndPays) {
+  // @tr's twin (x and y swapped) writes whole rows of out per range, @tr
+  // itself a column band: the Even policy over three CPU devices runs the
+  // twin, the result matches the reference. The kernel itself runs when
+  // the twin has no CPU variant, with CLEAVE_SWAP=off, for an explicit
+  // partition, and when gx exceeds the twin's y limit (65535).
+  auto Run = [&](int W, int H, std::vector<PartitionRange> Part) {
+    std::vector<float> In(size_t(W) * H), Want(In.size());
+    for (size_t I = 0; I < In.size(); ++I)
+      In[I] = float(Rng() % 1000);
+    for (int Y = 0; Y < H; ++Y)
+      for (int X = 0; X < W; ++X)
+        Want[size_t(X) * H + Y] = In[size_t(Y) * W + X];
+    float *PI = upload(In), *PO = upload(std::vector<float>(In.size(), -1));
+    void *Args[] = {&PI, &PO, &W, &H};
+    KernelLaunchRequest Req;
+    Req.Kernel = Eng->findKernel("tr");
+    EXPECT_NE(Req.Kernel, nullptr);
+    Req.Grid[0] = unsigned(W + 15) / 16;
+    Req.Grid[1] = unsigned(H);
+    Req.Block[0] = 16;
+    Req.Args = Args;
+    Req.Partition = std::move(Part);
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    EXPECT_EQ(download(PO, In.size()), Want) << Plan.describe();
+    return Plan;
+  };
+  build(3);
+  ASSERT_NE(Eng->findKernel("tr")->Swapped, nullptr);
+  LaunchPlan P = Run(200, 90, {});
+  EXPECT_TRUE(P.Swapped) << P.describe();
+  EXPECT_EQ(P.Runs.size(), 3u) << P.describe();
+  EXPECT_EQ(P.Reconcile, "exact") << P.describe();
+  EXPECT_NE(P.describe().find("launch tr [x<->y]: split over 3"),
+            std::string::npos)
+      << P.describe();
+
+  P = Run(200, 90, {{0, 0, 500}, {1, 500, 500}, {2, 1000, 170}}); // 13 x 90
+  EXPECT_FALSE(P.Swapped) << P.describe();
+
+  setenv("CLEAVE_SWAP", "off", 1);
+  P = Run(200, 90, {});
+  unsetenv("CLEAVE_SWAP");
+  EXPECT_FALSE(P.Swapped) << P.describe();
+
+  // 65537 x 2 blocks: the twin's grid would be 2 x 65537.
+  P = Run(65537 * 16, 2, {});
+  EXPECT_FALSE(P.Swapped) << P.describe();
+
+  build(3, 0, /*WithMerge=*/true, /*WithTwin=*/false);
+  P = Run(200, 90, {});
+  EXPECT_FALSE(P.Swapped) << P.describe();
 }
 
 TEST_F(EngineTest, TheModelPolicyCombinesOutputsOverCpuDevices) {
