@@ -105,6 +105,16 @@ BufferManager::BufferManager(std::vector<Device *> Devs)
                    "using reused\n",
                    E);
   }
+  if (const char *E = std::getenv("CLEAVE_HOST_COPIES"); E && *E) {
+    std::string V = E;
+    if (V == "shadow")
+      DirectCopies = false;
+    else if (V != "direct")
+      std::fprintf(stderr,
+                   "cleave: CLEAVE_HOST_COPIES=%s is not direct or shadow; "
+                   "using direct\n",
+                   E);
+  }
 }
 
 size_t BufferManager::pinnedBuffers() const {
@@ -702,7 +712,10 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
   if (!RD.Buf) { // device to host: pull the stale ranges, then read
     Buffer &S = *RS.Buf;
     std::lock_guard<std::mutex> Lock(S.Mutex);
-    Result C = makeValidLocked(S, HostLocation, {RS.Offset, RS.Offset + Bytes});
+    ByteRange SRange{RS.Offset, RS.Offset + Bytes};
+    if (DirectCopies && Bytes >= DirectMinBytes)
+      return readToHostLocked(S, SRange, static_cast<char *>(Dst));
+    Result C = makeValidLocked(S, HostLocation, SRange);
     if (!C.ok())
       return C;
     hostCopy(Dst, S.Host + RS.Offset, Bytes);
@@ -715,6 +728,8 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     Result C = checkRange(D, HostLocation, DRange);
     if (!C.ok())
       return C;
+    if (DirectCopies && Bytes >= DirectMinBytes)
+      return writeFromHostLocked(D, DRange, static_cast<const char *>(Src));
     hostCopy(D.Host + RD.Offset, Src, Bytes);
     markWrittenLocked(D, HostLocation, RangeSet(DRange.Lo, DRange.Hi));
     D.Staged.insert(DRange);
@@ -759,6 +774,107 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     return C;
   std::memmove(D.Host + DRange.Lo, S.Host + SRange.Lo, Bytes);
   markWrittenLocked(D, HostLocation, RangeSet(DRange.Lo, DRange.Hi));
+  return Result::success();
+}
+
+Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
+                                          const char *Src) {
+  // What each device's replica held of R: those bytes go there.
+  struct Push {
+    Location L;
+    std::vector<ByteRange> Ranges;
+    Result Done = Result::success();
+  };
+  std::vector<Push> Pushes;
+  RangeSet ToHost(R.Lo, R.Hi);
+  for (size_t I = 0; I < Devices.size(); ++I) {
+    Location L = static_cast<Location>(I);
+    if (validityLocation(L) != L || !B.Replica[I + 1])
+      continue;
+    std::vector<ByteRange> Held = B.Valid[I + 1].intersection(R.Lo, R.Hi);
+    if (Held.empty())
+      continue;
+    for (ByteRange G : Held)
+      ToHost.erase(G);
+    Pushes.push_back({L, std::move(Held)});
+  }
+  std::vector<std::thread> Threads;
+  for (Push &P : Pushes)
+    Threads.emplace_back([&, &P = P] {
+      for (ByteRange G : P.Ranges) {
+        P.Done = Devices[P.L]->copyHostToDevice(addressLocked(B, P.L, G.Lo),
+                                                Src + (G.Lo - R.Lo), G.size());
+        if (!P.Done.ok())
+          return;
+      }
+    });
+  for (ByteRange G : ToHost.ranges())
+    hostCopy(B.Host + G.Lo, Src + (G.Lo - R.Lo), G.size());
+  for (std::thread &T : Threads)
+    T.join();
+  // A device that failed keeps nothing of R; its bytes go to the host copy
+  // (the copy itself succeeds: its bytes are all in place somewhere).
+  for (Push &P : Pushes)
+    if (!P.Done.ok())
+      for (ByteRange G : P.Ranges) {
+        hostCopy(B.Host + G.Lo, Src + (G.Lo - R.Lo), G.size());
+        ToHost.insert(G);
+      }
+  for (RangeSet &V : B.Valid)
+    V.erase(R);
+  B.Valid[0].insert(ToHost);
+  for (Push &P : Pushes)
+    if (P.Done.ok())
+      for (ByteRange G : P.Ranges)
+        B.Valid[slot(P.L)].insert(G);
+  // Only what stayed in the host copy waits there for a device.
+  B.Staged.erase(R);
+  B.Staged.insert(ToHost);
+  return Result::success();
+}
+
+Result BufferManager::readToHostLocked(Buffer &B, ByteRange R, char *Dst) {
+  std::vector<Transfer> Plan;
+  Result C = planLocked(B, HostLocation, R, Plan);
+  if (!C.ok())
+    return C;
+  RangeSet FromHost(R.Lo, R.Hi);
+  std::map<Location, std::vector<Transfer>> BySource;
+  for (const Transfer &T : Plan) {
+    ByteRange G{T.Offset, T.Offset + T.Bytes};
+    FromHost.erase(G);
+    BySource[validityLocation(T.Src)].push_back(T);
+    // What a host read fetches from devices was read back.
+    B.ReadBack.insert(G);
+    B.FetchedSinceWrite.insert(G);
+  }
+  std::vector<Result> Done(BySource.size(), Result::success());
+  std::vector<std::thread> Threads;
+  size_t K = 0;
+  for (auto &[Src, List] : BySource)
+    Threads.emplace_back([&, Src = Src, &List = List, &Out = Done[K++]] {
+      for (const Transfer &T : List) {
+        Out = Devices[Src]->copyDeviceToHost(Dst + (T.Offset - R.Lo),
+                                             addressLocked(B, Src, T.Offset),
+                                             T.Bytes);
+        if (!Out.ok()) {
+          Out = Result::error(
+              Out.code(), "reading bytes " +
+                              describeRange(T.Offset, T.Offset + T.Bytes) +
+                              " of buffer #" + std::to_string(B.Id) +
+                              " from " + Devices[Src]->name() + ": " +
+                              Out.message());
+          return;
+        }
+      }
+    });
+  for (ByteRange G : FromHost.ranges())
+    hostCopy(Dst + (G.Lo - R.Lo), B.Host + G.Lo, G.size());
+  for (std::thread &T : Threads)
+    T.join();
+  for (const Result &X : Done)
+    if (!X.ok())
+      return X;
   return Result::success();
 }
 

@@ -526,9 +526,111 @@ TEST(BuffersTest, SeveralCpuDevices) {
 
 /// Random operations by the host and three devices against a plain array:
 /// whatever any location reads after makeValid must be the latest data.
+TEST(BuffersTest, LargeHostCopiesGoStraightToAndFromTheDevicesHoldingThem) {
+  // Direct host copies (from 1 KiB here): the bytes a device's replica held
+  // go from the program's memory to that device, the rest to the host copy;
+  // reads take stale bytes straight from the devices. A device whose copy
+  // fails keeps nothing, and its bytes land in the host copy.
+  FakeMachine F;
+  F.M.setDirectHostCopies(true, 1024);
+  constexpr uint64_t Size = 8192;
+  void *P = nullptr;
+  ASSERT_TRUE(F.M.allocate(Size, P).ok());
+  auto B = bufferOf(F.M, P);
+  auto Write = [&](uint8_t V, uint64_t Lo, uint64_t Hi) {
+    std::vector<uint8_t> H(Hi - Lo, V);
+    ASSERT_TRUE(F.M.memcpy(static_cast<char *>(P) + Lo, H.data(), H.size(),
+                           MemcpyKind::HostToDevice)
+                    .ok());
+  };
+  auto DeviceHas = [&](FakeDevice &D, Location L, uint64_t Lo, uint64_t Hi,
+                       uint8_t V) {
+    DeviceAddr A = 0;
+    EXPECT_TRUE(F.M.addressOn(*B, L, 0, A).ok());
+    for (uint64_t I = Lo; I < Hi; ++I)
+      if (uint8_t(D.hostView(A)[I]) != V)
+        return false;
+    return true;
+  };
+  // No device has a replica yet: all of it goes to the host copy.
+  Write(1, 0, Size);
+  EXPECT_EQ(B->validRanges(HostLocation), RangeSet(0, Size));
+  EXPECT_EQ(B->stagedBytes({0, Size}), Size);
+  // gpu0 and gpu2 read parts; the next write sends them their parts.
+  ASSERT_TRUE(F.M.makeValid(*B, 0, {0, 4096}).ok());
+  ASSERT_TRUE(F.M.makeValid(*B, 2, {4096, 6144}).ok());
+  F.clearLogs();
+  Write(2, 0, Size);
+  EXPECT_EQ(F.G0.bytes("h2d"), 4096u);
+  EXPECT_EQ(F.G2.bytes("h2d"), 2048u);
+  EXPECT_EQ(F.G1.Log.size(), 0u);
+  EXPECT_EQ(B->validRanges(0), RangeSet(0, 4096));
+  EXPECT_EQ(B->validRanges(2), RangeSet(4096, 6144));
+  EXPECT_EQ(B->validRanges(HostLocation), RangeSet(6144, Size));
+  EXPECT_EQ(B->stagedBytes({0, Size}), 2048u);
+  EXPECT_TRUE(DeviceHas(F.G0, 0, 0, 4096, 2));
+  EXPECT_TRUE(DeviceHas(F.G2, 2, 4096, 6144, 2));
+  // Below the minimum: the host copy only, as before.
+  F.clearLogs();
+  Write(3, 0, 1000);
+  EXPECT_EQ(F.G0.Log.size(), 0u);
+  EXPECT_EQ(B->validRanges(0), RangeSet(1000, 4096));
+  // A read takes the stale bytes from the devices, leaving the host copy
+  // as it was.
+  std::vector<uint8_t> Want(Size, 2), Got(Size);
+  std::fill(Want.begin(), Want.begin() + 1000, 3);
+  ASSERT_TRUE(F.M.memcpy(Got.data(), P, Size, MemcpyKind::DeviceToHost).ok());
+  EXPECT_EQ(Got, Want);
+  EXPECT_EQ(F.G0.bytes("d2h"), 3096u);
+  EXPECT_EQ(F.G2.bytes("d2h"), 2048u);
+  RangeSet HostHas(0, 1000);
+  HostHas.insert(6144, Size);
+  EXPECT_EQ(B->validRanges(HostLocation), HostHas);
+  EXPECT_EQ(B->readBackBytes({0, Size}), 3096u + 2048u);
+  // gpu0 refuses: its part stays in the host copy; gpu2 still gets its own.
+  F.G0.FailHostToDevice = true;
+  Write(4, 0, Size);
+  F.G0.FailHostToDevice = false;
+  EXPECT_TRUE(B->validRanges(0).empty());
+  EXPECT_EQ(B->validRanges(2), RangeSet(4096, 6144));
+  RangeSet HostNow(0, 4096);
+  HostNow.insert(6144, Size);
+  EXPECT_EQ(B->validRanges(HostLocation), HostNow);
+  expectCovered(F.M, *B);
+  ASSERT_TRUE(F.M.memcpy(Got.data(), P, Size, MemcpyKind::DeviceToHost).ok());
+  EXPECT_EQ(Got, std::vector<uint8_t>(Size, 4));
+  // Without direct copies every write lands in the host copy.
+  F.M.setDirectHostCopies(false);
+  F.clearLogs();
+  Write(5, 0, Size);
+  EXPECT_EQ(F.G2.Log.size(), 0u);
+  EXPECT_EQ(B->validRanges(HostLocation), RangeSet(0, Size));
+  ASSERT_TRUE(F.M.free(P).ok());
+}
+
+TEST(BuffersTest, HostCopiesFromTheEnvironment) {
+  FakeDevice G("gpu0");
+  const char *Old = std::getenv("CLEAVE_HOST_COPIES");
+  std::string Saved = Old ? Old : "";
+  unsetenv("CLEAVE_HOST_COPIES");
+  EXPECT_TRUE(BufferManager({&G}).directHostCopies());
+  setenv("CLEAVE_HOST_COPIES", "shadow", 1);
+  EXPECT_FALSE(BufferManager({&G}).directHostCopies());
+  setenv("CLEAVE_HOST_COPIES", "direct", 1);
+  EXPECT_TRUE(BufferManager({&G}).directHostCopies());
+  setenv("CLEAVE_HOST_COPIES", "sometimes", 1); // warns, keeps the default
+  EXPECT_TRUE(BufferManager({&G}).directHostCopies());
+  if (Old)
+    setenv("CLEAVE_HOST_COPIES", Saved.c_str(), 1);
+  else
+    unsetenv("CLEAVE_HOST_COPIES");
+}
+
 TEST(BuffersTest, RandomOperationsMatchModel) {
-  for (unsigned Seed = 1; Seed <= 8; ++Seed) {
+  // Host copies of 64 bytes and more go direct in every other run.
+  for (unsigned Seed = 1; Seed <= 16; ++Seed) {
     FakeMachine F;
+    F.M.setDirectHostCopies(Seed % 2 == 0, 64);
     std::mt19937_64 Rng(Seed);
     constexpr uint64_t Size = 2048;
     void *P = nullptr, *Q = nullptr;

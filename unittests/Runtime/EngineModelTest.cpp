@@ -684,7 +684,9 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
 TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
   // Each of four GPUs wrote a quarter of a 16 MB buffer; reading it back
   // copies the quarters from one thread per GPU. The host gets every byte
-  // from the GPU that wrote it, and then holds the whole buffer.
+  // from the GPU that wrote it: straight into the program's memory with
+  // direct host copies (the buffer's host copy stays stale), through the
+  // host copy without them (which then holds the whole buffer).
   start({{0}, {1}, {2}, {3}});
   BufferManager::Resolved Res;
   ASSERT_TRUE(Bufs->resolve(Ptr[2], Res).ok());
@@ -700,12 +702,19 @@ TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
       Want[I] = Mem[I] = uint8_t(Rng());
     ASSERT_TRUE(Bufs->markWritten(B, G, {G * Quarter, (G + 1) * Quarter}).ok());
   }
-  std::vector<uint8_t> Got(4 * Quarter);
-  ASSERT_TRUE(Bufs->memcpy(Got.data(), Ptr[2], Got.size(),
-                           MemcpyKind::DeviceToHost)
-                  .ok());
-  EXPECT_TRUE(Got == Want);
-  EXPECT_TRUE(B.holds(HostLocation, {0, 4 * Quarter}));
+  ASSERT_TRUE(Bufs->directHostCopies());
+  for (bool Direct : {true, false}) {
+    Bufs->setDirectHostCopies(Direct);
+    std::vector<uint8_t> Got(4 * Quarter);
+    ASSERT_TRUE(Bufs->memcpy(Got.data(), Ptr[2], Got.size(),
+                             MemcpyKind::DeviceToHost)
+                    .ok());
+    EXPECT_TRUE(Got == Want) << "direct " << Direct;
+    EXPECT_EQ(B.validRanges(HostLocation).totalBytes(),
+              Direct ? 0 : 4 * Quarter);
+    for (Location G = 0; G < 4; ++G)
+      EXPECT_TRUE(B.holds(G, {G * Quarter, (G + 1) * Quarter}));
+  }
 }
 
 /// Runs \p Launches launches over four null GPUs of one model (CLEAVE_ISSUE

@@ -47,6 +47,8 @@ public:
 
   std::vector<Op> Log;
   void clearLog() { Log.clear(); }
+  /// While set, copies from the host to this device fail.
+  bool FailHostToDevice = false;
   /// Logged operations named \p What.
   size_t count(const std::string &What) const {
     size_t N = 0;
@@ -115,6 +117,8 @@ protected:
   }
   Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
                               StreamHandle) override {
+    if (FailHostToDevice)
+      return Result::error(ErrorCode::Unknown, name() + ": copy refused");
     std::memmove(hostView(Dst), Src, Bytes);
     Log.push_back({"h2d", Bytes, ""});
     return Result::success();

@@ -55,8 +55,12 @@
 // it took seconds per kernel. The inputs are hashes of their index, the
 // same for any number of threads.
 //
+//   pinned    host mode with the host arrays page-locked (cudaMallocHost;
+//             --pinned-host, one process of its own).
+//
 // Usage: headline [--small] [--reps N] [--budget-ms MS] [--kernels a,b,...]
 //                 [--modes resident,host] [--set LABEL] [--policy LABEL]
+//                 [--pinned-host]
 #include "cleave_rt.h"
 
 #include <algorithm>
@@ -267,6 +271,9 @@ struct Options {
   std::string Kernels = "all";
   std::string Modes = "resident,host";
   std::string Set, Policy;
+  // --pinned-host: the host arrays come from cudaMallocHost (page-locked),
+  // and the host mode is reported as mode "pinned".
+  bool PinnedHost = false;
 };
 Options Opt;
 
@@ -351,11 +358,30 @@ size_t firstWrong(size_t N, F &&Wrong, size_t Grain = size_t(1) << 16) {
 // The host arrays of the inputs and outputs. Their elements are left
 // uninitialized: each is written whole (by fill, or by the download of an
 // output) before it is read, and zeroing GBs on one thread first would
-// cost a pass of its own; fill touches the pages on all the threads.
+// cost a pass of its own; fill touches the pages on all the threads. With
+// --pinned-host they are page-locked (cudaMallocHost), as a CUDA program
+// that cares for its transfers allocates them.
 template <class T> struct NoInit : std::allocator<T> {
   template <class U> struct rebind { using other = NoInit<U>; };
   NoInit() = default;
   template <class U> NoInit(const NoInit<U> &) noexcept {}
+  T *allocate(size_t N) {
+    if (!Opt.PinnedHost)
+      return std::allocator<T>::allocate(N);
+    void *P = nullptr;
+    if (cudaMallocHost(&P, N * sizeof(T)) != cudaSuccess) {
+      std::fprintf(stderr, "headline: cudaMallocHost of %zu bytes failed\n",
+                   N * sizeof(T));
+      std::exit(1);
+    }
+    return static_cast<T *>(P);
+  }
+  void deallocate(T *P, size_t N) {
+    if (Opt.PinnedHost)
+      cudaFreeHost(P);
+    else
+      std::allocator<T>::deallocate(P, N);
+  }
   template <class U, class... Args> void construct(U *P, Args &&...A) {
     if constexpr (sizeof...(Args) == 0)
       ::new (static_cast<void *>(P)) U;
@@ -522,10 +548,11 @@ struct Bench {
 
 bool run(const Bench &B) {
   bool AllOk = true;
-  for (const char *Mode : {"resident", "host"}) {
-    if (!listed(Opt.Modes, Mode))
+  for (const char *Listed : {"resident", "host"}) {
+    if (!listed(Opt.Modes, Listed))
       continue;
-    bool Host = std::strcmp(Mode, "host") == 0;
+    bool Host = std::strcmp(Listed, "host") == 0;
+    const char *Mode = Host && Opt.PinnedHost ? "pinned" : Listed;
     std::fprintf(stderr, "headline: %s %s on %s (%s)\n", B.Name.c_str(), Mode,
                  Opt.Set.c_str(), Opt.Policy.c_str());
     // Warm-up: modules loaded, inputs moved (and, with the model policy,
@@ -956,7 +983,7 @@ bool benchNbody() {
   int N = Opt.Small ? 2000 : 131072;
   const int BlockN = 128;
   const float Dt = 0.01f;
-  std::vector<float4> Pos(N), Vel(N), PosN(N), VelN(N);
+  HostVec<float4> Pos(N), Vel(N), PosN(N), VelN(N);
   for (int I = 0; I < N; ++I) {
     Pos[I] = make_float4(unit(20, 4 * I) * 2 - 1, unit(20, 4 * I + 1) * 2 - 1,
                          unit(20, 4 * I + 2) * 2 - 1,
@@ -1091,11 +1118,13 @@ int main(int argc, char **argv) {
       Opt.Set = Value();
     else if (A == "--policy")
       Opt.Policy = Value();
+    else if (A == "--pinned-host")
+      Opt.PinnedHost = true;
     else {
       std::fprintf(stderr,
                    "usage: %s [--small] [--reps N] [--budget-ms MS] "
                    "[--kernels a,b,...] [--modes resident,host] [--set LABEL] "
-                   "[--policy LABEL]\n",
+                   "[--policy LABEL] [--pinned-host]\n",
                    argv[0]);
       return 2;
     }

@@ -22,10 +22,11 @@ from collections import defaultdict
 SET_ORDER = ["gpu0", "cpu", "cpu+gpu0", "2gpu", "cpu+2gpu", "4gpu", "cpu+4gpu"]
 MULTI = [s for s in SET_ORDER if s not in ("gpu0", "cpu")]
 POLICIES = ["even", "model", "best static"]
-MODES = ["resident", "host"]
+MODES = ["resident", "host", "pinned"]
 # BENCHMARKS.md: geomean targets (data resident unless named).
 TARGETS = {("2gpu", "resident"): 1.9, ("cpu+2gpu", "resident"): 1.9,
            ("2gpu", "host"): 1.6, ("cpu+2gpu", "host"): 1.6,
+           ("2gpu", "pinned"): 1.6, ("cpu+2gpu", "pinned"): 1.6,
            ("4gpu", "resident"): 3.7, ("cpu+4gpu", "resident"): 3.7}
 
 
@@ -107,7 +108,9 @@ def report(path, prefix):
     out.append("\nSpeedup = median of the best single device (the faster of "
                "`gpu0` and `cpu`, same mode) / median of the configuration; "
                "> 1 is faster. `host`: inputs start on the host and outputs "
-               "return to it, transfers included on both sides. "
+               "return to it, transfers included on both sides; `pinned`: "
+               "the same with the program's host arrays page-locked "
+               "(cudaMallocHost). "
                "`best static` is the fastest of `even` and the CLEAVE_SPLIT "
                "sweep.\n")
 

@@ -16,6 +16,9 @@
 #   nopin   host mode only, gpu0 and the most GPUs, even, with
 #           CLEAVE_PIN_HOST=off (policy label even-nopin): what page-locking
 #           the host copies gains, against `even` of the same run;
+#   shadow  host mode only, gpu0, 2gpu and 4gpu, even, with
+#           CLEAVE_HOST_COPIES=shadow (policy label even-shadow): what the
+#           direct host copies gain, against `even`;
 #   serial  resident mode only, 2gpu and 4gpu, even, with
 #           CLEAVE_ISSUE=serial (policy label even-serial): what the issue
 #           workers gain, against `even`;
@@ -34,7 +37,8 @@
 # (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check),
 # PHASES (even,model,sweep: which of the parts below run; one call of the
 # GPU machine fits even+model, the sweep goes in another), SETS (the device
-# sets, space-separated), run_modes (resident,host).
+# sets, space-separated), run_modes (resident,host; add pinned for host
+# mode with page-locked host arrays, a process of its own per set).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 carry=$(cd "${1:-$root/build/gpu-carry-headline}" && pwd)
@@ -77,26 +81,38 @@ if [ -n "${SETS:-}" ]; then sets=$SETS; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# run SET POLICY-LABEL [VAR=VALUE...]: one process, every kernel, both modes.
+# run SET POLICY-LABEL [VAR=VALUE...]: one process, every kernel, the
+# modes of run_modes but pinned; then, if run_modes names pinned, one more
+# process for host mode with page-locked host arrays (--pinned-host).
 run() {
   local set=$1 label=$2; shift 2
+  local modes=${run_modes:-resident,host} plain
+  plain=$(tr ',' '\n' <<< "$modes" | grep -vx pinned | paste -sd, -)
+  [ -n "$plain" ] && run_one "$set" "$label" "$plain" "" "$@"
+  grep -qx pinned <(tr ',' '\n' <<< "$modes") &&
+    run_one "$set" "$label" host --pinned-host "$@"
+}
+
+# run_one SET POLICY-LABEL MODES EXTRA-FLAG [VAR=VALUE...]
+run_one() {
+  local set=$1 label=$2 modes=$3 extra=$4; shift 4
   local now=$(( $(date +%s) - start ))
   if [ "$now" -ge "$deadline" ]; then
-    say "SKIPPED (deadline ${deadline}s): $set $label"
+    say "SKIPPED (deadline ${deadline}s): $set $label $modes $extra"
     skipped=$((skipped + 1))
     return
   fi
-  say "## $set ($label): CLEAVE_DEVICES=${devs[$set]} $*"
+  say "## $set ($label, $modes $extra): CLEAVE_DEVICES=${devs[$set]} $*"
   if env -u CLEAVE_PARTITION -u CLEAVE_SPLIT -u CLEAVE_LOG \
       CLEAVE_DEVICES="${devs[$set]}" "$@" \
       timeout 240 "$carry/bin/headline" "${small[@]}" --reps "$reps" \
       --budget-ms "$budget" --kernels "$kernels" --set "$set" \
-      --modes "${run_modes:-resident,host}" \
+      --modes "$modes" ${extra:+"$extra"} \
       --policy "$label" > "$work/run.jsonl" 2> "$work/run.err"; then
     :
   else
     fails=$((fails + 1))
-    say "FAIL: $set $label (exit status)"
+    say "FAIL: $set $label $modes $extra (exit status)"
   fi
   grep -v '^headline: .* on ' "$work/run.err" >> "$log"
   # The commit and host go into every line.
@@ -166,6 +182,13 @@ case $phases in *,nopin,*)
     case " $sets " in *" $s "*) ;; *) continue ;; esac
     run_modes=host run "$s" even-nopin CLEAVE_PARTITION=even CLEAVE_PIN_HOST=off
     [ "$s" = 4gpu ] && break
+  done ;; esac
+# 5c. Copies between the program's memory and the buffers through the
+# buffers' host copies (host modes).
+case $phases in *,shadow,*)
+  for s in gpu0 2gpu 4gpu; do
+    case " $sets " in *" $s "*) ;; *) continue ;; esac
+    run_modes=host run "$s" even-shadow CLEAVE_PARTITION=even CLEAVE_HOST_COPIES=shadow
   done ;; esac
 # 5b. GPU ranges issued one after the other by the launching thread
 # (resident mode).

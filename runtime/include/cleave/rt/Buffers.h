@@ -158,6 +158,17 @@ public:
   static constexpr uint64_t PinMinBytes = 4u << 20;
   /// Buffers whose host copy is page-locked now.
   size_t pinnedBuffers() const;
+  /// Whether a cudaMemcpy of at least \p MinBytes between the program's host
+  /// memory and a buffer moves the bytes that live on devices straight
+  /// between that memory and the devices (default: on, 4 MiB;
+  /// CLEAVE_HOST_COPIES=direct|shadow), instead of through the buffer's
+  /// host copy. See memcpy().
+  void setDirectHostCopies(bool On, uint64_t MinBytes = DirectCopyMinBytes) {
+    DirectCopies = On;
+    DirectMinBytes = MinBytes;
+  }
+  bool directHostCopies() const { return DirectCopies; }
+  static constexpr uint64_t DirectCopyMinBytes = 4u << 20;
   /// The location whose validity \p L uses: HostLocation for devices that
   /// share host memory, else \p L.
   Location validityLocation(Location L) const;
@@ -215,6 +226,18 @@ public:
   /// cudaMemcpy: device pointers must be runtime pointers with the whole
   /// range inside their buffer; a host pointer that is a runtime pointer is
   /// treated as one (as with unified addressing).
+  ///
+  /// Direct host copies (setDirectHostCopies). A large copy from the
+  /// program's memory into a buffer sends each byte that a device's replica
+  /// held (where the last kernels ran, and so where the next ones will
+  /// likely read it) to that device, one thread per device, and writes only
+  /// the rest into the host copy: valid on those devices and stale in the
+  /// host copy, where a smaller copy leaves it valid in the host copy only.
+  /// A device whose copy fails gets nothing; its bytes go to the host copy.
+  /// A large copy out of a buffer takes the bytes that are stale in the
+  /// host copy straight from the devices holding them (one thread per
+  /// device), without making the host copy valid. Either way each byte
+  /// crosses host memory once instead of twice.
   Result memcpy(void *Dst, const void *Src, uint64_t Bytes,
                 MemcpyKind Kind = MemcpyKind::Default);
   /// cudaMemset on a runtime pointer.
@@ -247,6 +270,10 @@ private:
   /// Counts \p Bytes moved between \p B's host copy and \p Gpu and pins
   /// the host copy (through \p Gpu) when the pinning policy says so.
   void maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes);
+  /// memcpy() from the program's memory \p Src into \p R of \p B, and
+  /// from \p R into the program's memory \p Dst, with direct host copies.
+  Result writeFromHostLocked(Buffer &B, ByteRange R, const char *Src);
+  Result readToHostLocked(Buffer &B, ByteRange R, char *Dst);
   /// executeLocked() for copies to the host: from several devices at once
   /// (one thread per source device) when they are large.
   Result gatherLocked(Buffer &B, const std::vector<Transfer> &Plan);
@@ -260,6 +287,8 @@ private:
 
   std::vector<Device *> Devices;
   HostPinning Pinning = HostPinning::Reused;
+  bool DirectCopies = true;
+  uint64_t DirectMinBytes = DirectCopyMinBytes;
   mutable std::mutex Mutex;
   /// Start address -> buffer, for every live allocation.
   std::map<uintptr_t, std::shared_ptr<Buffer>> Live;
