@@ -188,15 +188,26 @@ __global__ void reduction(const float *in, float *out, unsigned n) {
     out[blockIdx.x] = sum;
 }
 
-constexpr int Bins = 256;
+// Each block counts one contiguous chunk of Items * HistThreads bytes, its
+// threads reading it in coalesced rows (blockDim.x must be HistThreads), so
+// a range of blocks reads a range of the data: a split over devices moves
+// each device its own part only. With a grid-stride loop, as before, every
+// block's reads spread over the whole array, every device needed all of
+// it, and with the data starting on the host two H200s were no faster
+// than one (bench/results/headline-h200x2-2026-11-22-s10.md).
+constexpr int Bins = 256, HistThreads = 256;
+template <int Items>
 __global__ void histogram(const unsigned char *data, unsigned *bins, long n) {
   __shared__ unsigned local[Bins];
   for (int b = threadIdx.x; b < Bins; b += blockDim.x)
     local[b] = 0;
   __syncthreads();
-  for (long i = long(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += long(gridDim.x) * blockDim.x)
-    atomicAdd(&local[data[i]], 1u);
+  long base = long(blockIdx.x) * (HistThreads * Items) + threadIdx.x;
+  for (int k = 0; k < Items; ++k) {
+    long i = base + long(k) * HistThreads;
+    if (i < n)
+      atomicAdd(&local[data[i]], 1u);
+  }
   __syncthreads();
   for (int b = threadIdx.x; b < Bins; b += blockDim.x)
     if (local[b] != 0)
@@ -878,10 +889,10 @@ bool benchHistogram() {
   // 512 for each of its 256 threads), so the blocks a device runs are the
   // work it does, and a split over devices divides the work. 8192 blocks
   // give each of 4 H200s about two waves (1056 blocks of 256 threads): the
-  // model policy splits combined outputs only over whole waves. The
-  // grid-stride loop keeps the kernel right for any grid. With --small, 64
-  // bytes a thread: 17 blocks, enough to give each of 5 devices some.
-  const unsigned Threads = 256;
+  // model policy splits combined outputs only over whole waves. With
+  // --small, 64 bytes a thread: 17 blocks, enough to give each of 5
+  // devices some.
+  const unsigned Threads = HistThreads;
   const long PerBlock = long(Threads) * (Opt.Small ? 64 : 512);
   unsigned Blocks = unsigned(std::max((N + PerBlock - 1) / PerBlock, 2L));
   Bench X;
@@ -890,7 +901,10 @@ bool benchHistogram() {
   X.Upload = [&] { toDevice(DD, Data); };
   X.Launch = [&] {
     CUDA_CHECK(cudaMemset(DB, 0, Bins * sizeof(unsigned)));
-    histogram<<<Blocks, Threads>>>(DD, DB, N);
+    if (Opt.Small)
+      histogram<64><<<Blocks, Threads>>>(DD, DB, N);
+    else
+      histogram<512><<<Blocks, Threads>>>(DD, DB, N);
   };
   X.Download = [&] { toHost(Out, DB); };
   X.Check = [&] {

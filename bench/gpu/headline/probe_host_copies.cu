@@ -11,9 +11,16 @@
 //   piped       into a pinned host copy in chunks, each chunk's DMA issued
 //               as soon as it is copied (the copy and the DMA overlap).
 //
-// Built and run by probe-host-copies.sh on the GPU machine (nvcc -fopenmp).
+// threads/gpu=0 rows: the staging chunks copied by oneTBB tasks of 1 MiB,
+// as the runtime does (built with -DPROBE_TBB). Built here by
+// probe-host-copies.sh --build DIR (with oneTBB), run there by
+// probe-host-copies.sh [DIR].
 #include <cuda_runtime.h>
 #include <omp.h>
+#ifdef PROBE_TBB
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -39,7 +46,30 @@ static double now() {
       .count();
 }
 
+// threads > 0: an OpenMP team of that many threads; <= 0: oneTBB tasks, as
+// the runtime's hostCopy does (runtime/lib/cpu/HostCopy.cpp): 0 its
+// default (1 MiB tasks, auto partitioner), -1 simple partitioner of 1 MiB
+// tasks, -2 static partitioner, -3 simple partitioner of 256 KiB tasks.
 static void pcopy(void *d, const void *s, size_t n, int threads) {
+#ifdef PROBE_TBB
+  if (threads <= 0) {
+    size_t Grain = threads == -3 ? size_t(256) << 10 : size_t(1) << 20;
+    size_t chunks = (n + Grain - 1) / Grain;
+    auto body = [&](const tbb::blocked_range<size_t> &r) {
+      size_t lo = r.begin() * Grain;
+      size_t hi = std::min(n, r.end() * Grain);
+      std::memcpy((char *)d + lo, (const char *)s + lo, hi - lo);
+    };
+    tbb::blocked_range<size_t> all(0, chunks);
+    if (threads == 0)
+      tbb::parallel_for(all, body);
+    else if (threads == -2)
+      tbb::parallel_for(all, body, tbb::static_partitioner());
+    else
+      tbb::parallel_for(all, body, tbb::simple_partitioner());
+    return;
+  }
+#endif
 #pragma omp parallel for num_threads(threads) schedule(static)
   for (int t = 0; t < threads; ++t) {
     size_t lo = n * t / threads, hi = n * (t + 1) / threads;
@@ -197,8 +227,14 @@ int main() {
                   })));
       for (size_t chunkMB : {8, 32})
         for (int nbuf : {2, 4})
-          for (int t : {4, 8, 16}) {
+          for (int t : {0, -1, -2, -3, 8, 16}) {
             if (t * G > cores)
+              continue;
+#ifndef PROBE_TBB
+            if (t <= 0)
+              continue;
+#endif
+            if (t <= 0 && (chunkMB != 8 || nbuf != 4))
               continue;
             std::printf("G=%d %s staged chunk=%zuMiB bufs=%d threads/gpu=%d: "
                         "%.1f GB/s\n",

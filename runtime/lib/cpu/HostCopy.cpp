@@ -7,6 +7,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include <cstring>
 
@@ -15,17 +16,24 @@ namespace rt {
 
 namespace {
 
-/// Bytes per task: large enough that a task's cost is the copy.
-constexpr uint64_t Grain = uint64_t(1) << 20;
+/// Bytes per task: large enough that a task's cost is the copy (25 us or
+/// so), small enough that an 8 MiB staging chunk makes 32 tasks, one each
+/// for as many threads as are awake. With tasks of 1 MiB under the auto
+/// partitioner, pageable copies through the staging chunks moved 29 GB/s
+/// to one H200 and 43 GB/s to two; with these, 44 and 69 GB/s
+/// (bench/results/probe-host-copies-h200x2-2026-11-22-tbb.txt).
+constexpr uint64_t Grain = uint64_t(256) << 10;
 
 template <typename Fn> void inChunks(uint64_t Bytes, Fn &&Chunk) {
   uint64_t Chunks = (Bytes + Grain - 1) / Grain;
-  tbb::parallel_for(tbb::blocked_range<uint64_t>(0, Chunks),
-                    [&](const tbb::blocked_range<uint64_t> &R) {
-                      uint64_t Lo = R.begin() * Grain;
-                      uint64_t Hi = std::min(Bytes, R.end() * Grain);
-                      Chunk(Lo, Hi - Lo);
-                    });
+  tbb::parallel_for(
+      tbb::blocked_range<uint64_t>(0, Chunks),
+      [&](const tbb::blocked_range<uint64_t> &R) {
+        uint64_t Lo = R.begin() * Grain;
+        uint64_t Hi = std::min(Bytes, R.end() * Grain);
+        Chunk(Lo, Hi - Lo);
+      },
+      tbb::simple_partitioner());
 }
 
 } // namespace
