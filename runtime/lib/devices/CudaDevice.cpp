@@ -39,10 +39,11 @@ std::map<uintptr_t, uint64_t> Registered;
 constexpr unsigned NumStreams = 3;
 /// Staged copies (pageable host memory) go through NumStaging pinned
 /// chunks of StagingBytes each, kept in flight together; copies up to one
-/// chunk go directly. Four chunks of 8 MiB, each filled or emptied by the
-/// host's threads while the others' DMA runs, moved 50 GB/s from pageable
-/// memory to one H200 and 76 GB/s to two at once, against 40 and 61 GB/s
-/// with two chunks (bench/results/probe-host-copies-h200x2-2026-11-22.txt).
+/// chunk go directly. In the probe, four chunks of 8 MiB, each filled or
+/// emptied by 8 threads while the others' DMA ran, moved 50 GB/s from
+/// pageable memory to one H200 and 76 GB/s to two at once, against 40 and
+/// 61 GB/s with two chunks (bench/results/probe-host-copies-h200x2-
+/// 2026-11-22.txt; the runtime's own hostCopy: HostCopy.cpp).
 constexpr unsigned NumStaging = 4;
 constexpr uint64_t StagingBytes = 8u << 20;
 
