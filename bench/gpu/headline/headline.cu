@@ -42,8 +42,13 @@
 //   jacobi2d        16384 x 16384, 10 steps      (was 8192 x 8192)
 //   stencil3d       608^3 floats                 (was 384^3)
 //
-// matmul (n = 4096) and nbody (131072 bodies) already take 14-16 ms on one
-// H200 and keep their sizes. The histogram's grid follows its data, one
+// matmul (n = 4096) already takes 15 ms on one H200 and keeps its size.
+// nbody has 262144 bodies (was 131072): 2048 blocks of 128, so a quarter
+// of the grid (512 blocks, 4 per SM) still keeps an H200 busy; at 131072
+// bodies a GPU's half or quarter left its SMs short of warps (1.84x on 2
+// H200s, 2.70x on 4: bench/results/headline-h200x4-2026-11-22-s9.md).
+// One launch then takes about 55 ms on one H200 and seconds on the CPU,
+// whose runs the repetition budget cuts to 3. The histogram's grid follows its data, one
 // block of 256 threads per 2^17 bytes (8192 blocks), so that splitting its
 // blocks over devices divides its work; with a grid of one fixed wave, as
 // before, every block did the same work on any number of devices. A
@@ -994,7 +999,7 @@ bool benchJacobi() {
 }
 
 bool benchNbody() {
-  int N = Opt.Small ? 2000 : 131072;
+  int N = Opt.Small ? 2000 : 262144;
   const int BlockN = 128;
   const float Dt = 0.01f;
   HostVec<float4> Pos(N), Vel(N), PosN(N), VelN(N);
