@@ -24,8 +24,9 @@
 #           workers gain, against `even`;
 #   native  native_split.cu built with nvcc: vecadd split by hand over
 #           1/2/4 GPUs without Cleave ($OUT/native_split.jsonl);
-#   phases  CLEAVE_LOG=phases of vecadd, jacobi2d and stencil3d over 2 and
-#           4 GPUs, even and model ($OUT/phases.log).
+#   phases  CLEAVE_LOG=phases of PHASE_KERNELS (vecadd, jacobi2d and
+#           stencil3d) on gpu0 and over 2 and 4 GPUs, even and model
+#           ($OUT/phases.log).
 # Writes $OUT/headline.jsonl (one line per kernel, mode, device set and
 # policy) and $OUT/headline.log; prints progress. Device sets that are
 # absent are skipped; configurations that would start after DEADLINE
@@ -211,16 +212,18 @@ case $phases in *,native,*)
     fails=$((fails + 1)); say "FAIL: nvcc native_split.cu"
   fi ;; esac
 # 7. Where a launch's host time goes (CLEAVE_LOG=phases), resident mode:
-# vecadd, jacobi2d and stencil3d over 2 and 4 GPUs, even and model.
+# PHASE_KERNELS (vecadd, jacobi2d and stencil3d) on gpu0 and over 2 and 4
+# GPUs, even and model.
 case $phases in *,phases,*)
-  for s in 2gpu 4gpu; do
+  for s in gpu0 2gpu 4gpu; do
     case " $sets " in *" $s "*) ;; *) continue ;; esac
     for pol in even model; do
       say "## phases: $s $pol"
       env -u CLEAVE_SPLIT CLEAVE_DEVICES="${devs[$s]}" CLEAVE_PARTITION=$pol \
         CLEAVE_PROFILE="$profile" CLEAVE_CACHE_DIR=off CLEAVE_LOG=phases \
         timeout 120 "$carry/bin/headline" --reps 20 --budget-ms 1000 \
-        --kernels vecadd,jacobi2d,stencil3d --modes resident --set "$s" \
+        --kernels "${PHASE_KERNELS:-vecadd,jacobi2d,stencil3d}" \
+        --modes resident --set "$s" \
         --policy "phases-$pol" > /dev/null 2> "$work/phases.err" ||
         say "warning: phases run $s $pol failed"
       grep '^cleave phases' "$work/phases.err" | sed "s|^|$s $pol |" \
