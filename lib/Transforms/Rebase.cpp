@@ -106,6 +106,16 @@ public:
   }
 
   bool isZero() const { return Terms.empty(); }
+  /// Whether this is one launch dimension, block.d or grid.d: a value in
+  /// [1, 2^31 - 1], which a sign or zero extension of 32 or more bits
+  /// leaves as it is.
+  bool isLaunchDimension() const {
+    if (Terms.size() != 1 || Terms.begin()->second != 1 ||
+        Terms.begin()->first.size() != 1)
+      return false;
+    StringRef S = Terms.begin()->first.front();
+    return S.starts_with("block.") || S.starts_with("grid.");
+  }
   bool isConstant() const {
     return Terms.empty() || (Terms.size() == 1 && Terms.begin()->first.empty());
   }
@@ -621,8 +631,12 @@ std::optional<IntInfo> Analyzer::computeIntInfo(Value *V) {
       Check C = rangeCheck(F, From, Signed);
       appendNeeds(F.Needs, {C});
       A->Form = F;
-    } else if (A->Form && !A->Form->C0.isConstant()) {
-      A->Form.reset(); // an extended symbol: keep it opaque
+    } else if (A->Form && !A->Form->C0.isConstant() &&
+               !(From >= 32 && A->Form->C0.isLaunchDimension())) {
+      // An extended symbol is kept opaque (an argument's zero extension,
+      // a product that wrapped), but for blockDim or gridDim extended from
+      // 32 bits or more: (long)blockIdx.x * blockDim.x.
+      A->Form.reset();
     }
     return A;
   }
