@@ -137,18 +137,24 @@ void IssuePool::Worker::loop() {
   }
 }
 
+void IssuePool::wake(size_t Slot) {
+  Worker &W = worker(Slot);
+  if (W.St.load(std::memory_order_acquire) != Worker::Asleep)
+    return;
+  {
+    std::lock_guard<std::mutex> Lock(W.Mutex);
+    int Sleeping = Worker::Asleep;
+    W.St.compare_exchange_strong(Sleeping, Worker::Polling);
+  }
+  W.Cond.notify_all();
+}
+
 bool IssuePool::tryPost(size_t Slot, std::function<void()> Task) {
   Worker &W = worker(Slot);
   int Was = Worker::Polling;
   if (!W.St.compare_exchange_strong(Was, Worker::Busy)) {
-    if (Was == Worker::Asleep) {
-      {
-        std::lock_guard<std::mutex> Lock(W.Mutex);
-        int Sleeping = Worker::Asleep;
-        W.St.compare_exchange_strong(Sleeping, Worker::Polling);
-      }
-      W.Cond.notify_all();
-    }
+    if (Was == Worker::Asleep)
+      wake(Slot);
     return false;
   }
   W.Task = std::move(Task);

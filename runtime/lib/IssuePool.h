@@ -7,7 +7,9 @@
 // worker of this pool, which issues the range and waits for it, so the GPUs
 // start together (docs/runtime.md, "Issue"). A worker polls for work for
 // CLEAVE_SPIN_US after its last task (Spin.h), then sleeps; the engine
-// issues inline to a worker that sleeps rather than wait for it to wake.
+// issues inline to a worker that sleeps rather than wait for it to wake,
+// and wakes the workers a launch will use when the launch starts (wake()),
+// so that they poll again by the time it issues.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_LIB_ISSUEPOOL_H
@@ -45,6 +47,14 @@ public:
   /// polling for work, and returns true; false, without running anything,
   /// if it sleeps (it is woken for the next launch) or still runs a task.
   bool tryPost(size_t Slot, std::function<void()> Task);
+
+  /// Starts worker \p Slot polling for work if it sleeps (starting the
+  /// worker on first use); does nothing to a polling or busy worker.
+  /// Called as a launch starts: woken only when a post was refused, a
+  /// worker would start a fresh CLEAVE_SPIN_US at the issue of the launch
+  /// that refused it, and launches that take longer than that (the
+  /// 0.25 ms ranges of 4 H200s) would find it asleep every time.
+  void wake(size_t Slot);
 
   /// Waits until the task given to \p Slot has run (at once if none).
   void wait(size_t Slot);

@@ -681,6 +681,61 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   EXPECT_EQ(Plan.MovedAtOnce, 0u);
 }
 
+TEST_F(EngineNullGpuTest, SmallInputsMoveToSeveralGpusAtOnceThroughTheIssueWorkers) {
+  // After a first launch, the host rewrites 4 KB of each GPU's quarter of
+  // both inputs: 32 KB to move, too little to start threads for, but with
+  // issue workers (CLEAVE_ISSUE=parallel) each GPU's copies run on its
+  // worker (or here, when it sleeps), at once. Every replica must then hold
+  // the host's bytes and the plan count each byte once.
+  ASSERT_TRUE(IssuePool::choose("parallel"));
+  start({{0}, {1}, {2}, {3}});
+  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                              {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                  .ok());
+  K = Eng->findKernel("vadd");
+  std::vector<float> In[2] = {std::vector<float>(N), std::vector<float>(N)};
+  std::mt19937 Rng(7);
+  for (int I = 0; I < 2; ++I) {
+    for (float &X : In[I])
+      X = float(Rng() % 100000);
+    ASSERT_TRUE(Bufs->memcpy(Ptr[I], In[I].data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+  }
+  LaunchPlan Plan = launch();
+  ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
+  const uint64_t Piece = 1024; // floats
+  for (int I = 0; I < 2; ++I)
+    for (const LaunchPlan::Run &R : Plan.Runs) {
+      uint64_t At = R.First * 128 + 256;
+      for (uint64_t E = At; E < At + Piece; ++E)
+        In[I][E] = float(Rng() % 100000);
+      ASSERT_TRUE(Bufs->memcpy(Ptr[I] + At,
+                               In[I].data() + At, Piece * sizeof(float),
+                               MemcpyKind::HostToDevice)
+                      .ok());
+    }
+  Plan = launch();
+  ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
+  EXPECT_EQ(Plan.BytesMoved, 2 * 4 * Piece * sizeof(float)) << Plan.describe();
+  EXPECT_EQ(Plan.MovedAtOnce, 4u) << Plan.describe();
+  for (const LaunchPlan::Run &R : Plan.Runs)
+    for (int I = 0; I < 2; ++I) {
+      BufferManager::Resolved Res;
+      ASSERT_TRUE(Bufs->resolve(Ptr[I], Res).ok());
+      DeviceAddr A = 0;
+      ASSERT_TRUE(Bufs->addressOn(*Res.Buf, R.Device, 0, A).ok());
+      uint64_t Lo = R.First * 128,
+               Hi = std::min<uint64_t>(N, (R.First + R.Count) * 128);
+      const float *Got = reinterpret_cast<const float *>(A);
+      EXPECT_TRUE(std::equal(In[I].begin() + Lo, In[I].begin() + Hi, Got + Lo))
+          << R.DeviceName << " input " << I;
+      EXPECT_TRUE(Res.Buf->holds(R.Device, {Lo * 4, Hi * 4}));
+    }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
 TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
   // Each of four GPUs wrote a quarter of a 16 MB buffer; reading it back
   // copies the quarters from one thread per GPU. The host gets every byte
@@ -852,6 +907,28 @@ TEST(IssuePool, ASleepingWorkerIsWokenForTheNextLaunch) {
   }
   ASSERT_TRUE(Taken);
   EXPECT_EQ(Ran, Before + 1);
+}
+
+TEST(IssuePool, AWorkerWokenAsALaunchStartsTakesItsTask) {
+  // After 5 ms without work a worker sleeps (CLEAVE_SPIN_US is 200 us), and
+  // a post alone is refused. wake() sets it polling again at once, so a
+  // post right after it is taken (unless the worker, woken, gave up
+  // polling again first: 200 us later, hence 3 of 5 rather than all).
+  IssuePool Pool;
+  int Ran = 0;
+  ASSERT_TRUE(Pool.tryPost(0, [&] { ++Ran; })); // a new worker polls
+  Pool.wait(0);
+  int Taken = 0;
+  for (int Try = 0; Try < 5; ++Try) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    Pool.wake(0);
+    if (Pool.tryPost(0, [&] { ++Ran; })) {
+      Pool.wait(0);
+      ++Taken;
+    }
+  }
+  EXPECT_GE(Taken, 3);
+  EXPECT_EQ(Ran, 1 + Taken);
 }
 
 } // namespace

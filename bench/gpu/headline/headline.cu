@@ -231,6 +231,12 @@ __global__ void jacobi(const float *in, float *out, int nx, int ny) {
 }
 
 constexpr float Softening2 = 0.01f;
+// Threads per block of nbody, and bodies per shared tile. A constant trip
+// count lets the inner loop be unrolled: over 4 H200s each SM holds only
+// about 4 blocks (16 warps) of a quarter grid, and the rolled loop's
+// quarter took 14.8 ms against 51.9 ms for the whole grid on one GPU
+// (3.5x; bench/results/headline-h200x4-2026-11-22-s15.md).
+constexpr int NbodyThreads = 128;
 __global__ void nbody(const float4 *pos, const float4 *vel, float4 *posNext,
                       float4 *velNext, int n, float dt) {
   extern __shared__ float4 tileP[];
@@ -241,7 +247,8 @@ __global__ void nbody(const float4 *pos, const float4 *vel, float4 *posNext,
     int j = base + threadIdx.x;
     tileP[threadIdx.x] = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     __syncthreads();
-    for (int k = 0; k < int(blockDim.x); ++k) {
+#pragma unroll 8
+    for (int k = 0; k < NbodyThreads; ++k) {
       float4 q = tileP[k];
       float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
       float inv = rsqrtf(dx * dx + dy * dy + dz * dz + Softening2);
@@ -1000,7 +1007,7 @@ bool benchJacobi() {
 
 bool benchNbody() {
   int N = Opt.Small ? 2000 : 262144;
-  const int BlockN = 128;
+  const int BlockN = NbodyThreads;
   const float Dt = 0.01f;
   HostVec<float4> Pos(N), Vel(N), PosN(N), VelN(N);
   for (int I = 0; I < N; ++I) {
