@@ -33,6 +33,16 @@ unsigned spinMicros() {
   return Us;
 }
 
+unsigned busyWaitMicros() {
+  static const unsigned Us = [] {
+    const char *E = std::getenv("CLEAVE_SPIN_US");
+    if (E && *E)
+      return spinMicros();
+    return std::thread::hardware_concurrency() >= 8 ? 20000u : spinMicros();
+  }();
+  return Us;
+}
+
 namespace {
 enum Choice : int { Unread, Auto, Parallel, Serial };
 std::atomic<int> Chosen{Unread};
@@ -167,7 +177,8 @@ void IssuePool::wait(size_t Slot) {
   if (Slot >= Workers.size() || !Workers[Slot])
     return;
   Worker &W = *Workers[Slot];
-  if (spinUntil([&] { return W.Done.load(std::memory_order_acquire); }))
+  if (spinUntil([&] { return W.Done.load(std::memory_order_acquire); },
+                busyWaitMicros()))
     return;
   std::unique_lock<std::mutex> Lock(W.Mutex);
   W.Cond.wait(Lock, [&] { return W.Done.load(std::memory_order_acquire); });

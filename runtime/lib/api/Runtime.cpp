@@ -312,7 +312,8 @@ bool Stream::done(uint64_t Ticket) {
 }
 
 void Stream::wait(uint64_t Ticket) {
-  if (spinFor([&] { return done(Ticket); }))
+  // Work under way: polled for longer than an idle worker polls for work.
+  if (spinUntil([&] { return done(Ticket); }, busyWaitMicros()))
     return;
   std::unique_lock<std::mutex> Lock(Mutex);
   Cond.wait(Lock, [&] { return done(Ticket); });

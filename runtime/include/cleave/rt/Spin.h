@@ -6,6 +6,14 @@
 // the engine's issue workers (IssuePool.h) poll for up to CLEAVE_SPIN_US
 // microseconds (default 200; 0: block at once) before they block.
 //
+// A thread that waits for work already under way (a synchronizing call
+// waiting for the stream's worker, the engine waiting for an issue worker)
+// polls longer on a host with cores to spare: the driver does the same
+// (cudaDeviceScheduleAuto spins while the host has more cores than
+// contexts), and a wake-up after a longer wait cost 0.1-0.3 ms on the GPU
+// machines, a third of a 1 ms launch's repetitions on one H200
+// (bench/results/headline-h200x4-2026-11-22-s15.md).
+//
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_SPIN_H
 #define CLEAVE_RT_SPIN_H
@@ -20,10 +28,14 @@ namespace rt {
 /// reported on stderr and the default (200) is used.
 unsigned spinMicros();
 
-/// Polls \p Ready for up to spinMicros(); true as soon as it holds, false
-/// when the time ran out first (the caller then blocks).
-template <class Pred> bool spinUntil(Pred Ready) {
-  unsigned Us = spinMicros();
+/// How long a wait for work under way polls: CLEAVE_SPIN_US when set;
+/// otherwise 20000 on a host of 8 cores or more, spinMicros() below that.
+unsigned busyWaitMicros();
+
+/// Polls \p Ready for up to \p Us microseconds (spinMicros() unless
+/// given); true as soon as it holds, false when the time ran out first (the
+/// caller then blocks).
+template <class Pred> bool spinUntil(Pred Ready, unsigned Us = spinMicros()) {
   if (!Us)
     return Ready();
   auto Until =
