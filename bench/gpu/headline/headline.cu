@@ -235,7 +235,7 @@ constexpr float Softening2 = 0.01f;
 // count lets the inner loop be unrolled: over 4 H200s each SM holds only
 // about 4 blocks (16 warps) of a quarter grid, and the rolled loop's
 // quarter took 14.8 ms against 51.9 ms for the whole grid on one GPU
-// (3.5x; bench/results/headline-h200x4-2026-11-22-s15.md).
+// (3.5x; bench/results/headline-h200x4-2026-11-22-s15.md, `-s15a`).
 constexpr int NbodyThreads = 128;
 __global__ void nbody(const float4 *pos, const float4 *vel, float4 *posNext,
                       float4 *velNext, int n, float dt) {
