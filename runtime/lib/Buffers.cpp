@@ -86,6 +86,11 @@ uint64_t Buffer::readBackBytes(ByteRange R) const {
   return bytesWithin(ReadBack, R);
 }
 
+uint64_t Buffer::pushedBytes(ByteRange R) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return bytesWithin(Pushed, R);
+}
+
 bool Buffer::hasReplica(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return Replica[static_cast<size_t>(Mgr.validityLocation(L) + 1)] != 0;
@@ -327,8 +332,20 @@ RangeSet BufferManager::missingRanges(const Buffer &B, Location L,
   return Out;
 }
 
+void BufferManager::noteLaunchReads(Buffer &B,
+                                    const std::vector<const RangeSet *> &Reads,
+                                    RangeSet HostReads) {
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  if (!B.Pushed.empty())
+    for (const RangeSet *R : Reads)
+      B.Pushed.erase(*R);
+  B.HostReads = std::move(HostReads);
+}
+
 void BufferManager::markWrittenLocked(Buffer &B, Location L,
                                       const RangeSet &Rs) {
+  if (!B.Pushed.empty())
+    B.Pushed.erase(Rs);
   if (L != HostLocation) { // a kernel (or a copy on a device) wrote it
     B.Staged.erase(Rs);
     // Read back after their last write, or not: what to expect of these
@@ -779,7 +796,8 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
 
 Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
                                           const char *Src) {
-  // What each device's replica held of R: those bytes go there.
+  // What each device's replica held of R goes there, unless a CPU range
+  // read it in the last launch (it would have to come back).
   struct Push {
     Location L;
     std::vector<ByteRange> Ranges;
@@ -792,6 +810,12 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
     if (validityLocation(L) != L || !B.Replica[I + 1])
       continue;
     std::vector<ByteRange> Held = B.Valid[I + 1].intersection(R.Lo, R.Hi);
+    if (!Held.empty() && !B.HostReads.empty()) {
+      RangeSet Kept;
+      Kept.insertSorted(Held);
+      Kept.erase(B.HostReads);
+      Held = Kept.ranges();
+    }
     if (Held.empty())
       continue;
     for (ByteRange G : Held)
@@ -827,9 +851,15 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
     if (P.Done.ok())
       for (ByteRange G : P.Ranges)
         B.Valid[slot(P.L)].insert(G);
-  // Only what stayed in the host copy waits there for a device.
+  // Only what stayed in the host copy waits there for a device; what
+  // went to a device is pushed.
   B.Staged.erase(R);
   B.Staged.insert(ToHost);
+  B.Pushed.erase(R);
+  for (Push &P : Pushes)
+    if (P.Done.ok())
+      for (ByteRange G : P.Ranges)
+        B.Pushed.insert(G);
   return Result::success();
 }
 

@@ -897,6 +897,10 @@ private:
   Result merge(RunState &R, RunState &OnM);
   Result argsFor(RunState &R, Location Dev);
   Result commitWrites(const RunState &R);
+  /// What the runs that ran read, per buffer, for where the next direct
+  /// host copy sends its bytes and which pushed bytes are pending
+  /// (BufferManager::noteLaunchReads).
+  void noteReads(const std::vector<RunState> &Runs);
   void dropUnproduced(const RunState &R);
   Location fallbackFor(Location Failed,
                        const std::vector<PartitionRange> &Ranges) const;
@@ -2085,6 +2089,24 @@ Result LaunchContext::commitWrites(const RunState &R) {
   return Result::success();
 }
 
+void LaunchContext::noteReads(const std::vector<RunState> &Runs) {
+  for (auto &[Id, B] : BufById) {
+    std::vector<const RangeSet *> Reads;
+    RangeSet OnHost;
+    for (const RunState &R : Runs) {
+      if (!R.Issued || R.Failed)
+        continue;
+      auto It = R.Uses.find(Id);
+      if (It == R.Uses.end())
+        continue;
+      Reads.push_back(&It->second.Reads);
+      if (Bufs.validityLocation(R.Dev) == HostLocation)
+        OnHost.insert(It->second.Reads);
+    }
+    Bufs.noteLaunchReads(*B, Reads, std::move(OnHost));
+  }
+}
+
 /// A run that failed after it may have started: its device's replica no
 /// longer holds what validity says over the run's writes. Where another
 /// location holds those bytes, that one becomes their only holder.
@@ -2412,6 +2434,8 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
                            "the merge device failed: " +
                                Failed[MergeDev].message());
     }
+
+    noteReads(Runs);
 
     // Failed runs of other devices: on M, in place, when merging.
     std::vector<RunState *> Redo;
@@ -2844,6 +2868,14 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // transfers like any other.
   bool ChargeStaged = Cached.SawStaged;
   bool AnyStaged = false;
+  // Inputs a direct host copy sent straight to a GPU (Buffer::pushedBytes)
+  // recur the same way. Once charged, they count as living in the host
+  // copy, as they will once the split changes (a CPU range's reads stay
+  // there, BufferManager::memcpy): a GPU share pays their copy from the
+  // host, a CPU share nothing. Uncharged, they are where they are, and the
+  // CPU would have to fetch them: a split that puts them on one GPU would
+  // never be undone.
+  double PushedMax = 0;
   // Results the host read back after the last launch are expected to go
   // back again: a GPU share pays their device-to-host copy, a CPU share
   // (the host copy) nothing. Charged as host-link bytes like the inputs.
@@ -2874,9 +2906,20 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
             AnyStaged |= Staged > 0;
             if (!ChargeStaged)
               Bytes -= double(Staged);
+          } else if (ChargeStaged) { // charged from the host below
+            Bytes -= double(B.pushedBytes({T.Offset, T.Offset + T.Bytes}));
           }
           Raw += Bytes;
           Eff += Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
+        }
+        uint64_t Pushed = B.pushedBytes(Rg);
+        AnyStaged |= Pushed > 0;
+        if (ChargeStaged && Pushed &&
+            Bufs.validityLocation(Dst) != HostLocation) {
+          Raw += double(Pushed);
+          Eff += double(Pushed) * PR.Devices[D].LinkGBps /
+                 PathGBps(HostLocation, Dst);
+          PushedMax = std::max(PushedMax, double(Pushed));
         }
       }
       if (Bufs.validityLocation(Dst) == HostLocation)
@@ -2895,8 +2938,15 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     std::fputs(Res.describe(PR).c_str(), stderr);
     if (AnyStaged && !ChargeStaged)
       std::fputs("  inputs a cudaMemcpy or cudaMemset left in the host copy "
-                 "not charged (first search that meets them)\n",
+                 "or sent to a device not charged (first search that meets "
+                 "them)\n",
                  stderr);
+    if (PushedMax > 0)
+      std::fprintf(stderr,
+                   "  inputs a cudaMemcpy sent to a device before this "
+                   "launch charged to GPU shares as copies from the host "
+                   "(up to %.0f B per range and buffer)\n",
+                   PushedMax);
     if (ReadBackMax > 0)
       std::fprintf(stderr,
                    "  results the host read back after the last launch "

@@ -580,7 +580,7 @@ TEST_F(EngineNullGpuTest, InputsACudaMemcpyStagedAreNotChargedAtFirst) {
   LaunchPlan Plan = launch();
   unsetenv("CLEAVE_LOG");
   std::string Log = testing::internal::GetCapturedStderr();
-  EXPECT_NE(Log.find("left in the host copy not charged (first search"),
+  EXPECT_NE(Log.find("or sent to a device not charged (first search"),
             std::string::npos)
       << Log;
   uint64_t Total = uint64_t(N + 127) / 128, OnGpu = 0;
@@ -633,6 +633,69 @@ TEST_F(EngineNullGpuTest, ResultsTheHostReadsBackAreChargedToGpuShares) {
   EXPECT_NE(Log.find(Charged), std::string::npos) << Log;
   EXPECT_NE(Log.find("up to 16777216 B"), std::string::npos) << Log;
   EXPECT_EQ(GpuBytesIn(Log), "16.78") << Log;
+}
+
+TEST_F(EngineNullGpuTest, InputsTheHostRewritesBeforeEveryLaunchAreChargedAndStayWithTheCpu) {
+  // The host CPU and one null GPU (a 10 GB/s host link), the host writing
+  // both 16 MB inputs before every launch. The first search charges them
+  // to nobody, and the GPU takes nearly everything. The next upload sends
+  // the GPU's bytes straight to it (pushed). Uncharged there, they would
+  // keep the whole grid on the GPU for good, since a CPU share would have
+  // to fetch them back. The second search charges them to the GPU as
+  // copies from the host, and the CPU takes a share. The upload after that
+  // leaves the CPU's share in the host copy.
+  start({{0, "model A"}}, /*WithCpu=*/true);
+  ASSERT_TRUE(Bufs->directHostCopies());
+  std::vector<float> In(N, 1.0f);
+  auto Upload = [&] {
+    for (int I = 0; I < 2; ++I)
+      ASSERT_TRUE(Bufs->memcpy(Ptr[I], In.data(), N * sizeof(float),
+                               MemcpyKind::HostToDevice)
+                      .ok());
+  };
+  BufferManager::Resolved A;
+  ASSERT_TRUE(Bufs->resolve(Ptr[0], A).ok());
+  uint64_t Bytes = uint64_t(N) * sizeof(float);
+  uint64_t Total = uint64_t(N + 127) / 128;
+  auto Blocks = [](const LaunchPlan &P, const char *Dev) {
+    uint64_t B = 0;
+    for (const LaunchPlan::Run &R : P.Runs)
+      if (R.DeviceName == Dev)
+        B += R.Count;
+    return B;
+  };
+  Upload(); // nothing holds a replica yet: staged in the host copy
+  EXPECT_EQ(A.Buf->pushedBytes({0, Bytes}), 0u);
+  LaunchPlan P = launch();
+  EXPECT_GT(Blocks(P, "gpu0"), Total * 9 / 10) << P.describe();
+  Upload();
+  EXPECT_GT(A.Buf->pushedBytes({0, Bytes}), Bytes * 9 / 10);
+  setenv("CLEAVE_LOG", "plan", 1);
+  testing::internal::CaptureStderr();
+  P = launch();
+  std::string Log = testing::internal::GetCapturedStderr();
+  unsetenv("CLEAVE_LOG");
+  EXPECT_NE(Log.find("inputs a cudaMemcpy sent to a device before this "
+                     "launch charged to GPU shares"),
+            std::string::npos)
+      << Log;
+  uint64_t OnCpu = Blocks(P, "cpu0");
+  EXPECT_GT(OnCpu, Total / 10) << P.describe() << Log;
+  // The launch read what was pushed: nothing pending.
+  EXPECT_EQ(A.Buf->pushedBytes({0, Bytes}), 0u);
+  Upload();
+  for (const LaunchPlan::Run &R : P.Runs) {
+    ByteRange Rg{R.First * 128 * 4, std::min(Bytes, (R.First + R.Count) * 512)};
+    if (R.DeviceName == "cpu0") {
+      EXPECT_TRUE(A.Buf->holds(HostLocation, Rg));
+      EXPECT_EQ(A.Buf->pushedBytes(Rg), 0u);
+      EXPECT_EQ(A.Buf->stagedBytes(Rg), Rg.size());
+    } else {
+      EXPECT_TRUE(A.Buf->holds(R.Device, Rg));
+      EXPECT_FALSE(A.Buf->validRanges(HostLocation).intersects(Rg.Lo, Rg.Hi));
+      EXPECT_EQ(A.Buf->pushedBytes(Rg), Rg.size());
+    }
+  }
 }
 
 TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {

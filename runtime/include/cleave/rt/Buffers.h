@@ -94,6 +94,10 @@ public:
   /// back (a cudaMemcpy to the host), at the last write or since: the
   /// model policy expects the next launch's results there to go back too.
   uint64_t readBackBytes(ByteRange R) const;
+  /// Bytes of \p R that a direct host copy (BufferManager::memcpy) sent
+  /// straight to a device and no launch has read since: like stagedBytes(),
+  /// an upload the program may repeat before every launch.
+  uint64_t pushedBytes(ByteRange R) const;
   /// Whether \p L has replica memory (always for the host and host-sharing
   /// devices).
   bool hasReplica(Location L) const;
@@ -115,6 +119,12 @@ private:
   /// See readBackBytes(); FetchedSinceWrite: bytes a host read fetched
   /// from a device since a device last wrote them.
   RangeSet ReadBack, FetchedSinceWrite;
+  /// See pushedBytes().
+  RangeSet Pushed;
+  /// Bytes that ranges on host-sharing devices (the CPU) read in the last
+  /// launch that used the buffer: a direct host copy leaves them in the
+  /// host copy rather than pushing them to a GPU that also holds them.
+  RangeSet HostReads;
   std::vector<DeviceAddr> Replica;
   bool Freed = false;
   /// Bytes copied between the host copy and devices (HostPinning::Reused);
@@ -197,6 +207,11 @@ public:
   // Validity and transfers. -----------------------------------------------
   /// The parts of \p R that \p L does not hold.
   RangeSet missingRanges(const Buffer &B, Location L, ByteRange R) const;
+  /// A launch used \p B: its ranges read \p Reads (pushed bytes among them
+  /// are no longer pending, Buffer::pushedBytes), those on host-sharing
+  /// devices \p HostReads (Buffer's HostReads, replaced).
+  void noteLaunchReads(Buffer &B, const std::vector<const RangeSet *> &Reads,
+                       RangeSet HostReads);
   /// \p L wrote \p R: valid there, stale everywhere else.
   Result markWritten(Buffer &B, Location L, ByteRange R);
   /// \p L wrote every range of \p Rs (one lock; whole-set merges).
@@ -233,6 +248,9 @@ public:
   /// likely read it) to that device, one thread per device, and writes only
   /// the rest into the host copy: valid on those devices and stale in the
   /// host copy, where a smaller copy leaves it valid in the host copy only.
+  /// Bytes that a CPU range read in the last launch stay in the host copy
+  /// even where a device holds them. What went to a device is pushed
+  /// (Buffer::pushedBytes) until a launch reads it.
   /// A device whose copy fails gets nothing; its bytes go to the host copy.
   /// A large copy out of a buffer takes the bytes that are stale in the
   /// host copy straight from the devices holding them (one thread per
