@@ -333,22 +333,10 @@ PlanResult Planner::plan(const PlanRequest &R) {
     if (R.MissingBytes && Count)
       R.MissingBytes(D, First, Count, Raw, Eff);
   };
-  uint64_t First = 0;
-  for (size_t D = 0; D < K; ++D) {
-    uint64_t AF = First, AC = Anchor[D];
-    First += Anchor[D];
-    if (AC == 0) { // no anchor share: an equal share where it would start
-      AC = std::max<uint64_t>(1, N / K);
-      AF = std::min(AF, N - AC);
-    }
-    if (AC == N) {
-      AC = std::max<uint64_t>(1, N / 2);
-      AF = 0;
-    }
-    double RawN, EffN, RawC, EffC;
-    Missing(D, 0, N, RawN, EffN);
-    Missing(D, AF, AC, RawC, EffC);
-    ByteCost &C = P.Devices[D].In;
+  // The line through the anchor share's bytes (EffC of AC blocks) and the
+  // whole grid's (EffN).
+  auto Line = [&](uint64_t AC, double EffN, double EffC) {
+    ByteCost C;
     if (AC >= N) {
       C.PerBlock = EffN / double(N);
     } else {
@@ -365,7 +353,36 @@ PlanResult Planner::plan(const PlanRequest &R) {
         C.Free = AC;
       }
     }
-    Out.Devices[D].In = C;
+    return C;
+  };
+  // The bytes that recur at every launch, per device: all the steady
+  // state pays.
+  std::vector<ByteCost> Recurring(K);
+  uint64_t First = 0;
+  for (size_t D = 0; D < K; ++D) {
+    uint64_t AF = First, AC = Anchor[D];
+    First += Anchor[D];
+    if (AC == 0) { // no anchor share: an equal share where it would start
+      AC = std::max<uint64_t>(1, N / K);
+      AF = std::min(AF, N - AC);
+    }
+    if (AC == N) {
+      AC = std::max<uint64_t>(1, N / 2);
+      AF = 0;
+    }
+    double RawN, EffN, RawC, EffC;
+    Missing(D, 0, N, RawN, EffN);
+    Missing(D, AF, AC, RawC, EffC);
+    P.Devices[D].In = Line(AC, EffN, EffC);
+    Out.Devices[D].In = P.Devices[D].In;
+    if (R.RecurringBytes) {
+      double RecN = 0, RecC = 0;
+      R.RecurringBytes(D, 0, N, RecN);
+      if (AC)
+        R.RecurringBytes(D, AF, AC, RecC);
+      if (RecN > 0 || RecC > 0)
+        Recurring[D] = Line(AC, RecN, RecC);
+    }
   }
 
   PartitionDecision &Dec = Out.Decision;
@@ -382,6 +399,11 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Signature.push_back(C.In.Fixed);
     Signature.push_back(C.In.PerBlock);
     Signature.push_back(double(C.In.Free));
+  }
+  for (const ByteCost &Rc : Recurring) {
+    Signature.push_back(Rc.Fixed);
+    Signature.push_back(Rc.PerBlock);
+    Signature.push_back(double(Rc.Free));
   }
   auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
     if (A.size() != B.size())
@@ -409,13 +431,17 @@ PlanResult Planner::plan(const PlanRequest &R) {
     // move in is charged for them at every decision, though once moved
     // they would stay. The decision that ignores bytes in (the steady
     // state of a repeated launch) is searched too.
+    // Bytes that recur at every launch stay in the steady state.
     bool Moves = false;
-    for (const DeviceCost &C : P.Devices)
-      Moves |= C.In.Fixed > 0 || C.In.PerBlock > 0;
+    for (size_t D = 0; D < K; ++D) {
+      const ByteCost &In = P.Devices[D].In, &Rec = Recurring[D];
+      Moves |= In.Fixed != Rec.Fixed || In.PerBlock != Rec.PerBlock ||
+               In.Free != Rec.Free;
+    }
     if (Moves) {
       PartitionProblem Steady = P;
-      for (DeviceCost &C : Steady.Devices)
-        C.In = ByteCost();
+      for (size_t D = 0; D < K; ++D)
+        Steady.Devices[D].In = Recurring[D];
       Search.Steady = partition(Steady);
       Search.HasSteady = true;
       std::vector<double> Times;
@@ -466,8 +492,8 @@ PlanResult Planner::plan(const PlanRequest &R) {
       // planned for that.
       PartitionProblem Basis = P;
       if (Out.SteadyState)
-        for (DeviceCost &C : Basis.Devices)
-          C.In = ByteCost();
+        for (size_t D = 0; D < K; ++D)
+          Basis.Devices[D].In = Recurring[D];
       std::vector<double> Times;
       double NowMs = predictPartition(Basis, Now, Times);
       double BestMs = predictPartition(Basis, Dec.Blocks, Times);
