@@ -2880,11 +2880,8 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // back again: a GPU share pays their device-to-host copy, a CPU share
   // (the host copy) nothing. Charged as host-link bytes like the inputs.
   double ReadBackMax = 0;
-  // Raw and Eff: every byte a share misses; Rec: the part of Eff that
-  // recurs at every launch (charged staged and pushed inputs, results read
-  // back), which the planner's steady state still pays.
-  auto Account = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
-                     double &Eff, double &Rec) {
+  PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
+                        double &Eff) {
     Location Dst = Devs[D];
     RangeUse U;
     if (!evaluate(First, Count, U).ok())
@@ -2903,30 +2900,25 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
         }
         for (const Transfer &T : Copies) {
           double Bytes = double(T.Bytes);
-          double Scale = PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
           if (T.Src == HostLocation) {
             uint64_t Staged =
                 B.stagedBytes({T.Offset, T.Offset + T.Bytes});
             AnyStaged |= Staged > 0;
             if (!ChargeStaged)
               Bytes -= double(Staged);
-            else
-              Rec += double(Staged) * Scale;
           } else if (ChargeStaged) { // charged from the host below
             Bytes -= double(B.pushedBytes({T.Offset, T.Offset + T.Bytes}));
           }
           Raw += Bytes;
-          Eff += Bytes * Scale;
+          Eff += Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
         }
         uint64_t Pushed = B.pushedBytes(Rg);
         AnyStaged |= Pushed > 0;
         if (ChargeStaged && Pushed &&
             Bufs.validityLocation(Dst) != HostLocation) {
-          double E = double(Pushed) * PR.Devices[D].LinkGBps /
-                     PathGBps(HostLocation, Dst);
           Raw += double(Pushed);
-          Eff += E;
-          Rec += E;
+          Eff += double(Pushed) * PR.Devices[D].LinkGBps /
+                 PathGBps(HostLocation, Dst);
           PushedMax = std::max(PushedMax, double(Pushed));
         }
       }
@@ -2935,22 +2927,10 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       double Back = 0;
       for (ByteRange Rg : BU.Writes.ranges())
         Back += double(B.readBackBytes(Rg));
-      double E = Back * PR.Devices[D].LinkGBps / PathGBps(Dst, HostLocation);
       Raw += Back;
-      Eff += E;
-      Rec += E;
+      Eff += Back * PR.Devices[D].LinkGBps / PathGBps(Dst, HostLocation);
       ReadBackMax = std::max(ReadBackMax, Back);
     }
-  };
-  PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
-                        double &Eff) {
-    double Rec = 0;
-    Account(D, First, Count, Raw, Eff, Rec);
-  };
-  PR.RecurringBytes = [&](size_t D, uint64_t First, uint64_t Count,
-                          double &Rec) {
-    double Raw = 0, Eff = 0;
-    Account(D, First, Count, Raw, Eff, Rec);
   };
 
   PlanResult Res = Pl.plan(PR);

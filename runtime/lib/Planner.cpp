@@ -333,10 +333,22 @@ PlanResult Planner::plan(const PlanRequest &R) {
     if (R.MissingBytes && Count)
       R.MissingBytes(D, First, Count, Raw, Eff);
   };
-  // The line through the anchor share's bytes (EffC of AC blocks) and the
-  // whole grid's (EffN).
-  auto Line = [&](uint64_t AC, double EffN, double EffC) {
-    ByteCost C;
+  uint64_t First = 0;
+  for (size_t D = 0; D < K; ++D) {
+    uint64_t AF = First, AC = Anchor[D];
+    First += Anchor[D];
+    if (AC == 0) { // no anchor share: an equal share where it would start
+      AC = std::max<uint64_t>(1, N / K);
+      AF = std::min(AF, N - AC);
+    }
+    if (AC == N) {
+      AC = std::max<uint64_t>(1, N / 2);
+      AF = 0;
+    }
+    double RawN, EffN, RawC, EffC;
+    Missing(D, 0, N, RawN, EffN);
+    Missing(D, AF, AC, RawC, EffC);
+    ByteCost &C = P.Devices[D].In;
     if (AC >= N) {
       C.PerBlock = EffN / double(N);
     } else {
@@ -353,36 +365,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
         C.Free = AC;
       }
     }
-    return C;
-  };
-  // The bytes that recur at every launch, per device: all the steady
-  // state pays.
-  std::vector<ByteCost> Recurring(K);
-  uint64_t First = 0;
-  for (size_t D = 0; D < K; ++D) {
-    uint64_t AF = First, AC = Anchor[D];
-    First += Anchor[D];
-    if (AC == 0) { // no anchor share: an equal share where it would start
-      AC = std::max<uint64_t>(1, N / K);
-      AF = std::min(AF, N - AC);
-    }
-    if (AC == N) {
-      AC = std::max<uint64_t>(1, N / 2);
-      AF = 0;
-    }
-    double RawN, EffN, RawC, EffC;
-    Missing(D, 0, N, RawN, EffN);
-    Missing(D, AF, AC, RawC, EffC);
-    P.Devices[D].In = Line(AC, EffN, EffC);
-    Out.Devices[D].In = P.Devices[D].In;
-    if (R.RecurringBytes) {
-      double RecN = 0, RecC = 0;
-      R.RecurringBytes(D, 0, N, RecN);
-      if (AC)
-        R.RecurringBytes(D, AF, AC, RecC);
-      if (RecN > 0 || RecC > 0)
-        Recurring[D] = Line(AC, RecN, RecC);
-    }
+    Out.Devices[D].In = C;
   }
 
   PartitionDecision &Dec = Out.Decision;
@@ -399,11 +382,6 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Signature.push_back(C.In.Fixed);
     Signature.push_back(C.In.PerBlock);
     Signature.push_back(double(C.In.Free));
-  }
-  for (const ByteCost &Rc : Recurring) {
-    Signature.push_back(Rc.Fixed);
-    Signature.push_back(Rc.PerBlock);
-    Signature.push_back(double(Rc.Free));
   }
   auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
     if (A.size() != B.size())
@@ -431,17 +409,13 @@ PlanResult Planner::plan(const PlanRequest &R) {
     // move in is charged for them at every decision, though once moved
     // they would stay. The decision that ignores bytes in (the steady
     // state of a repeated launch) is searched too.
-    // Bytes that recur at every launch stay in the steady state.
     bool Moves = false;
-    for (size_t D = 0; D < K; ++D) {
-      const ByteCost &In = P.Devices[D].In, &Rec = Recurring[D];
-      Moves |= In.Fixed != Rec.Fixed || In.PerBlock != Rec.PerBlock ||
-               In.Free != Rec.Free;
-    }
+    for (const DeviceCost &C : P.Devices)
+      Moves |= C.In.Fixed > 0 || C.In.PerBlock > 0;
     if (Moves) {
       PartitionProblem Steady = P;
-      for (size_t D = 0; D < K; ++D)
-        Steady.Devices[D].In = Recurring[D];
+      for (DeviceCost &C : Steady.Devices)
+        C.In = ByteCost();
       Search.Steady = partition(Steady);
       Search.HasSteady = true;
       std::vector<double> Times;
@@ -492,8 +466,8 @@ PlanResult Planner::plan(const PlanRequest &R) {
       // planned for that.
       PartitionProblem Basis = P;
       if (Out.SteadyState)
-        for (size_t D = 0; D < K; ++D)
-          Basis.Devices[D].In = Recurring[D];
+        for (DeviceCost &C : Basis.Devices)
+          C.In = ByteCost();
       std::vector<double> Times;
       double NowMs = predictPartition(Basis, Now, Times);
       double BestMs = predictPartition(Basis, Dec.Blocks, Times);

@@ -123,13 +123,6 @@ struct PlanRequest {
   std::function<void(size_t D, uint64_t First, uint64_t Count, double &Raw,
                      double &Effective)>
       MissingBytes;
-  /// The part of MissingBytes' \p Effective that recurs at every launch
-  /// (inputs the host uploads again, results it reads back): the steady
-  /// state, which ignores bytes that would move once, still pays it. Null:
-  /// nothing recurs.
-  std::function<void(size_t D, uint64_t First, uint64_t Count,
-                     double &Effective)>
-      RecurringBytes;
 };
 
 /// What the planner used and predicted for one device.
