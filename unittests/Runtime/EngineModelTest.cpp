@@ -399,6 +399,45 @@ protected:
     return C;
   }
 
+  /// Four null GPUs under the even policy, and two inputs of random
+  /// values in \p In written to a and b with cudaMemcpy.
+  void startEvenOverFourGpus(std::vector<float> (&In)[2], std::mt19937 &Rng) {
+    start({{0}, {1}, {2}, {3}});
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+    ASSERT_TRUE(
+        Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                        {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+            .ok());
+    K = Eng->findKernel("vadd");
+    for (int I = 0; I < 2; ++I) {
+      In[I].resize(N);
+      for (float &X : In[I])
+        X = float(Rng() % 100000);
+      ASSERT_TRUE(Bufs->memcpy(Ptr[I], In[I].data(), N * sizeof(float),
+                               MemcpyKind::HostToDevice)
+                      .ok());
+    }
+  }
+  /// Each run's device holds exactly \p In's bytes of its blocks in both
+  /// inputs, and validity says so.
+  void expectReplicasHoldInputs(const LaunchPlan &Plan,
+                                const std::vector<float> (&In)[2]) {
+    for (const LaunchPlan::Run &R : Plan.Runs)
+      for (int I = 0; I < 2; ++I) {
+        BufferManager::Resolved Res;
+        ASSERT_TRUE(Bufs->resolve(Ptr[I], Res).ok());
+        DeviceAddr A = 0;
+        ASSERT_TRUE(Bufs->addressOn(*Res.Buf, R.Device, 0, A).ok());
+        uint64_t Lo = R.First * 128,
+                 Hi = std::min<uint64_t>(N, (R.First + R.Count) * 128);
+        const float *Got = reinterpret_cast<const float *>(A);
+        EXPECT_TRUE(
+            std::equal(In[I].begin() + Lo, In[I].begin() + Hi, Got + Lo))
+            << R.DeviceName << " input " << I;
+        EXPECT_TRUE(Res.Buf->holds(R.Device, {Lo * 4, Hi * 4}));
+      }
+  }
+
   int N = 1 << 22; // 32768 blocks of 128
   std::unique_ptr<ScopedCacheDir> Cache;
   std::string Dir;
@@ -704,21 +743,9 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   // held during the copies). Each GPU's replica must hold exactly the
   // host's bytes of its blocks, validity must say so (the next launch
   // moves nothing), and the even policy's plan counts every byte once.
-  start({{0}, {1}, {2}, {3}});
-  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
-  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
-                              {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
-                  .ok());
-  K = Eng->findKernel("vadd");
-  std::vector<float> In[2] = {std::vector<float>(N), std::vector<float>(N)};
+  std::vector<float> In[2];
   std::mt19937 Rng(5);
-  for (int I = 0; I < 2; ++I) {
-    for (float &X : In[I])
-      X = float(Rng() % 100000);
-    ASSERT_TRUE(Bufs->memcpy(Ptr[I], In[I].data(), N * sizeof(float),
-                             MemcpyKind::HostToDevice)
-                    .ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(startEvenOverFourGpus(In, Rng));
   LaunchPlan Plan = launch();
   ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
   EXPECT_EQ(Plan.BytesMoved, 2 * uint64_t(N) * sizeof(float))
@@ -727,18 +754,7 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   EXPECT_NE(Plan.describe().find("bytes moved (into 4 devices at once)"),
             std::string::npos)
       << Plan.describe();
-  for (const LaunchPlan::Run &R : Plan.Runs)
-    for (int I = 0; I < 2; ++I) {
-      BufferManager::Resolved Res;
-      ASSERT_TRUE(Bufs->resolve(Ptr[I], Res).ok());
-      DeviceAddr A = 0;
-      ASSERT_TRUE(Bufs->addressOn(*Res.Buf, R.Device, 0, A).ok());
-      uint64_t Lo = R.First * 128, Hi = std::min<uint64_t>(N, (R.First + R.Count) * 128);
-      const float *Got = reinterpret_cast<const float *>(A);
-      EXPECT_TRUE(std::equal(In[I].begin() + Lo, In[I].begin() + Hi, Got + Lo))
-          << R.DeviceName << " input " << I;
-      EXPECT_TRUE(Res.Buf->holds(R.Device, {Lo * 4, Hi * 4}));
-    }
+  expectReplicasHoldInputs(Plan, In);
   Plan = launch();
   EXPECT_EQ(Plan.BytesMoved, 0u) << Plan.describe();
   EXPECT_EQ(Plan.MovedAtOnce, 0u);
@@ -751,21 +767,9 @@ TEST_F(EngineNullGpuTest, SmallInputsMoveToSeveralGpusAtOnceThroughTheIssueWorke
   // worker (or here, when it sleeps), at once. Every replica must then hold
   // the host's bytes and the plan count each byte once.
   ASSERT_TRUE(IssuePool::choose("parallel"));
-  start({{0}, {1}, {2}, {3}});
-  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
-  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
-                              {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
-                  .ok());
-  K = Eng->findKernel("vadd");
-  std::vector<float> In[2] = {std::vector<float>(N), std::vector<float>(N)};
+  std::vector<float> In[2];
   std::mt19937 Rng(7);
-  for (int I = 0; I < 2; ++I) {
-    for (float &X : In[I])
-      X = float(Rng() % 100000);
-    ASSERT_TRUE(Bufs->memcpy(Ptr[I], In[I].data(), N * sizeof(float),
-                             MemcpyKind::HostToDevice)
-                    .ok());
-  }
+  ASSERT_NO_FATAL_FAILURE(startEvenOverFourGpus(In, Rng));
   LaunchPlan Plan = launch();
   ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
   const uint64_t Piece = 1024; // floats
@@ -783,19 +787,7 @@ TEST_F(EngineNullGpuTest, SmallInputsMoveToSeveralGpusAtOnceThroughTheIssueWorke
   ASSERT_EQ(Plan.Runs.size(), 4u) << Plan.describe();
   EXPECT_EQ(Plan.BytesMoved, 2 * 4 * Piece * sizeof(float)) << Plan.describe();
   EXPECT_EQ(Plan.MovedAtOnce, 4u) << Plan.describe();
-  for (const LaunchPlan::Run &R : Plan.Runs)
-    for (int I = 0; I < 2; ++I) {
-      BufferManager::Resolved Res;
-      ASSERT_TRUE(Bufs->resolve(Ptr[I], Res).ok());
-      DeviceAddr A = 0;
-      ASSERT_TRUE(Bufs->addressOn(*Res.Buf, R.Device, 0, A).ok());
-      uint64_t Lo = R.First * 128,
-               Hi = std::min<uint64_t>(N, (R.First + R.Count) * 128);
-      const float *Got = reinterpret_cast<const float *>(A);
-      EXPECT_TRUE(std::equal(In[I].begin() + Lo, In[I].begin() + Hi, Got + Lo))
-          << R.DeviceName << " input " << I;
-      EXPECT_TRUE(Res.Buf->holds(R.Device, {Lo * 4, Hi * 4}));
-    }
+  expectReplicasHoldInputs(Plan, In);
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
