@@ -2874,7 +2874,9 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // there, BufferManager::memcpy): a GPU share pays their copy from the
   // host, a CPU share nothing. Uncharged, they are where they are, and the
   // CPU would have to fetch them: a split that puts them on one GPU would
-  // never be undone.
+  // never be undone. (The planner's steady-state decision still drops them
+  // with every other byte in once the key has a history: docs/
+  // partitioner.md, "Staged inputs", not solved yet.)
   double PushedMax = 0;
   // Results the host read back after the last launch are expected to go
   // back again: a GPU share pays their device-to-host copy, a CPU share
