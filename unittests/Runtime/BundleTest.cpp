@@ -32,7 +32,7 @@ namespace {
 // vecadd: splittable, merge kernel, CPU variant. hist: global atomics whose
 // results are unused: a combined output, no merge kernel. tiled: static shared memory and a __constant__
 // variable. withasm: inline PTX keeps it GPU-only.
-const char *DeviceIR = R"IR(
+const std::string DeviceIR = std::string(R"IR(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
@@ -62,27 +62,7 @@ exit:
   ret void
 }
 
-define ptx_kernel void @hist(ptr noundef readonly %data, ptr noundef %bins, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
-  %d = load i8, ptr %pd, align 1
-  %bin = zext i8 %d to i64
-  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
-  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
-  br label %exit
-exit:
-  ret void
-}
-
+)IR") + cleave::test::HistIR + R"IR(
 define ptx_kernel void @tiled(ptr noundef readonly %in, ptr noundef writeonly %out) #0 {
 entry:
   %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -129,7 +109,7 @@ attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
 /// ptxas).
 const std::string &bundleBytes() {
   static const std::string Bytes =
-      cleave::test::bundleFromIR(DeviceIR, "bundle_test.cu");
+      cleave::test::bundleFromIR(DeviceIR.c_str(), "bundle_test.cu");
   return Bytes;
 }
 
@@ -239,7 +219,7 @@ TEST(Bundle, RoundTrip) {
 TEST(Bundle, Deterministic) {
   // The writer's output depends on the module only: a second module parsed
   // from the same text gives the same bytes.
-  std::string Again = cleave::test::bundleFromIR(DeviceIR, "bundle_test.cu");
+  std::string Again = cleave::test::bundleFromIR(DeviceIR.c_str(), "bundle_test.cu");
   ASSERT_FALSE(Again.empty());
   EXPECT_EQ(Again, bundleBytes());
 }
