@@ -735,7 +735,9 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     Result C = makeValidLocked(S, HostLocation, SRange);
     if (!C.ok())
       return C;
+    auto Start = std::chrono::steady_clock::now();
     hostCopy(Dst, S.Host + RS.Offset, Bytes);
+    noteProgramCopy(HostLocation, false, Bytes, Start);
     return Result::success();
   }
   ByteRange DRange{RD.Offset, RD.Offset + Bytes};
@@ -747,7 +749,9 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
       return C;
     if (DirectCopies && Bytes >= DirectMinBytes)
       return writeFromHostLocked(D, DRange, static_cast<const char *>(Src));
+    auto Start = std::chrono::steady_clock::now();
     hostCopy(D.Host + RD.Offset, Src, Bytes);
+    noteProgramCopy(HostLocation, true, Bytes, Start);
     markWrittenLocked(D, HostLocation, RangeSet(DRange.Lo, DRange.Hi));
     D.Staged.insert(DRange);
     return Result::success();
@@ -822,18 +826,26 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
       ToHost.erase(G);
     Pushes.push_back({L, std::move(Held)});
   }
+  auto Start = std::chrono::steady_clock::now();
   std::vector<std::thread> Threads;
   for (Push &P : Pushes)
     Threads.emplace_back([&, &P = P] {
+      uint64_t Moved = 0;
       for (ByteRange G : P.Ranges) {
         P.Done = Devices[P.L]->copyHostToDevice(addressLocked(B, P.L, G.Lo),
                                                 Src + (G.Lo - R.Lo), G.size());
         if (!P.Done.ok())
           return;
+        Moved += G.size();
       }
+      noteProgramCopy(P.L, true, Moved, Start);
     });
-  for (ByteRange G : ToHost.ranges())
+  uint64_t Here = 0;
+  for (ByteRange G : ToHost.ranges()) {
     hostCopy(B.Host + G.Lo, Src + (G.Lo - R.Lo), G.size());
+    Here += G.size();
+  }
+  noteProgramCopy(HostLocation, true, Here, Start);
   for (std::thread &T : Threads)
     T.join();
   // A device that failed keeps nothing of R; its bytes go to the host copy
@@ -881,8 +893,12 @@ Result BufferManager::readToHostLocked(Buffer &B, ByteRange R, char *Dst) {
   std::vector<Result> Done(BySource.size(), Result::success());
   std::vector<std::thread> Threads;
   size_t K = 0;
+  auto Start = std::chrono::steady_clock::now();
   for (auto &[Src, List] : BySource)
     Threads.emplace_back([&, Src = Src, &List = List, &Out = Done[K++]] {
+      uint64_t Moved = 0;
+      for (const Transfer &T : List)
+        Moved += T.Bytes;
       for (const Transfer &T : List) {
         Out = Devices[Src]->copyDeviceToHost(Dst + (T.Offset - R.Lo),
                                              addressLocked(B, Src, T.Offset),
@@ -897,15 +913,47 @@ Result BufferManager::readToHostLocked(Buffer &B, ByteRange R, char *Dst) {
           return;
         }
       }
+      noteProgramCopy(Src, false, Moved, Start);
     });
-  for (ByteRange G : FromHost.ranges())
+  uint64_t Here = 0;
+  for (ByteRange G : FromHost.ranges()) {
     hostCopy(Dst + (G.Lo - R.Lo), B.Host + G.Lo, G.size());
+    Here += G.size();
+  }
+  noteProgramCopy(HostLocation, false, Here, Start);
   for (std::thread &T : Threads)
     T.join();
   for (const Result &X : Done)
     if (!X.ok())
       return X;
   return Result::success();
+}
+
+void BufferManager::noteProgramCopy(
+    Location L, bool In, uint64_t Bytes,
+    std::chrono::steady_clock::time_point Start) {
+  if (Bytes < ProgramCopyRateBytes)
+    return;
+  double Seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - Start)
+                       .count();
+  if (!(Seconds > 0))
+    return;
+  double GBps = double(Bytes) / Seconds / 1e9;
+  std::lock_guard<std::mutex> Lock(RateMutex);
+  double &Avg = ProgramCopyGBps[{validityLocation(L), In}];
+  // A faster copy sets the rate at once; a slower one moves it a quarter
+  // of the way. The first copy into fresh memory pays its page faults, and
+  // a copy may share the host with others, so a slow copy says less about
+  // the next one than a fast one does; copies that stay slow (several
+  // devices at once from now on) still bring the rate down within a few.
+  Avg = std::max(GBps, 0.75 * Avg + 0.25 * GBps);
+}
+
+double BufferManager::programCopyGBps(Location L, bool In) const {
+  std::lock_guard<std::mutex> Lock(RateMutex);
+  auto It = ProgramCopyGBps.find({validityLocation(L), In});
+  return It == ProgramCopyGBps.end() ? 0 : It->second;
 }
 
 Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {

@@ -2865,25 +2865,54 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // device for fetching them (so a program that uploads once and launches
   // many times does not keep its data on the CPU). If a later search meets
   // staged inputs again, the host uploads before every launch: they are
-  // transfers like any other.
+  // then the program's own copies (ShareBytes::HostIn), charged to the
+  // share that reads them, whichever device runs it (a GPU at the rate of
+  // the program's copies to it, the CPU at that of its copies into the
+  // host copy), in the steady state as well.
   bool ChargeStaged = Cached.SawStaged;
   bool AnyStaged = false;
   // Inputs a direct host copy sent straight to a GPU (Buffer::pushedBytes)
-  // recur the same way. Once charged, they count as living in the host
-  // copy, as they will once the split changes (a CPU range's reads stay
-  // there, BufferManager::memcpy): a GPU share pays their copy from the
-  // host, a CPU share nothing. Uncharged, they are where they are, and the
+  // recur the same way, and once charged count the same way: as the
+  // program's copies into whichever device's share reads them (a CPU
+  // range's reads stay in the host copy at the next upload,
+  // BufferManager::memcpy). Uncharged, they are where they are, and the
   // CPU would have to fetch them: a split that puts them on one GPU would
-  // never be undone. (The planner's steady-state decision still drops them
-  // with every other byte in once the key has a history: docs/
-  // partitioner.md, "Staged inputs", not solved yet.)
-  double PushedMax = 0;
+  // never be undone.
+  double RecurringMax = 0;
   // Results the host read back after the last launch are expected to go
-  // back again: a GPU share pays their device-to-host copy, a CPU share
-  // (the host copy) nothing. Charged as host-link bytes like the inputs.
+  // back again: the program's copies out of the share that writes them
+  // (ShareBytes::HostOut), from a GPU or from the host copy.
   double ReadBackMax = 0;
-  PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
-                        double &Eff) {
+  for (bool In : {true, false}) {
+    // The rates of those copies, as the program's last ones ran
+    // (BufferManager::programCopyGBps); a GPU it never copied to takes the
+    // others' average, else its pinned link from the profile; the host
+    // copy, else the CPU's triad bandwidth.
+    double Sum = 0;
+    unsigned Measured = 0;
+    for (Location L : Devs)
+      if (isGpu(L) && Bufs.programCopyGBps(L, In) > 0) {
+        Sum += Bufs.programCopyGBps(L, In);
+        ++Measured;
+      }
+    for (size_t D = 0; D < Devs.size(); ++D) {
+      Location L = Devs[D];
+      double V = Bufs.programCopyGBps(L, In);
+      if (!(V > 0) && isGpu(L)) {
+        const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
+        double Pinned = !G ? 0 : In ? G->PinnedH2DGBps : G->PinnedD2HGBps;
+        V = Measured         ? Sum / Measured
+            : Pinned > 0     ? Pinned
+                             : profile_defaults::GpuHostLinkGBps;
+      } else if (!(V > 0)) {
+        V = Prof.Cpu.TriadGBps > 0 ? Prof.Cpu.TriadGBps
+                                   : profile_defaults::CpuOneThreadGBps;
+      }
+      (In ? PR.Devices[D].HostInGBps : PR.Devices[D].HostOutGBps) = V;
+    }
+  }
+  PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count,
+                        ShareBytes &Out) {
     Location Dst = Devs[D];
     RangeUse U;
     if (!evaluate(First, Count, U).ok())
@@ -2893,44 +2922,33 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       RangeSet Need = BU.Reads;
       if (!BU.WritesExact) // made valid before the run (prepare)
         Need.insert(BU.Writes);
+      double Recurring = 0;
       for (ByteRange Rg : Need.ranges()) {
+        uint64_t Staged = B.stagedBytes(Rg), Pushed = B.pushedBytes(Rg);
+        AnyStaged |= Staged > 0 || Pushed > 0;
+        if (ChargeStaged)
+          Recurring += double(Staged + Pushed);
         std::vector<Transfer> Copies;
         if (!Bufs.planTransfers(B, Dst, Rg, Copies).ok()) {
-          Raw += double(Rg.size());
-          Eff += double(Rg.size());
+          Out.Raw += double(Rg.size());
+          Out.Effective += double(Rg.size());
           continue;
         }
         for (const Transfer &T : Copies) {
           double Bytes = double(T.Bytes);
-          if (T.Src == HostLocation) {
-            uint64_t Staged =
-                B.stagedBytes({T.Offset, T.Offset + T.Bytes});
-            AnyStaged |= Staged > 0;
-            if (!ChargeStaged)
-              Bytes -= double(Staged);
-          } else if (ChargeStaged) { // charged from the host below
-            Bytes -= double(B.pushedBytes({T.Offset, T.Offset + T.Bytes}));
-          }
-          Raw += Bytes;
-          Eff += Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
-        }
-        uint64_t Pushed = B.pushedBytes(Rg);
-        AnyStaged |= Pushed > 0;
-        if (ChargeStaged && Pushed &&
-            Bufs.validityLocation(Dst) != HostLocation) {
-          Raw += double(Pushed);
-          Eff += double(Pushed) * PR.Devices[D].LinkGBps /
-                 PathGBps(HostLocation, Dst);
-          PushedMax = std::max(PushedMax, double(Pushed));
+          if (T.Src == HostLocation && !ChargeStaged)
+            Bytes -= double(B.stagedBytes({T.Offset, T.Offset + T.Bytes}));
+          Out.Raw += Bytes;
+          Out.Effective +=
+              Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
         }
       }
-      if (Bufs.validityLocation(Dst) == HostLocation)
-        continue;
+      Out.HostIn += Recurring;
+      RecurringMax = std::max(RecurringMax, Recurring);
       double Back = 0;
       for (ByteRange Rg : BU.Writes.ranges())
         Back += double(B.readBackBytes(Rg));
-      Raw += Back;
-      Eff += Back * PR.Devices[D].LinkGBps / PathGBps(Dst, HostLocation);
+      Out.HostOut += Back;
       ReadBackMax = std::max(ReadBackMax, Back);
     }
   };
@@ -2943,16 +2961,17 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                  "or sent to a device not charged (first search that meets "
                  "them)\n",
                  stderr);
-    if (PushedMax > 0)
+    if (RecurringMax > 0)
       std::fprintf(stderr,
-                   "  inputs a cudaMemcpy sent to a device before this "
-                   "launch charged to GPU shares as copies from the host "
-                   "(up to %.0f B per range and buffer)\n",
-                   PushedMax);
+                   "  inputs the host rewrote before this launch charged as "
+                   "the program's copies into each share (up to %.0f B per "
+                   "range and buffer)\n",
+                   RecurringMax);
     if (ReadBackMax > 0)
       std::fprintf(stderr,
                    "  results the host read back after the last launch "
-                   "charged to GPU shares as bytes in (up to %.0f B)\n",
+                   "charged as the program's copies out of each share (up "
+                   "to %.0f B per range and buffer)\n",
                    ReadBackMax);
     std::fprintf(stderr, "  search: %.3f ms of host time\n",
                  std::chrono::duration<double, std::milli>(

@@ -70,6 +70,27 @@ double PerfTable::timeMs(uint64_t Blocks) const {
   return T > 0 ? double(Blocks) / T : Infinity;
 }
 
+double hostCopyMs(const PartitionProblem &P,
+                  const std::vector<uint64_t> &Blocks) {
+  double Total = 0;
+  for (bool In : {true, false}) {
+    double Host = 0, Devices = 0;
+    for (size_t D = 0; D < P.Devices.size() && D < Blocks.size(); ++D) {
+      if (!Blocks[D])
+        continue;
+      const DeviceCost &C = P.Devices[D];
+      double T = transferMs((In ? C.HostIn : C.HostOut).at(Blocks[D]),
+                            In ? C.HostInGBps : C.HostOutGBps);
+      if (C.CopiesOnHost)
+        Host += T;
+      else
+        Devices = std::max(Devices, T);
+    }
+    Total += Host + Devices;
+  }
+  return Total;
+}
+
 double predictPartition(const PartitionProblem &P,
                         const std::vector<uint64_t> &Blocks,
                         std::vector<double> &DeviceMs) {
@@ -177,7 +198,7 @@ double predictPartition(const PartitionProblem &P,
     Max += P.MergeMs;
   if (Working >= 2)
     Max += P.SplitMs;
-  return Max;
+  return Max + hostCopyMs(P, Blocks);
 }
 
 namespace {
@@ -360,6 +381,26 @@ PartitionDecision greedy(const PartitionProblem &P) {
 
 PartitionDecision partition(const PartitionProblem &P) {
   PartitionDecision R = greedy(P);
+  // The other devices alone as a second root (see the header).
+  bool Copies = false, Host = false, Other = false;
+  for (const DeviceCost &C : P.Devices) {
+    Copies |= C.HostIn.Fixed > 0 || C.HostIn.PerBlock > 0 ||
+              C.HostOut.Fixed > 0 || C.HostOut.PerBlock > 0;
+    (C.CopiesOnHost ? Host : Other) |= C.FixedMs != Infinity;
+  }
+  if (Copies && Host && Other) {
+    PartitionProblem Q = P;
+    for (DeviceCost &C : Q.Devices)
+      if (C.CopiesOnHost)
+        C.FixedMs = Infinity;
+    PartitionDecision W = greedy(Q);
+    if (W.PredictedMs < R.PredictedMs) {
+      W.SingleDeviceMs = R.SingleDeviceMs;
+      W.BaseDevice = R.BaseDevice;
+      W.Steps += R.Steps;
+      R = std::move(W);
+    }
+  }
   if (!(P.MinDeviceGain > 0) || R.PredictedMs == Infinity)
     return R;
   // Leave out, one at a time, the helper whose absence costs least, while
@@ -423,6 +464,13 @@ std::string PartitionDecision::describe(const PartitionProblem &P) const {
                     : "?",
                 SingleDeviceMs, Steps);
   S += Buf;
+  if (double H = hostCopyMs(P, Blocks); H > 0) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  of which the program's own copies around the launch: "
+                  "%.3f ms\n",
+                  H);
+    S += Buf;
+  }
   if (LeftOut) {
     std::snprintf(Buf, sizeof(Buf),
                   "  %u device(s) left out: each gained less than %.0f %%\n",

@@ -325,13 +325,35 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Anchor[0] += N - Given;
   }
 
-  // Bytes in, affine in the share: exact at the anchor and at the whole
-  // grid (the single-device root of the search).
-  auto Missing = [&](size_t D, uint64_t First, uint64_t Count, double &Raw,
-                     double &Eff) {
-    Raw = Eff = 0;
+  // Bytes in and the program's own copies, affine in the share: exact at
+  // the anchor and at the whole grid (the single-device root of the
+  // search).
+  auto Missing = [&](size_t D, uint64_t First, uint64_t Count) {
+    ShareBytes B;
     if (R.MissingBytes && Count)
-      R.MissingBytes(D, First, Count, Raw, Eff);
+      R.MissingBytes(D, First, Count, B);
+    return B;
+  };
+  // The line through (AC, AtC) and (N, AtN).
+  auto Fit = [N](uint64_t AC, double AtC, double AtN) {
+    ByteCost C;
+    if (AC >= N) {
+      C.PerBlock = AtN / double(N);
+      return C;
+    }
+    C.PerBlock = (AtN - AtC) / double(N - AC);
+    C.Fixed = AtC - C.PerBlock * double(AC);
+    if (C.PerBlock < 0) { // more for less: charge the most
+      C.PerBlock = 0;
+      C.Fixed = std::max(AtN, AtC);
+    } else if (C.Fixed < 0) {
+      // The anchor share misses fewer bytes than the line through the
+      // two points says (its data is already there): it costs what it
+      // misses, and only blocks beyond it bring bytes in.
+      C.Fixed = AtC;
+      C.Free = AC;
+    }
+    return C;
   };
   uint64_t First = 0;
   for (size_t D = 0; D < K; ++D) {
@@ -345,27 +367,17 @@ PlanResult Planner::plan(const PlanRequest &R) {
       AC = std::max<uint64_t>(1, N / 2);
       AF = 0;
     }
-    double RawN, EffN, RawC, EffC;
-    Missing(D, 0, N, RawN, EffN);
-    Missing(D, AF, AC, RawC, EffC);
-    ByteCost &C = P.Devices[D].In;
-    if (AC >= N) {
-      C.PerBlock = EffN / double(N);
-    } else {
-      C.PerBlock = (EffN - EffC) / double(N - AC);
-      C.Fixed = EffC - C.PerBlock * double(AC);
-      if (C.PerBlock < 0) { // more missing for less: charge the most
-        C.PerBlock = 0;
-        C.Fixed = std::max(EffN, EffC);
-      } else if (C.Fixed < 0) {
-        // The anchor share misses fewer bytes than the line through the
-        // two points says (its data is already there): it costs what it
-        // misses, and only blocks beyond it bring bytes in.
-        C.Fixed = EffC;
-        C.Free = AC;
-      }
-    }
-    Out.Devices[D].In = C;
+    ShareBytes AtN = Missing(D, 0, N), AtC = Missing(D, AF, AC);
+    DeviceCost &C = P.Devices[D];
+    C.In = Fit(AC, AtC.Effective, AtN.Effective);
+    C.HostIn = Fit(AC, AtC.HostIn, AtN.HostIn);
+    C.HostOut = Fit(AC, AtC.HostOut, AtN.HostOut);
+    C.CopiesOnHost = !R.Devices[D].Gpu;
+    C.HostInGBps = R.Devices[D].HostInGBps;
+    C.HostOutGBps = R.Devices[D].HostOutGBps;
+    Out.Devices[D].In = C.In;
+    Out.Devices[D].HostIn = C.HostIn;
+    Out.Devices[D].HostOut = C.HostOut;
   }
 
   PartitionDecision &Dec = Out.Decision;
@@ -382,6 +394,12 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Signature.push_back(C.In.Fixed);
     Signature.push_back(C.In.PerBlock);
     Signature.push_back(double(C.In.Free));
+    for (const ByteCost *B : {&C.HostIn, &C.HostOut}) {
+      Signature.push_back(B->Fixed);
+      Signature.push_back(B->PerBlock);
+    }
+    Signature.push_back(C.HostInGBps);
+    Signature.push_back(C.HostOutGBps);
   }
   auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
     if (A.size() != B.size())
@@ -498,6 +516,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
   }
   Out.Blocks = Dec.Blocks;
+  Out.HostCopyMs = hostCopyMs(P, Out.Blocks);
 
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -520,7 +539,11 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Rep.PredictedMs = D < Dec.DeviceMs.size() ? Dec.DeviceMs[D] : 0;
     Rep.ExecMs = P.Devices[D].Perf.timeMs(Rep.Blocks);
     if (Rep.Blocks) {
-      Missing(D, First, Rep.Blocks, Rep.InBytes, Rep.InEffective);
+      ShareBytes B = Missing(D, First, Rep.Blocks);
+      Rep.InBytes = B.Raw;
+      Rep.InEffective = B.Effective;
+      Rep.HostInBytes = B.HostIn;
+      Rep.HostOutBytes = B.HostOut;
       const auto &Rows = P.Devices[D].Perf.rows();
       auto It = std::lower_bound(
           Rows.begin(), Rows.end(), Rep.Blocks,
@@ -584,6 +607,16 @@ std::string PlanResult::describe(const PlanRequest &R) const {
         Rep.MeasuredRows, Rep.SeededRows,
         static_cast<unsigned long long>(R.Devices[D].Wave));
     S += Buf;
+    if (Rep.HostInBytes > 0 || Rep.HostOutBytes > 0) {
+      std::snprintf(Buf, sizeof(Buf),
+                    "    the program's copies at every launch: %s in at "
+                    "%.1f GB/s, %s out at %.1f GB/s\n",
+                    bytesText(Rep.HostInBytes).c_str(),
+                    R.Devices[D].HostInGBps,
+                    bytesText(Rep.HostOutBytes).c_str(),
+                    R.Devices[D].HostOutGBps);
+      S += Buf;
+    }
   }
   std::string Single =
       Decision.BaseDevice < R.Devices.size()
@@ -613,6 +646,13 @@ std::string PlanResult::describe(const PlanRequest &R) const {
                   Decision.SingleDeviceMs);
   }
   S += Buf;
+  if (HostCopyMs > 0) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  of which the program's own copies before and after the "
+                  "launch: %.3f ms (charged in the steady state too)\n",
+                  HostCopyMs);
+    S += Buf;
+  }
   if (SteadyState)
     S += "  planned for the steady state: moving the data in now is repaid "
          "by the launches this kernel has had so far\n";

@@ -257,6 +257,82 @@ TEST(Partitioner, CpuIsTheBestSingleDeviceWhenGpuDataIsOnTheHost) {
   EXPECT_NEAR(D.PredictedMs, Ideal, Ideal * 0.02);
 }
 
+/// Bytes the program copies into and out of a share at every launch, per
+/// block, at the given rates; \p OnHost: into the host copy (the CPU).
+void programCopies(DeviceCost &C, double InPerBlock, double OutPerBlock,
+                   double GBps, bool OnHost) {
+  C.HostIn.PerBlock = InPerBlock;
+  C.HostOut.PerBlock = OutPerBlock;
+  C.HostInGBps = C.HostOutGBps = GBps;
+  C.CopiesOnHost = OnHost;
+}
+
+TEST(Partitioner, TheProgramsCopiesAreHostCopiesInTurnThenGpusAtOnce) {
+  // Per direction: the CPU's copies, then the longest GPU's.
+  PartitionProblem P;
+  P.TotalBlocks = 1000;
+  P.Devices = {cpu(1000, 1000), gpu("gpu0", 1000, 1000),
+               gpu("gpu1", 1000, 1000)};
+  programCopies(P.Devices[0], 1e6, 5e5, 100, true);
+  programCopies(P.Devices[1], 1e6, 5e5, 50, false);
+  programCopies(P.Devices[2], 1e6, 5e5, 25, false);
+  // In: 200 MB at 100 GB/s (2 ms), then max(300 MB at 50, 500 MB at 25)
+  // = 20 ms; out: 1 ms, then max(3, 10) ms.
+  std::vector<uint64_t> B = {200, 300, 500};
+  EXPECT_NEAR(hostCopyMs(P, B), 2 + 20 + 1 + 10, 1e-9);
+  // A device without a share copies nothing.
+  EXPECT_NEAR(hostCopyMs(P, {0, 1000, 0}), 20 + 10, 1e-9);
+  // They add to the launch's own prediction.
+  std::vector<double> Times;
+  EXPECT_NEAR(predictPartition(P, B, Times), 0.5 + 33, 1e-9);
+}
+
+TEST(Partitioner, TheProgramsCopiesKeepACopyBoundKernelOnTheCpu) {
+  // Data from the host at every launch (vecadd on 4x H200's host,
+  // bench/results/headline-h200x4-2026-11-22-s16.md): 2 GB in and 1 GB out
+  // over 1M blocks. The GPU computes 16x faster but copies at 32 GB/s
+  // against the host copy's 85: the CPU alone (25 + 16 + 12 ms) beats the
+  // GPU alone (67 + 1 + 33 ms) and any split, since a GPU share's copies
+  // come after the CPU's.
+  const uint64_t N = 1 << 20;
+  PartitionProblem P;
+  P.TotalBlocks = N;
+  P.Devices = {cpu(N / 16.0, N), gpu("gpu0", N / 1.0, N)};
+  programCopies(P.Devices[0], 2048, 1024, 85, true);
+  programCopies(P.Devices[1], 2048, 1024, 32, false);
+  PartitionDecision D = partition(P);
+  EXPECT_EQ(D.BaseDevice, 0u);
+  EXPECT_EQ(D.Blocks[0], N);
+  EXPECT_NEAR(D.PredictedMs, 16 + 3.0 * 1024 * N / 85e6, 1e-6);
+  EXPECT_NE(D.describe(P).find("of which the program's own copies"),
+            std::string::npos);
+}
+
+TEST(Partitioner, TheProgramsCopiesOverSeveralGpusStartFromTheGpus) {
+  // The same kernel with four GPUs, each copying at 20 GB/s while all four
+  // do. From the CPU alone no single offload pays (one GPU's copies take
+  // longer than the CPU's they replace), but the four GPUs side by side
+  // copy the grid in 2 GB / 80 GB/s: the search from the GPUs alone finds
+  // it, and the CPU gets nothing.
+  const uint64_t N = 1 << 20;
+  PartitionProblem P;
+  P.TotalBlocks = N;
+  P.Devices = {cpu(N / 16.0, N)};
+  programCopies(P.Devices[0], 2048, 1024, 85, true);
+  for (const char *Name : {"gpu0", "gpu1", "gpu2", "gpu3"}) {
+    P.Devices.push_back(gpu(Name, N / 1.0, N));
+    programCopies(P.Devices.back(), 2048, 1024, 20, false);
+  }
+  PartitionDecision D = partition(P);
+  EXPECT_EQ(D.BaseDevice, 0u); // the best single device is still the CPU
+  EXPECT_EQ(D.Blocks[0], 0u);
+  for (size_t G = 1; G <= 4; ++G)
+    EXPECT_NEAR(double(D.Blocks[G]), N / 4.0, N * 0.01) << G;
+  double Quarter = 3.0 * 1024 * (N / 4) / 20e6;
+  EXPECT_NEAR(D.PredictedMs, Quarter + 0.25, Quarter * 0.02);
+  EXPECT_LT(D.PredictedMs, D.SingleDeviceMs);
+}
+
 TEST(Partitioner, TransferDominatedKernelStaysOnOneDevice) {
   // Data resident on gpu0; any share of gpu1 needs a 1 GB input that every
   // block reads (a fixed footprint, like matmul's B): 20 ms of copying

@@ -452,8 +452,8 @@ PlanRequest request(std::vector<PlanDevice> Devs, uint64_t N,
   R.BytesPerBlock = BytesPerBlock;
   R.Devices = std::move(Devs);
   R.MissingBytes = [Missing](size_t D, uint64_t First, uint64_t Count,
-                             double &Raw, double &Eff) {
-    Raw = Eff = Missing(D, First, Count);
+                             ShareBytes &B) {
+    B.Raw = B.Effective = Missing(D, First, Count);
   };
   return R;
 }

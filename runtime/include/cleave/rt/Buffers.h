@@ -35,6 +35,7 @@
 #include "cleave/rt/Error.h"
 #include "cleave/rt/RangeSet.h"
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -260,6 +261,14 @@ public:
                 MemcpyKind Kind = MemcpyKind::Default);
   /// cudaMemset on a runtime pointer.
   Result memset(void *Dst, int Value, uint64_t Bytes);
+  /// The rate at which the program's memcpy() calls moved bytes into
+  /// (\p In) or out of \p L's memory, GB/s (1e9 B/s), from copies of at
+  /// least ProgramCopyRateBytes, each timed as it ran alongside whatever
+  /// else that call copied: a faster copy sets it, a slower one lowers it
+  /// by a quarter of the difference. 0 before any. HostLocation (and a
+  /// host-sharing device): the host copy.
+  double programCopyGBps(Location L, bool In) const;
+  static constexpr uint64_t ProgramCopyRateBytes = uint64_t(1) << 20;
   /// Makes [P, P + Bytes) of a runtime pointer current in the host copy.
   Result syncToHost(const void *P, uint64_t Bytes);
 
@@ -296,6 +305,9 @@ private:
   /// (one thread per source device) when they are large.
   Result gatherLocked(Buffer &B, const std::vector<Transfer> &Plan);
   static constexpr uint64_t ConcurrentCopyBytes = uint64_t(4) << 20;
+  /// Feeds programCopyGBps().
+  void noteProgramCopy(Location L, bool In, uint64_t Bytes,
+                       std::chrono::steady_clock::time_point Start);
   Result runCopy(Buffer &B, const ReadyCopy &C);
   void landLocked(Buffer &B, const ReadyCopy &C);
   Result ensureReplicaLocked(Buffer &B, Location L);
@@ -314,6 +326,9 @@ private:
   /// reused, to name use after free and double free in messages.
   std::map<uintptr_t, uintptr_t> Freed;
   uint64_t NextId = 1;
+  mutable std::mutex RateMutex;
+  /// (validity location, into it) -> GB/s (programCopyGBps).
+  std::map<std::pair<Location, bool>, double> ProgramCopyGBps;
 };
 
 } // namespace rt

@@ -19,11 +19,13 @@
 
 #include "cleave/rt/Device.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <string>
+#include <thread>
 
 namespace cleave {
 namespace rt {
@@ -38,6 +40,9 @@ public:
     unsigned ComputeUnits = 132;
     double BlocksPerMs = 1e6;
     std::function<float(uint64_t Blocks, unsigned Call)> Timing;
+    /// > 0: a copy to or from the host takes at least its bytes at this
+    /// rate (GB/s), as over a link; 0: as long as the memcpy.
+    double HostLinkGBps = 0;
   };
 
   explicit NullGpu(Options O) : Device(props(O)), Opt(std::move(O)) {}
@@ -119,12 +124,16 @@ protected:
   }
   Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
                               StreamHandle) override {
+    auto Start = std::chrono::steady_clock::now();
     std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
+    overLink(Start, Bytes);
     return Result::success();
   }
   Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
                               StreamHandle) override {
+    auto Start = std::chrono::steady_clock::now();
     std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
+    overLink(Start, Bytes);
     return Result::success();
   }
   Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
@@ -146,6 +155,15 @@ protected:
   }
 
 private:
+  /// Options::HostLinkGBps: waits out the rest of a copy's link time.
+  void overLink(std::chrono::steady_clock::time_point Start,
+                uint64_t Bytes) const {
+    if (Opt.HostLinkGBps > 0)
+      std::this_thread::sleep_until(
+          Start + std::chrono::nanoseconds(
+                      uint64_t(double(Bytes) / Opt.HostLinkGBps)));
+  }
+
   static DeviceProperties props(const Options &O) {
     DeviceProperties P;
     P.Name = "gpu" + std::to_string(O.Ordinal);

@@ -24,7 +24,11 @@
 //   * a per-launch fixed cost per device (launch, synchronization), so tiny
 //     shares do not look free;
 //   * optionally (PartitionProblem::MinDeviceGain), a helper device whose
-//     share gains less than a given fraction is left out.
+//     share gains less than a given fraction is left out;
+//   * the copies the program itself makes at every launch (uploads before
+//     it, read-backs after it: DeviceCost::HostIn and HostOut) are two
+//     phases around the launch, charged to every device with a share, the
+//     CPU included, because the host copy is written and read too.
 //
 // Everything here is arithmetic on tables: no devices, no clocks, so unit
 // tests drive it with synthetic tables.
@@ -103,6 +107,16 @@ struct DeviceCost {
   /// other on the same hardware: the compute time of each is the sum over
   /// the group's members with work. -1: runs on its own.
   int SerialGroup = -1;
+  /// Bytes the program copies into this device's share before every launch
+  /// (HostIn) and out of it after (HostOut), outside the launch, at
+  /// HostInGBps / HostOutGBps: a GPU's over its link, the CPU's into and
+  /// out of the host copy. They are charged whatever the device already
+  /// holds, and to host-sharing devices too (hostCopyMs).
+  ByteCost HostIn, HostOut;
+  double HostInGBps = 0, HostOutGBps = 0;
+  /// Those copies are the host's own (into and out of the host copy, on
+  /// the host's cores): the CPU's.
+  bool CopiesOnHost = false;
 };
 
 enum class LinkMode {
@@ -166,13 +180,33 @@ struct PartitionDecision {
   std::string describe(const PartitionProblem &P) const;
 };
 
-/// Predicted per-device times and overall time of \p Blocks.
+/// The program's own copies around a launch split as \p Blocks, ms: per
+/// direction, the copies of the devices that copy on the host
+/// (DeviceCost::CopiesOnHost) one after the other, then the other devices'
+/// at once (the longest). The host's copies into its
+/// own memory and the staging of a GPU's pageable copies run on the same
+/// cores, and the first take them: on 4x H200 a vecadd split evenly over
+/// the CPU and one GPU, with the data from the host, took 68 ms, between
+/// that sum (77 ms) and the concurrent maximum (58 ms)
+/// (bench/results/headline-h200x4-2026-11-22-s16.md). The sum errs on the
+/// side of not splitting.
+double hostCopyMs(const PartitionProblem &P,
+                  const std::vector<uint64_t> &Blocks);
+
+/// Predicted per-device times and overall time of \p Blocks: the longest
+/// device time, a merge and the split cost when two or more devices work,
+/// and hostCopyMs.
 double predictPartition(const PartitionProblem &P,
                         const std::vector<uint64_t> &Blocks,
                         std::vector<double> &DeviceMs);
 
 /// SKMD's greedy search (corrected). With no usable device (every table
-/// empty) every block goes to device 0 and PredictedMs is infinity.
+/// empty) every block goes to device 0 and PredictedMs is infinity. When
+/// the program copies bytes at every launch and there are devices that copy
+/// on the host and others, the search also starts from the others alone and
+/// keeps the better decision: from the CPU alone, the first granule given
+/// to one GPU adds that GPU's whole copy time, though over several GPUs at
+/// once the copies would run side by side.
 PartitionDecision partition(const PartitionProblem &P);
 
 } // namespace rt

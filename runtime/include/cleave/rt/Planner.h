@@ -93,6 +93,21 @@ struct PlanDevice {
   double CopyLatencyMs = 0;
   /// Devices sharing one executor (CPU devices) have the same group.
   int SerialGroup = -1;
+  /// The rates of the program's own copies into and out of this device's
+  /// memory (ShareBytes::HostIn, HostOut), GB/s: a GPU's over its link, the
+  /// CPU's into and out of the host copy.
+  double HostInGBps = 0, HostOutGBps = 0;
+};
+
+/// What a share of a launch moves (PlanRequest::MissingBytes).
+struct ShareBytes {
+  /// Bytes the device is missing, as counted (Raw) and with each piece
+  /// scaled to the time it takes relative to the device's LinkGBps
+  /// (Effective).
+  double Raw = 0, Effective = 0;
+  /// Bytes the program copies into the share before every launch and out
+  /// of it after (DeviceCost::HostIn, HostOut), not counted in Raw.
+  double HostIn = 0, HostOut = 0;
 };
 
 struct PlanRequest {
@@ -117,11 +132,10 @@ struct PlanRequest {
   double SplitMs = 0;
   /// Aggregate host-link bandwidths with every GPU busy (0: none).
   double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
-  /// The bytes device \p D is missing to run blocks [First, First + Count):
-  /// \p Raw as counted, \p Effective with each piece scaled to the time it
-  /// takes relative to the device's LinkGBps. Null: nothing is missing.
-  std::function<void(size_t D, uint64_t First, uint64_t Count, double &Raw,
-                     double &Effective)>
+  /// What device \p D moves to run blocks [First, First + Count). Null:
+  /// nothing is missing and nothing recurs.
+  std::function<void(size_t D, uint64_t First, uint64_t Count,
+                     ShareBytes &Out)>
       MissingBytes;
 };
 
@@ -130,9 +144,12 @@ struct PlanDeviceReport {
   uint64_t Blocks = 0;
   double PredictedMs = 0;
   double ExecMs = 0;
-  /// Missing input bytes for its share (raw and effective) and the fit.
+  /// Missing input bytes for its share (raw and effective) and the fit;
+  /// the program's own copies of the share and their fits.
   double InBytes = 0, InEffective = 0;
   ByteCost In;
+  double HostInBytes = 0, HostOutBytes = 0;
+  ByteCost HostIn, HostOut;
   /// Rows of its table: seeded (rescaled by Scale) and measured.
   size_t SeededRows = 0, MeasuredRows = 0;
   double Scale = 1;
@@ -152,6 +169,9 @@ struct PlanResult {
   bool Splittable = true;
   /// The steady-state decision was taken (see Planner::plan).
   bool SteadyState = false;
+  /// The part of the prediction that is the program's own copies around
+  /// the launch (hostCopyMs).
+  double HostCopyMs = 0;
   /// The previous decision was kept (the problem moved less than
   /// Planner::ReuseTolerance).
   bool Reused = false;
