@@ -2582,6 +2582,13 @@ constexpr double EngineRowUs = 0.1;
 constexpr double GpuSeedMinWaveMs = 0.002;
 constexpr double CpuSeedNsPerThread = 1.0;
 
+/// The program's copies into and out of the host copy move about 0.7 bytes
+/// per byte of the CPU's triad bandwidth: on 4x H200's host, vecadd from
+/// the host on the CPU alone spent 37 ms more than with its data resident,
+/// copying 3.2 GB (87 GB/s), against a triad of 121 GB/s
+/// (bench/results/headline-h200x4-2026-11-22-s16.md).
+constexpr double HostCopyPerTriad = 0.7;
+
 } // namespace
 
 PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
@@ -2886,8 +2893,10 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   for (bool In : {true, false}) {
     // The rates of those copies, as the program's last ones ran
     // (BufferManager::programCopyGBps); a GPU it never copied to takes the
-    // others' average, else its pinned link from the profile; the host
-    // copy, else the CPU's triad bandwidth.
+    // others' average, else its pinned link from the profile. The host
+    // copy's is at least HostCopyPerTriad of the CPU's triad bandwidth: the
+    // program's first copy into it, often the only one timed before the
+    // data stays on a GPU, pays a page fault per page of fresh memory.
     double Sum = 0;
     unsigned Measured = 0;
     for (Location L : Devs)
@@ -2904,9 +2913,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
         V = Measured         ? Sum / Measured
             : Pinned > 0     ? Pinned
                              : profile_defaults::GpuHostLinkGBps;
-      } else if (!(V > 0)) {
-        V = Prof.Cpu.TriadGBps > 0 ? Prof.Cpu.TriadGBps
-                                   : profile_defaults::CpuOneThreadGBps;
+      } else if (!isGpu(L)) {
+        double Floor = Prof.Cpu.TriadGBps > 0
+                           ? HostCopyPerTriad * Prof.Cpu.TriadGBps
+                           : profile_defaults::CpuOneThreadGBps;
+        V = std::max(V, Floor);
       }
       (In ? PR.Devices[D].HostInGBps : PR.Devices[D].HostOutGBps) = V;
     }
