@@ -2892,8 +2892,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   double ReadBackMax = 0;
   for (bool In : {true, false}) {
     // The rates of those copies, as the program's last ones ran
-    // (BufferManager::programCopyGBps); a GPU it never copied to takes the
-    // others' average, else its pinned link from the profile. The host
+    // (BufferManager::programCopyGBps), averaged over the GPUs of one model
+    // as their tables are (a rate timed while other copies ran is noisy,
+    // and a GPU timed a little slower would get a smaller share of every
+    // launch); a GPU whose model was never copied to takes the other GPUs'
+    // average, else its pinned link from the profile. The host
     // copy's is at least HostCopyPerTriad of the CPU's triad bandwidth: the
     // program's first copy into it, often the only one timed before the
     // data stays on a GPU, pays a page fault per page of fresh memory.
@@ -2907,6 +2910,18 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     for (size_t D = 0; D < Devs.size(); ++D) {
       Location L = Devs[D];
       double V = Bufs.programCopyGBps(L, In);
+      if (isGpu(L)) {
+        double Same = 0;
+        unsigned Timed = 0;
+        for (size_t E = 0; E < Devs.size(); ++E)
+          if (isGpu(Devs[E]) &&
+              PR.Devices[E].Identity == PR.Devices[D].Identity &&
+              Bufs.programCopyGBps(Devs[E], In) > 0) {
+            Same += Bufs.programCopyGBps(Devs[E], In);
+            ++Timed;
+          }
+        V = Timed ? Same / Timed : 0;
+      }
       if (!(V > 0) && isGpu(L)) {
         const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
         double Pinned = !G ? 0 : In ? G->PinnedH2DGBps : G->PinnedD2HGBps;
