@@ -744,6 +744,41 @@ TEST_F(EngineNullGpuTest, InputsTheHostRewritesBeforeEveryLaunchStayWithTheFaste
   EXPECT_EQ(Blocks(P, "cpu0"), Total) << P.describe() << Log;
 }
 
+TEST_F(EngineNullGpuTest, GpusOfOneModelPoolTheirCopyRates) {
+  // Two null GPUs of one model, one behind a 0.25 GB/s link and one behind
+  // 1 GB/s, the host writing both inputs before every launch. Their timed
+  // rates differ, but the search charges both the same averaged rate, as
+  // they share a table.
+  NullGpu::Options Slow{0, "model A"}, Fast{1, "model A"};
+  Slow.HostLinkGBps = 0.25;
+  Fast.HostLinkGBps = 1;
+  start({Slow, Fast});
+  std::vector<float> In(N, 1.0f);
+  auto Upload = [&] {
+    for (int I = 0; I < 2; ++I)
+      ASSERT_TRUE(Bufs->memcpy(Ptr[I], In.data(), N * sizeof(float),
+                               MemcpyKind::HostToDevice)
+                      .ok());
+  };
+  Upload();
+  (void)launch();
+  Upload(); // pushed to both: timed on each
+  double R0 = Bufs->programCopyGBps(0, true), R1 = Bufs->programCopyGBps(1, true);
+  EXPECT_LT(R0, 0.3);
+  EXPECT_GT(R1, 0.7);
+  setenv("CLEAVE_LOG", "plan", 1);
+  testing::internal::CaptureStderr();
+  (void)launch();
+  std::string Log = testing::internal::GetCapturedStderr();
+  unsetenv("CLEAVE_LOG");
+  char Rate[64];
+  std::snprintf(Rate, sizeof(Rate), " in at %.1f GB/s", (R0 + R1) / 2);
+  size_t First = Log.find(Rate);
+  ASSERT_NE(First, std::string::npos) << Rate << "\n" << Log;
+  EXPECT_NE(Log.find(Rate, First + 1), std::string::npos) << Rate << "\n"
+                                                          << Log;
+}
+
 TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
   // Four GPUs each fetch their quarter of two 16 MB inputs the host wrote:
   // 32 MB in all, moved by one thread per GPU (the buffer's lock is not
