@@ -374,6 +374,13 @@ protected:
       P = static_cast<float *>(V);
     }
   }
+  /// The program's cudaMemcpy of \p In into both inputs.
+  void uploadInputs(const std::vector<float> &In) {
+    for (int I = 0; I < 2; ++I)
+      ASSERT_TRUE(Bufs->memcpy(Ptr[I], In.data(), N * sizeof(float),
+                               MemcpyKind::HostToDevice)
+                      .ok());
+  }
   LaunchPlan launch() {
     void *Args[] = {&Ptr[0], &Ptr[1], &Ptr[2], &N};
     KernelLaunchRequest Req;
@@ -636,10 +643,7 @@ TEST_F(EngineNullGpuTest, ResultsTheHostReadsBackAreChargedAsTheProgramsCopies) 
   // element) to the share that writes it, whichever device that is.
   start({{0, "model A"}}, /*WithCpu=*/true);
   std::vector<float> Ones(N, 1.0f), Out(N);
-  for (int I = 0; I < 2; ++I)
-    ASSERT_TRUE(Bufs->memcpy(Ptr[I], Ones.data(), N * sizeof(float),
-                             MemcpyKind::HostToDevice)
-                    .ok());
+  uploadInputs(Ones);
   auto Logged = [&](bool ReadBack) {
     testing::internal::CaptureStderr();
     setenv("CLEAVE_LOG", "plan", 1);
@@ -688,12 +692,7 @@ TEST_F(EngineNullGpuTest, InputsTheHostRewritesBeforeEveryLaunchStayWithTheFaste
   start({Slow}, /*WithCpu=*/true);
   ASSERT_TRUE(Bufs->directHostCopies());
   std::vector<float> In(N, 1.0f);
-  auto Upload = [&] {
-    for (int I = 0; I < 2; ++I)
-      ASSERT_TRUE(Bufs->memcpy(Ptr[I], In.data(), N * sizeof(float),
-                               MemcpyKind::HostToDevice)
-                      .ok());
-  };
+  auto Upload = [&] { uploadInputs(In); };
   BufferManager::Resolved A;
   ASSERT_TRUE(Bufs->resolve(Ptr[0], A).ok());
   uint64_t Bytes = uint64_t(N) * sizeof(float);
@@ -754,12 +753,7 @@ TEST_F(EngineNullGpuTest, GpusOfOneModelPoolTheirCopyRates) {
   Fast.HostLinkGBps = 1;
   start({Slow, Fast});
   std::vector<float> In(N, 1.0f);
-  auto Upload = [&] {
-    for (int I = 0; I < 2; ++I)
-      ASSERT_TRUE(Bufs->memcpy(Ptr[I], In.data(), N * sizeof(float),
-                               MemcpyKind::HostToDevice)
-                      .ok());
-  };
+  auto Upload = [&] { uploadInputs(In); };
   Upload();
   (void)launch();
   Upload(); // pushed to both: timed on each
