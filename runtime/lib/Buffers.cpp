@@ -193,6 +193,7 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
     It = Freed.erase(It);
   Live.emplace(Start, std::move(B));
   Ptr = Host;
+  noteChange();
   return Result::success();
 }
 
@@ -231,6 +232,7 @@ Result BufferManager::free(void *Ptr) {
       Freed.clear();
     Freed[P] = P + B->size();
   }
+  ChangeCounter Count{*this};
   std::lock_guard<std::mutex> BLock(B->Mutex);
   releaseLocked(*B);
   return Result::success();
@@ -336,14 +338,47 @@ void BufferManager::noteLaunchReads(Buffer &B,
                                     const std::vector<const RangeSet *> &Reads,
                                     RangeSet HostReads) {
   std::lock_guard<std::mutex> Lock(B.Mutex);
+  bool Changed = B.HostReads != HostReads;
   if (!B.Pushed.empty())
     for (const RangeSet *R : Reads)
-      B.Pushed.erase(*R);
+      if (!B.Pushed.intersection(*R).empty()) {
+        B.Pushed.erase(*R);
+        Changed = true;
+      }
   B.HostReads = std::move(HostReads);
+  if (Changed)
+    noteChange();
 }
+
+namespace {
+/// Whether some byte of \p Rs is in \p S.
+bool meets(const RangeSet &S, const std::vector<ByteRange> &Rs) {
+  if (S.empty())
+    return false;
+  for (ByteRange R : Rs)
+    if (S.intersects(R.Lo, R.Hi))
+      return true;
+  return false;
+}
+} // namespace
 
 void BufferManager::markWrittenLocked(Buffer &B, Location L,
                                       const RangeSet &Rs) {
+  // Whether anything below changes (a launch that writes what it wrote
+  // last time, where it wrote it, changes nothing).
+  size_t S = slot(L);
+  std::vector<ByteRange> List = Rs.ranges();
+  bool Changed = meets(B.Pushed, List);
+  for (size_t I = 0; I < B.Valid.size() && !Changed; ++I)
+    if (I != S)
+      Changed = meets(B.Valid[I], List);
+  for (size_t J = 0; J < List.size() && !Changed; ++J)
+    Changed = !B.Valid[S].contains(List[J].Lo, List[J].Hi);
+  if (L != HostLocation && !Changed)
+    Changed = meets(B.Staged, List) || meets(B.ReadBack, List) ||
+              meets(B.FetchedSinceWrite, List);
+  if (!Changed)
+    return;
   if (!B.Pushed.empty())
     B.Pushed.erase(Rs);
   if (L != HostLocation) { // a kernel (or a copy on a device) wrote it
@@ -357,13 +392,13 @@ void BufferManager::markWrittenLocked(Buffer &B, Location L,
       B.FetchedSinceWrite.erase(Rs);
     }
   }
-  size_t S = slot(L);
   for (size_t I = 0; I < B.Valid.size(); ++I) {
     if (I == S)
       B.Valid[I].insert(Rs);
     else
       B.Valid[I].erase(Rs);
   }
+  noteChange();
 }
 
 Result BufferManager::markWritten(Buffer &B, Location L, ByteRange R) {
@@ -479,11 +514,13 @@ Result BufferManager::ensureReplicaLocked(Buffer &B, Location L) {
                                        Devices[L]->name() + ": " +
                                        R.message());
   B.Replica[S] = A;
+  noteChange();
   return Result::success();
 }
 
 Result BufferManager::executeTransfers(Buffer &B,
                                        const std::vector<Transfer> &Plan) {
+  ChangeCounter Count{*this};
   std::lock_guard<std::mutex> Lock(B.Mutex);
   return executeLocked(B, Plan);
 }
@@ -571,6 +608,7 @@ Result BufferManager::executeLocked(Buffer &B,
 
 Result BufferManager::executeTransfersUnlocked(
     Buffer &B, const std::vector<Transfer> &Plan) {
+  ChangeCounter Count{*this};
   std::vector<ReadyCopy> Ready(Plan.size());
   {
     std::lock_guard<std::mutex> Lock(B.Mutex);
@@ -668,6 +706,7 @@ Result BufferManager::gatherLocked(Buffer &B,
 }
 
 Result BufferManager::makeValid(Buffer &B, Location L, ByteRange R) {
+  ChangeCounter Count{*this};
   std::lock_guard<std::mutex> Lock(B.Mutex);
   return makeValidLocked(B, L, R);
 }
@@ -692,6 +731,7 @@ Result BufferManager::addressOn(Buffer &B, Location L, uint64_t Offset,
 
 Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
                              MemcpyKind Kind) {
+  ChangeCounter Count{*this};
   int K = static_cast<int>(Kind);
   if (K < 0 || K > 4)
     return Result::error(ErrorCode::InvalidMemcpyDirection,
@@ -957,6 +997,7 @@ double BufferManager::programCopyGBps(Location L, bool In) const {
 }
 
 Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
+  ChangeCounter Count{*this};
   if (Bytes == 0)
     return Result::success();
   Resolved RD;
@@ -991,6 +1032,7 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
 }
 
 Result BufferManager::syncToHost(const void *P, uint64_t Bytes) {
+  ChangeCounter Count{*this};
   Resolved RS;
   Result C = resolveRange(P, Bytes, RS);
   if (!C.ok())

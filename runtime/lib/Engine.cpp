@@ -364,9 +364,88 @@ void combineInto(CombineOp Op, char *Dst, const char *Src, uint64_t Bytes) {
 
 } // namespace
 
+namespace {
+
+/// The last launch of a kernel, kept when it changed no buffer's state
+/// (docs/runtime.md, "Repeated launches"): the same request, finding the
+/// buffers as that launch left them (BufferManager::stateChanges()) and
+/// given the same ranges, moves nothing and changes nothing either, so it
+/// runs the kept runs without evaluating footprints, planning copies or
+/// marking writes again.
+struct RepeatMemo {
+  /// The request: everything the launch's decisions depend on.
+  uint32_t Grid[3] = {0, 0, 0}, Block[3] = {0, 0, 0};
+  uint64_t SharedBytes = 0;
+  std::vector<char> Args;
+  std::vector<PartitionRange> Partition;
+  std::vector<double> Weights;
+  PartitionPolicy Policy = PartitionPolicy::Proportional;
+  bool SwapOff = false;
+  /// The kernel it ran as (the request's, or its twin).
+  const KernelHandle *Ran = nullptr;
+  /// stateChanges() after it.
+  uint64_t Changes = 0;
+  /// The ranges the policy gave, and the runs decide() made of them.
+  std::vector<PartitionRange> Given;
+  struct Run {
+    Location Dev = 0;
+    uint64_t First = 0, Count = 0;
+    size_t PlanIndex = 0;
+    /// Per parameter: the device address of a pointer argument, else null.
+    std::vector<void *> Values;
+    RangeUse Uses;
+  };
+  std::vector<Run> Runs;
+  bool Whole = false; ///< decide() refused the split (Mode::Whole)
+  LaunchPlan Plan;
+};
+
+/// The bytes of the request's arguments (pointers as their value).
+std::vector<char> argumentBytes(const BundleKernel &Info, void *const *Args) {
+  std::vector<char> Out;
+  if (!Args)
+    return Out;
+  for (size_t A = 0; A < Info.Params.size(); ++A) {
+    size_t N = Info.Params[A].Kind == ParamKind::Pointer
+                   ? sizeof(void *)
+                   : Info.Params[A].Size;
+    if (!Args[A])
+      return {};
+    const char *P = static_cast<const char *>(Args[A]);
+    Out.insert(Out.end(), P, P + N);
+  }
+  return Out;
+}
+
+bool sameRanges(const std::vector<PartitionRange> &A,
+                const std::vector<PartitionRange> &B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t I = 0; I < A.size(); ++I)
+    if (A[I].Device != B[I].Device || A[I].First != B[I].First ||
+        A[I].Count != B[I].Count)
+      return false;
+  return true;
+}
+
+bool sameRequest(const RepeatMemo &M, const KernelLaunchRequest &Req,
+                 const std::vector<char> &Args, PartitionPolicy Policy,
+                 bool SwapOff) {
+  for (int D = 0; D < 3; ++D)
+    if (M.Grid[D] != Req.Grid[D] || M.Block[D] != Req.Block[D])
+      return false;
+  return M.SharedBytes == Req.DynamicSharedBytes && M.Args == Args &&
+         M.Policy == Policy && M.SwapOff == SwapOff &&
+         M.Weights == Req.Weights && sameRanges(M.Partition, Req.Partition);
+}
+
+} // namespace
+
 struct Engine::Impl {
   std::mutex Mutex;
   std::vector<std::unique_ptr<Program>> Programs;
+  /// Per requested kernel, its last launch if that changed nothing.
+  std::map<const KernelHandle *, RepeatMemo> Repeats;
   ModelState Model;
   CombineScratch Scratch;
   /// Last, so its threads stop before anything they could touch goes.
@@ -722,7 +801,15 @@ struct RunState {
   /// Combined outputs: the device's scratch, which its blocks update
   /// instead of the buffers (LaunchContext::Combines gives the layout).
   CombineScratch::Slot *Scratch = nullptr;
+  /// A run of a repeated launch: its footprints are the kept launch's,
+  /// taken into Uses only if something fails (usesOf()).
+  const RangeUse *Repeat = nullptr;
 };
+
+/// The footprints of \p R.
+const RangeUse &usesOf(const RunState &R) {
+  return R.Repeat && R.Uses.empty() ? *R.Repeat : R.Uses;
+}
 
 /// A device failure to recover from.
 struct Failure {
@@ -735,12 +822,18 @@ public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
                 LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model,
-                IssuePool &Pool, CombineScratch &Scratch)
+                IssuePool &Pool, CombineScratch &Scratch,
+                const RepeatMemo *Memo)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
         Plan(Plan), Policy(Policy), Model(Model), Pool(Pool),
-        Scratch(Scratch) {}
+        Scratch(Scratch), Memo(Memo) {}
 
   Result run();
+  /// After run(): whether it repeated Memo's runs, and the launch to keep
+  /// for the next one when it may be repeated (its runs, without the
+  /// request and the count, which Engine::launch fills in).
+  bool repeated() const { return Repeated; }
+  std::optional<RepeatMemo> &kept() { return Kept; }
 
 private:
   BufferManager &Bufs;
@@ -754,6 +847,11 @@ private:
   ModelState &Model;
   IssuePool &Pool;
   CombineScratch &Scratch;
+  /// The request's last launch, when it changed nothing and the buffers
+  /// are as it left them (else null); see RepeatMemo.
+  const RepeatMemo *Memo;
+  bool Repeated = false;
+  std::optional<RepeatMemo> Kept;
 
   /// The model policy: the table key and the devices as the planner saw
   /// them (ranges on these are timed and recorded), events used per GPU.
@@ -865,6 +963,16 @@ private:
   void recordTime(const RunState &R, double Ms);
   void logTime(const RunState &R, double Ms) const;
   Result attempt(std::vector<PartitionRange> Ranges, bool Decide);
+  Result makeRuns(std::vector<PartitionRange> &Ranges, bool Decide,
+                  std::vector<RunState> &Runs,
+                  std::map<uint64_t, RangeSet> &AllWrites,
+                  std::map<uint64_t, RangeSet> &AllReads);
+  /// Whether the first attempt with \p Given repeats Memo, and the runs
+  /// that do; keeps a launch that may be repeated.
+  bool repeats(const std::vector<PartitionRange> &Given) const;
+  std::vector<RunState> repeatRuns(std::vector<PartitionRange> &Ranges);
+  void keepRuns(std::vector<RunState> &Runs,
+                std::vector<PartitionRange> Given);
   /// Before a run: stage() (the variant's code, variables, replicas, the
   /// copies to make), moveIn() (run those copies), finish() (arguments,
   /// the plan's entry). prepareAll() does the three for every run, the
@@ -2111,7 +2219,7 @@ void LaunchContext::noteReads(const std::vector<RunState> &Runs) {
 /// longer holds what validity says over the run's writes. Where another
 /// location holds those bytes, that one becomes their only holder.
 void LaunchContext::dropUnproduced(const RunState &R) {
-  for (auto &[Id, U] : R.Uses) {
+  for (auto &[Id, U] : usesOf(R)) {
     Buffer &B = *BufById[Id];
     Location VL = Bufs.validityLocation(R.Dev);
     for (ByteRange Rg : U.Writes.ranges())
@@ -2128,86 +2236,180 @@ void LaunchContext::dropUnproduced(const RunState &R) {
   }
 }
 
+bool LaunchContext::repeats(const std::vector<PartitionRange> &Given) const {
+  // A timed range records events the kept launch did not; CLEAVE_LOG=time
+  // times every range.
+  if (!Memo || Timed || LogTime || !Excluded.empty() ||
+      !sameRanges(Memo->Given, Given))
+    return false;
+  // The variables it reads are still current where it runs (a
+  // cudaMemcpyToSymbol since then, or a kernel writing one, makes stage()
+  // copy them again).
+  for (const BundleVariableUse &U : Info.Variables)
+    for (const RepeatMemo::Run &R : Memo->Runs) {
+      const Program::Var &Var = Prog.Vars[U.Variable];
+      if (isCpu(R.Dev) ? !Var.CpuValid : !Var.DevValid[size_t(R.Dev)])
+        return false;
+    }
+  return true;
+}
+
+std::vector<RunState>
+LaunchContext::repeatRuns(std::vector<PartitionRange> &Ranges) {
+  M = Memo->Whole ? Mode::Whole : Mode::Exact;
+  MergeDev = -1;
+  Combining = false;
+  Combines.clear();
+  CombineBytes = 0;
+  std::string Name = std::move(Plan.KernelName);
+  Plan = Memo->Plan;
+  Plan.KernelName = std::move(Name);
+  Plan.Repeated = true;
+  Ranges.clear();
+  std::vector<RunState> Runs(Memo->Runs.size());
+  for (size_t I = 0; I < Runs.size(); ++I) {
+    const RepeatMemo::Run &From = Memo->Runs[I];
+    RunState &R = Runs[I];
+    R.Dev = From.Dev;
+    R.First = From.First;
+    R.Count = From.Count;
+    R.PlanIndex = From.PlanIndex;
+    R.Values = From.Values;
+    R.ArgPtrs.assign(Req.Args, Req.Args + Info.Params.size());
+    for (const PtrArg &P : Ptrs)
+      R.ArgPtrs[P.ArgNo] = &R.Values[P.ArgNo];
+    R.Repeat = &From.Uses;
+    Ranges.push_back({R.Dev, R.First, R.Count});
+  }
+  return Runs;
+}
+
+/// Keeps a launch that ran as decided: no device failed, nothing moved, no
+/// merge, no combined outputs, no variable written. Engine::launch keeps
+/// it only if it changed no buffer's state either.
+void LaunchContext::keepRuns(std::vector<RunState> &Runs,
+                             std::vector<PartitionRange> Given) {
+  if (M == Mode::Merge || Combining || !Excluded.empty() ||
+      !Plan.Recoveries.empty() || Plan.BytesMoved)
+    return;
+  for (const BundleVariableUse &U : Info.Variables)
+    if (U.Written)
+      return;
+  for (const RunState &R : Runs)
+    if (!R.Issued || R.Failed || R.Scratch || !R.Partials.empty())
+      return;
+  RepeatMemo &Out = Kept.emplace();
+  Out.Given = std::move(Given);
+  Out.Whole = M == Mode::Whole;
+  Out.Plan = Plan;
+  Out.Plan.Repeated = false;
+  for (RunState &R : Runs) {
+    RepeatMemo::Run &To = Out.Runs.emplace_back();
+    To.Dev = R.Dev;
+    To.First = R.First;
+    To.Count = R.Count;
+    To.PlanIndex = R.PlanIndex;
+    To.Values = std::move(R.Values);
+    To.Uses = R.Repeat && R.Uses.empty() ? *R.Repeat : std::move(R.Uses);
+  }
+}
+
+/// decide() (on the first attempt), then each run's footprints and what
+/// must be valid on its device before it runs: its reads, coarse write
+/// hulls that it does not hold, and on a merge device every range's bytes.
+Result LaunchContext::makeRuns(std::vector<PartitionRange> &Ranges,
+                               bool Decide, std::vector<RunState> &Runs,
+                               std::map<uint64_t, RangeSet> &AllWrites,
+                               std::map<uint64_t, RangeSet> &AllReads) {
+  DecidedRanges.clear();
+  DecidedUses.clear();
+  if (Decide) {
+    Result R = decide(Ranges);
+    if (!R.ok())
+      return R;
+  }
+  bool Decided = sameRanges(DecidedRanges, Ranges);
+  // Footprints per run (decide()'s, when it evaluated these ranges);
+  // what must be valid before each.
+  Runs.resize(Ranges.size());
+  for (size_t I = 0; I < Ranges.size(); ++I) {
+    Runs[I].Dev = Ranges[I].Device;
+    Runs[I].First = Ranges[I].First;
+    Runs[I].Count = Ranges[I].Count;
+    if (Decided) {
+      Runs[I].Uses = std::move(DecidedUses[I]);
+      continue;
+    }
+    Result R = evaluate(Runs[I].First, Runs[I].Count, Runs[I].Uses);
+    if (!R.ok())
+      return R;
+  }
+  DecidedRanges.clear();
+  DecidedUses.clear();
+  // Coarse write hulls stand for the writes only where no other device
+  // writes inside them, and once their device holds the bytes between
+  // the rows: moved there before the run (once; the device holds them
+  // from then on). A merge device needs every range's exact writes.
+  {
+    std::vector<RangeUse *> UsePtrs;
+    for (RunState &R : Runs) {
+      if (M == Mode::Merge)
+        for (auto &[Id, U] : R.Uses)
+          refineWrites(U, BufById.at(Id)->size());
+      UsePtrs.push_back(&R.Uses);
+    }
+    resolveCoarse(Ranges, UsePtrs);
+    for (RunState &R : Runs)
+      for (auto &[Id, U] : R.Uses)
+        if (U.WritesCoarse &&
+            !BufById.at(Id)->holds(R.Dev, hull(U.Writes)))
+          R.MustHold[Id].insert(hull(U.Writes));
+  }
+  for (RunState &R : Runs)
+    for (auto &[Id, U] : R.Uses) {
+      if (!U.WritesExact)
+        R.MustHold[Id].insert(U.Writes);
+      AllWrites[Id].insert(U.Writes);
+      AllReads[Id].insert(U.Reads);
+    }
+  // M ends up holding every written byte, so it must hold their current
+  // contents first; the merge kernels it runs for the other ranges
+  // recompute those ranges' addresses and conditions, reading what the
+  // ranges read.
+  if (M == Mode::Merge)
+    for (RunState &R : Runs)
+      if (R.Dev == MergeDev) {
+        for (auto &[Id, W] : AllWrites)
+          R.MustHold[Id].insert(W);
+        for (auto &[Id, Rd] : AllReads)
+          R.MustHold[Id].insert(Rd);
+      }
+  return Result::success();
+}
+
 Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
                               bool Decide) {
+  // The first attempt's ranges, for keepRuns().
+  std::vector<PartitionRange> Given;
   for (;;) {
     wakeIssueWorkers(Ranges);
-    DecidedRanges.clear();
-    DecidedUses.clear();
-    if (Decide) {
-      Result R = decide(Ranges);
-      if (!R.ok())
-        return R;
-    }
-    auto SameRanges = [&] {
-      if (DecidedRanges.size() != Ranges.size())
-        return false;
-      for (size_t I = 0; I < Ranges.size(); ++I)
-        if (DecidedRanges[I].Device != Ranges[I].Device ||
-            DecidedRanges[I].First != Ranges[I].First ||
-            DecidedRanges[I].Count != Ranges[I].Count)
-          return false;
-      return true;
-    };
-    bool Decided = SameRanges();
-    // Footprints per run (decide()'s, when it evaluated these ranges);
-    // what must be valid before each.
-    std::vector<RunState> Runs(Ranges.size());
-    for (size_t I = 0; I < Ranges.size(); ++I) {
-      Runs[I].Dev = Ranges[I].Device;
-      Runs[I].First = Ranges[I].First;
-      Runs[I].Count = Ranges[I].Count;
-      if (Decided) {
-        Runs[I].Uses = std::move(DecidedUses[I]);
-        continue;
-      }
-      Result R = evaluate(Runs[I].First, Runs[I].Count, Runs[I].Uses);
-      if (!R.ok())
-        return R;
-    }
-    DecidedRanges.clear();
-    DecidedUses.clear();
-    // Coarse write hulls stand for the writes only where no other device
-    // writes inside them, and once their device holds the bytes between
-    // the rows: moved there before the run (once; the device holds them
-    // from then on). A merge device needs every range's exact writes.
-    {
-      std::vector<RangeUse *> UsePtrs;
-      for (RunState &R : Runs) {
-        if (M == Mode::Merge)
-          for (auto &[Id, U] : R.Uses)
-            refineWrites(U, BufById.at(Id)->size());
-        UsePtrs.push_back(&R.Uses);
-      }
-      resolveCoarse(Ranges, UsePtrs);
-      for (RunState &R : Runs)
-        for (auto &[Id, U] : R.Uses)
-          if (U.WritesCoarse &&
-              !BufById.at(Id)->holds(R.Dev, hull(U.Writes)))
-            R.MustHold[Id].insert(hull(U.Writes));
-    }
+    // A repeat takes the kept launch's runs, footprints and plan; it has no
+    // copies to make and nothing to mark (RepeatMemo).
+    bool Repeat = Decide && repeats(Ranges);
+    std::vector<RunState> Runs;
     std::map<uint64_t, RangeSet> AllWrites, AllReads;
-    for (RunState &R : Runs)
-      for (auto &[Id, U] : R.Uses) {
-        if (!U.WritesExact)
-          R.MustHold[Id].insert(U.Writes);
-        AllWrites[Id].insert(U.Writes);
-        AllReads[Id].insert(U.Reads);
-      }
-    // M ends up holding every written byte, so it must hold their current
-    // contents first; the merge kernels it runs for the other ranges
-    // recompute those ranges' addresses and conditions, reading what the
-    // ranges read.
-    if (M == Mode::Merge)
-      for (RunState &R : Runs)
-        if (R.Dev == MergeDev) {
-          for (auto &[Id, W] : AllWrites)
-            R.MustHold[Id].insert(W);
-          for (auto &[Id, Rd] : AllReads)
-            R.MustHold[Id].insert(Rd);
-        }
+    if (Repeat) {
+      Runs = repeatRuns(Ranges);
+      Phases.mark("repeat");
+    } else {
+      if (Decide)
+        Given = Ranges;
+      Result R = makeRuns(Ranges, Decide, Runs, AllWrites, AllReads);
+      if (!R.ok())
+        return R;
+      Phases.mark("decide");
+    }
 
-    Phases.mark("decide");
     size_t PlanMark = Plan.Runs.size();
     // Partial buffers on M, freed on every path.
     std::vector<DeviceAddr> Temps;
@@ -2231,9 +2433,10 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
 
     // Phase 1: prepare. A failure here has changed nothing but validity-
     // exact transfers: drop the device and start again.
-    if (!Fail)
+    if (!Fail && !Repeat) {
       Fail = prepareAll(Runs);
-    Phases.mark("prepare");
+      Phases.mark("prepare");
+    }
     if (!Fail && M == Mode::Merge)
       for (RunState &R : Runs) {
         if (R.Dev == MergeDev)
@@ -2426,6 +2629,19 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         logTime(R, R.PoolMs);
       }
     }
+    if (Repeat) {
+      bool Clean = Failed.empty();
+      for (const RunState &R : Runs)
+        Clean &= R.Issued && !R.Failed;
+      if (Clean) { // it changed nothing, as the kept launch did
+        Repeated = true;
+        return Result::success();
+      }
+      // Recovery as usual, with the footprints in the runs.
+      for (RunState &R : Runs)
+        if (R.Repeat && R.Uses.empty())
+          R.Uses = *R.Repeat;
+    }
     if (M == Mode::Merge && Failed.count(MergeDev)) {
       for (RunState &R : Runs)
         dropUnproduced(R);
@@ -2535,8 +2751,11 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
             variableWritten(Bufs, Prog, U.Variable, R.Dev);
       }
     Phases.mark("commit");
-    if (Redo.empty())
+    if (Redo.empty()) {
+      if (Decide)
+        keepRuns(Runs, std::move(Given));
       return Result::success();
+    }
     std::vector<PartitionRange> Again;
     std::map<Location, std::vector<std::pair<uint64_t, uint64_t>>> Blocks;
     for (RunState *R : Redo) {
@@ -3190,19 +3409,54 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     return invalid("launch without a kernel");
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program &P = const_cast<Program &>(*Req.Kernel->Prog);
+  // The last launch of this request, if it changed nothing and nothing
+  // changed since (RepeatMemo).
+  uint64_t Before = Bufs.stateChanges();
+  std::vector<char> Args = argumentBytes(*Req.Kernel->Info, Req.Args);
+  bool SwapOff = envHas("CLEAVE_SWAP", "off");
+  const RepeatMemo *Memo = nullptr;
+  if (auto It = I->Repeats.find(Req.Kernel);
+      It != I->Repeats.end() && It->second.Changes == Before &&
+      sameRequest(It->second, Req, Args, Policy, SwapOff))
+    Memo = &It->second;
   // A 2-D launch may run as the kernel's twin on the transposed grid: the
   // same blocks, split along the other dimension.
   KernelLaunchRequest Swapped;
   const KernelLaunchRequest *Use = &Req;
-  if (const KernelHandle *T = twinFor(Req, Bufs.numDevices(), Policy)) {
+  if (const KernelHandle *T =
+          Memo ? (Memo->Ran != Req.Kernel ? Memo->Ran : nullptr)
+               : twinFor(Req, Bufs.numDevices(), Policy)) {
     Swapped = Req;
     Swapped.Kernel = T;
     std::swap(Swapped.Grid[0], Swapped.Grid[1]);
     Use = &Swapped;
   }
   LaunchContext C(Bufs, Exec, P, *Use->Kernel, *Use, Plan, Policy, I->Model,
-                  I->Pool, I->Scratch);
+                  I->Pool, I->Scratch, Memo);
   Result R = C.run();
+  // Keep it for the next launch if it changed nothing; a launch that did,
+  // or that could not be kept, forgets the last one.
+  if (!C.repeated()) {
+    std::optional<RepeatMemo> &Kept = C.kept();
+    if (R.ok() && Kept && Bufs.stateChanges() == Before) {
+      RepeatMemo &M = *Kept;
+      for (int D = 0; D < 3; ++D) {
+        M.Grid[D] = Req.Grid[D];
+        M.Block[D] = Req.Block[D];
+      }
+      M.SharedBytes = Req.DynamicSharedBytes;
+      M.Args = std::move(Args);
+      M.Partition = Req.Partition;
+      M.Weights = Req.Weights;
+      M.Policy = Policy;
+      M.SwapOff = SwapOff;
+      M.Ran = Use->Kernel;
+      M.Changes = Before;
+      I->Repeats[Req.Kernel] = std::move(M);
+    } else {
+      I->Repeats.erase(Req.Kernel);
+    }
+  }
   if (Use != &Req) {
     Plan.KernelName = Req.Kernel->Info->Name;
     Plan.Swapped = true;

@@ -59,6 +59,8 @@ std::string LaunchPlan::describe() const {
   S += ", " + std::to_string(BytesMoved) + " bytes moved";
   if (MovedAtOnce)
     S += " (into " + std::to_string(MovedAtOnce) + " devices at once)";
+  if (Repeated)
+    S += ", repeated";
   S += "\n";
   for (const Run &R : Runs) {
     S += "  ";

@@ -235,6 +235,63 @@ TEST(BuffersTest, WritesInvalidateOtherCopies) {
   ASSERT_TRUE(F.M.free(P).ok());
 }
 
+TEST(BuffersTest, StateChangesCountOnlyWhatChanges) {
+  // The engine repeats a launch when the count has not moved since the
+  // same launch changed nothing: marking writes a device already holds
+  // alone, and noting the same reads, must not count; anything that
+  // changes validity or the pending-copy sets must.
+  FakeMachine F;
+  void *P = nullptr;
+  uint64_t C0 = F.M.stateChanges();
+  ASSERT_TRUE(F.M.allocate(4096, P).ok());
+  EXPECT_GT(F.M.stateChanges(), C0);
+  auto B = bufferOf(F.M, P);
+  uint64_t C = F.M.stateChanges();
+  deviceWrites(F.M, F.G0, 0, *B, {1000, 3000}, 1); // replica, then a write
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  // The same bytes, written again where they are valid alone.
+  ASSERT_TRUE(F.M.markWritten(*B, 0, {1000, 3000}).ok());
+  ASSERT_TRUE(F.M.markWritten(*B, 0, {1500, 2000}).ok());
+  RangeSet Two;
+  Two.insert(1000, 1100);
+  Two.insert(2900, 3000);
+  ASSERT_TRUE(F.M.markAllWritten(*B, 0, Two).ok());
+  EXPECT_EQ(F.M.stateChanges(), C);
+  // Bytes gpu0 does not hold alone: the host copy and gpu1 hold [0, 1000).
+  ASSERT_TRUE(F.M.markWritten(*B, 0, {999, 1001}).ok());
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  // Written elsewhere: gpu1 now holds [1000, 1200) alone.
+  deviceWrites(F.M, F.G1, 1, *B, {1000, 1200}, 2);
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  // A launch's reads: the host reads of the last launch are replaced, and
+  // are the same the second time.
+  RangeSet Reads(0, 512);
+  F.M.noteLaunchReads(*B, {&Reads}, RangeSet(0, 512));
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  F.M.noteLaunchReads(*B, {&Reads}, RangeSet(0, 512));
+  EXPECT_EQ(F.M.stateChanges(), C);
+  // Host-side operations and transfers always count.
+  std::vector<char> Host(4096, 7);
+  ASSERT_TRUE(F.M.memcpy(P, Host.data(), 64, MemcpyKind::HostToDevice).ok());
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  ASSERT_TRUE(F.M.memset(P, 0, 64).ok());
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  ASSERT_TRUE(F.M.makeValid(*B, 2, {0, 4096}).ok());
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  ASSERT_TRUE(F.M.syncToHost(P, 4096).ok());
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  ASSERT_TRUE(F.M.free(P).ok());
+  EXPECT_GT(F.M.stateChanges(), C);
+}
+
 TEST(BuffersTest, StagedBytesUntilADeviceFetchesOrWritesThem) {
   // A host-to-device cudaMemcpy and a cudaMemset write the host copy; in
   // CUDA those bytes would be on the device already (the model policy does

@@ -573,6 +573,25 @@ TEST_F(EngineNullGpuTest, KeptDecisionsTimeOnlyTheLaunchBeforeTheNextSearch) {
   EXPECT_EQ(Samples, 10u) << C.serialize();
 }
 
+TEST_F(EngineNullGpuTest, KeptDecisionsRepeatExceptWhenTimed) {
+  // Launches 1-4, 9 and 19 search and 8 and 18 are timed: none of them
+  // repeats. An untimed launch repeats the one before it when that one
+  // (a search included) moved nothing and changed nothing, until the host
+  // writes an input.
+  start({{0, "model A"}, {1, "model A"}});
+  std::vector<float> In(N, 1.0f);
+  uploadInputs(In);
+  std::string Seen;
+  for (int L = 1; L <= 20; ++L)
+    Seen += launch().Repeated ? 'r' : '.';
+  EXPECT_EQ(Seen, "...." "rrr.." "rrrrrrrr.." "r") << Seen;
+  uploadInputs(In);
+  Seen.clear();
+  for (int L = 21; L <= 24; ++L)
+    Seen += launch().Repeated ? 'r' : '.';
+  EXPECT_EQ(Seen, "..rr") << Seen;
+}
+
 TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
   // Four equal GPUs whose timings vary by up to 5 % at random, each with
   // its own table (so the noise reaches the decisions). Once the inputs are

@@ -528,6 +528,227 @@ TEST_F(EngineTest, ExactSplitAndResidency) {
   }
 }
 
+TEST_F(EngineTest, ALaunchThatChangedNothingRepeatsUntilABufferChanges) {
+  // cpu1 and cpu2 hold replicas of their own. The first launch moves their
+  // inputs there; the second moves nothing and changes no buffer's state;
+  // from the third on, the launch repeats the second's runs, until the
+  // host writes a buffer it uses. The kernel reads the variable @scale.
+  build(3);
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  int N = 6000;
+  std::vector<float> A(N), B(N);
+  for (int I = 0; I < N; ++I) {
+    A[I] = float(I % 101);
+    B[I] = float(I % 13) - 6;
+  }
+  float *PA = upload(A), *PB = upload(B),
+        *PC = upload(std::vector<float>(N, 0));
+  void *Args[] = {&PA, &PB, &PC, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = (N + 63) / 64;
+  Req.Block[0] = 64;
+  Req.Args = Args;
+  auto Launch = [&] {
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    EXPECT_EQ(Plan.Runs.size(), 3u) << Plan.describe();
+    return Plan;
+  };
+  auto Expect = [&](const std::vector<float> &Want) {
+    std::vector<float> Got = download(PC, N);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Got[I], Want[I]) << I;
+  };
+  std::vector<float> Sum(N);
+  for (int I = 0; I < N; ++I)
+    Sum[I] = A[I] + B[I];
+
+  LaunchPlan P = Launch();
+  EXPECT_FALSE(P.Repeated);
+  EXPECT_GT(P.BytesMoved, 0u);
+  P = Launch();
+  EXPECT_FALSE(P.Repeated);
+  EXPECT_EQ(P.BytesMoved, 0u);
+  for (int Rep = 0; Rep < 3; ++Rep) {
+    P = Launch();
+    EXPECT_TRUE(P.Repeated) << P.describe();
+    EXPECT_EQ(P.Reconcile, "exact");
+    EXPECT_NE(P.describe().find(", repeated"), std::string::npos);
+  }
+  Expect(Sum);
+
+  // The host read C back: the next launch makes the devices' copies the
+  // only ones again, the one after forgets the read (Buffer::readBackBytes),
+  // the third is kept.
+  EXPECT_FALSE(Launch().Repeated);
+  EXPECT_FALSE(Launch().Repeated);
+  EXPECT_FALSE(Launch().Repeated);
+  EXPECT_TRUE(Launch().Repeated);
+
+  // The host writes A: its bytes move again.
+  for (int I = 0; I < N; ++I) {
+    A[I] = float(I % 7);
+    Sum[I] = A[I] + B[I];
+  }
+  ASSERT_TRUE(Bufs->memcpy(PA, A.data(), N * sizeof(float),
+                           MemcpyKind::HostToDevice)
+                  .ok());
+  P = Launch();
+  EXPECT_FALSE(P.Repeated);
+  EXPECT_GT(P.BytesMoved, 0u);
+  EXPECT_FALSE(Launch().Repeated);
+  EXPECT_TRUE(Launch().Repeated);
+  Expect(Sum);
+
+  // A new value of the variable it reads stops the repeats too: the CPU
+  // devices' copy (CpuScale) is written only when a launch syncs it.
+  for (int Rep = 0; Rep < 3; ++Rep)
+    EXPECT_FALSE(Launch().Repeated) << "after the read: " << Rep;
+  EXPECT_TRUE(Launch().Repeated);
+  float Two = 2.0f;
+  ASSERT_TRUE(Eng->copyToSymbol("scale", 0, &Two, sizeof(Two)).ok());
+  EXPECT_FALSE(Launch().Repeated);
+  EXPECT_TRUE(Launch().Repeated);
+  EXPECT_EQ(CpuScale, 2.0f);
+  for (float &X : Sum)
+    X *= 2;
+  Expect(Sum);
+
+  // In place, C = (C + B) * 2: each repeat computes from the last one's
+  // results (after the read, again from the fourth launch on).
+  void *InPlace[] = {&PC, &PB, &PC, &N};
+  Req.Args = InPlace;
+  std::vector<float> C = Sum;
+  for (int Rep = 0; Rep < 6; ++Rep) {
+    P = Launch();
+    EXPECT_EQ(P.Repeated, Rep >= 3) << Rep;
+    for (int I = 0; I < N; ++I)
+      C[I] = (C[I] + B[I]) * 2;
+  }
+  Expect(C);
+}
+
+TEST_F(EngineTest, RepeatedLaunchesMatchAPlainReference) {
+  // Random launches of vecadd over three buffers (an output may be an
+  // input), each one to four times in a row, under the policy or one of
+  // three partitions, between random host writes, memsets and reads of
+  // random ranges. Every read, and every buffer at the end, must equal
+  // plain host arithmetic, and launches must repeat.
+  build(3);
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  int N = 3000;
+  unsigned Blocks = (N + 63) / 64; // 47
+  std::vector<float> Ref[3];
+  float *Ptr[3];
+  for (int X = 0; X < 3; ++X) {
+    Ref[X].resize(N);
+    for (float &V : Ref[X])
+      V = float(int(Rng() % 17) - 8);
+    Ptr[X] = upload(Ref[X]);
+  }
+  const std::vector<std::vector<PartitionRange>> Partitions = {
+      {},
+      {{2, 0, Blocks}},
+      {{1, 0, 20}, {2, 20, Blocks - 20}},
+      {{0, 0, 10}, {1, 10, 20}, {2, 30, Blocks - 30}}};
+  auto Same = [](const float *A, const float *B, size_t N) {
+    return std::memcmp(A, B, N * sizeof(float)) == 0;
+  };
+  unsigned Repeats = 0, Launches = 0;
+  for (int Step = 0; Step < 400; ++Step) {
+    unsigned Op = Rng() % 10;
+    int X = int(Rng() % 3);
+    int Lo = int(Rng() % N), Hi = Lo + 1 + int(Rng() % (N - Lo));
+    if (Op < 6) {
+      int In1 = int(Rng() % 3), In2 = int(Rng() % 3);
+      void *Args[] = {&Ptr[In1], &Ptr[In2], &Ptr[X], &N};
+      KernelLaunchRequest Req;
+      Req.Kernel = K;
+      Req.Grid[0] = Blocks;
+      Req.Block[0] = 64;
+      Req.Args = Args;
+      Req.Partition = Partitions[Rng() % Partitions.size()];
+      for (unsigned Times = 1 + Rng() % 4; Times; --Times) {
+        LaunchPlan Plan;
+        Result R = Eng->launch(Req, Plan);
+        ASSERT_TRUE(R.ok()) << R.toString();
+        for (int I = 0; I < N; ++I)
+          Ref[X][I] = Ref[In1][I] + Ref[In2][I];
+        Repeats += Plan.Repeated;
+        ++Launches;
+      }
+    } else if (Op < 8) {
+      std::vector<float> V(Hi - Lo);
+      for (float &F : V)
+        F = float(int(Rng() % 17) - 8);
+      ASSERT_TRUE(Bufs->memcpy(Ptr[X] + Lo, V.data(), V.size() * sizeof(float),
+                               MemcpyKind::HostToDevice)
+                      .ok());
+      std::copy(V.begin(), V.end(), Ref[X].begin() + Lo);
+    } else if (Op == 8) {
+      ASSERT_TRUE(Bufs->memset(Ptr[X] + Lo, 0, (Hi - Lo) * sizeof(float)).ok());
+      std::fill(Ref[X].begin() + Lo, Ref[X].begin() + Hi, 0.0f);
+    } else {
+      std::vector<float> Got(Hi - Lo);
+      ASSERT_TRUE(Bufs->memcpy(Got.data(), Ptr[X] + Lo,
+                               Got.size() * sizeof(float),
+                               MemcpyKind::DeviceToHost)
+                      .ok());
+      ASSERT_TRUE(Same(Got.data(), Ref[X].data() + Lo, Got.size()))
+          << "step " << Step << ", buffer " << X;
+    }
+  }
+  for (int X = 0; X < 3; ++X)
+    EXPECT_TRUE(Same(download(Ptr[X], N).data(), Ref[X].data(), N)) << X;
+  EXPECT_GT(Repeats, Launches / 5) << Repeats << " of " << Launches;
+}
+
+TEST_F(EngineTest, ARepeatedLaunchWhoseDeviceFailsIsRecovered) {
+  // C = C + B in place, repeating; cpu1's launch fails in the fourth: its
+  // blocks run on another device, with the footprints the repeat kept.
+  build(3);
+  const KernelHandle *K = Eng->findKernel("vecadd");
+  int N = 4000;
+  std::vector<float> B(N), C(N);
+  for (int I = 0; I < N; ++I) {
+    B[I] = float(I % 9) - 4;
+    C[I] = float(I % 5);
+  }
+  float *PB = upload(B), *PC = upload(C);
+  void *Args[] = {&PC, &PB, &PC, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = N / 40;
+  Req.Block[0] = 40;
+  Req.Args = Args;
+  for (int Rep = 0; Rep < 6; ++Rep) {
+    if (Rep == 3)
+      ASSERT_TRUE(FaultInjector::global().configure("cpu1:launch:1").ok());
+    LaunchPlan Plan;
+    testing::internal::CaptureStderr();
+    Result R = Eng->launch(Req, Plan);
+    std::string Err = testing::internal::GetCapturedStderr();
+    FaultInjector::global().clear();
+    ASSERT_TRUE(R.ok()) << R.toString();
+    for (int I = 0; I < N; ++I)
+      C[I] += B[I];
+    if (Rep == 2 || Rep == 3)
+      EXPECT_TRUE(Plan.Repeated) << Rep;
+    if (Rep == 3) {
+      ASSERT_EQ(Plan.Recoveries.size(), 1u) << Plan.describe();
+      EXPECT_EQ(Plan.Recoveries[0].Device, "cpu1");
+      EXPECT_NE(Err.find("cleave: cpu1 failed"), std::string::npos) << Err;
+    }
+    if (Rep == 4) // the recovery changed where C is valid
+      EXPECT_FALSE(Plan.Repeated);
+  }
+  std::vector<float> Got = download(PC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], C[I]) << I;
+}
+
 TEST_F(EngineTest, RandomPartitionsWithMerges) {
   build(3);
   const KernelHandle *K = Eng->findKernel("keep");

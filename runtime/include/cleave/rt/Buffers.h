@@ -35,6 +35,7 @@
 #include "cleave/rt/Error.h"
 #include "cleave/rt/RangeSet.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -272,6 +273,18 @@ public:
   /// Makes [P, P + Bytes) of a runtime pointer current in the host copy.
   Result syncToHost(const void *P, uint64_t Bytes);
 
+  /// A count of the changes to the buffers' state (validity, the staged,
+  /// pushed and read-back sets, replicas, allocations), raised after each
+  /// change: two equal readings mean that no buffer changed in between.
+  /// markWritten(), markAllWritten() and noteLaunchReads() count only when
+  /// they change something; every other operation that may change a
+  /// buffer counts each time. The engine repeats a launch that changed
+  /// nothing without planning it again (docs/runtime.md, "Repeated
+  /// launches").
+  uint64_t stateChanges() const {
+    return Changes.load(std::memory_order_acquire);
+  }
+
 private:
   size_t slot(Location L) const {
     return static_cast<size_t>(validityLocation(L) + 1);
@@ -281,7 +294,14 @@ private:
            (L >= 0 && static_cast<size_t>(L) < Devices.size());
   }
   Result checkRange(const Buffer &B, Location L, ByteRange R) const;
+  /// Counts a change when it changes something (stateChanges()).
   void markWrittenLocked(Buffer &B, Location L, const RangeSet &Rs);
+  void noteChange() { Changes.fetch_add(1, std::memory_order_acq_rel); }
+  /// Counts a change when it goes out of scope, after the operation's.
+  struct ChangeCounter {
+    BufferManager &M;
+    ~ChangeCounter() { M.noteChange(); }
+  };
   Result planLocked(const Buffer &B, Location Dst, ByteRange R,
                     std::vector<Transfer> &Plan) const;
   Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan);
@@ -329,6 +349,7 @@ private:
   mutable std::mutex RateMutex;
   /// (validity location, into it) -> GB/s (programCopyGBps).
   std::map<std::pair<Location, bool>, double> ProgramCopyGBps;
+  std::atomic<uint64_t> Changes{0};
 };
 
 } // namespace rt

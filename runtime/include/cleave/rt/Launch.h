@@ -133,6 +133,10 @@ struct LaunchPlan {
   /// swapped (docs/runtime.md, "Swapped grids"): its runs' block ranges
   /// count blocks y fastest. KernelName is still the launched kernel's.
   bool Swapped = false;
+  /// The launch repeated the previous launch of the same request, which
+  /// had changed no buffer's state, without planning it again
+  /// (docs/runtime.md, "Repeated launches").
+  bool Repeated = false;
 };
 
 /// Runs \p Req on the CPU devices of \p Bufs with \p Exec, filling \p Plan.
