@@ -32,6 +32,7 @@
 #include "cleave/rt/Planner.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -2903,14 +2904,26 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // still goes through decide() and attempt(), so correctness never
   // depends on it. Arguments that change at every launch (a time step)
   // make new entries: past MaxCachedPlans the cache starts over.
-  std::string PlanKey = Key.text() + "|" + std::to_string(Total);
+  // Built at every launch, so without temporaries.
+  std::string PlanKey = Key.text();
+  PlanKey.reserve(PlanKey.size() + 24 +
+                  24 * (Config.Args.size() + 3 * Ptrs.size() + Devs.size()));
+  auto Append = [&PlanKey](char Sep, int64_t V) {
+    char Digits[24];
+    PlanKey += Sep;
+    PlanKey.append(Digits,
+                   std::to_chars(Digits, Digits + sizeof(Digits), V).ptr);
+  };
+  Append('|', int64_t(Total));
   for (int64_t A : Config.Args)
-    PlanKey += "," + std::to_string(A);
-  for (const PtrArg &P : Ptrs)
-    PlanKey += ";" + std::to_string(P.ArgNo) + ":" +
-               std::to_string(P.Buf->id()) + "+" + std::to_string(P.Offset);
+    Append(',', A);
+  for (const PtrArg &P : Ptrs) {
+    Append(';', P.ArgNo);
+    Append(':', int64_t(P.Buf->id()));
+    Append('+', int64_t(P.Offset));
+  }
   for (Location L : Devs)
-    PlanKey += "@" + std::to_string(L);
+    Append('@', L);
   if (Model.Plans.size() >= ModelState::MaxCachedPlans &&
       !Model.Plans.count(PlanKey))
     Model.Plans.clear();
@@ -2923,7 +2936,8 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     // an elapsed-time query), as much as a short kernel's split gains.
     Timed = Prior + 1 == Cached.NextPlan;
     Out = Cached.Ranges;
-    PlanDevs = Cached.Devs;
+    if (Timed) // only timings read them
+      PlanDevs = Cached.Devs;
     if (envHas("CLEAVE_LOG", "plan"))
       std::fprintf(stderr,
                    "plan %s (model): the decision of launch %llu, kept "
