@@ -2311,7 +2311,7 @@ void LaunchContext::keepRuns(std::vector<RunState> &Runs,
     To.Count = R.Count;
     To.PlanIndex = R.PlanIndex;
     To.Values = std::move(R.Values);
-    To.Uses = R.Repeat && R.Uses.empty() ? *R.Repeat : std::move(R.Uses);
+    To.Uses = std::move(R.Uses);
   }
 }
 
