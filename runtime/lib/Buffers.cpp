@@ -91,6 +91,16 @@ uint64_t Buffer::pushedBytes(ByteRange R) const {
   return bytesWithin(Pushed, R);
 }
 
+uint64_t Buffer::programWrites() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return ProgramWrites;
+}
+
+uint64_t Buffer::programReads() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return ProgramReads;
+}
+
 bool Buffer::hasReplica(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return Replica[static_cast<size_t>(Mgr.validityLocation(L) + 1)] != 0;
@@ -769,6 +779,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
   if (!RD.Buf) { // device to host: pull the stale ranges, then read
     Buffer &S = *RS.Buf;
     std::lock_guard<std::mutex> Lock(S.Mutex);
+    ++S.ProgramReads;
     ByteRange SRange{RS.Offset, RS.Offset + Bytes};
     if (DirectCopies && Bytes >= DirectMinBytes)
       return readToHostLocked(S, SRange, static_cast<char *>(Dst));
@@ -787,6 +798,7 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     Result C = checkRange(D, HostLocation, DRange);
     if (!C.ok())
       return C;
+    ++D.ProgramWrites;
     if (DirectCopies && Bytes >= DirectMinBytes)
       return writeFromHostLocked(D, DRange, static_cast<const char *>(Src));
     auto Start = std::chrono::steady_clock::now();
@@ -1010,6 +1022,7 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
   C = checkRange(B, HostLocation, R);
   if (!C.ok())
     return C;
+  ++B.ProgramWrites;
   // When the range lives on a device only, set it there so it stays there.
   if (!B.Valid[0].contains(R.Lo, R.Hi)) {
     for (size_t I = 0; I < Devices.size(); ++I) {

@@ -211,6 +211,15 @@ struct ModelState {
     /// A search found inputs staged in the host copy (Buffer::stagedBytes):
     /// from the next one on, they are uploads that recur and are charged.
     bool SawStaged = false;
+    /// The launches before the last search, and its buffers' counts of
+    /// the program's copies into and out of them then (per pointer
+    /// argument, Buffer::programWrites, programReads).
+    uint64_t LaunchesAtSearch = 0;
+    std::vector<uint64_t> WritesAtSearch, ReadsAtSearch;
+    /// Launches per upload and per read-back of the key's buffers, as
+    /// counted between its last two searches that saw any: the program's
+    /// copies are charged once per as many launches (1 until counted).
+    double InPeriod = 1, OutPeriod = 1;
   };
   std::map<std::string, CachedPlan> Plans;
   static constexpr size_t MaxCachedPlans = 4096;
@@ -3111,6 +3120,35 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // host copy), in the steady state as well.
   bool ChargeStaged = Cached.SawStaged;
   bool AnyStaged = false;
+  // A program may upload once and launch several times before it uploads
+  // again (the steps of an iteration): its copies then recur once per as
+  // many launches of this key as it ran between its last search and this
+  // one, over the uploads of the busiest buffer in that time (kept when
+  // there were none); so for read-backs. The gaps between searches grow
+  // (docs/partitioner.md, "Cached decisions"), and so does the count.
+  {
+    std::vector<uint64_t> Writes, Reads;
+    for (const PtrArg &P : Ptrs) {
+      Writes.push_back(P.Buf->programWrites());
+      Reads.push_back(P.Buf->programReads());
+    }
+    if (Cached.WritesAtSearch.size() == Writes.size() &&
+        Prior > Cached.LaunchesAtSearch) {
+      double Launches = double(Prior - Cached.LaunchesAtSearch);
+      uint64_t MaxIn = 0, MaxOut = 0;
+      for (size_t I = 0; I < Writes.size(); ++I) {
+        MaxIn = std::max(MaxIn, Writes[I] - Cached.WritesAtSearch[I]);
+        MaxOut = std::max(MaxOut, Reads[I] - Cached.ReadsAtSearch[I]);
+      }
+      if (MaxIn)
+        Cached.InPeriod = std::max(1.0, Launches / double(MaxIn));
+      if (MaxOut)
+        Cached.OutPeriod = std::max(1.0, Launches / double(MaxOut));
+    }
+    Cached.LaunchesAtSearch = Prior;
+    Cached.WritesAtSearch = std::move(Writes);
+    Cached.ReadsAtSearch = std::move(Reads);
+  }
   // Inputs a direct host copy sent straight to a GPU (Buffer::pushedBytes)
   // recur the same way, and once charged count the same way: as the
   // program's copies into whichever device's share reads them (a CPU
@@ -3202,12 +3240,12 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
               Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
         }
       }
-      Out.HostIn += Recurring;
+      Out.HostIn += Recurring / Cached.InPeriod;
       RecurringMax = std::max(RecurringMax, Recurring);
       double Back = 0;
       for (ByteRange Rg : BU.Writes.ranges())
         Back += double(B.readBackBytes(Rg));
-      Out.HostOut += Back;
+      Out.HostOut += Back / Cached.OutPeriod;
       ReadBackMax = std::max(ReadBackMax, Back);
     }
   };
@@ -3224,14 +3262,15 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       std::fprintf(stderr,
                    "  inputs the host rewrote before this launch charged as "
                    "the program's copies into each share (up to %.0f B per "
-                   "range and buffer)\n",
-                   RecurringMax);
+                   "range and buffer, once every %.1f launches)\n",
+                   RecurringMax, Cached.InPeriod);
     if (ReadBackMax > 0)
       std::fprintf(stderr,
                    "  results the host read back after the last launch "
                    "charged as the program's copies out of each share (up "
-                   "to %.0f B per range and buffer)\n",
-                   ReadBackMax);
+                   "to %.0f B per range and buffer, once every %.1f "
+                   "launches)\n",
+                   ReadBackMax, Cached.OutPeriod);
     std::fprintf(stderr, "  search: %.3f ms of host time\n",
                  std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - SearchStart)

@@ -103,6 +103,12 @@ public:
   /// Whether \p L has replica memory (always for the host and host-sharing
   /// devices).
   bool hasReplica(Location L) const;
+  /// How many of the program's cudaMemcpy and cudaMemset calls wrote into
+  /// the buffer, and how many cudaMemcpy calls read out of it, so far: the
+  /// model policy spreads the program's copies over the launches between
+  /// them.
+  uint64_t programWrites() const;
+  uint64_t programReads() const;
 
 private:
   friend class BufferManager;
@@ -132,6 +138,8 @@ private:
   /// Bytes copied between the host copy and devices (HostPinning::Reused);
   /// whether pinning was tried; the device that pinned it (-1: none).
   uint64_t HostLinkBytes = 0;
+  /// See programWrites().
+  uint64_t ProgramWrites = 0, ProgramReads = 0;
   bool PinTried = false;
   Location PinnedBy = -1;
 };
