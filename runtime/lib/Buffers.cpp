@@ -55,7 +55,7 @@ std::string describeRange(uint64_t Lo, uint64_t Hi) {
 Buffer::Buffer(BufferManager &M, char *Host, uint64_t Size, uint64_t Id,
                size_t NumDevices)
     : Mgr(M), Host(Host), Size(Size), Id(Id), Valid(NumDevices + 1),
-      Replica(NumDevices + 1, 0) {}
+      LastReads(NumDevices + 1), Replica(NumDevices + 1, 0) {}
 
 RangeSet Buffer::validRanges(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
@@ -89,6 +89,12 @@ uint64_t Buffer::readBackBytes(ByteRange R) const {
 uint64_t Buffer::pushedBytes(ByteRange R) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return bytesWithin(Pushed, R);
+}
+
+uint64_t Buffer::lastReadBytes(ByteRange R, Location L) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  size_t S = static_cast<size_t>(Mgr.validityLocation(L) + 1);
+  return S < LastReads.size() ? bytesWithin(LastReads[S], R) : 0;
 }
 
 uint64_t Buffer::programWrites() const {
@@ -344,18 +350,27 @@ RangeSet BufferManager::missingRanges(const Buffer &B, Location L,
   return Out;
 }
 
-void BufferManager::noteLaunchReads(Buffer &B,
-                                    const std::vector<const RangeSet *> &Reads,
-                                    RangeSet HostReads) {
+void BufferManager::noteLaunchReads(
+    Buffer &B, const std::vector<std::pair<Location, const RangeSet *>> &Reads,
+    RangeSet HostReads) {
+  std::vector<RangeSet> At(B.LastReads.size());
+  bool Any = false;
+  for (const auto &[L, R] : Reads)
+    if (isLocation(L) && !R->empty()) {
+      At[slot(L)].insert(*R);
+      Any = true;
+    }
   std::lock_guard<std::mutex> Lock(B.Mutex);
-  bool Changed = B.HostReads != HostReads;
+  bool Changed = B.HostReads != HostReads || (Any && B.LastReads != At);
   if (!B.Pushed.empty())
-    for (const RangeSet *R : Reads)
+    for (const auto &[L, R] : Reads)
       if (!B.Pushed.intersection(*R).empty()) {
         B.Pushed.erase(*R);
         Changed = true;
       }
   B.HostReads = std::move(HostReads);
+  if (Any)
+    B.LastReads = std::move(At);
   if (Changed)
     noteChange();
 }

@@ -1015,8 +1015,9 @@ private:
   Result merge(RunState &R, RunState &OnM);
   Result argsFor(RunState &R, Location Dev);
   Result commitWrites(const RunState &R);
-  /// What the runs that ran read, per buffer, for where the next direct
-  /// host copy sends its bytes and which pushed bytes are pending
+  /// What the runs that ran read, per buffer and device, for where the
+  /// next direct host copy sends its bytes, which pushed bytes are pending
+  /// and which results a later launch reads where
   /// (BufferManager::noteLaunchReads).
   void noteReads(const std::vector<RunState> &Runs);
   void dropUnproduced(const RunState &R);
@@ -2209,7 +2210,7 @@ Result LaunchContext::commitWrites(const RunState &R) {
 
 void LaunchContext::noteReads(const std::vector<RunState> &Runs) {
   for (auto &[Id, B] : BufById) {
-    std::vector<const RangeSet *> Reads;
+    std::vector<std::pair<Location, const RangeSet *>> Reads;
     RangeSet OnHost;
     for (const RunState &R : Runs) {
       if (!R.Issued || R.Failed)
@@ -2217,7 +2218,7 @@ void LaunchContext::noteReads(const std::vector<RunState> &Runs) {
       auto It = R.Uses.find(Id);
       if (It == R.Uses.end())
         continue;
-      Reads.push_back(&It->second.Reads);
+      Reads.push_back({R.Dev, &It->second.Reads});
       if (Bufs.validityLocation(R.Dev) == HostLocation)
         OnHost.insert(It->second.Reads);
     }
@@ -3208,6 +3209,10 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       (In ? PR.Devices[D].HostInGBps : PR.Devices[D].HostOutGBps) = V;
     }
   }
+  std::vector<Location> ValidityLocations{HostLocation};
+  for (size_t L = 0; L < Bufs.numDevices(); ++L)
+    if (Bufs.validityLocation(Location(L)) == Location(L))
+      ValidityLocations.push_back(Location(L));
   PR.MissingBytes = [&](size_t D, uint64_t First, uint64_t Count,
                         ShareBytes &Out) {
     Location Dst = Devs[D];
@@ -3247,6 +3252,25 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
         Back += double(B.readBackBytes(Rg));
       Out.HostOut += Back / Cached.OutPeriod;
       ReadBackMax = std::max(ReadBackMax, Back);
+      // Results the last launch to read them read on another device: that
+      // launch, if it runs again where it ran, fetches them from this
+      // share (docs/partitioner.md, "Results the next launch reads
+      // elsewhere"). Not for a share that reads the buffer itself: its
+      // own next launch reads it too, and follows this split.
+      if (BU.Reads.empty() && !BU.Writes.empty())
+        for (Location E : ValidityLocations) {
+          if (E == Bufs.validityLocation(Dst))
+            continue;
+          double Bytes = 0;
+          for (ByteRange Rg : BU.Writes.ranges())
+            Bytes += double(B.lastReadBytes(Rg, E));
+          if (Bytes <= 0)
+            continue;
+          // After every launch, as the program's read-backs: at this
+          // path's rate, as bytes at the share's rate of those.
+          Out.Out += Bytes;
+          Out.HostOut += Bytes * PR.Devices[D].HostOutGBps / PathGBps(Dst, E);
+        }
     }
   };
 

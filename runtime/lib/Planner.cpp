@@ -542,6 +542,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
       ShareBytes B = Missing(D, First, Rep.Blocks);
       Rep.InBytes = B.Raw;
       Rep.InEffective = B.Effective;
+      Rep.OutBytes = B.Out;
       Rep.HostInBytes = B.HostIn;
       Rep.HostOutBytes = B.HostOut;
       const auto &Rows = P.Devices[D].Perf.rows();
@@ -597,12 +598,16 @@ std::string PlanResult::describe(const PlanRequest &R) const {
     std::snprintf(
         Buf, sizeof(Buf),
         "  %s: %llu blocks, predicted %.3f ms (run %.3f ms), bytes in %s "
-        "(as host-link bytes %s), bytes out 0 (writes stay there); "
+        "(as host-link bytes %s), bytes out %s; "
         "row %llu %s%s; table %zu measured + %zu seeded row(s), wave %llu\n",
         R.Devices[D].Name.c_str(),
         static_cast<unsigned long long>(Rep.Blocks), Rep.PredictedMs,
         Rep.ExecMs, bytesText(Rep.InBytes).c_str(),
         bytesText(Rep.InEffective).c_str(),
+        Rep.OutBytes > 0
+            ? (bytesText(Rep.OutBytes) + " (to the next reader's device)")
+                  .c_str()
+            : "0 (writes stay there)",
         static_cast<unsigned long long>(Rep.Row), Row.c_str(), Scale,
         Rep.MeasuredRows, Rep.SeededRows,
         static_cast<unsigned long long>(R.Devices[D].Wave));

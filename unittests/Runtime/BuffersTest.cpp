@@ -269,11 +269,29 @@ TEST(BuffersTest, StateChangesCountOnlyWhatChanges) {
   // A launch's reads: the host reads of the last launch are replaced, and
   // are the same the second time.
   RangeSet Reads(0, 512);
-  F.M.noteLaunchReads(*B, {&Reads}, RangeSet(0, 512));
+  F.M.noteLaunchReads(*B, {{0, &Reads}}, RangeSet(0, 512));
   EXPECT_GT(F.M.stateChanges(), C);
   C = F.M.stateChanges();
-  F.M.noteLaunchReads(*B, {&Reads}, RangeSet(0, 512));
+  F.M.noteLaunchReads(*B, {{0, &Reads}}, RangeSet(0, 512));
   EXPECT_EQ(F.M.stateChanges(), C);
+  // Where they were read (gpu0), kept by a launch that read nothing of
+  // the buffer, replaced by the next that did (gpu1, its reads counted
+  // for the host: a host-sharing device's).
+  EXPECT_EQ(B->lastReadBytes({0, 4096}, 0), 512u);
+  EXPECT_EQ(B->lastReadBytes({256, 4096}, 0), 256u);
+  EXPECT_EQ(B->lastReadBytes({0, 4096}, 1), 0u);
+  RangeSet None;
+  F.M.noteLaunchReads(*B, {{1, &None}}, RangeSet(0, 512));
+  EXPECT_EQ(F.M.stateChanges(), C);
+  EXPECT_EQ(B->lastReadBytes({0, 4096}, 0), 512u);
+  RangeSet Other(1024, 2048);
+  F.M.noteLaunchReads(*B, {{1, &Other}, {HostLocation, &Reads}},
+                      RangeSet(0, 512));
+  EXPECT_GT(F.M.stateChanges(), C);
+  C = F.M.stateChanges();
+  EXPECT_EQ(B->lastReadBytes({0, 4096}, 0), 0u);
+  EXPECT_EQ(B->lastReadBytes({0, 4096}, 1), 1024u);
+  EXPECT_EQ(B->lastReadBytes({0, 4096}, HostLocation), 512u);
   // Host-side operations and transfers always count.
   std::vector<char> Host(4096, 7);
   ASSERT_TRUE(F.M.memcpy(P, Host.data(), 64, MemcpyKind::HostToDevice).ok());
@@ -741,7 +759,7 @@ TEST(BuffersTest, RandomOperationsMatchModel) {
         // range's, which the next direct host write keeps in the host copy.
         if (Rng() % 2) {
           RangeSet Read(Lo, Hi);
-          F.M.noteLaunchReads(*BP, {&Read},
+          F.M.noteLaunchReads(*BP, {{L, &Read}},
                               Rng() % 2 ? RangeSet(Lo, Hi) : RangeSet());
           EXPECT_EQ(BP->pushedBytes(R), 0u);
         }

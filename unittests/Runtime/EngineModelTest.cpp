@@ -791,6 +791,71 @@ TEST_F(EngineNullGpuTest, UploadsOnceEveryFewLaunchesAreSpreadOverThem) {
   EXPECT_NE(Log.find("16.78 MB in at"), std::string::npos) << Log;
 }
 
+TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
+  // Two launches of vadd over the host CPU and a null GPU behind a 1 GB/s
+  // link, as the steps of an iteration: the host rewrites a before each
+  // repetition, c = a + a reads it, and d = c + c runs eight times on c,
+  // on the GPU. Charged only for the upload of a over the link, the first
+  // would run on the CPU alone from its second search on, and c would
+  // cross the link after it at every repetition. Charged also for that
+  // copy to its reader's device, it stays on the GPU.
+  NullGpu::Options G{0, "model A"};
+  G.HostLinkGBps = 1;
+  // The profile's link rates (the in-launch copies' and the hand-off's).
+  std::string Profile = Dir + "-profile.json";
+  {
+    std::ofstream P(Profile);
+    P << R"({"schema": "cleave-device-profile", "schema_version": 1,
+             "gpus": [{"index": 0, "name": "model A", "sm_count": 132}],
+             "host_links": {"alone": [{"gpu": 0,
+               "pinned": {"h2d_gbps": 1, "d2h_gbps": 1},
+               "pageable": {"h2d_gbps": 1, "d2h_gbps": 1}}]}})";
+  }
+  setenv("CLEAVE_PROFILE", Profile.c_str(), 1);
+  start({G}, /*WithCpu=*/true);
+  void *V = nullptr;
+  ASSERT_TRUE(Bufs->allocate(N * sizeof(float), V).ok());
+  float *D = static_cast<float *>(V);
+  auto Run = [&](float *X, float *Out) {
+    void *Args[] = {&X, &X, &Out, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  auto OnGpu = [](const LaunchPlan &P) {
+    uint64_t B = 0;
+    for (const LaunchPlan::Run &R : P.Runs)
+      if (R.DeviceName == "gpu0")
+        B += R.Count;
+    return B;
+  };
+  std::vector<float> In(N, 1.0f);
+  const uint64_t Total = uint64_t(N + 127) / 128;
+  // The first launch searches at its launches 1-4 and 9.
+  for (int Rep = 1; Rep <= 10; ++Rep) {
+    ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+    LaunchPlan First = Run(Ptr[0], Ptr[2]);
+    EXPECT_GT(OnGpu(First), Total * 9 / 10)
+        << "repetition " << Rep << "\n" << First.describe();
+    for (int I = 0; I < 8; ++I) {
+      LaunchPlan Second = Run(Ptr[2], D);
+      EXPECT_EQ(OnGpu(Second), Total)
+          << "repetition " << Rep << "\n" << Second.describe();
+      EXPECT_EQ(Second.BytesMoved, 0u) << Second.describe();
+    }
+  }
+  unsetenv("CLEAVE_PROFILE");
+  std::remove(Profile.c_str());
+}
+
 TEST_F(EngineNullGpuTest, GpusOfOneModelPoolTheirCopyRates) {
   // Two null GPUs of one model, one behind a 0.25 GB/s link and one behind
   // 1 GB/s, the host writing both inputs before every launch. Their timed

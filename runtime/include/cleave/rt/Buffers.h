@@ -100,6 +100,12 @@ public:
   /// straight to a device and no launch has read since: like stagedBytes(),
   /// an upload the program may repeat before every launch.
   uint64_t pushedBytes(ByteRange R) const;
+  /// Bytes of \p R that the last launch to read the buffer read on
+  /// \p L's memory (a host-sharing device's: the host copy's). A launch
+  /// that writes them elsewhere hands them to that reader, if it runs
+  /// again as it ran: the model policy charges the producer for the copy
+  /// (docs/partitioner.md, "Results the next launch reads elsewhere").
+  uint64_t lastReadBytes(ByteRange R, Location L) const;
   /// Whether \p L has replica memory (always for the host and host-sharing
   /// devices).
   bool hasReplica(Location L) const;
@@ -133,6 +139,8 @@ private:
   /// launch that used the buffer: a direct host copy leaves them in the
   /// host copy rather than pushing them to a GPU that also holds them.
   RangeSet HostReads;
+  /// See lastReadBytes(); per validity location, as Valid.
+  std::vector<RangeSet> LastReads;
   std::vector<DeviceAddr> Replica;
   bool Freed = false;
   /// Bytes copied between the host copy and devices (HostPinning::Reused);
@@ -217,11 +225,15 @@ public:
   // Validity and transfers. -----------------------------------------------
   /// The parts of \p R that \p L does not hold.
   RangeSet missingRanges(const Buffer &B, Location L, ByteRange R) const;
-  /// A launch used \p B: its ranges read \p Reads (pushed bytes among them
-  /// are no longer pending, Buffer::pushedBytes), those on host-sharing
-  /// devices \p HostReads (Buffer's HostReads, replaced).
-  void noteLaunchReads(Buffer &B, const std::vector<const RangeSet *> &Reads,
-                       RangeSet HostReads);
+  /// A launch used \p B: its ranges read \p Reads, each on its device
+  /// (pushed bytes among them are no longer pending, Buffer::pushedBytes;
+  /// where they were read is Buffer::lastReadBytes, replaced when they are
+  /// not empty), those on host-sharing devices \p HostReads (Buffer's
+  /// HostReads, replaced).
+  void noteLaunchReads(
+      Buffer &B,
+      const std::vector<std::pair<Location, const RangeSet *>> &Reads,
+      RangeSet HostReads);
   /// \p L wrote \p R: valid there, stale everywhere else.
   Result markWritten(Buffer &B, Location L, ByteRange R);
   /// \p L wrote every range of \p Rs (one lock; whole-set merges).

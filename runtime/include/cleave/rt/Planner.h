@@ -108,6 +108,12 @@ struct ShareBytes {
   /// Bytes the program copies into the share before every launch and out
   /// of it after (DeviceCost::HostIn, HostOut), not counted in Raw.
   double HostIn = 0, HostOut = 0;
+  /// Results the share writes that the last launch to read them read on
+  /// another device (Buffer::lastReadBytes): copied there after every
+  /// launch if that one runs again where it ran. Counted in HostOut, as
+  /// the bytes that take as long at HostOutGBps as these take over their
+  /// path.
+  double Out = 0;
 };
 
 struct PlanRequest {
@@ -148,6 +154,8 @@ struct PlanDeviceReport {
   /// the program's own copies of the share and their fits.
   double InBytes = 0, InEffective = 0;
   ByteCost In;
+  /// Results its share hands to another device's reader (ShareBytes::Out).
+  double OutBytes = 0;
   double HostInBytes = 0, HostOutBytes = 0;
   ByteCost HostIn, HostOut;
   /// Rows of its table: seeded (rescaled by Scale) and measured.
