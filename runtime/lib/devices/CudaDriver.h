@@ -51,6 +51,7 @@ namespace rt {
   X(cuMemcpyDtoHAsync)                                                         \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemcpyPeerAsync)                                                         \
+  X(cuMemcpy2DAsync)                                                           \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
