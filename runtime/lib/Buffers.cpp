@@ -865,24 +865,6 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
   return Result::success();
 }
 
-namespace {
-/// Pieces this many or more of one size and spacing go as one strided copy.
-constexpr size_t MinStridedPieces = 4;
-
-/// How many ranges of \p Rs from \p I on have one size and one spacing
-/// (at least 1).
-size_t stridedRun(const std::vector<ByteRange> &Rs, size_t I) {
-  if (I + 1 >= Rs.size())
-    return 1;
-  uint64_t Width = Rs[I].size(), Pitch = Rs[I + 1].Lo - Rs[I].Lo;
-  size_t J = I + 1;
-  while (J < Rs.size() && Rs[J].size() == Width &&
-         Rs[J].Lo - Rs[J - 1].Lo == Pitch)
-    ++J;
-  return J - I;
-}
-} // namespace
-
 Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
                                           const char *Src) {
   // What each device's replica held of R goes there, unless a CPU range
@@ -916,24 +898,12 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
   for (Push &P : Pushes)
     Threads.emplace_back([&, &P = P] {
       uint64_t Moved = 0;
-      for (size_t I = 0; I < P.Ranges.size();) {
-        // A band of columns (a transpose's input over several GPUs): one
-        // strided copy, not a copy call and a wait per row.
-        ByteRange G = P.Ranges[I];
-        size_t N = stridedRun(P.Ranges, I);
-        if (N >= MinStridedPieces)
-          P.Done = Devices[P.L]->copyHostToDevice2D(
-              addressLocked(B, P.L, G.Lo), Src + (G.Lo - R.Lo),
-              P.Ranges[I + 1].Lo - G.Lo, G.size(), N);
-        else
-          P.Done = Devices[P.L]->copyHostToDevice(
-              addressLocked(B, P.L, G.Lo), Src + (G.Lo - R.Lo), G.size());
-        if (N < MinStridedPieces)
-          N = 1;
+      for (ByteRange G : P.Ranges) {
+        P.Done = Devices[P.L]->copyHostToDevice(addressLocked(B, P.L, G.Lo),
+                                                Src + (G.Lo - R.Lo), G.size());
         if (!P.Done.ok())
           return;
-        Moved += G.size() * N;
-        I += N;
+        Moved += G.size();
       }
       noteProgramCopy(P.L, true, Moved, Start);
     });

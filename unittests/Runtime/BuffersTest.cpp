@@ -599,68 +599,6 @@ TEST(BuffersTest, SeveralCpuDevices) {
   ASSERT_TRUE(M.free(P).ok());
 }
 
-TEST(BuffersTest, AHostCopyPushesABandOfColumnsAsOneStridedCopy) {
-  // gpu0 holds bytes 256-511 of each of 32 rows of 1 KiB (a band of
-  // columns, as a transpose's input over several GPUs), and one more
-  // piece; gpu1 holds three pieces of one size and spacing. A host copy
-  // over the buffer sends gpu0's band as one strided copy and its other
-  // piece alone, gpu1's pieces one at a time (too few to stride), and the
-  // rest to the host copy. Every location then holds the new bytes.
-  FakeMachine F;
-  F.M.setDirectHostCopies(true, 1024);
-  constexpr uint64_t Row = 1024, Rows = 32, Size = Row * Rows + 4096;
-  void *P = nullptr;
-  ASSERT_TRUE(F.M.allocate(Size, P).ok());
-  auto B = bufferOf(F.M, P);
-  std::vector<uint8_t> Host(Size, 9);
-  // No replica yet: the host copy alone holds it.
-  ASSERT_TRUE(F.M.memcpy(P, Host.data(), Size, MemcpyKind::HostToDevice).ok());
-  RangeSet Band, Other;
-  for (uint64_t R = 0; R < Rows; ++R)
-    Band.insert(R * Row + 256, R * Row + 512);
-  Band.insert(Row * Rows + 100, Row * Rows + 300);
-  for (uint64_t I = 0; I < 3; ++I)
-    Other.insert(Row * Rows + 1024 + I * 512, Row * Rows + 1024 + I * 512 + 64);
-  for (ByteRange G : Band.ranges())
-    deviceWrites(F.M, F.G0, 0, *B, G, 1);
-  for (ByteRange G : Other.ranges())
-    deviceWrites(F.M, F.G1, 1, *B, G, 1);
-  std::mt19937 Rng(3);
-  for (uint8_t &X : Host)
-    X = uint8_t(Rng());
-  F.clearLogs();
-  ASSERT_TRUE(F.M.memcpy(P, Host.data(), Size, MemcpyKind::HostToDevice).ok());
-  EXPECT_EQ(F.G0.count("h2d-2d"), 1u);
-  EXPECT_EQ(F.G0.bytes("h2d-2d"), Rows * 256);
-  EXPECT_EQ(F.G0.count("h2d"), 1u);
-  EXPECT_EQ(F.G0.bytes("h2d"), 200u);
-  EXPECT_EQ(F.G1.count("h2d-2d"), 0u);
-  EXPECT_EQ(F.G1.count("h2d"), 3u);
-  EXPECT_EQ(B->validRanges(0), Band);
-  EXPECT_EQ(B->validRanges(1), Other);
-  for (Location L : {0, 1}) {
-    DeviceAddr A = 0;
-    ASSERT_TRUE(F.M.addressOn(*B, L, 0, A).ok());
-    FakeDevice &D = L == 0 ? F.G0 : F.G1;
-    for (ByteRange G : B->validRanges(L).ranges())
-      EXPECT_EQ(0, std::memcmp(D.hostView(A) + G.Lo, Host.data() + G.Lo,
-                               G.size()))
-          << D.name() << " at " << G.Lo;
-  }
-  std::vector<uint8_t> Got(Size);
-  ASSERT_TRUE(F.M.memcpy(Got.data(), P, Size, MemcpyKind::DeviceToHost).ok());
-  EXPECT_EQ(Got, Host);
-  // A device refusing the strided copy keeps nothing; its bytes land in the
-  // host copy.
-  F.G0.FailHostToDevice = true;
-  ASSERT_TRUE(F.M.memcpy(P, Host.data(), Size, MemcpyKind::HostToDevice).ok());
-  F.G0.FailHostToDevice = false;
-  EXPECT_TRUE(B->validRanges(0).empty());
-  ASSERT_TRUE(F.M.memcpy(Got.data(), P, Size, MemcpyKind::DeviceToHost).ok());
-  EXPECT_EQ(Got, Host);
-  expectCovered(F.M, *B);
-}
-
 /// Random operations by the host and three devices against a plain array:
 /// whatever any location reads after makeValid must be the latest data.
 TEST(BuffersTest, LargeHostCopiesGoStraightToAndFromTheDevicesHoldingThem) {

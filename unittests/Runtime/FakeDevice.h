@@ -123,17 +123,6 @@ protected:
     Log.push_back({"h2d", Bytes, ""});
     return Result::success();
   }
-  Result copyHostToDevice2DImpl(DeviceAddr Dst, const void *Src,
-                                uint64_t Pitch, uint64_t Width,
-                                uint64_t Rows) override {
-    if (FailHostToDevice)
-      return Result::error(ErrorCode::Unknown, name() + ": copy refused");
-    for (uint64_t R = 0; R < Rows; ++R)
-      std::memmove(hostView(Dst + R * Pitch),
-                   static_cast<const char *>(Src) + R * Pitch, Width);
-    Log.push_back({"h2d-2d", Width * Rows, ""});
-    return Result::success();
-  }
   Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
                               StreamHandle) override {
     std::memmove(Dst, hostView(Src), Bytes);

@@ -453,49 +453,6 @@ protected:
     return Result::success();
   }
 
-  Result copyHostToDevice2DImpl(DeviceAddr Dst, const void *Src,
-                                uint64_t Pitch, uint64_t Width,
-                                uint64_t Rows) override {
-    // Pieces packed into the staging buffers, as many as fit, each batch
-    // one strided DMA (one buffer fills while another's DMA runs).
-    if (Width > StagingBytes || Pitch >= (uint64_t(1) << 31))
-      return Device::copyHostToDevice2DImpl(Dst, Src, Pitch, Width, Rows);
-    Result Cur = makeCurrent();
-    if (!Cur.ok())
-      return Cur;
-    CUstream St = Streams[1];
-    const char *From = static_cast<const char *>(Src);
-    uint64_t PerBatch = StagingBytes / Width;
-    {
-      std::lock_guard<std::mutex> Lock(StagingMutex);
-      for (uint64_t Row = 0, I = 0; Row < Rows; Row += PerBatch, ++I) {
-        unsigned B = I % NumStaging;
-        uint64_t N = std::min(PerBatch, Rows - Row);
-        if (CUresult R = Drv.cuEventSynchronize(StagingDone[B]))
-          return fail(R, "cuEventSynchronize (staging)");
-        char *To = static_cast<char *>(Staging[B]);
-        for (uint64_t K = 0; K < N; ++K)
-          std::memcpy(To + K * Width, From + (Row + K) * Pitch, Width);
-        CUDA_MEMCPY2D C = {};
-        C.srcMemoryType = CU_MEMORYTYPE_HOST;
-        C.srcHost = To;
-        C.srcPitch = Width;
-        C.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-        C.dstDevice = Dst + Row * Pitch;
-        C.dstPitch = Pitch;
-        C.WidthInBytes = Width;
-        C.Height = N;
-        if (CUresult R = Drv.cuMemcpy2DAsync(&C, St))
-          return fail(R, "cuMemcpy2DAsync");
-        if (CUresult R = Drv.cuEventRecord(StagingDone[B], St))
-          return fail(R, "cuEventRecord (staging)");
-      }
-    }
-    if (CUresult R = Drv.cuStreamSynchronize(St))
-      return fail(R, "cuStreamSynchronize");
-    return Result::success();
-  }
-
   Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
                               StreamHandle S) override {
     Result Cur = makeCurrent();

@@ -51,7 +51,6 @@ namespace rt {
   X(cuMemcpyDtoHAsync)                                                         \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemcpyPeerAsync)                                                         \
-  X(cuMemcpy2DAsync)                                                           \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \

@@ -67,36 +67,6 @@ Result Device::copyHostToDevice(DeviceAddr Dst, const void *Src,
   return copyHostToDeviceImpl(Dst, Src, Bytes, S);
 }
 
-Result Device::copyHostToDevice2D(DeviceAddr Dst, const void *Src,
-                                  uint64_t Pitch, uint64_t Width,
-                                  uint64_t Rows) {
-  if (Width == 0 || Rows == 0)
-    return Result::success();
-  if (!Dst || !Src)
-    return Result::error(ErrorCode::InvalidValue,
-                         "null pointer in a copy to " + name());
-  if (Width > Pitch)
-    return Result::error(ErrorCode::InvalidValue,
-                         "strided copy to " + name() +
-                             ": pieces wider than their pitch");
-  if (faultHere(FaultOp::Copy))
-    return injectedFault(FaultOp::Copy);
-  return copyHostToDevice2DImpl(Dst, Src, Pitch, Width, Rows);
-}
-
-Result Device::copyHostToDevice2DImpl(DeviceAddr Dst, const void *Src,
-                                      uint64_t Pitch, uint64_t Width,
-                                      uint64_t Rows) {
-  const char *From = static_cast<const char *>(Src);
-  for (uint64_t R = 0; R < Rows; ++R) {
-    Result X = copyHostToDeviceImpl(Dst + R * Pitch, From + R * Pitch, Width,
-                                    nullptr);
-    if (!X.ok())
-      return X;
-  }
-  return Result::success();
-}
-
 Result Device::copyDeviceToHost(void *Dst, DeviceAddr Src, uint64_t Bytes,
                                 StreamHandle S) {
   if (Bytes == 0)

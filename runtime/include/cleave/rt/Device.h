@@ -111,12 +111,6 @@ public:
   /// stream of this device; a copy the destination device performs blocks.
   Result copyDeviceToDevice(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
                             uint64_t Bytes, StreamHandle S = nullptr);
-  /// \p Rows pieces of \p Width bytes, \p Pitch bytes apart on both sides
-  /// (Width <= Pitch; a band of columns of a row-major array), from host
-  /// memory; blocks. One strided copy where the device has one: a piece at
-  /// a time costs a copy call and a wait per piece.
-  Result copyHostToDevice2D(DeviceAddr Dst, const void *Src, uint64_t Pitch,
-                            uint64_t Width, uint64_t Rows);
   /// Sets \p Bytes bytes at \p Dst to \p Value.
   Result memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                 StreamHandle S = nullptr);
@@ -207,10 +201,6 @@ protected:
                                       uint64_t Bytes, StreamHandle S) = 0;
   virtual Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src,
                                       uint64_t Bytes, StreamHandle S) = 0;
-  /// The default copies the pieces one at a time.
-  virtual Result copyHostToDevice2DImpl(DeviceAddr Dst, const void *Src,
-                                        uint64_t Pitch, uint64_t Width,
-                                        uint64_t Rows);
   /// Within this device.
   virtual Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src,
                                 uint64_t Bytes, StreamHandle S) = 0;

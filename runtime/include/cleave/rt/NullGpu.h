@@ -55,8 +55,6 @@ public:
   /// Host memory "page-locked" through this device (nothing is locked:
   /// the engine's pinning decisions are what tests look at).
   const std::map<void *, uint64_t> &registered() const { return Registered; }
-  /// Strided copies from the host made (copyHostToDevice2D).
-  unsigned stridedCopies() const { return StridedCopies; }
   Result registerHostMemory(void *P, uint64_t Bytes) override {
     Registered[P] = Bytes;
     return Result::success();
@@ -131,17 +129,6 @@ protected:
     overLink(Start, Bytes);
     return Result::success();
   }
-  Result copyHostToDevice2DImpl(DeviceAddr Dst, const void *Src,
-                                uint64_t Pitch, uint64_t Width,
-                                uint64_t Rows) override {
-    auto Start = std::chrono::steady_clock::now();
-    ++StridedCopies;
-    for (uint64_t R = 0; R < Rows; ++R)
-      std::memcpy(reinterpret_cast<void *>(Dst + R * Pitch),
-                  static_cast<const char *>(Src) + R * Pitch, Width);
-    overLink(Start, Width * Rows);
-    return Result::success();
-  }
   Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
                               StreamHandle) override {
     auto Start = std::chrono::steady_clock::now();
@@ -193,7 +180,6 @@ private:
   char Tag[3] = {};
   uint64_t LastBlocks = 0;
   unsigned Timings = 0;
-  unsigned StridedCopies = 0;
 };
 
 } // namespace rt
