@@ -381,8 +381,11 @@ protected:
                                MemcpyKind::HostToDevice)
                       .ok());
   }
-  LaunchPlan launch() {
-    void *Args[] = {&Ptr[0], &Ptr[1], &Ptr[2], &N};
+  /// vadd(a, b, c), or on the buffers given.
+  LaunchPlan launch(float *A = nullptr, float *B = nullptr,
+                    float *C = nullptr) {
+    float *X = A ? A : Ptr[0], *Y = B ? B : Ptr[1], *Z = C ? C : Ptr[2];
+    void *Args[] = {&X, &Y, &Z, &N};
     KernelLaunchRequest Req;
     Req.Kernel = K;
     Req.Grid[0] = unsigned(N + 127) / 128;
@@ -816,18 +819,6 @@ TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
   void *V = nullptr;
   ASSERT_TRUE(Bufs->allocate(N * sizeof(float), V).ok());
   float *D = static_cast<float *>(V);
-  auto Run = [&](float *X, float *Out) {
-    void *Args[] = {&X, &X, &Out, &N};
-    KernelLaunchRequest Req;
-    Req.Kernel = K;
-    Req.Grid[0] = unsigned(N + 127) / 128;
-    Req.Block[0] = 128;
-    Req.Args = Args;
-    LaunchPlan Plan;
-    Result R = Eng->launch(Req, Plan);
-    EXPECT_TRUE(R.ok()) << R.toString();
-    return Plan;
-  };
   auto OnGpu = [](const LaunchPlan &P) {
     uint64_t B = 0;
     for (const LaunchPlan::Run &R : P.Runs)
@@ -842,11 +833,11 @@ TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
     ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
                              MemcpyKind::HostToDevice)
                     .ok());
-    LaunchPlan First = Run(Ptr[0], Ptr[2]);
+    LaunchPlan First = launch(Ptr[0], Ptr[0], Ptr[2]);
     EXPECT_GT(OnGpu(First), Total * 9 / 10)
         << "repetition " << Rep << "\n" << First.describe();
     for (int I = 0; I < 8; ++I) {
-      LaunchPlan Second = Run(Ptr[2], D);
+      LaunchPlan Second = launch(Ptr[2], Ptr[2], D);
       EXPECT_EQ(OnGpu(Second), Total)
           << "repetition " << Rep << "\n" << Second.describe();
       EXPECT_EQ(Second.BytesMoved, 0u) << Second.describe();
