@@ -492,6 +492,32 @@ TEST(Planner, TransferDominatedKernelStaysOnOneDevice) {
   EXPECT_GT(Res.Blocks[1], N / 3);
 }
 
+TEST(Planner, TheLogNamesWhatAShareHandsToItsNextReader) {
+  // Resident data over two GPUs; gpu1's share writes 1 MB that the
+  // buffer's last reader read elsewhere (ShareBytes::Out): its line says
+  // so, gpu0's says its writes stay there.
+  const uint64_t N = 65536;
+  PlanRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
+                          [](size_t, uint64_t, uint64_t) { return 0.0; });
+  R.MissingBytes = [](size_t D, uint64_t, uint64_t, ShareBytes &B) {
+    if (D == 1)
+      B.Out = 1e6;
+  };
+  Planner P(DeviceProfile(), "");
+  PlanResult Res = P.plan(R);
+  ASSERT_GT(Res.Blocks[0], 0u);
+  ASSERT_GT(Res.Blocks[1], 0u);
+  std::string Log = Res.describe(R);
+  size_t G1 = Log.find("  gpu1:");
+  ASSERT_NE(G1, std::string::npos) << Log;
+  EXPECT_NE(Log.find("bytes out 1.00 MB (to the next reader's device)", G1),
+            std::string::npos)
+      << Log;
+  EXPECT_NE(Log.substr(0, G1).find("bytes out 0 (writes stay there)"),
+            std::string::npos)
+      << Log;
+}
+
 TEST(Planner, KernelWhoseBestDeviceIsTheCpu) {
   // Data on the host, a streaming kernel (64 KiB per block): the GPU must
   // pull every byte over a 10 GB/s link, the CPU streams it in place at
