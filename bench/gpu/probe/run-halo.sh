@@ -10,9 +10,9 @@ set -uo pipefail
 out=${OUT:-.}
 mkdir -p "$out"
 nvcc -O3 -std=c++17 -arch=sm_90 bench/gpu/probe/halo_copy_cost.cu \
-  -o "$out/../halo_copy_cost.bin" || exit 1
+  -o /tmp/halo_copy_cost.bin || exit 1
 for g in 4 2; do
-  "$out/../halo_copy_cost.bin" "$g" 300 | tee -a "$out/halo_copy_cost.jsonl"
+  /tmp/halo_copy_cost.bin "$g" 300 | tee -a "$out/halo_copy_cost.jsonl"
 done
 if [ -n "${1:-}" ]; then
   PHASES=phases SETS="gpu0 4gpu" DEADLINE=300 bash bench/gpu/headline/run.sh "$1" |
