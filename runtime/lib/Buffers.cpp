@@ -586,10 +586,14 @@ Result BufferManager::readyLocked(Buffer &B, const Transfer &T,
   return Result::success();
 }
 
-Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C) {
+Result BufferManager::runCopy(Buffer &B, const ReadyCopy &C,
+                              StreamHandle PullOn) {
   const Transfer &T = C.T;
   Result X;
-  if (C.S == HostLocation)
+  if (PullOn && C.S != HostLocation && C.D != HostLocation)
+    X = Devices[C.D]->pullFromPeer(*Devices[C.S], C.DstAddr, C.SrcAddr,
+                                   T.Bytes, PullOn);
+  else if (C.S == HostLocation)
     X = Devices[C.D]->copyHostToDevice(C.DstAddr, B.Host + T.Offset, T.Bytes);
   else if (C.D == HostLocation)
     X = Devices[C.S]->copyDeviceToHost(B.Host + T.Offset, C.SrcAddr, T.Bytes);
@@ -632,7 +636,7 @@ Result BufferManager::executeLocked(Buffer &B,
 }
 
 Result BufferManager::executeTransfersUnlocked(
-    Buffer &B, const std::vector<Transfer> &Plan) {
+    Buffer &B, const std::vector<Transfer> &Plan, StreamHandle PullOn) {
   ChangeCounter Count{*this};
   std::vector<ReadyCopy> Ready(Plan.size());
   {
@@ -648,7 +652,7 @@ Result BufferManager::executeTransfersUnlocked(
   for (; Done < Ready.size(); ++Done) {
     if (Ready[Done].Skip)
       continue;
-    Err = runCopy(B, Ready[Done]);
+    Err = runCopy(B, Ready[Done], PullOn);
     if (!Err.ok())
       break;
   }

@@ -808,6 +808,9 @@ struct RunState {
   /// copies (per buffer id) that make its inputs valid, not yet run.
   LaunchPlan::Run PlanRun;
   std::vector<std::pair<uint64_t, std::vector<Transfer>>> MoveIn;
+  /// Copies from other GPUs queued on Dev's compute stream ahead of its
+  /// kernel (moveIn), per buffer id, until settlePulls() sees them land.
+  std::vector<std::pair<uint64_t, Transfer>> Pulled;
   /// Combined outputs: the device's scratch, which its blocks update
   /// instead of the buffers (LaunchContext::Combines gives the layout).
   CombineScratch::Slot *Scratch = nullptr;
@@ -989,7 +992,9 @@ private:
   /// copies of different devices at once.
   Result prepare(RunState &R, bool IsMergeDevice);
   Result stage(RunState &R, bool IsMergeDevice);
-  Result moveIn(RunState &R, bool Concurrent);
+  Result moveIn(RunState &R, bool Concurrent,
+                const std::map<uint64_t, RangeSet> *Written = nullptr);
+  void settlePulls(RunState &R, bool Waited);
   Result finish(RunState &R);
   std::optional<Failure> prepareAll(std::vector<RunState> &Runs);
   /// issue() is timeEvents() (the launching thread's: the events are the
@@ -1718,11 +1723,41 @@ Result LaunchContext::stage(RunState &R, bool IsMergeDevice) {
   return Result::success();
 }
 
-Result LaunchContext::moveIn(RunState &R, bool Concurrent) {
+/// Runs R's copies. With \p Written (the bytes, per buffer id, that the
+/// launch's runs write; prepareAll on an issue worker), a copy into R's GPU
+/// from another GPU that it reaches over a peer link, of bytes that no run
+/// writes, is only queued on R's compute stream, ahead of its kernel
+/// (R.Pulled): nothing on the host waits for a halo row. Its source keeps
+/// the bytes until then, as no run writes them; nothing else reads them
+/// on R's GPU before the launch waits for that stream (settlePulls).
+Result LaunchContext::moveIn(RunState &R, bool Concurrent,
+                             const std::map<uint64_t, RangeSet> *Written) {
+  Device &D = Bufs.device(R.Dev);
   for (auto &[Id, Copies] : R.MoveIn) {
     Buffer &B = *BufById.at(Id);
-    Result Res = Concurrent ? Bufs.executeTransfersUnlocked(B, Copies)
-                            : Bufs.executeTransfers(B, Copies);
+    Result Res;
+    if (!Written || !isGpu(R.Dev)) {
+      Res = Concurrent ? Bufs.executeTransfersUnlocked(B, Copies)
+                       : Bufs.executeTransfers(B, Copies);
+    } else {
+      std::vector<Transfer> Now, Pull;
+      auto W = Written->find(Id);
+      for (const Transfer &T : Copies) {
+        bool Queue = T.Dst == R.Dev && T.Src != HostLocation &&
+                     T.Src != R.Dev && isGpu(T.Src) &&
+                     D.hasPeerLink(Bufs.device(T.Src)) &&
+                     (W == Written->end() ||
+                      !W->second.intersects(T.Offset, T.Offset + T.Bytes));
+        (Queue ? Pull : Now).push_back(T);
+      }
+      Res = Bufs.executeTransfersUnlocked(B, Now);
+      if (Res.ok() && !Pull.empty()) {
+        // Recorded first: a copy that fails midway may have landed some.
+        for (const Transfer &T : Pull)
+          R.Pulled.push_back({Id, T});
+        Res = Bufs.executeTransfersUnlocked(B, Pull, D.internalStream(0));
+      }
+    }
     if (!Res.ok())
       return Res;
     for (const Transfer &T : Copies) {
@@ -1732,6 +1767,23 @@ Result LaunchContext::moveIn(RunState &R, bool Concurrent) {
   }
   R.MoveIn.clear();
   return Result::success();
+}
+
+void LaunchContext::settlePulls(RunState &R, bool Waited) {
+  if (R.Pulled.empty())
+    return;
+  Result W = Result::success();
+  if (!Waited) {
+    Device &D = Bufs.device(R.Dev);
+    W = D.synchronizeStream(D.internalStream(0));
+  }
+  // A stream that failed may not have brought them: only the source, which
+  // no run wrote, still holds those bytes for certain.
+  if (!W.ok())
+    for (const auto &[Id, T] : R.Pulled)
+      (void)Bufs.markWritten(*BufById.at(Id), T.Src,
+                             ByteRange{T.Offset, T.Offset + T.Bytes});
+  R.Pulled.clear();
 }
 
 Result LaunchContext::finish(RunState &R) {
@@ -1783,6 +1835,15 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
   std::vector<Result> Moved(Runs.size(), Result::success());
   if (Concurrent && ByWorkers) {
     Plan.MovedAtOnce = unsigned(Moving.size());
+    // Halo rows may be queued behind the runs' kernels (moveIn), not in a
+    // merge (M reads every byte) or with combined outputs.
+    std::map<uint64_t, RangeSet> Written;
+    bool Pull = M != Mode::Merge && !Combining;
+    if (Pull)
+      for (RunState &R : Runs)
+        for (auto &[Id, U] : usesOf(R))
+          Written[Id].insert(U.Writes);
+    const std::map<uint64_t, RangeSet> *W = Pull ? &Written : nullptr;
     // Every moving run but the last to its device's worker; the last, and
     // those whose worker sleeps, here while the workers copy.
     std::vector<size_t> Posted, Here;
@@ -1792,15 +1853,15 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
       RunState *R = &Runs[I];
       Result *Out = &Moved[I];
       bool Last = Posted.size() + Here.size() + 1 == Moving.size();
-      if (!Last && Pool.tryPost(size_t(R->Dev), [this, R, Out] {
-            *Out = moveIn(*R, /*Concurrent=*/true);
+      if (!Last && Pool.tryPost(size_t(R->Dev), [this, R, Out, W] {
+            *Out = moveIn(*R, /*Concurrent=*/true, W);
           }))
         Posted.push_back(I);
       else
         Here.push_back(I);
     }
     for (size_t I : Here)
-      Moved[I] = moveIn(Runs[I], /*Concurrent=*/true);
+      Moved[I] = moveIn(Runs[I], /*Concurrent=*/true, W);
     for (size_t I : Posted)
       Pool.wait(size_t(Runs[I].Dev));
     for (RunState &R : Runs)
@@ -1836,8 +1897,12 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
     }
     if (Res.ok())
       Res = finish(R);
-    if (!Res.ok())
+    if (!Res.ok()) {
+      // The next attempt plans from what is valid: the queued copies first.
+      for (RunState &X : Runs)
+        settlePulls(X, false);
       return Failure{R.Dev, Res};
+    }
   }
   return std::nullopt;
 }
@@ -2640,6 +2705,10 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         logTime(R, R.PoolMs);
       }
     }
+    // Copies queued ahead of a kernel that was not waited for (refused, or
+    // its device failed) land now, or are not claimed.
+    for (RunState &R : Runs)
+      settlePulls(R, R.Issued && !R.Failed);
     if (Repeat) {
       bool Clean = Failed.empty();
       for (const RunState &R : Runs)

@@ -63,6 +63,39 @@ exit:
   ret void
 }
 
+; out[i] = in[i-1] + in[i] + in[i+1] inside (0, n - 1): a row split reads one
+; element of each neighbour's band (a halo).
+define ptx_kernel void @blur(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %lo = icmp sgt i32 %i, 0
+  %n1 = sub i32 %n, 1
+  %hi = icmp slt i32 %i, %n1
+  %in.range = and i1 %lo, %hi
+  br i1 %in.range, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %im = add nsw i64 %idx, -1
+  %ip = add nsw i64 %idx, 1
+  %p0 = getelementptr inbounds float, ptr %in, i64 %im
+  %p1 = getelementptr inbounds float, ptr %in, i64 %idx
+  %p2 = getelementptr inbounds float, ptr %in, i64 %ip
+  %v0 = load float, ptr %p0, align 4
+  %v1 = load float, ptr %p1, align 4
+  %v2 = load float, ptr %p2, align 4
+  %s0 = fadd float %v0, %v1
+  %s1 = fadd float %s0, %v2
+  %po = getelementptr inbounds float, ptr %out, i64 %idx
+  store float %s1, ptr %po, align 4
+  br label %exit
+exit:
+  ret void
+}
+
 ; Global atomics whose results are unused: combined outputs.
 )IR") + cleave::test::HistIR + R"IR(
 
@@ -931,6 +964,164 @@ TEST_F(EngineNullGpuTest, SmallInputsMoveToSeveralGpusAtOnceThroughTheIssueWorke
   EXPECT_EQ(Plan.BytesMoved, 2 * 4 * Piece * sizeof(float)) << Plan.describe();
   EXPECT_EQ(Plan.MovedAtOnce, 4u) << Plan.describe();
   expectReplicasHoldInputs(Plan, In);
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, HaloRowsAreQueuedAheadOfTheKernelThatReadsThem) {
+  // blur(a, b) then blur(b, a), split evenly over four GPUs with issue
+  // workers: the second launch needs one element of b from each neighbour
+  // band, which the first launch wrote there. Each GPU pulls its halos on
+  // its own compute stream (Device::pullFromPeer), where its kernel goes
+  // next, instead of waiting for them on the host; they count as valid at
+  // once and hold the neighbour's bytes.
+  ASSERT_TRUE(IssuePool::choose("parallel"));
+  start({{0}, {1}, {2}, {3}});
+  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {})
+                  .ok());
+  const KernelHandle *Blur = Eng->findKernel("blur");
+  ASSERT_NE(Blur, nullptr);
+  std::vector<float> In(N);
+  std::mt19937 Rng(11);
+  for (float &X : In)
+    X = float(Rng() % 1000);
+  ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
+                           MemcpyKind::HostToDevice)
+                  .ok());
+  auto BlurLaunch = [&](float *From, float *To) {
+    void *Args[] = {&From, &To, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = Blur;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  LaunchPlan First = BlurLaunch(Ptr[0], Ptr[1]);
+  ASSERT_EQ(First.Runs.size(), 4u) << First.describe();
+  for (auto &G : Gpus)
+    EXPECT_TRUE(G->pulls().empty()) << "from the host: nothing to pull";
+  LaunchPlan Second = BlurLaunch(Ptr[1], Ptr[0]);
+  ASSERT_EQ(Second.Runs.size(), 4u) << Second.describe();
+  EXPECT_EQ(Second.BytesMoved, 6 * sizeof(float)) << Second.describe();
+  BufferManager::Resolved Res;
+  ASSERT_TRUE(Bufs->resolve(Ptr[1], Res).ok());
+  for (const LaunchPlan::Run &R : Second.Runs) {
+    NullGpu &G = *Gpus[size_t(R.Device)];
+    size_t Want = R.Device == 0 || R.Device == 3 ? 1 : 2;
+    ASSERT_EQ(G.pulls().size(), Want) << R.DeviceName;
+    for (const auto &[Stream, Bytes] : G.pulls()) {
+      EXPECT_EQ(Stream, G.internalStream(0)) << R.DeviceName;
+      EXPECT_EQ(Bytes, sizeof(float)) << R.DeviceName;
+    }
+    // The halo elements: valid here and equal to the writer's.
+    for (int64_t E : {int64_t(R.First * 128) - 1,
+                      int64_t((R.First + R.Count) * 128)}) {
+      if (E < 0 || E >= N)
+        continue;
+      ByteRange Bytes{uint64_t(E) * 4, uint64_t(E) * 4 + 4};
+      EXPECT_TRUE(Res.Buf->holds(R.Device, Bytes)) << R.DeviceName << " " << E;
+      Location Writer = R.Device + (E < int64_t(R.First * 128) ? -1 : 1);
+      DeviceAddr Here = 0, There = 0;
+      ASSERT_TRUE(Bufs->addressOn(*Res.Buf, R.Device, Bytes.Lo, Here).ok());
+      ASSERT_TRUE(Bufs->addressOn(*Res.Buf, Writer, Bytes.Lo, There).ok());
+      EXPECT_EQ(std::memcmp(reinterpret_cast<void *>(Here),
+                            reinterpret_cast<void *>(There), 4),
+                0)
+          << R.DeviceName << " " << E;
+    }
+  }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, ARunRefusedAfterItsHalosWereQueuedRunsElsewhere) {
+  // As above, but gpu2 refuses its second kernel (CLEAVE_FAULT), after its
+  // halos were queued on its stream. The launch waits for that stream,
+  // keeps what landed, and runs gpu2's blocks on another GPU, which then
+  // holds that band of the output; every block runs once.
+  ASSERT_TRUE(IssuePool::choose("parallel"));
+  start({{0}, {1}, {2}, {3}});
+  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {})
+                  .ok());
+  const KernelHandle *Blur = Eng->findKernel("blur");
+  ASSERT_NE(Blur, nullptr);
+  std::vector<float> In(N, 1.0f);
+  ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
+                           MemcpyKind::HostToDevice)
+                  .ok());
+  auto BlurLaunch = [&](float *From, float *To) {
+    void *Args[] = {&From, &To, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = Blur;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  ASSERT_TRUE(FaultInjector::global().configure("gpu2:launch:2").ok());
+  BlurLaunch(Ptr[0], Ptr[1]);
+  LaunchPlan Second = BlurLaunch(Ptr[1], Ptr[0]);
+  FaultInjector::global().clear();
+  EXPECT_EQ(Gpus[2]->pulls().size(), 2u) << Second.describe();
+  ASSERT_EQ(Second.Recoveries.size(), 1u) << Second.describe();
+  uint64_t Blocks = 0;
+  for (const LaunchPlan::Run &R : Second.Runs)
+    Blocks += R.Count;
+  for (auto [First, End] : Second.Recoveries[0].Blocks)
+    Blocks -= End - First;
+  EXPECT_EQ(Blocks, uint64_t(N + 127) / 128) << Second.describe();
+  BufferManager::Resolved Res;
+  ASSERT_TRUE(Bufs->resolve(Ptr[0], Res).ok());
+  for (const LaunchPlan::Run &R : Second.Runs) {
+    if (R.Device == 2)
+      continue;
+    ByteRange Band{R.First * 128 * 4,
+                   std::min<uint64_t>(N, (R.First + R.Count) * 128) * 4};
+    EXPECT_TRUE(Res.Buf->holds(R.Device, Band)) << R.DeviceName;
+  }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, AHaloThatTheLaunchRewritesIsNotQueued) {
+  // blur(a, b) over four GPUs, then blur(b, b): the neighbours' elements
+  // of b that each GPU reads are also written by this launch (by the
+  // neighbour), so a copy queued behind the kernel could read them after
+  // the neighbour's kernel changed them. They are copied and waited for
+  // before any kernel starts, as without queueing: none is pulled.
+  ASSERT_TRUE(IssuePool::choose("parallel"));
+  start({{0}, {1}, {2}, {3}});
+  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {})
+                  .ok());
+  const KernelHandle *Blur = Eng->findKernel("blur");
+  ASSERT_NE(Blur, nullptr);
+  std::vector<float> In(N, 1.0f);
+  ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
+                           MemcpyKind::HostToDevice)
+                  .ok());
+  auto BlurLaunch = [&](float *From, float *To) {
+    void *Args[] = {&From, &To, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = Blur;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  BlurLaunch(Ptr[0], Ptr[1]);
+  LaunchPlan InPlace = BlurLaunch(Ptr[1], Ptr[1]);
+  for (auto &G : Gpus)
+    EXPECT_TRUE(G->pulls().empty()) << G->name() << "\n" << InPlace.describe();
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 

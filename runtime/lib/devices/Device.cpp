@@ -121,6 +121,33 @@ Result Device::copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
   return copyStaged(DstDev, Dst, Src, Bytes, S);
 }
 
+Result Device::pullFromPeer(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
+                            uint64_t Bytes, StreamHandle S) {
+  if (Bytes == 0)
+    return Result::success();
+  if (!Dst || !Src)
+    return Result::error(ErrorCode::InvalidValue,
+                         "null pointer in a copy from " + SrcDev.name() +
+                             " to " + name());
+  if (&SrcDev == this || SrcDev.kind() != kind() || !hasPeerLink(SrcDev))
+    return Result::error(ErrorCode::InvalidValue,
+                         name() + " has no peer link to " + SrcDev.name() +
+                             " to copy from");
+  // As copyDeviceToDevice: the copy counts for both devices.
+  bool SrcFault = SrcDev.faultHere(FaultOp::Copy);
+  bool DstFault = faultHere(FaultOp::Copy);
+  if (SrcFault)
+    return SrcDev.injectedFault(FaultOp::Copy);
+  if (DstFault)
+    return injectedFault(FaultOp::Copy);
+  return pullFromPeerImpl(SrcDev, Dst, Src, Bytes, S);
+}
+
+Result Device::pullFromPeerImpl(Device &SrcDev, DeviceAddr Dst,
+                                DeviceAddr Src, uint64_t Bytes, StreamHandle) {
+  return SrcDev.copyPeerImpl(*this, Dst, Src, Bytes, nullptr);
+}
+
 Result Device::copyStaged(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
                           uint64_t Bytes, StreamHandle) {
   void *Tmp = std::malloc(Bytes);

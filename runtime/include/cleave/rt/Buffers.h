@@ -250,8 +250,14 @@ public:
   /// device (the engine's prepare phase). The caller sees that nothing
   /// writes the copies' sources meanwhile and that no two threads copy into
   /// the same location.
-  Result executeTransfersUnlocked(Buffer &B,
-                                  const std::vector<Transfer> &Plan);
+  /// With \p PullOn, a stream of the copies' destination (every copy of
+  /// \p Plan goes from a GPU to that GPU over a peer link), the copies are
+  /// only queued there (Device::pullFromPeer) and count as valid at once:
+  /// the caller sees that nothing but work queued behind them on that
+  /// stream reads them, and that nothing writes their sources, before the
+  /// stream is synchronized.
+  Result executeTransfersUnlocked(Buffer &B, const std::vector<Transfer> &Plan,
+                                  StreamHandle PullOn = nullptr);
   /// Allocates \p L's replica if needed, then plans and runs the copies that
   /// make \p R valid there: what a device does before it reads \p R, and
   /// what a host read does (only stale ranges move).
@@ -348,7 +354,7 @@ private:
   /// Feeds programCopyGBps().
   void noteProgramCopy(Location L, bool In, uint64_t Bytes,
                        std::chrono::steady_clock::time_point Start);
-  Result runCopy(Buffer &B, const ReadyCopy &C);
+  Result runCopy(Buffer &B, const ReadyCopy &C, StreamHandle PullOn = nullptr);
   void landLocked(Buffer &B, const ReadyCopy &C);
   Result ensureReplicaLocked(Buffer &B, Location L);
   Result makeValidLocked(Buffer &B, Location L, ByteRange R);

@@ -111,6 +111,13 @@ public:
   /// stream of this device; a copy the destination device performs blocks.
   Result copyDeviceToDevice(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
                             uint64_t Bytes, StreamHandle S = nullptr);
+  /// Copies from \p SrcDev's memory into this device's, queued on \p S, a
+  /// stream of this device: the copy comes before what is queued behind it
+  /// on \p S and is complete once \p S is synchronized. Needs a peer link
+  /// from this device to \p SrcDev (hasPeerLink); the engine queues a
+  /// launch's halo rows this way, ahead of the kernel that reads them.
+  Result pullFromPeer(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
+                      uint64_t Bytes, StreamHandle S);
   /// Sets \p Bytes bytes at \p Dst to \p Value.
   Result memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                 StreamHandle S = nullptr);
@@ -208,6 +215,11 @@ protected:
   /// stages through host memory.
   virtual Result copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
                               uint64_t Bytes, StreamHandle S);
+  /// pullFromPeer() once checked. The default copies at once, from the
+  /// source's side (complete on return, so ordered before anything on S).
+  virtual Result pullFromPeerImpl(Device &SrcDev, DeviceAddr Dst,
+                                  DeviceAddr Src, uint64_t Bytes,
+                                  StreamHandle S);
   virtual Result memsetImpl(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                             StreamHandle S) = 0;
 

@@ -26,6 +26,8 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace cleave {
 namespace rt {
@@ -64,6 +66,12 @@ public:
       return Result::error(ErrorCode::InvalidValue,
                            "host memory not registered");
     return Result::success();
+  }
+
+  /// The copies pulled into this device (pullFromPeer): the stream each
+  /// was queued on and its bytes.
+  const std::vector<std::pair<StreamHandle, uint64_t>> &pulls() const {
+    return Pulls;
   }
 
   bool hasPeerLink(const Device &) const override { return true; }
@@ -148,6 +156,13 @@ protected:
                 reinterpret_cast<const void *>(Src), Bytes);
     return Result::success();
   }
+  Result pullFromPeerImpl(Device &, DeviceAddr Dst, DeviceAddr Src,
+                          uint64_t Bytes, StreamHandle S) override {
+    Pulls.push_back({S, Bytes});
+    std::memcpy(reinterpret_cast<void *>(Dst),
+                reinterpret_cast<const void *>(Src), Bytes);
+    return Result::success();
+  }
   Result memsetImpl(DeviceAddr Dst, uint8_t V, uint64_t Bytes,
                     StreamHandle) override {
     std::memset(reinterpret_cast<void *>(Dst), V, Bytes);
@@ -177,6 +192,7 @@ private:
   Options Opt;
   std::map<DeviceAddr, uint64_t> Allocs;
   std::map<void *, uint64_t> Registered;
+  std::vector<std::pair<StreamHandle, uint64_t>> Pulls;
   char Tag[3] = {};
   uint64_t LastBlocks = 0;
   unsigned Timings = 0;
