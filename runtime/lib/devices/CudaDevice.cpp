@@ -17,6 +17,7 @@
 #include "cleave/rt/HostCopy.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -114,6 +115,23 @@ $Ldone:
 )";
 constexpr unsigned CopyKernelBlock = 256;
 constexpr unsigned CopyKernelMaxGrid = 1024;
+
+/// CLEAVE_PEER_COPY: `kernel` (the default) or `dma`; read once.
+bool peerCopyKernels() {
+  static const bool On = [] {
+    const char *Env = std::getenv("CLEAVE_PEER_COPY");
+    if (!Env || !*Env || std::strcmp(Env, "kernel") == 0)
+      return true;
+    if (std::strcmp(Env, "dma") == 0)
+      return false;
+    std::fprintf(stderr,
+                 "cleave: CLEAVE_PEER_COPY=%s: expected kernel or dma; using "
+                 "kernel\n",
+                 Env);
+    return true;
+  }();
+  return On;
+}
 
 class CudaDevice final : public Device {
 public:
@@ -658,9 +676,8 @@ private:
       std::lock_guard<std::mutex> Lock(Mutex);
       if (!CopyKernelTried) {
         CopyKernelTried = true;
-        const char *Env = std::getenv("CLEAVE_PEER_COPY");
         std::string Log;
-        if (!(Env && std::strcmp(Env, "dma") == 0) &&
+        if (peerCopyKernels() &&
             loadImage(CopyKernelPtx, CopyModule, Log) == CUDA_SUCCESS &&
             Drv.cuModuleGetFunction(&CopyKernel, CopyModule,
                                     "cleave_peer_copy") != CUDA_SUCCESS)
