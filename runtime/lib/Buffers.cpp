@@ -97,6 +97,35 @@ uint64_t Buffer::lastReadBytes(ByteRange R, Location L) const {
   return S < LastReads.size() ? bytesWithin(LastReads[S], R) : 0;
 }
 
+Buffer::State Buffer::state() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  State S;
+  S.Valid = Valid;
+  S.LastReads = LastReads;
+  S.Staged = Staged;
+  S.ReadBack = ReadBack;
+  S.FetchedSinceWrite = FetchedSinceWrite;
+  S.Pushed = Pushed;
+  S.HostReads = HostReads;
+  S.Replica = Replica;
+  S.HostLinkBytes = HostLinkBytes;
+  S.ProgramWrites = ProgramWrites;
+  S.ProgramReads = ProgramReads;
+  S.PinTried = PinTried;
+  S.PinnedBy = PinnedBy;
+  return S;
+}
+
+bool Buffer::inState(const State &S) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Valid == S.Valid && LastReads == S.LastReads && Staged == S.Staged &&
+         ReadBack == S.ReadBack && FetchedSinceWrite == S.FetchedSinceWrite &&
+         Pushed == S.Pushed && HostReads == S.HostReads &&
+         Replica == S.Replica && HostLinkBytes == S.HostLinkBytes &&
+         ProgramWrites == S.ProgramWrites && ProgramReads == S.ProgramReads &&
+         PinTried == S.PinTried && PinnedBy == S.PinnedBy;
+}
+
 uint64_t Buffer::programWrites() const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return ProgramWrites;

@@ -408,6 +408,12 @@ struct RepeatMemo {
   std::vector<Run> Runs;
   bool Whole = false; ///< decide() refused the split (Mode::Whole)
   LaunchPlan Plan;
+  /// A launch that changed its buffers' state, kept to be replayed: the
+  /// state of each of its buffers (by id) as it found them. A launch that
+  /// finds them so again decides the same runs and copies, and makes the
+  /// copies in Plan without planning them (LaunchContext::attempt).
+  bool Replay = false;
+  std::vector<std::pair<uint64_t, Buffer::State>> Before;
 };
 
 /// The bytes of the request's arguments (pointers as their value).
@@ -456,6 +462,12 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Program>> Programs;
   /// Per requested kernel, its last launch if that changed nothing.
   std::map<const KernelHandle *, RepeatMemo> Repeats;
+  /// Per requested kernel, its last launches (one per request, the most
+  /// recent last, at most MaxReplays) that changed their buffers' state,
+  /// to replay from the same state (RepeatMemo::Replay): the two steps of
+  /// an iteration that swaps its buffers, for instance.
+  std::map<const KernelHandle *, std::vector<RepeatMemo>> Replays;
+  static constexpr size_t MaxReplays = 4;
   ModelState Model;
   CombineScratch Scratch;
   /// Last, so its threads stop before anything they could touch goes.
@@ -865,6 +877,9 @@ private:
   const RepeatMemo *Memo;
   bool Repeated = false;
   std::optional<RepeatMemo> Kept;
+  /// The launch's buffers' states before its first attempt, for a kept
+  /// launch that changes them (RepeatMemo::Before).
+  std::vector<std::pair<uint64_t, Buffer::State>> Before;
 
   /// The model policy: the table key and the devices as the planner saw
   /// them (ranges on these are timed and recorded), events used per GPU.
@@ -996,7 +1011,8 @@ private:
                 const std::map<uint64_t, RangeSet> *Written = nullptr);
   void settlePulls(RunState &R, bool Waited);
   Result finish(RunState &R);
-  std::optional<Failure> prepareAll(std::vector<RunState> &Runs);
+  std::optional<Failure> prepareAll(std::vector<RunState> &Runs,
+                                    bool Staged = false);
   /// issue() is timeEvents() (the launching thread's: the events are the
   /// engine's) then issueLaunch() (an issue worker may run it).
   Result issue(RunState &R);
@@ -1799,8 +1815,13 @@ Result LaunchContext::finish(RunState &R) {
 /// above this many bytes in all.
 constexpr uint64_t ConcurrentMoveBytes = uint64_t(4) << 20;
 
-std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
+/// With \p Staged (a replay), the runs' plan entries and copies are the
+/// kept launch's: nothing is staged or planned again.
+std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs,
+                                                 bool Staged) {
   for (RunState &R : Runs) {
+    if (Staged)
+      break;
     Result Res = stage(R, M == Mode::Merge && R.Dev == MergeDev);
     if (!Res.ok())
       return Failure{R.Dev, Res};
@@ -1887,7 +1908,7 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs) {
     RunState &R = Runs[I];
     Result Res = Moved[I];
     if (!Concurrent) {
-      if (Changed)
+      if (Changed && !Staged)
         Res = stage(R, M == Mode::Merge && R.Dev == MergeDev);
       Changed |= !R.MoveIn.empty();
       if (Res.ok()) {
@@ -2265,7 +2286,7 @@ Result LaunchContext::merge(RunState &R, RunState &OnM) {
 }
 
 Result LaunchContext::commitWrites(const RunState &R) {
-  for (auto &[Id, U] : R.Uses) {
+  for (auto &[Id, U] : usesOf(R)) {
     Result Res = Bufs.markAllWritten(*BufById[Id], R.Dev, U.Writes);
     if (!Res.ok())
       return Res;
@@ -2280,8 +2301,9 @@ void LaunchContext::noteReads(const std::vector<RunState> &Runs) {
     for (const RunState &R : Runs) {
       if (!R.Issued || R.Failed)
         continue;
-      auto It = R.Uses.find(Id);
-      if (It == R.Uses.end())
+      const RangeUse &Uses = usesOf(R);
+      auto It = Uses.find(Id);
+      if (It == Uses.end())
         continue;
       Reads.push_back({R.Dev, &It->second.Reads});
       if (Bufs.validityLocation(R.Dev) == HostLocation)
@@ -2327,6 +2349,16 @@ bool LaunchContext::repeats(const std::vector<PartitionRange> &Given) const {
       if (isCpu(R.Dev) ? !Var.CpuValid : !Var.DevValid[size_t(R.Dev)])
         return false;
     }
+  // A replay: the buffers are as the kept launch found them.
+  if (Memo->Replay) {
+    if (Memo->Before.size() != BufById.size())
+      return false;
+    for (const auto &[Id, S] : Memo->Before) {
+      auto It = BufById.find(Id);
+      if (It == BufById.end() || !It->second->inState(S))
+        return false;
+    }
+  }
   return true;
 }
 
@@ -2341,6 +2373,12 @@ LaunchContext::repeatRuns(std::vector<PartitionRange> &Ranges) {
   Plan = Memo->Plan;
   Plan.KernelName = std::move(Name);
   Plan.Repeated = true;
+  Plan.Replayed = Memo->Replay;
+  if (Memo->Replay) { // prepareAll() fills these again as the copies go
+    Plan.Runs.clear();
+    Plan.BytesMoved = 0;
+    Plan.MovedAtOnce = 0;
+  }
   Ranges.clear();
   std::vector<RunState> Runs(Memo->Runs.size());
   for (size_t I = 0; I < Runs.size(); ++I) {
@@ -2350,6 +2388,18 @@ LaunchContext::repeatRuns(std::vector<PartitionRange> &Ranges) {
     R.First = From.First;
     R.Count = From.Count;
     R.PlanIndex = From.PlanIndex;
+    if (Memo->Replay) {
+      // The run's entry of the kept plan, and its copies, in their order.
+      R.PlanRun = Memo->Plan.Runs[From.PlanIndex];
+      R.PlanRun.Copies.clear();
+      R.PlanRun.BytesIn = 0;
+      for (const LaunchPlan::Run::Copy &C :
+           Memo->Plan.Runs[From.PlanIndex].Copies) {
+        if (R.MoveIn.empty() || R.MoveIn.back().first != C.BufferId)
+          R.MoveIn.push_back({C.BufferId, {}});
+        R.MoveIn.back().second.push_back(C.T);
+      }
+    }
     R.Values = From.Values;
     R.ArgPtrs.assign(Req.Args, Req.Args + Info.Params.size());
     for (const PtrArg &P : Ptrs)
@@ -2366,8 +2416,19 @@ LaunchContext::repeatRuns(std::vector<PartitionRange> &Ranges) {
 void LaunchContext::keepRuns(std::vector<RunState> &Runs,
                              std::vector<PartitionRange> Given) {
   if (M == Mode::Merge || Combining || !Excluded.empty() ||
-      !Plan.Recoveries.empty() || Plan.BytesMoved)
+      !Plan.Recoveries.empty())
     return;
+  // Bytes moved: kept for a replay, when they went between GPUs (a copy
+  // through the host also depends on its pinning and staging).
+  if (Plan.BytesMoved) {
+    if (Before.empty())
+      return;
+    for (const LaunchPlan::Run &R : Plan.Runs)
+      for (const LaunchPlan::Run::Copy &C : R.Copies)
+        if (Bufs.validityLocation(C.T.Src) == HostLocation ||
+            Bufs.validityLocation(C.T.Dst) == HostLocation)
+          return;
+  }
   for (const BundleVariableUse &U : Info.Variables)
     if (U.Written)
       return;
@@ -2375,6 +2436,7 @@ void LaunchContext::keepRuns(std::vector<RunState> &Runs,
     if (!R.Issued || R.Failed || R.Scratch || !R.Partials.empty())
       return;
   RepeatMemo &Out = Kept.emplace();
+  Out.Before = std::move(Before);
   Out.Given = std::move(Given);
   Out.Whole = M == Mode::Whole;
   Out.Plan = Plan;
@@ -2472,14 +2534,21 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // A repeat takes the kept launch's runs, footprints and plan; it has no
     // copies to make and nothing to mark (RepeatMemo).
     bool Repeat = Decide && repeats(Ranges);
+    bool Replay = Repeat && Memo->Replay;
     std::vector<RunState> Runs;
     std::map<uint64_t, RangeSet> AllWrites, AllReads;
     if (Repeat) {
       Runs = repeatRuns(Ranges);
       Phases.mark("repeat");
     } else {
-      if (Decide)
+      if (Decide) {
         Given = Ranges;
+        // The buffers as found, should the launch be kept for a replay.
+        Before.clear();
+        if (!Timed && !LogTime)
+          for (auto &[Id, B] : BufById)
+            Before.push_back({Id, B->state()});
+      }
       Result R = makeRuns(Ranges, Decide, Runs, AllWrites, AllReads);
       if (!R.ok())
         return R;
@@ -2509,8 +2578,8 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
 
     // Phase 1: prepare. A failure here has changed nothing but validity-
     // exact transfers: drop the device and start again.
-    if (!Fail && !Repeat) {
-      Fail = prepareAll(Runs);
+    if (!Fail && (!Repeat || Replay)) {
+      Fail = prepareAll(Runs, Replay);
       Phases.mark("prepare");
     }
     if (!Fail && M == Mode::Merge)
@@ -2713,7 +2782,16 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       bool Clean = Failed.empty();
       for (const RunState &R : Runs)
         Clean &= R.Issued && !R.Failed;
-      if (Clean) { // it changed nothing, as the kept launch did
+      if (Clean && !Replay) { // it changed nothing, as the kept launch did
+        Repeated = true;
+        return Result::success();
+      }
+      if (Clean) { // the kept launch's reads and writes, as it marked them
+        noteReads(Runs);
+        for (RunState &R : Runs)
+          if (Result Res = commitWrites(R); !Res.ok())
+            return Res;
+        Phases.mark("commit");
         Repeated = true;
         return Result::success();
       }
@@ -3565,6 +3643,11 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
       It != I->Repeats.end() && It->second.Changes == Before &&
       sameRequest(It->second, Req, Args, Policy, SwapOff))
     Memo = &It->second;
+  std::vector<RepeatMemo> &Replays = I->Replays[Req.Kernel];
+  if (!Memo)
+    for (const RepeatMemo &M : Replays)
+      if (sameRequest(M, Req, Args, Policy, SwapOff))
+        Memo = &M;
   // A 2-D launch may run as the kernel's twin on the transposed grid: the
   // same blocks, split along the other dimension.
   KernelLaunchRequest Swapped;
@@ -3584,8 +3667,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   // or that could not be kept, forgets the last one.
   if (!C.repeated()) {
     std::optional<RepeatMemo> &Kept = C.kept();
-    if (R.ok() && Kept && Bufs.stateChanges() == Before) {
-      RepeatMemo &M = *Kept;
+    auto Request = [&](RepeatMemo &M) {
       for (int D = 0; D < 3; ++D) {
         M.Grid[D] = Req.Grid[D];
         M.Block[D] = Req.Block[D];
@@ -3598,9 +3680,27 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
       M.SwapOff = SwapOff;
       M.Ran = Use->Kernel;
       M.Changes = Before;
-      I->Repeats[Req.Kernel] = std::move(M);
+    };
+    // This request's replay, if any, did not apply (or failed): forgotten,
+    // or replaced below.
+    Replays.erase(std::remove_if(Replays.begin(), Replays.end(),
+                                 [&](const RepeatMemo &M) {
+                                   return sameRequest(M, Req, Args, Policy,
+                                                      SwapOff);
+                                 }),
+                  Replays.end());
+    if (R.ok() && Kept && Bufs.stateChanges() == Before) {
+      Request(*Kept);
+      I->Repeats[Req.Kernel] = std::move(*Kept);
     } else {
       I->Repeats.erase(Req.Kernel);
+      if (R.ok() && Kept && !Kept->Before.empty()) {
+        Request(*Kept);
+        Kept->Replay = true;
+        if (Replays.size() == Impl::MaxReplays)
+          Replays.erase(Replays.begin());
+        Replays.push_back(std::move(*Kept));
+      }
     }
   }
   if (Use != &Req) {

@@ -59,7 +59,9 @@ std::string LaunchPlan::describe() const {
   S += ", " + std::to_string(BytesMoved) + " bytes moved";
   if (MovedAtOnce)
     S += " (into " + std::to_string(MovedAtOnce) + " devices at once)";
-  if (Repeated)
+  if (Replayed)
+    S += ", replayed";
+  else if (Repeated)
     S += ", repeated";
   S += "\n";
   for (const Run &R : Runs) {

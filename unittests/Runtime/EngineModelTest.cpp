@@ -481,6 +481,32 @@ protected:
       }
   }
 
+  /// Four null GPUs, the even policy, and \p In in a, for blur().
+  void startBlur(const std::vector<float> &In) {
+    start({{0}, {1}, {2}, {3}});
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+    ASSERT_TRUE(
+        Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {}).ok());
+    Blur = Eng->findKernel("blur");
+    ASSERT_NE(Blur, nullptr);
+    ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+  }
+  /// blur(From, To) over N elements.
+  LaunchPlan blur(float *From, float *To) {
+    void *Args[] = {&From, &To, &N};
+    KernelLaunchRequest Req;
+    Req.Kernel = Blur;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  }
+
   int N = 1 << 22; // 32768 blocks of 128
   std::unique_ptr<ScopedCacheDir> Cache;
   std::string Dir;
@@ -489,7 +515,7 @@ protected:
   std::vector<std::unique_ptr<NullGpu>> Gpus;
   std::unique_ptr<BufferManager> Bufs;
   std::unique_ptr<Engine> Eng;
-  const KernelHandle *K = nullptr;
+  const KernelHandle *K = nullptr, *Blur = nullptr;
   float *Ptr[3] = {};
 };
 
@@ -975,36 +1001,16 @@ TEST_F(EngineNullGpuTest, HaloRowsAreQueuedAheadOfTheKernelThatReadsThem) {
   // next, instead of waiting for them on the host; they count as valid at
   // once and hold the neighbour's bytes.
   ASSERT_TRUE(IssuePool::choose("parallel"));
-  start({{0}, {1}, {2}, {3}});
-  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
-  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {})
-                  .ok());
-  const KernelHandle *Blur = Eng->findKernel("blur");
-  ASSERT_NE(Blur, nullptr);
   std::vector<float> In(N);
   std::mt19937 Rng(11);
   for (float &X : In)
     X = float(Rng() % 1000);
-  ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
-                           MemcpyKind::HostToDevice)
-                  .ok());
-  auto BlurLaunch = [&](float *From, float *To) {
-    void *Args[] = {&From, &To, &N};
-    KernelLaunchRequest Req;
-    Req.Kernel = Blur;
-    Req.Grid[0] = unsigned(N + 127) / 128;
-    Req.Block[0] = 128;
-    Req.Args = Args;
-    LaunchPlan Plan;
-    Result R = Eng->launch(Req, Plan);
-    EXPECT_TRUE(R.ok()) << R.toString();
-    return Plan;
-  };
-  LaunchPlan First = BlurLaunch(Ptr[0], Ptr[1]);
+  ASSERT_NO_FATAL_FAILURE(startBlur(In));
+  LaunchPlan First = blur(Ptr[0], Ptr[1]);
   ASSERT_EQ(First.Runs.size(), 4u) << First.describe();
   for (auto &G : Gpus)
     EXPECT_TRUE(G->pulls().empty()) << "from the host: nothing to pull";
-  LaunchPlan Second = BlurLaunch(Ptr[1], Ptr[0]);
+  LaunchPlan Second = blur(Ptr[1], Ptr[0]);
   ASSERT_EQ(Second.Runs.size(), 4u) << Second.describe();
   EXPECT_EQ(Second.BytesMoved, 6 * sizeof(float)) << Second.describe();
   BufferManager::Resolved Res;
@@ -1043,31 +1049,11 @@ TEST_F(EngineNullGpuTest, ARunRefusedAfterItsHalosWereQueuedRunsElsewhere) {
   // keeps what landed, and runs gpu2's blocks on another GPU, which then
   // holds that band of the output; every block runs once.
   ASSERT_TRUE(IssuePool::choose("parallel"));
-  start({{0}, {1}, {2}, {3}});
-  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
-  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {})
-                  .ok());
-  const KernelHandle *Blur = Eng->findKernel("blur");
-  ASSERT_NE(Blur, nullptr);
   std::vector<float> In(N, 1.0f);
-  ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
-                           MemcpyKind::HostToDevice)
-                  .ok());
-  auto BlurLaunch = [&](float *From, float *To) {
-    void *Args[] = {&From, &To, &N};
-    KernelLaunchRequest Req;
-    Req.Kernel = Blur;
-    Req.Grid[0] = unsigned(N + 127) / 128;
-    Req.Block[0] = 128;
-    Req.Args = Args;
-    LaunchPlan Plan;
-    Result R = Eng->launch(Req, Plan);
-    EXPECT_TRUE(R.ok()) << R.toString();
-    return Plan;
-  };
+  ASSERT_NO_FATAL_FAILURE(startBlur(In));
   ASSERT_TRUE(FaultInjector::global().configure("gpu2:launch:2").ok());
-  BlurLaunch(Ptr[0], Ptr[1]);
-  LaunchPlan Second = BlurLaunch(Ptr[1], Ptr[0]);
+  blur(Ptr[0], Ptr[1]);
+  LaunchPlan Second = blur(Ptr[1], Ptr[0]);
   FaultInjector::global().clear();
   EXPECT_EQ(Gpus[2]->pulls().size(), 2u) << Second.describe();
   ASSERT_EQ(Second.Recoveries.size(), 1u) << Second.describe();
@@ -1089,6 +1075,100 @@ TEST_F(EngineNullGpuTest, ARunRefusedAfterItsHalosWereQueuedRunsElsewhere) {
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
+TEST_F(EngineNullGpuTest, AnIterationThatSwapsItsBuffersIsReplayed) {
+  // blur(a, b), blur(b, a), ... over four GPUs: every launch moves halos
+  // and changes validity, so none repeats. But from the third step on, each
+  // finds its buffers as the same launch two steps before found them (the
+  // first found a on the host as well), so from the fifth launch on each
+  // replays that one: the same runs and copies, without planning them, and
+  // the same state after it. With the issue workers, the replays' halos
+  // are queued on the GPUs' streams as the first launches' were.
+  for (const char *Issue : {"serial", "parallel"}) {
+    SCOPED_TRACE(Issue);
+    TearDown();
+    SetUp();
+    ASSERT_TRUE(IssuePool::choose(Issue));
+    std::vector<float> In(N, 1.0f);
+    ASSERT_NO_FATAL_FAILURE(startBlur(In));
+    BufferManager::Resolved A, B;
+    ASSERT_TRUE(Bufs->resolve(Ptr[0], A).ok());
+    ASSERT_TRUE(Bufs->resolve(Ptr[1], B).ok());
+    // Copies as text without the names: (buffer, source, destination, range).
+    auto CopiesOf = [](const LaunchPlan &P) {
+      std::vector<std::string> Out;
+      for (const LaunchPlan::Run &R : P.Runs)
+        for (const LaunchPlan::Run::Copy &C : R.Copies)
+          Out.push_back(std::to_string(C.BufferId) + " " + C.From + "->" +
+                        C.To + " " + std::to_string(C.T.Offset) + "+" +
+                        std::to_string(C.T.Bytes));
+      return Out;
+    };
+    std::vector<LaunchPlan> Plans;
+    std::vector<std::pair<Buffer::State, Buffer::State>> After;
+    for (int Step = 0; Step < 7; ++Step) {
+      Plans.push_back(Step % 2 ? blur(Ptr[1], Ptr[0])
+                               : blur(Ptr[0], Ptr[1]));
+      After.push_back({A.Buf->state(), B.Buf->state()});
+    }
+    for (int Step = 0; Step < 7; ++Step) {
+      const LaunchPlan &P = Plans[size_t(Step)];
+      EXPECT_EQ(P.Replayed, Step >= 4) << "step " << Step << "\n"
+                                       << P.describe();
+      EXPECT_EQ(P.Runs.size(), 4u) << P.describe();
+      if (Step < 4)
+        continue;
+      const LaunchPlan &Was = Plans[size_t(Step - 2)];
+      EXPECT_EQ(CopiesOf(P), CopiesOf(Was)) << P.describe() << Was.describe();
+      EXPECT_EQ(P.BytesMoved, Was.BytesMoved);
+      EXPECT_GT(P.BytesMoved, 0u);
+      EXPECT_NE(P.describe().find(", replayed"), std::string::npos);
+      const auto &[NowA, NowB] = After[size_t(Step)];
+      const auto &[ThenA, ThenB] = After[size_t(Step - 2)];
+      EXPECT_TRUE(NowA.Valid == ThenA.Valid && NowB.Valid == ThenB.Valid)
+          << "step " << Step;
+      EXPECT_TRUE(NowA.LastReads == ThenA.LastReads &&
+                  NowB.LastReads == ThenB.LastReads)
+          << "step " << Step;
+    }
+  }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, AReplayNeedsTheBuffersAsTheKeptLaunchFoundThem) {
+  // As above, then the host rewrites part of a between two steps: the next
+  // blur(a, b) finds a in another state, so it plans its copies again (the
+  // rewritten bytes go to the GPU that reads them) instead of replaying.
+  std::vector<float> In(N, 1.0f);
+  ASSERT_NO_FATAL_FAILURE(startBlur(In));
+  for (int Step = 0; Step < 4; ++Step)
+    Step % 2 ? blur(Ptr[1], Ptr[0]) : blur(Ptr[0], Ptr[1]);
+  // 1 KB in the middle of gpu2's band of a.
+  std::vector<float> Part(256, 5.0f);
+  uint64_t At = uint64_t(N) / 2 + uint64_t(N) / 8;
+  ASSERT_TRUE(Bufs->memcpy(Ptr[0] + At, Part.data(), Part.size() * 4,
+                           MemcpyKind::HostToDevice)
+                  .ok());
+  LaunchPlan P = blur(Ptr[0], Ptr[1]);
+  EXPECT_FALSE(P.Replayed) << P.describe();
+  bool Moved = false;
+  for (const LaunchPlan::Run &R : P.Runs)
+    for (const LaunchPlan::Run::Copy &C : R.Copies)
+      Moved |= C.From == "host" && C.To == "gpu2" &&
+               C.T.Offset <= At * 4 && C.T.Offset + C.T.Bytes >= At * 4 + 1024;
+  EXPECT_TRUE(Moved) << P.describe();
+  BufferManager::Resolved A;
+  ASSERT_TRUE(Bufs->resolve(Ptr[0], A).ok());
+  EXPECT_TRUE(A.Buf->holds(2, {At * 4, At * 4 + 1024}));
+  // The program's copy stays in a's state (Buffer::programWrites), so no
+  // launch replays one from before it: the next three are planned too (the
+  // host's piece of a is gone after the fifth), then replays resume.
+  EXPECT_FALSE(blur(Ptr[1], Ptr[0]).Replayed);
+  EXPECT_FALSE(blur(Ptr[0], Ptr[1]).Replayed);
+  EXPECT_FALSE(blur(Ptr[1], Ptr[0]).Replayed);
+  EXPECT_TRUE(blur(Ptr[0], Ptr[1]).Replayed);
+  EXPECT_TRUE(blur(Ptr[1], Ptr[0]).Replayed);
+}
+
 TEST_F(EngineNullGpuTest, AHaloThatTheLaunchRewritesIsNotQueued) {
   // blur(a, b) over four GPUs, then blur(b, b): the neighbours' elements
   // of b that each GPU reads are also written by this launch (by the
@@ -1096,30 +1176,10 @@ TEST_F(EngineNullGpuTest, AHaloThatTheLaunchRewritesIsNotQueued) {
   // the neighbour's kernel changed them. They are copied and waited for
   // before any kernel starts, as without queueing: none is pulled.
   ASSERT_TRUE(IssuePool::choose("parallel"));
-  start({{0}, {1}, {2}, {3}});
-  Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
-  ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {})
-                  .ok());
-  const KernelHandle *Blur = Eng->findKernel("blur");
-  ASSERT_NE(Blur, nullptr);
   std::vector<float> In(N, 1.0f);
-  ASSERT_TRUE(Bufs->memcpy(Ptr[0], In.data(), N * sizeof(float),
-                           MemcpyKind::HostToDevice)
-                  .ok());
-  auto BlurLaunch = [&](float *From, float *To) {
-    void *Args[] = {&From, &To, &N};
-    KernelLaunchRequest Req;
-    Req.Kernel = Blur;
-    Req.Grid[0] = unsigned(N + 127) / 128;
-    Req.Block[0] = 128;
-    Req.Args = Args;
-    LaunchPlan Plan;
-    Result R = Eng->launch(Req, Plan);
-    EXPECT_TRUE(R.ok()) << R.toString();
-    return Plan;
-  };
-  BlurLaunch(Ptr[0], Ptr[1]);
-  LaunchPlan InPlace = BlurLaunch(Ptr[1], Ptr[1]);
+  ASSERT_NO_FATAL_FAILURE(startBlur(In));
+  blur(Ptr[0], Ptr[1]);
+  LaunchPlan InPlace = blur(Ptr[1], Ptr[1]);
   for (auto &G : Gpus)
     EXPECT_TRUE(G->pulls().empty()) << G->name() << "\n" << InPlace.describe();
   EXPECT_TRUE(IssuePool::choose("auto"));

@@ -116,6 +116,23 @@ public:
   uint64_t programWrites() const;
   uint64_t programReads() const;
 
+  /// Everything tracked about the buffer's bytes: what each location holds,
+  /// what the program and the last launch did with them, the replicas and
+  /// the host copy's pinning. From equal states, the same launch plans,
+  /// moves and marks the same (the engine's replayed launches,
+  /// docs/runtime.md, "Repeated launches").
+  struct State {
+    std::vector<RangeSet> Valid, LastReads;
+    RangeSet Staged, ReadBack, FetchedSinceWrite, Pushed, HostReads;
+    std::vector<DeviceAddr> Replica;
+    uint64_t HostLinkBytes = 0, ProgramWrites = 0, ProgramReads = 0;
+    bool PinTried = false;
+    Location PinnedBy = -1;
+  };
+  State state() const;
+  /// Whether the buffer is in state \p S (without copying its own).
+  bool inState(const State &S) const;
+
 private:
   friend class BufferManager;
   Buffer(BufferManager &M, char *Host, uint64_t Size, uint64_t Id,

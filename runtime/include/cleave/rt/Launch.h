@@ -137,6 +137,11 @@ struct LaunchPlan {
   /// had changed no buffer's state, without planning it again
   /// (docs/runtime.md, "Repeated launches").
   bool Repeated = false;
+  /// The launch replayed an earlier launch of the same request that found
+  /// its buffers in the same state, and made the same copies without
+  /// planning them again (docs/runtime.md, "Repeated launches"). Repeated
+  /// is set too.
+  bool Replayed = false;
 };
 
 /// Runs \p Req on the CPU devices of \p Bufs with \p Exec, filling \p Plan.
