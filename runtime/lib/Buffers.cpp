@@ -116,6 +116,15 @@ Buffer::State Buffer::state() const {
   return S;
 }
 
+bool Buffer::State::operator==(const State &O) const {
+  return Valid == O.Valid && LastReads == O.LastReads && Staged == O.Staged &&
+         ReadBack == O.ReadBack && FetchedSinceWrite == O.FetchedSinceWrite &&
+         Pushed == O.Pushed && HostReads == O.HostReads &&
+         Replica == O.Replica && HostLinkBytes == O.HostLinkBytes &&
+         ProgramWrites == O.ProgramWrites && ProgramReads == O.ProgramReads &&
+         PinTried == O.PinTried && PinnedBy == O.PinnedBy;
+}
+
 bool Buffer::inState(const State &S) const {
   std::lock_guard<std::mutex> Lock(Mutex);
   return Valid == S.Valid && LastReads == S.LastReads && Staged == S.Staged &&

@@ -413,7 +413,31 @@ struct RepeatMemo {
   /// finds them so again decides the same runs and copies, and makes the
   /// copies in Plan without planning them (LaunchContext::attempt).
   bool Replay = false;
-  std::vector<std::pair<uint64_t, Buffer::State>> Before;
+  struct Found {
+    uint64_t Id = 0;
+    std::weak_ptr<Buffer> Buf;
+    Buffer::State State;
+  };
+  std::vector<Found> Before;
+
+  /// Whether every buffer of the kept launch is live and as it found it.
+  bool buffersAsFound() const {
+    for (const Found &F : Before) {
+      std::shared_ptr<Buffer> B = F.Buf.lock();
+      if (!B || !B->inState(F.State))
+        return false;
+    }
+    return true;
+  }
+  bool sameStart(const RepeatMemo &O) const {
+    if (Before.size() != O.Before.size())
+      return false;
+    for (size_t I = 0; I < Before.size(); ++I)
+      if (Before[I].Id != O.Before[I].Id ||
+          !(Before[I].State == O.Before[I].State))
+        return false;
+    return true;
+  }
 };
 
 /// The bytes of the request's arguments (pointers as their value).
@@ -462,12 +486,12 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Program>> Programs;
   /// Per requested kernel, its last launch if that changed nothing.
   std::map<const KernelHandle *, RepeatMemo> Repeats;
-  /// Per requested kernel, its last launches (one per request, the most
-  /// recent last, at most MaxReplays) that changed their buffers' state,
-  /// to replay from the same state (RepeatMemo::Replay): the two steps of
-  /// an iteration that swaps its buffers, for instance.
+  /// Per requested kernel, its last launches (one per request and state
+  /// found, the most recent last, at most MaxReplays) that changed their
+  /// buffers' state, to replay from the same state (RepeatMemo::Replay):
+  /// the steps of an iteration that swaps its buffers, for instance.
   std::map<const KernelHandle *, std::vector<RepeatMemo>> Replays;
-  static constexpr size_t MaxReplays = 4;
+  static constexpr size_t MaxReplays = 8;
   ModelState Model;
   CombineScratch Scratch;
   /// Last, so its threads stop before anything they could touch goes.
@@ -879,7 +903,7 @@ private:
   std::optional<RepeatMemo> Kept;
   /// The launch's buffers' states before its first attempt, for a kept
   /// launch that changes them (RepeatMemo::Before).
-  std::vector<std::pair<uint64_t, Buffer::State>> Before;
+  std::vector<RepeatMemo::Found> Before;
 
   /// The model policy: the table key and the devices as the planner saw
   /// them (ranges on these are timed and recorded), events used per GPU.
@@ -2349,15 +2373,14 @@ bool LaunchContext::repeats(const std::vector<PartitionRange> &Given) const {
       if (isCpu(R.Dev) ? !Var.CpuValid : !Var.DevValid[size_t(R.Dev)])
         return false;
     }
-  // A replay: the buffers are as the kept launch found them.
+  // A replay: the same buffers (Engine::launch found them as the kept
+  // launch did).
   if (Memo->Replay) {
     if (Memo->Before.size() != BufById.size())
       return false;
-    for (const auto &[Id, S] : Memo->Before) {
-      auto It = BufById.find(Id);
-      if (It == BufById.end() || !It->second->inState(S))
+    for (const RepeatMemo::Found &F : Memo->Before)
+      if (!BufById.count(F.Id))
         return false;
-    }
   }
   return true;
 }
@@ -2547,7 +2570,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         Before.clear();
         if (!Timed && !LogTime)
           for (auto &[Id, B] : BufById)
-            Before.push_back({Id, B->state()});
+            Before.push_back({Id, B, B->state()});
       }
       Result R = makeRuns(Ranges, Decide, Runs, AllWrites, AllReads);
       if (!R.ok())
@@ -3646,8 +3669,10 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   std::vector<RepeatMemo> &Replays = I->Replays[Req.Kernel];
   if (!Memo)
     for (const RepeatMemo &M : Replays)
-      if (sameRequest(M, Req, Args, Policy, SwapOff))
+      if (sameRequest(M, Req, Args, Policy, SwapOff) && M.buffersAsFound()) {
         Memo = &M;
+        break;
+      }
   // A 2-D launch may run as the kernel's twin on the transposed grid: the
   // same blocks, split along the other dimension.
   KernelLaunchRequest Swapped;
@@ -3681,14 +3706,10 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
       M.Ran = Use->Kernel;
       M.Changes = Before;
     };
-    // This request's replay, if any, did not apply (or failed): forgotten,
-    // or replaced below.
-    Replays.erase(std::remove_if(Replays.begin(), Replays.end(),
-                                 [&](const RepeatMemo &M) {
-                                   return sameRequest(M, Req, Args, Policy,
-                                                      SwapOff);
-                                 }),
-                  Replays.end());
+    // The replay chosen, if any, did not apply (or failed): forgotten, or
+    // replaced below.
+    if (Memo && Memo->Replay)
+      Replays.erase(Replays.begin() + (Memo - Replays.data()));
     if (R.ok() && Kept && Bufs.stateChanges() == Before) {
       Request(*Kept);
       I->Repeats[Req.Kernel] = std::move(*Kept);
@@ -3697,6 +3718,14 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
       if (R.ok() && Kept && !Kept->Before.empty()) {
         Request(*Kept);
         Kept->Replay = true;
+        // One per request and state found: an older one is replaced.
+        Replays.erase(std::remove_if(Replays.begin(), Replays.end(),
+                                     [&](const RepeatMemo &M) {
+                                       return sameRequest(M, Req, Kept->Args,
+                                                          Policy, SwapOff) &&
+                                              M.sameStart(*Kept);
+                                     }),
+                      Replays.end());
         if (Replays.size() == Impl::MaxReplays)
           Replays.erase(Replays.begin());
         Replays.push_back(std::move(*Kept));

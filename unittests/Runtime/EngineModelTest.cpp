@@ -1134,6 +1134,27 @@ TEST_F(EngineNullGpuTest, AnIterationThatSwapsItsBuffersIsReplayed) {
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
+TEST_F(EngineNullGpuTest, EveryStepOfARepeatedIterationIsReplayed) {
+  // As the headline's jacobi2d: each repetition runs blur(c, a), then
+  // blur(a, b) and blur(b, a) in turn, ten launches. The first launches of
+  // a repetition find a and b as the end of the last one left them, not as
+  // the same request found them later in the repetition: the engine keeps
+  // a launch per request and state found, so from the third repetition on
+  // every launch replays.
+  std::vector<float> In(N, 1.0f);
+  ASSERT_NO_FATAL_FAILURE(startBlur(In));
+  for (int Rep = 0; Rep < 4; ++Rep) {
+    std::vector<bool> Replayed;
+    Replayed.push_back(blur(Ptr[2], Ptr[0]).Replayed);
+    for (int S = 1; S < 10; ++S)
+      Replayed.push_back(S % 2 ? blur(Ptr[0], Ptr[1]).Replayed
+                               : blur(Ptr[1], Ptr[0]).Replayed);
+    if (Rep >= 2)
+      EXPECT_EQ(std::count(Replayed.begin(), Replayed.end(), true), 10)
+          << "repetition " << Rep;
+  }
+}
+
 TEST_F(EngineNullGpuTest, AReplayNeedsTheBuffersAsTheKeptLaunchFoundThem) {
   // As above, then the host rewrites part of a between two steps: the next
   // blur(a, b) finds a in another state, so it plans its copies again (the

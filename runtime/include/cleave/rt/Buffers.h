@@ -128,6 +128,7 @@ public:
     uint64_t HostLinkBytes = 0, ProgramWrites = 0, ProgramReads = 0;
     bool PinTried = false;
     Location PinnedBy = -1;
+    bool operator==(const State &O) const;
   };
   State state() const;
   /// Whether the buffer is in state \p S (without copying its own).
