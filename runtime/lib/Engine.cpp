@@ -942,6 +942,20 @@ public:
       Line += Us;
       Last = Now;
     }
+    /// Work another thread did: \p Step on \p Dev began \p Wait us after
+    /// it was handed over and took \p Took us ("Step:Dev=Wait+Took").
+    void note(std::string_view Step, std::string_view Dev, double Wait,
+              double Took) {
+      if (!On)
+        return;
+      char Us[48];
+      std::snprintf(Us, sizeof(Us), "=%.1f+%.1f", Wait, Took);
+      Line += ' ';
+      Line += Step;
+      Line += ':';
+      Line += Dev;
+      Line += Us;
+    }
     /// The line, with the whole launch's time; empty when off.
     std::string finish(std::string_view Kernel) const {
       if (!On)
@@ -1034,7 +1048,7 @@ private:
   Result moveIn(RunState &R, bool Concurrent,
                 const std::map<uint64_t, RangeSet> *Written = nullptr);
   void settlePulls(RunState &R, bool Waited);
-  Result finish(RunState &R);
+  Result finish(RunState &R, bool Replay = false);
   std::optional<Failure> prepareAll(std::vector<RunState> &Runs,
                                     bool Staged = false);
   /// issue() is timeEvents() (the launching thread's: the events are the
@@ -1826,10 +1840,14 @@ void LaunchContext::settlePulls(RunState &R, bool Waited) {
   R.Pulled.clear();
 }
 
-Result LaunchContext::finish(RunState &R) {
-  Result Res = argsFor(R, R.Dev);
-  if (!Res.ok())
-    return Res;
+/// The run's arguments on its device (a replay has the kept launch's, as
+/// repeatRuns() set them), and its plan entry.
+Result LaunchContext::finish(RunState &R, bool Replay) {
+  if (!Replay) {
+    Result Res = argsFor(R, R.Dev);
+    if (!Res.ok())
+      return Res;
+  }
   R.PlanIndex = Plan.Runs.size();
   Plan.Runs.push_back(std::move(R.PlanRun));
   return Result::success();
@@ -1892,23 +1910,48 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs,
     // Every moving run but the last to its device's worker; the last, and
     // those whose worker sleeps, here while the workers copy.
     std::vector<size_t> Posted, Here;
+    // CLEAVE_LOG=phases: when each device's copies began and ended.
+    using Clock = std::chrono::steady_clock;
+    std::vector<std::pair<Clock::time_point, Clock::time_point>> Span(
+        Runs.size());
+    bool Trace = Phases.On;
+    auto Move = [this, W, Trace](RunState &R, Result &Out,
+                                 std::pair<Clock::time_point,
+                                           Clock::time_point> &T) {
+      if (Trace)
+        T.first = Clock::now();
+      Out = moveIn(R, /*Concurrent=*/true, W);
+      if (Trace)
+        T.second = Clock::now();
+    };
+    Clock::time_point Handed = Trace ? Clock::now() : Clock::time_point();
     for (size_t I = 0; I < Runs.size(); ++I) {
       if (Runs[I].MoveIn.empty())
         continue;
       RunState *R = &Runs[I];
       Result *Out = &Moved[I];
+      auto *T = &Span[I];
       bool Last = Posted.size() + Here.size() + 1 == Moving.size();
-      if (!Last && Pool.tryPost(size_t(R->Dev), [this, R, Out, W] {
-            *Out = moveIn(*R, /*Concurrent=*/true, W);
-          }))
+      if (!Last && Pool.tryPost(size_t(R->Dev),
+                                [Move, R, Out, T] { Move(*R, *Out, *T); }))
         Posted.push_back(I);
       else
         Here.push_back(I);
     }
     for (size_t I : Here)
-      Moved[I] = moveIn(Runs[I], /*Concurrent=*/true, W);
+      Move(Runs[I], Moved[I], Span[I]);
     for (size_t I : Posted)
       Pool.wait(size_t(Runs[I].Dev));
+    if (Trace) {
+      Phases.mark("moved");
+      auto Us = [](Clock::time_point A, Clock::time_point B) {
+        return std::chrono::duration<double, std::micro>(B - A).count();
+      };
+      for (size_t I = 0; I < Runs.size(); ++I)
+        if (Span[I].second != Clock::time_point())
+          Phases.note("move", name(Runs[I].Dev), Us(Handed, Span[I].first),
+                      Us(Span[I].first, Span[I].second));
+    }
     for (RunState &R : Runs)
       Plan.BytesMoved += R.PlanRun.BytesIn;
   } else if (Concurrent) {
@@ -1941,7 +1984,7 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs,
       }
     }
     if (Res.ok())
-      Res = finish(R);
+      Res = finish(R, Staged);
     if (!Res.ok()) {
       // The next attempt plans from what is valid: the queued copies first.
       for (RunState &X : Runs)
