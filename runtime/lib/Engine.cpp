@@ -847,6 +847,8 @@ struct RunState {
   /// Copies from other GPUs queued on Dev's compute stream ahead of its
   /// kernel (moveIn), per buffer id, until settlePulls() sees them land.
   std::vector<std::pair<uint64_t, Transfer>> Pulled;
+  /// CLEAVE_LOG=phases: the time spent queueing them.
+  double PullUs = 0;
   /// Combined outputs: the device's scratch, which its blocks update
   /// instead of the buffers (LaunchContext::Combines gives the layout).
   CombineScratch::Slot *Scratch = nullptr;
@@ -1809,7 +1811,11 @@ Result LaunchContext::moveIn(RunState &R, bool Concurrent,
         // Recorded first: a copy that fails midway may have landed some.
         for (const Transfer &T : Pull)
           R.Pulled.push_back({Id, T});
+        auto Start = std::chrono::steady_clock::now();
         Res = Bufs.executeTransfersUnlocked(B, Pull, D.internalStream(0));
+        R.PullUs += std::chrono::duration<double, std::micro>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
       }
     }
     if (!Res.ok())
@@ -1948,9 +1954,13 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs,
         return std::chrono::duration<double, std::micro>(B - A).count();
       };
       for (size_t I = 0; I < Runs.size(); ++I)
-        if (Span[I].second != Clock::time_point())
+        if (Span[I].second != Clock::time_point()) {
           Phases.note("move", name(Runs[I].Dev), Us(Handed, Span[I].first),
                       Us(Span[I].first, Span[I].second));
+          if (!Runs[I].Pulled.empty())
+            Phases.note("pull", name(Runs[I].Dev),
+                        double(Runs[I].Pulled.size()), Runs[I].PullUs);
+        }
     }
     for (RunState &R : Runs)
       Plan.BytesMoved += R.PlanRun.BytesIn;

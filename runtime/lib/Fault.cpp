@@ -100,6 +100,7 @@ Result FaultInjector::configure(std::string_view Text) {
   std::lock_guard<std::mutex> Lock(Mutex);
   Rules = std::move(Parsed);
   Spec = Rules.empty() ? std::string() : std::string(Text);
+  Armed.store(!Rules.empty(), std::memory_order_release);
   return Result::success();
 }
 
@@ -107,6 +108,7 @@ void FaultInjector::clear() {
   std::lock_guard<std::mutex> Lock(Mutex);
   Rules.clear();
   Spec.clear();
+  Armed.store(false, std::memory_order_release);
 }
 
 bool FaultInjector::active() const {
@@ -120,6 +122,8 @@ std::string FaultInjector::spec() const {
 }
 
 bool FaultInjector::countsAcrossDevices() const {
+  if (!Armed.load(std::memory_order_acquire))
+    return false;
   std::lock_guard<std::mutex> Lock(Mutex);
   for (const Rule &R : Rules) {
     if (R.Device == "*")
@@ -151,6 +155,8 @@ bool FaultInjector::matchesDevice(std::string_view Sel,
 }
 
 bool FaultInjector::shouldFail(std::string_view Device, FaultOp Op) {
+  if (!Armed.load(std::memory_order_acquire))
+    return false;
   std::lock_guard<std::mutex> Lock(Mutex);
   bool Fail = false;
   for (Rule &R : Rules) {

@@ -28,6 +28,7 @@
 
 #include "cleave/rt/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -79,6 +80,9 @@ private:
   mutable std::mutex Mutex;
   std::vector<Rule> Rules;
   std::string Spec;
+  /// !Rules.empty(), read without the lock: every copy and launch asks,
+  /// from several threads at once, and almost always there is no rule.
+  std::atomic<bool> Armed{false};
 };
 
 } // namespace rt
