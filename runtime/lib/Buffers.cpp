@@ -687,12 +687,39 @@ Result BufferManager::executeTransfersUnlocked(
   }
   Result Err = Result::success();
   size_t Done = 0;
-  for (; Done < Ready.size(); ++Done) {
-    if (Ready[Done].Skip)
+  // Queued into one device from its peers: together (pullFromPeers), all
+  // or none of them counted.
+  Location Into = HostLocation;
+  std::vector<Device::PeerCopy> Pulls;
+  for (const ReadyCopy &C : Ready) {
+    if (!PullOn || C.Skip)
       continue;
-    Err = runCopy(B, Ready[Done], PullOn);
-    if (!Err.ok())
+    if (C.S == HostLocation || C.D == HostLocation ||
+        (Into != HostLocation && C.D != Into)) {
+      Pulls.clear();
       break;
+    }
+    Into = C.D;
+    Pulls.push_back({Devices[C.S], C.DstAddr, C.SrcAddr, C.T.Bytes});
+  }
+  if (!Pulls.empty()) {
+    Err = Devices[Into]->pullFromPeers(Pulls, PullOn);
+    Done = Err.ok() ? Ready.size() : 0;
+    if (!Err.ok())
+      Err = Result::error(Err.code(), "queueing " +
+                                          std::to_string(Pulls.size()) +
+                                          " copies of buffer #" +
+                                          std::to_string(B.Id) + " into " +
+                                          Devices[Into]->name() + ": " +
+                                          Err.message());
+  } else {
+    for (; Done < Ready.size(); ++Done) {
+      if (Ready[Done].Skip)
+        continue;
+      Err = runCopy(B, Ready[Done], PullOn);
+      if (!Err.ok())
+        break;
+    }
   }
   std::lock_guard<std::mutex> Lock(B.Mutex);
   for (size_t I = 0; I < Done; ++I)

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Device.h"
+#include "cleave/rt/Fault.h"
+#include "cleave/rt/NullGpu.h"
 
 #include "gtest/gtest.h"
 
@@ -138,6 +140,45 @@ TEST(DevicesTest, CpuDeviceMemory) {
   ASSERT_TRUE(A.allocateHost(64, Pinned).ok());
   EXPECT_NE(Pinned, nullptr);
   EXPECT_TRUE(A.freeHost(Pinned).ok());
+}
+
+TEST(DevicesTest, PullsFromPeersAreCheckedThenQueuedTogether) {
+  // Two copies from two peers into gpu0, on one of gpu0's streams: both
+  // land. A copy from a device of another kind, or with a null address, is
+  // refused before anything is queued; so is a batch with an injected
+  // copy fault on one of its devices.
+  NullGpu G0(0), G1(1), G2(2);
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu", Reg, noGpu()).ok());
+  Device &Cpu = Reg->device(0);
+  DeviceAddr D = 0, S1 = 0, S2 = 0, C = 0;
+  ASSERT_TRUE(G0.allocate(64, D).ok());
+  ASSERT_TRUE(G1.allocate(32, S1).ok());
+  ASSERT_TRUE(G2.allocate(32, S2).ok());
+  ASSERT_TRUE(Cpu.allocate(32, C).ok());
+  std::memset(reinterpret_cast<void *>(S1), 1, 32);
+  std::memset(reinterpret_cast<void *>(S2), 2, 32);
+  StreamHandle St = G0.internalStream(0);
+  ASSERT_TRUE(G0.pullFromPeers({{&G1, D, S1, 32}, {&G2, D + 32, S2, 32}}, St)
+                  .ok());
+  ASSERT_EQ(G0.pulls().size(), 2u);
+  EXPECT_EQ(G0.pulls()[0].first, St);
+  const char *Got = reinterpret_cast<const char *>(D);
+  for (int I = 0; I < 64; ++I)
+    ASSERT_EQ(Got[I], I < 32 ? 1 : 2) << I;
+  EXPECT_EQ(G0.pullFromPeers({{&G1, D, S1, 32}, {&Cpu, D, C, 32}}, St).code(),
+            ErrorCode::InvalidValue);
+  EXPECT_EQ(G0.pullFromPeers({{&G1, 0, S1, 32}}, St).code(),
+            ErrorCode::InvalidValue);
+  ASSERT_TRUE(FaultInjector::global().configure("gpu2:copy:1").ok());
+  EXPECT_FALSE(
+      G0.pullFromPeers({{&G1, D, S1, 32}, {&G2, D + 32, S2, 32}}, St).ok());
+  FaultInjector::global().clear();
+  EXPECT_EQ(G0.pulls().size(), 2u) << "a refused batch queues nothing";
+  EXPECT_TRUE(G0.free(D).ok());
+  EXPECT_TRUE(G1.free(S1).ok());
+  EXPECT_TRUE(G2.free(S2).ok());
+  EXPECT_TRUE(Cpu.free(C).ok());
 }
 
 TEST(DevicesTest, CpuDeviceStreamsAndEvents) {

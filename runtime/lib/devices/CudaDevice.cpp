@@ -58,27 +58,40 @@ constexpr uint64_t StagingBytes = 8u << 20;
 /// CLEAVE_PEER_COPY=dma keeps every copy on the copy engines.
 constexpr uint64_t KernelCopyMaxBytes = 4u << 20;
 
-/// The copy kernel: nvec 16-byte words from src to dst (a grid-stride
-/// loop), then the ntail (< 16) bytes after them, one per thread. Either
-/// address may be another GPU's (unified addressing, peer access).
-/// Hand-written PTX, JIT-compiled by the driver for the device.
+/// The copy kernel: one copy per row of blocks (blockIdx.y 0 or 1, so two
+/// copies take one launch), each nvec 16-byte words from src to dst (a
+/// grid-stride loop), then the ntail (< 16) bytes after them, one per
+/// thread. Either address may be another GPU's (unified addressing, peer
+/// access). Hand-written PTX, JIT-compiled by the driver for the device.
 constexpr const char CopyKernelPtx[] = R"(
 .version 7.0
 .target sm_60
 .address_size 64
 
-.visible .entry cleave_peer_copy(.param .u64 dst, .param .u64 src,
-                                 .param .u64 nvec, .param .u64 ntail)
+.visible .entry cleave_peer_copy(.param .u64 dst0, .param .u64 src0,
+                                 .param .u64 nvec0, .param .u64 ntail0,
+                                 .param .u64 dst1, .param .u64 src1,
+                                 .param .u64 nvec1, .param .u64 ntail1)
 {
-  .reg .pred %p<3>;
+  .reg .pred %p<4>;
   .reg .b16 %rs<2>;
-  .reg .b32 %r<9>;
-  .reg .b64 %rd<15>;
+  .reg .b32 %r<10>;
+  .reg .b64 %rd<20>;
 
-  ld.param.u64 %rd1, [dst];
-  ld.param.u64 %rd2, [src];
-  ld.param.u64 %rd3, [nvec];
-  ld.param.u64 %rd4, [ntail];
+  mov.u32 %r9, %ctaid.y;
+  setp.eq.u32 %p3, %r9, 0;
+  ld.param.u64 %rd1, [dst0];
+  ld.param.u64 %rd15, [dst1];
+  selp.b64 %rd1, %rd1, %rd15, %p3;
+  ld.param.u64 %rd2, [src0];
+  ld.param.u64 %rd16, [src1];
+  selp.b64 %rd2, %rd2, %rd16, %p3;
+  ld.param.u64 %rd3, [nvec0];
+  ld.param.u64 %rd17, [nvec1];
+  selp.b64 %rd3, %rd3, %rd17, %p3;
+  ld.param.u64 %rd4, [ntail0];
+  ld.param.u64 %rd18, [ntail1];
+  selp.b64 %rd4, %rd4, %rd18, %p3;
   cvta.to.global.u64 %rd1, %rd1;
   cvta.to.global.u64 %rd2, %rd2;
   mov.u32 %r1, %ctaid.x;
@@ -613,8 +626,9 @@ protected:
     CUstream St = S ? stream(S) : Streams[2];
     // A small copy is pushed by a kernel here, which writes over the link.
     bool Pushed = false;
-    if (hasPeerLink(DstDev)) {
-      Result K = copyByKernel(Dst, Src, Bytes, St, Pushed);
+    KernelCopy C{Dst, Src, Bytes, Ctx};
+    if (hasPeerLink(DstDev) && kernelCopies(C)) {
+      Result K = copyByKernel(&C, 1, St, Pushed);
       if (!K.ok())
         return K;
     }
@@ -631,20 +645,47 @@ protected:
 
   Result pullFromPeerImpl(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
                           uint64_t Bytes, StreamHandle S) override {
-    auto *From = static_cast<CudaDevice *>(&SrcDev); // checked: same kind
+    return pullFromPeersImpl({{&SrcDev, Dst, Src, Bytes}}, S);
+  }
+
+  /// Two small copies take one launch of the copy kernel; the others go
+  /// by the copy engines.
+  Result pullFromPeersImpl(const std::vector<PeerCopy> &Copies,
+                           StreamHandle S) override {
     Result Cur = makeCurrent();
     if (!Cur.ok())
       return Cur;
     CUstream St = stream(S);
-    bool Pulled = false;
-    Result K = copyByKernel(Dst, Src, Bytes, St, Pulled);
-    if (!K.ok())
-      return K;
-    if (!Pulled)
+    KernelCopy Batch[2];
+    unsigned InBatch = 0;
+    auto Flush = [&]() -> Result {
+      bool Done = false;
+      Result K = copyByKernel(Batch, InBatch, St, Done);
+      if (!K.ok())
+        return K;
+      for (unsigned I = 0; I < InBatch && !Done; ++I)
+        if (CUresult R = Drv.cuMemcpyPeerAsync(Batch[I].Dst, Ctx, Batch[I].Src,
+                                               Batch[I].SrcCtx,
+                                               Batch[I].Bytes, St))
+          return fail(R, "cuMemcpyPeerAsync");
+      InBatch = 0;
+      return Result::success();
+    };
+    for (const PeerCopy &C : Copies) {
+      auto *From = static_cast<CudaDevice *>(C.From); // checked: same kind
+      KernelCopy K{C.Dst, C.Src, C.Bytes, From->Ctx};
+      if (kernelCopies(K)) {
+        Batch[InBatch++] = K;
+        if (InBatch == 2)
+          if (Result F = Flush(); !F.ok())
+            return F;
+        continue;
+      }
       if (CUresult R =
-              Drv.cuMemcpyPeerAsync(Dst, Ctx, Src, From->Ctx, Bytes, St))
+              Drv.cuMemcpyPeerAsync(C.Dst, Ctx, C.Src, From->Ctx, C.Bytes, St))
         return fail(R, "cuMemcpyPeerAsync");
-    return Result::success();
+    }
+    return InBatch ? Flush() : Result::success();
   }
 
   Result memsetImpl(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
@@ -662,15 +703,22 @@ protected:
   }
 
 private:
-  /// Queues the copy kernel on \p St (this context current) when the copy
-  /// is small and aligned enough (KernelCopyMaxBytes) and the kernel
-  /// loads; \p Done says whether it did. Loading it fails at most once: the
-  /// copy engines take every copy after that.
-  Result copyByKernel(DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
-                      CUstream St, bool &Done) {
+  /// One copy for the copy kernel.
+  struct KernelCopy {
+    DeviceAddr Dst = 0, Src = 0;
+    uint64_t Bytes = 0;
+    CUcontext SrcCtx = nullptr; ///< for the copy engines, if it comes to it
+  };
+  static bool kernelCopies(const KernelCopy &C) {
+    return C.Bytes <= KernelCopyMaxBytes && (C.Dst | C.Src) % 16 == 0;
+  }
+  /// Queues the copy kernel for \p N (1 or 2) copies on \p St (this
+  /// context current), each small and aligned enough (kernelCopies), when
+  /// the kernel loads; \p Done says whether it did. Loading it fails at
+  /// most once: the copy engines take every copy after that.
+  Result copyByKernel(const KernelCopy *Copies, unsigned N, CUstream St,
+                      bool &Done) {
     Done = false;
-    if (Bytes > KernelCopyMaxBytes || (Dst | Src) % 16 != 0)
-      return Result::success();
     CUfunction F = nullptr;
     {
       std::lock_guard<std::mutex> Lock(Mutex);
@@ -687,12 +735,22 @@ private:
     }
     if (!F)
       return Result::success();
-    uint64_t Vec = Bytes / 16, Tail = Bytes % 16;
-    uint64_t Threads = std::max<uint64_t>(Vec, Tail);
+    uint64_t P[2][4] = {};
+    uint64_t Threads = 0, Bytes = 0;
+    for (unsigned I = 0; I < N; ++I) {
+      P[I][0] = Copies[I].Dst;
+      P[I][1] = Copies[I].Src;
+      P[I][2] = Copies[I].Bytes / 16;
+      P[I][3] = Copies[I].Bytes % 16;
+      Threads = std::max(Threads, std::max(P[I][2], P[I][3]));
+      Bytes += Copies[I].Bytes;
+    }
     unsigned Grid = unsigned(std::min<uint64_t>(
         (Threads + CopyKernelBlock - 1) / CopyKernelBlock, CopyKernelMaxGrid));
-    void *Params[] = {&Dst, &Src, &Vec, &Tail};
-    if (CUresult R = Drv.cuLaunchKernel(F, Grid, 1, 1, CopyKernelBlock, 1, 1,
+    void *Params[8];
+    for (unsigned I = 0; I < 8; ++I)
+      Params[I] = &P[I / 4][I % 4];
+    if (CUresult R = Drv.cuLaunchKernel(F, Grid, N, 1, CopyKernelBlock, 1, 1,
                                         0, St, Params, nullptr))
       return fail(R, "cuLaunchKernel (peer copy of " + std::to_string(Bytes) +
                          " bytes)");

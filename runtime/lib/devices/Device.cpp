@@ -123,29 +123,49 @@ Result Device::copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
 
 Result Device::pullFromPeer(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
                             uint64_t Bytes, StreamHandle S) {
-  if (Bytes == 0)
-    return Result::success();
-  if (!Dst || !Src)
-    return Result::error(ErrorCode::InvalidValue,
-                         "null pointer in a copy from " + SrcDev.name() +
-                             " to " + name());
-  if (&SrcDev == this || SrcDev.kind() != kind() || !hasPeerLink(SrcDev))
-    return Result::error(ErrorCode::InvalidValue,
-                         name() + " has no peer link to " + SrcDev.name() +
-                             " to copy from");
-  // As copyDeviceToDevice: the copy counts for both devices.
-  bool SrcFault = SrcDev.faultHere(FaultOp::Copy);
-  bool DstFault = faultHere(FaultOp::Copy);
-  if (SrcFault)
-    return SrcDev.injectedFault(FaultOp::Copy);
-  if (DstFault)
-    return injectedFault(FaultOp::Copy);
-  return pullFromPeerImpl(SrcDev, Dst, Src, Bytes, S);
+  return pullFromPeers({{&SrcDev, Dst, Src, Bytes}}, S);
+}
+
+Result Device::pullFromPeers(const std::vector<PeerCopy> &Copies,
+                             StreamHandle S) {
+  std::vector<PeerCopy> Checked;
+  Checked.reserve(Copies.size());
+  for (const PeerCopy &C : Copies) {
+    if (C.Bytes == 0)
+      continue;
+    Device &SrcDev = *C.From;
+    if (!C.Dst || !C.Src)
+      return Result::error(ErrorCode::InvalidValue,
+                           "null pointer in a copy from " + SrcDev.name() +
+                               " to " + name());
+    if (&SrcDev == this || SrcDev.kind() != kind() || !hasPeerLink(SrcDev))
+      return Result::error(ErrorCode::InvalidValue,
+                           name() + " has no peer link to " + SrcDev.name() +
+                               " to copy from");
+    // As copyDeviceToDevice: the copy counts for both devices.
+    bool SrcFault = SrcDev.faultHere(FaultOp::Copy);
+    bool DstFault = faultHere(FaultOp::Copy);
+    if (SrcFault)
+      return SrcDev.injectedFault(FaultOp::Copy);
+    if (DstFault)
+      return injectedFault(FaultOp::Copy);
+    Checked.push_back(C);
+  }
+  return Checked.empty() ? Result::success() : pullFromPeersImpl(Checked, S);
 }
 
 Result Device::pullFromPeerImpl(Device &SrcDev, DeviceAddr Dst,
                                 DeviceAddr Src, uint64_t Bytes, StreamHandle) {
   return SrcDev.copyPeerImpl(*this, Dst, Src, Bytes, nullptr);
+}
+
+Result Device::pullFromPeersImpl(const std::vector<PeerCopy> &Copies,
+                                 StreamHandle S) {
+  for (const PeerCopy &C : Copies)
+    if (Result R = pullFromPeerImpl(*C.From, C.Dst, C.Src, C.Bytes, S);
+        !R.ok())
+      return R;
+  return Result::success();
 }
 
 Result Device::copyStaged(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,

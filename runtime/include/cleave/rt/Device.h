@@ -118,6 +118,16 @@ public:
   /// launch's halo rows this way, ahead of the kernel that reads them.
   Result pullFromPeer(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
                       uint64_t Bytes, StreamHandle S);
+  /// One copy of pullFromPeers().
+  struct PeerCopy {
+    Device *From = nullptr;
+    DeviceAddr Dst = 0, Src = 0;
+    uint64_t Bytes = 0;
+  };
+  /// pullFromPeer() of several copies, which the device may queue together
+  /// (a CUDA GPU copies two small ones in one kernel launch). Checked as
+  /// pullFromPeer() first: an error queues none.
+  Result pullFromPeers(const std::vector<PeerCopy> &Copies, StreamHandle S);
   /// Sets \p Bytes bytes at \p Dst to \p Value.
   Result memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                 StreamHandle S = nullptr);
@@ -220,6 +230,10 @@ protected:
   virtual Result pullFromPeerImpl(Device &SrcDev, DeviceAddr Dst,
                                   DeviceAddr Src, uint64_t Bytes,
                                   StreamHandle S);
+  /// pullFromPeers() once checked; the default makes one pullFromPeerImpl
+  /// after the other.
+  virtual Result pullFromPeersImpl(const std::vector<PeerCopy> &Copies,
+                                   StreamHandle S);
   virtual Result memsetImpl(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                             StreamHandle S) = 0;
 
