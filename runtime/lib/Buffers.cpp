@@ -116,23 +116,24 @@ Buffer::State Buffer::state() const {
   return S;
 }
 
+template <class X, class Y> bool Buffer::sameFields(const X &A, const Y &B) {
+  return A.Valid == B.Valid && A.LastReads == B.LastReads &&
+         A.Staged == B.Staged && A.ReadBack == B.ReadBack &&
+         A.FetchedSinceWrite == B.FetchedSinceWrite && A.Pushed == B.Pushed &&
+         A.HostReads == B.HostReads && A.Replica == B.Replica &&
+         A.HostLinkBytes == B.HostLinkBytes &&
+         A.ProgramWrites == B.ProgramWrites &&
+         A.ProgramReads == B.ProgramReads && A.PinTried == B.PinTried &&
+         A.PinnedBy == B.PinnedBy;
+}
+
 bool Buffer::State::operator==(const State &O) const {
-  return Valid == O.Valid && LastReads == O.LastReads && Staged == O.Staged &&
-         ReadBack == O.ReadBack && FetchedSinceWrite == O.FetchedSinceWrite &&
-         Pushed == O.Pushed && HostReads == O.HostReads &&
-         Replica == O.Replica && HostLinkBytes == O.HostLinkBytes &&
-         ProgramWrites == O.ProgramWrites && ProgramReads == O.ProgramReads &&
-         PinTried == O.PinTried && PinnedBy == O.PinnedBy;
+  return sameFields(*this, O);
 }
 
 bool Buffer::inState(const State &S) const {
   std::lock_guard<std::mutex> Lock(Mutex);
-  return Valid == S.Valid && LastReads == S.LastReads && Staged == S.Staged &&
-         ReadBack == S.ReadBack && FetchedSinceWrite == S.FetchedSinceWrite &&
-         Pushed == S.Pushed && HostReads == S.HostReads &&
-         Replica == S.Replica && HostLinkBytes == S.HostLinkBytes &&
-         ProgramWrites == S.ProgramWrites && ProgramReads == S.ProgramReads &&
-         PinTried == S.PinTried && PinnedBy == S.PinnedBy;
+  return sameFields(*this, S);
 }
 
 uint64_t Buffer::programWrites() const {

@@ -414,13 +414,10 @@ protected:
                                MemcpyKind::HostToDevice)
                       .ok());
   }
-  /// vadd(a, b, c), or on the buffers given.
-  LaunchPlan launch(float *A = nullptr, float *B = nullptr,
-                    float *C = nullptr) {
-    float *X = A ? A : Ptr[0], *Y = B ? B : Ptr[1], *Z = C ? C : Ptr[2];
-    void *Args[] = {&X, &Y, &Z, &N};
+  /// \p Kern over N elements in blocks of 128, which must succeed.
+  LaunchPlan launchOver(const KernelHandle *Kern, void **Args) {
     KernelLaunchRequest Req;
-    Req.Kernel = K;
+    Req.Kernel = Kern;
     Req.Grid[0] = unsigned(N + 127) / 128;
     Req.Block[0] = 128;
     Req.Args = Args;
@@ -428,6 +425,13 @@ protected:
     Result R = Eng->launch(Req, Plan);
     EXPECT_TRUE(R.ok()) << R.toString();
     return Plan;
+  }
+  /// vadd(a, b, c), or on the buffers given.
+  LaunchPlan launch(float *A = nullptr, float *B = nullptr,
+                    float *C = nullptr) {
+    float *X = A ? A : Ptr[0], *Y = B ? B : Ptr[1], *Z = C ? C : Ptr[2];
+    void *Args[] = {&X, &Y, &Z, &N};
+    return launchOver(K, Args);
   }
   /// The tables written to the cache directory.
   PerfCache flushed() {
@@ -496,15 +500,7 @@ protected:
   /// blur(From, To) over N elements.
   LaunchPlan blur(float *From, float *To) {
     void *Args[] = {&From, &To, &N};
-    KernelLaunchRequest Req;
-    Req.Kernel = Blur;
-    Req.Grid[0] = unsigned(N + 127) / 128;
-    Req.Block[0] = 128;
-    Req.Args = Args;
-    LaunchPlan Plan;
-    Result R = Eng->launch(Req, Plan);
-    EXPECT_TRUE(R.ok()) << R.toString();
-    return Plan;
+    return launchOver(Blur, Args);
   }
 
   int N = 1 << 22; // 32768 blocks of 128

@@ -136,6 +136,8 @@ public:
 
 private:
   friend class BufferManager;
+  /// The fields of State in \p X and \p Y (a State or a Buffer) are equal.
+  template <class X, class Y> static bool sameFields(const X &A, const Y &B);
   Buffer(BufferManager &M, char *Host, uint64_t Size, uint64_t Id,
          size_t NumDevices);
 
