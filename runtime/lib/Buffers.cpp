@@ -152,7 +152,7 @@ bool Buffer::hasReplica(Location L) const {
 }
 
 BufferManager::BufferManager(std::vector<Device *> Devs)
-    : Devices(std::move(Devs)) {
+    : Devices(std::move(Devs)), Deferred(Devices.size()) {
   if (const char *E = std::getenv("CLEAVE_PIN_HOST"); E && *E) {
     std::string V = E;
     if (V == "off" || V == "0")
@@ -202,6 +202,10 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
 }
 
 BufferManager::~BufferManager() {
+  (void)settle();
+  for (size_t I = 0; I < Deferred.size(); ++I)
+    if (Deferred[I].Done)
+      (void)Devices[I]->destroyEvent(Deferred[I].Done);
   std::lock_guard<std::mutex> Lock(Mutex);
   for (auto &[Start, B] : Live) {
     std::lock_guard<std::mutex> BLock(B->Mutex);
@@ -255,6 +259,8 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
 Result BufferManager::free(void *Ptr) {
   if (!Ptr)
     return Result::success();
+  if (Result S = settle(); !S.ok())
+    return S;
   std::shared_ptr<Buffer> B;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -584,6 +590,9 @@ Result BufferManager::ensureReplicaLocked(Buffer &B, Location L) {
 
 Result BufferManager::executeTransfers(Buffer &B,
                                        const std::vector<Transfer> &Plan) {
+  if (!Plan.empty())
+    if (Result S = settle(); !S.ok())
+      return S;
   ChangeCounter Count{*this};
   std::lock_guard<std::mutex> Lock(B.Mutex);
   return executeLocked(B, Plan);
@@ -676,6 +685,10 @@ Result BufferManager::executeLocked(Buffer &B,
 
 Result BufferManager::executeTransfersUnlocked(
     Buffer &B, const std::vector<Transfer> &Plan, StreamHandle PullOn) {
+  // Queued pulls go behind the deferred work (orderAfterDeferred()).
+  if (!PullOn && !Plan.empty())
+    if (Result S = settle(); !S.ok())
+      return S;
   ChangeCounter Count{*this};
   std::vector<ReadyCopy> Ready(Plan.size());
   {
@@ -801,6 +814,8 @@ Result BufferManager::gatherLocked(Buffer &B,
 }
 
 Result BufferManager::makeValid(Buffer &B, Location L, ByteRange R) {
+  if (Result S = settle(); !S.ok())
+    return S;
   ChangeCounter Count{*this};
   std::lock_guard<std::mutex> Lock(B.Mutex);
   return makeValidLocked(B, L, R);
@@ -822,10 +837,99 @@ Result BufferManager::addressOn(Buffer &B, Location L, uint64_t Offset,
   return Result::success();
 }
 
+//===-- Deferred completion -----------------------------------------------===//
+
+Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims) {
+  if (!isLocation(Gpu) || Gpu == HostLocation)
+    return Result::error(ErrorCode::InvalidValue, "defer: not a device");
+  Device &D = *Devices[Gpu];
+  std::lock_guard<std::mutex> Lock(DeferMutex);
+  DeferredWork &W = Deferred[Gpu];
+  if (!W.Done)
+    if (Result R = D.createEvent(W.Done); !R.ok())
+      return R;
+  if (Result R = D.recordEvent(W.Done, D.internalStream(0)); !R.ok())
+    return R;
+  if (!W.Pending) {
+    W.Pending = true;
+    DeferredGpus.fetch_add(1, std::memory_order_acq_rel);
+  }
+  for (DeferredClaim &C : Claims)
+    W.Claims.push_back(std::move(C));
+  return Result::success();
+}
+
+Result BufferManager::orderAfterDeferred(Location Gpu) {
+  if (!hasDeferred())
+    return Result::success();
+  Device &D = *Devices[Gpu];
+  std::lock_guard<std::mutex> Lock(DeferMutex);
+  for (size_t I = 0; I < Deferred.size(); ++I)
+    if (Deferred[I].Pending && Location(I) != Gpu)
+      if (Result R = D.waitForEvent(D.internalStream(0), *Devices[I],
+                                    Deferred[I].Done);
+          !R.ok())
+        return R;
+  return Result::success();
+}
+
+Result BufferManager::settle() {
+  if (!hasDeferred())
+    return Result::success();
+  Result First = Result::success();
+  std::vector<std::pair<Location, std::vector<DeferredClaim>>> Lost;
+  {
+    std::lock_guard<std::mutex> Lock(DeferMutex);
+    for (size_t I = 0; I < Deferred.size(); ++I) {
+      DeferredWork &W = Deferred[I];
+      if (!W.Pending)
+        continue;
+      Device &D = *Devices[I];
+      Result R = D.synchronizeStream(D.internalStream(0));
+      W.Pending = false;
+      DeferredGpus.fetch_sub(1, std::memory_order_acq_rel);
+      std::vector<DeferredClaim> Claims = std::move(W.Claims);
+      W.Claims.clear();
+      if (R.ok())
+        continue;
+      if (First.ok())
+        First = Result::error(R.code(), D.name() +
+                                            " failed after a launch had "
+                                            "returned: " +
+                                            R.message());
+      Lost.emplace_back(Location(I), std::move(Claims));
+    }
+  }
+  // As for a run that failed: where another location holds the claimed
+  // bytes, it becomes their only holder.
+  for (auto &[Gpu, Claims] : Lost) {
+    Location VL = validityLocation(Gpu);
+    for (DeferredClaim &C : Claims) {
+      Buffer &B = *C.B;
+      std::lock_guard<std::mutex> Lock(B.Mutex);
+      if (B.Freed)
+        continue;
+      for (ByteRange Rg : C.Bytes.ranges())
+        for (ByteRange Piece : B.Valid[slot(Gpu)].intersection(Rg.Lo, Rg.Hi))
+          for (Location L = HostLocation; L < Location(Devices.size()); ++L) {
+            if (validityLocation(L) == VL)
+              continue;
+            if (B.Valid[slot(L)].contains(Piece.Lo, Piece.Hi)) {
+              markWrittenLocked(B, L, RangeSet(Piece.Lo, Piece.Hi));
+              break;
+            }
+          }
+    }
+  }
+  return First;
+}
+
 //===-- Host-side operations ----------------------------------------------===//
 
 Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
                              MemcpyKind Kind) {
+  if (Result S = settle(); !S.ok())
+    return S;
   ChangeCounter Count{*this};
   int K = static_cast<int>(Kind);
   if (K < 0 || K > 4)
@@ -1094,6 +1198,8 @@ double BufferManager::programCopyGBps(Location L, bool In) const {
 }
 
 Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
+  if (Result S = settle(); !S.ok())
+    return S;
   ChangeCounter Count{*this};
   if (Bytes == 0)
     return Result::success();
@@ -1130,6 +1236,8 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
 }
 
 Result BufferManager::syncToHost(const void *P, uint64_t Bytes) {
+  if (Result S = settle(); !S.ok())
+    return S;
   ChangeCounter Count{*this};
   Resolved RS;
   Result C = resolveRange(P, Bytes, RS);

@@ -93,6 +93,15 @@ ByteRange hull(const RangeSet &S) {
   return {R.front().Lo, R.back().Hi};
 }
 
+/// CLEAVE_DEFER=off: every launch waits for its GPUs before it returns.
+bool deferralOff() {
+  static const bool Off = [] {
+    const char *V = std::getenv("CLEAVE_DEFER");
+    return V && (std::strcmp(V, "off") == 0 || std::strcmp(V, "0") == 0);
+  }();
+  return Off;
+}
+
 bool envHas(const char *Var, const char *Word) {
   const char *V = std::getenv(Var);
   if (!V)
@@ -652,6 +661,9 @@ Result fetchVariable(BufferManager &Bufs, Program &P, size_t V) {
   Program::Var &Var = P.Vars[V];
   if (Var.HostValid || Var.Host.empty())
     return Result::success();
+  // A deferred launch may still read the device copy it comes from.
+  if (Result S = Bufs.settle(); !S.ok())
+    return S;
   if (Var.Cpu && Var.CpuValid) {
     std::memcpy(Var.Host.data(), Var.Cpu, Var.Host.size());
     Var.HostValid = true;
@@ -838,6 +850,8 @@ struct RunState {
   /// Issued and waited for by an IssuePool worker: the two results and the
   /// range's time (negative: not timed).
   bool Pooled = false;
+  /// Issued without being waited for (LaunchContext::Defer).
+  bool Deferred = false;
   Result PoolIssue, PoolWait;
   float PoolMs = -1;
   /// Between stage() and finish(): the run's entry of the plan, and the
@@ -902,6 +916,9 @@ private:
   /// are as it left them (else null); see RepeatMemo.
   const RepeatMemo *Memo;
   bool Repeated = false;
+  /// This attempt leaves its GPU work running when it returns
+  /// (mayDefer(), docs/runtime.md, "Deferred completion").
+  bool Defer = false;
   std::optional<RepeatMemo> Kept;
   /// The launch's buffers' states before its first attempt, for a kept
   /// launch that changes them (RepeatMemo::Before).
@@ -1038,6 +1055,13 @@ private:
   /// Whether the first attempt with \p Given repeats Memo, and the runs
   /// that do; keeps a launch that may be repeated.
   bool repeats(const std::vector<PartitionRange> &Given) const;
+  /// Deferred completion (docs/runtime.md): whether this launch may return
+  /// before its GPU work is done; orderRuns() queues the runs' GPUs behind
+  /// earlier deferred work; deferRuns() records the launch's own, or waits
+  /// for the workers' GPUs when a run failed.
+  bool mayDefer() const;
+  bool orderRuns(const std::vector<RunState> &Runs);
+  bool deferRuns(std::vector<RunState> &Runs, bool NoneFailed);
   std::vector<RunState> repeatRuns(std::vector<PartitionRange> &Ranges);
   void keepRuns(std::vector<RunState> &Runs,
                 std::vector<PartitionRange> Given);
@@ -2438,6 +2462,70 @@ bool LaunchContext::repeats(const std::vector<PartitionRange> &Given) const {
   return true;
 }
 
+bool LaunchContext::mayDefer() const {
+  return Req.MayDefer && !deferralOff() && !FaultInjector::global().active() &&
+         !Timed && !LogTime && Excluded.empty();
+}
+
+/// False, with Defer cleared, when a GPU's wait could not be queued.
+bool LaunchContext::orderRuns(const std::vector<RunState> &Runs) {
+  std::set<Location> Ordered;
+  for (const RunState &R : Runs)
+    if (isGpu(R.Dev) && Ordered.insert(R.Dev).second &&
+        !Bufs.orderAfterDeferred(R.Dev).ok()) {
+      Defer = false;
+      return false;
+    }
+  return true;
+}
+
+/// Once every run was issued (the workers' too): each GPU's completion is
+/// recorded behind its runs with what they claim (their writes and the
+/// rows they pulled), and true. Otherwise, or when a record fails, the
+/// workers' GPUs are waited for here, as their workers would have, and
+/// phase 3 goes on as usual.
+bool LaunchContext::deferRuns(std::vector<RunState> &Runs, bool NoneFailed) {
+  bool Clean = NoneFailed;
+  for (RunState &R : Runs) {
+    if (R.Pooled) {
+      Pool.wait(size_t(R.Dev));
+      Clean &= R.PoolIssue.ok();
+    }
+    Clean &= R.Issued && !R.Failed;
+  }
+  if (Clean) {
+    std::map<Location, std::vector<BufferManager::DeferredClaim>> Claims;
+    for (RunState &R : Runs) {
+      if (!isGpu(R.Dev))
+        continue;
+      std::vector<BufferManager::DeferredClaim> &C = Claims[R.Dev];
+      for (auto &[Id, U] : usesOf(R))
+        if (!U.Writes.empty())
+          C.push_back({BufById.at(Id), U.Writes});
+      for (auto &[Id, T] : R.Pulled)
+        C.push_back({BufById.at(Id), RangeSet(T.Offset, T.Offset + T.Bytes)});
+    }
+    for (auto &[G, C] : Claims)
+      if (!Bufs.defer(G, std::move(C)).ok()) {
+        Clean = false;
+        break;
+      }
+    Phases.mark("deferred");
+  }
+  if (Clean) {
+    for (RunState &R : Runs)
+      R.Pulled.clear();
+    return true;
+  }
+  for (RunState &R : Runs)
+    if (R.Pooled && R.Deferred && R.PoolIssue.ok()) {
+      Device &D = Bufs.device(R.Dev);
+      R.PoolWait = D.synchronizeStream(D.internalStream(0));
+    }
+  Defer = false;
+  return false;
+}
+
 std::vector<RunState>
 LaunchContext::repeatRuns(std::vector<PartitionRange> &Ranges) {
   M = Memo->Whole ? Mode::Whole : Mode::Exact;
@@ -2611,11 +2699,21 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // copies to make and nothing to mark (RepeatMemo).
     bool Repeat = Decide && repeats(Ranges);
     bool Replay = Repeat && Memo->Replay;
+    // A repeat queues behind the deferred work of earlier launches (their
+    // copies and runs were planned as if it were done); anything else
+    // waits for it first.
+    Defer = Repeat && mayDefer();
+    if (!Defer)
+      if (Result S = Bufs.settle(); !S.ok())
+        return S;
     std::vector<RunState> Runs;
     std::map<uint64_t, RangeSet> AllWrites, AllReads;
     if (Repeat) {
       Runs = repeatRuns(Ranges);
       Phases.mark("repeat");
+      if (Defer && !orderRuns(Runs))
+        if (Result S = Bufs.settle(); !S.ok())
+          return S;
     } else {
       if (Decide) {
         Given = Ranges;
@@ -2714,6 +2812,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         R.Failed = true;
         continue;
       }
+      R.Deferred = Defer && isGpu(R.Dev);
       Result Res;
       if (R.Pooled) {
         timeEvents(R);
@@ -2721,7 +2820,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         if (Pool.tryPost(size_t(R.Dev), [this, X] {
               Device &D = Bufs.device(X->Dev);
               X->PoolIssue = issueLaunch(*X);
-              if (!X->PoolIssue.ok())
+              if (!X->PoolIssue.ok() || X->Deferred)
                 return;
               X->PoolWait = D.synchronizeStream(D.internalStream(0));
               float Ms = 0;
@@ -2799,6 +2898,18 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
           Failed[R.Dev] = Res;
         dropUnproduced(R);
       }
+    }
+    if (Defer && deferRuns(Runs, Failed.empty())) {
+      Plan.Deferred = true;
+      Repeated = true;
+      if (Replay) { // the kept launch's reads and writes, as it marked them
+        noteReads(Runs);
+        for (RunState &R : Runs)
+          if (Result Res = commitWrites(R); !Res.ok())
+            return Res;
+        Phases.mark("commit");
+      }
+      return Result::success();
     }
     std::set<Location> Gpus;
     for (RunState &R : Runs)

@@ -391,6 +391,7 @@ protected:
       Devs = Reg->devices();
     }
     for (NullGpu::Options &O : Opts) {
+      O.Trace = TraceGpus;
       Gpus.push_back(std::make_unique<NullGpu>(std::move(O)));
       Devs.push_back(Gpus.back().get());
     }
@@ -421,6 +422,7 @@ protected:
     Req.Grid[0] = unsigned(N + 127) / 128;
     Req.Block[0] = 128;
     Req.Args = Args;
+    Req.MayDefer = MayDefer;
     LaunchPlan Plan;
     Result R = Eng->launch(Req, Plan);
     EXPECT_TRUE(R.ok()) << R.toString();
@@ -504,6 +506,8 @@ protected:
   }
 
   int N = 1 << 22; // 32768 blocks of 128
+  /// NullGpu::Options::Trace for start(); KernelLaunchRequest::MayDefer.
+  bool TraceGpus = false, MayDefer = false;
   std::unique_ptr<ScopedCacheDir> Cache;
   std::string Dir;
   CpuExecutor Exec{8};
@@ -1149,6 +1153,128 @@ TEST_F(EngineNullGpuTest, EveryStepOfARepeatedIterationIsReplayed) {
       EXPECT_EQ(std::count(Replayed.begin(), Replayed.end(), true), 10)
           << "repetition " << Rep;
   }
+}
+
+TEST_F(EngineNullGpuTest, ADeferredReplayIsQueuedBehindTheLaunchBeforeIt) {
+  // blur(a, b), blur(b, a), ... over four GPUs, with and without
+  // MayDefer. Deferred, the replays (from the fifth launch) return once
+  // their work is queued: each GPU's stream first waits for the other
+  // GPUs' work of the launch before (their rows are pulled next, and their
+  // next kernels overwrite what this one reads), then pulls, runs and
+  // records its own completion; nothing waits on the host until a copy to
+  // the host settles every GPU. Without the issue workers the halos are
+  // copied, not queued, and so wait for the launch before on the host. The
+  // buffers' validity is that of the launches that waited.
+  for (const char *Issue : {"serial", "parallel"}) {
+    SCOPED_TRACE(Issue);
+    std::vector<std::vector<std::vector<RangeSet>>> Valid(2);
+    for (bool Defer : {false, true}) {
+      TearDown();
+      SetUp();
+      TraceGpus = true;
+      MayDefer = Defer;
+      ASSERT_TRUE(IssuePool::choose(Issue));
+      std::vector<float> In(N, 1.0f);
+      ASSERT_NO_FATAL_FAILURE(startBlur(In));
+      BufferManager::Resolved A, B;
+      ASSERT_TRUE(Bufs->resolve(Ptr[0], A).ok());
+      ASSERT_TRUE(Bufs->resolve(Ptr[1], B).ok());
+      for (int Step = 0; Step < 7; ++Step) {
+        if (Step == 6)
+          for (auto &G : Gpus)
+            G->clearTrace();
+        LaunchPlan P = Step % 2 ? blur(Ptr[1], Ptr[0]) : blur(Ptr[0], Ptr[1]);
+        EXPECT_EQ(P.Deferred, Defer && Step >= 4) << "step " << Step << "\n"
+                                                  << P.describe();
+        EXPECT_EQ(P.describe().find("completion deferred") != std::string::npos,
+                  P.Deferred);
+        Valid[Defer].push_back(A.Buf->state().Valid);
+        Valid[Defer].push_back(B.Buf->state().Valid);
+      }
+      EXPECT_EQ(Bufs->hasDeferred(), Defer);
+      // The seventh launch, on each GPU: a waited launch synchronizes its
+      // stream; a deferred one queues waits for the three other GPUs, its
+      // pulls and kernel, and a record.
+      for (size_t G = 0; G < Gpus.size(); ++G) {
+        std::vector<std::string> T = Gpus[G]->trace();
+        std::vector<std::string> Want;
+        bool Pulls = std::strcmp(Issue, "parallel") == 0;
+        if (Defer)
+          for (size_t O = 0; O < Gpus.size(); ++O)
+            if (O != G)
+              Want.push_back("wait gpu" + std::to_string(O));
+        if (Pulls)
+          Want.insert(Want.end(), G == 0 || G == 3 ? 1 : 2, "pull");
+        else if (Defer) // the halos are copied now: after the launch before
+          Want.push_back("sync");
+        Want.push_back("launch");
+        Want.push_back(Defer ? "record" : "sync");
+        EXPECT_EQ(T, Want) << "gpu" << G;
+        Gpus[G]->clearTrace();
+      }
+      // A copy to the host waits for every GPU first.
+      std::vector<float> Out(N);
+      ASSERT_TRUE(Bufs->memcpy(Out.data(), Ptr[0], N * sizeof(float),
+                               MemcpyKind::DeviceToHost)
+                      .ok());
+      EXPECT_FALSE(Bufs->hasDeferred());
+      for (size_t G = 0; G < Gpus.size() && Defer; ++G) {
+        std::vector<std::string> T = Gpus[G]->trace();
+        ASSERT_FALSE(T.empty()) << "gpu" << G;
+        EXPECT_EQ(T.front(), "sync") << "gpu" << G;
+      }
+    }
+    EXPECT_TRUE(Valid[0] == Valid[1]);
+  }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
+  // Deferred replays over four GPUs; then gpu2's stream reports an
+  // asynchronous error. The next copy to the host returns it, naming gpu2,
+  // and gpu2 no longer claims the halo rows it pulled (their sources still
+  // hold them); the copy after that succeeds. An armed fault injector
+  // turns deferral off, so that recovery can be tested.
+  ASSERT_TRUE(IssuePool::choose("parallel"));
+  MayDefer = true;
+  std::vector<float> In(N, 1.0f);
+  ASSERT_NO_FATAL_FAILURE(startBlur(In));
+  LaunchPlan P;
+  for (int Step = 0; Step < 6; ++Step)
+    P = Step % 2 ? blur(Ptr[1], Ptr[0]) : blur(Ptr[0], Ptr[1]);
+  ASSERT_TRUE(P.Deferred) << P.describe();
+  // The last launch read b: gpu2 pulled one element of b from each side.
+  const LaunchPlan::Run *On2 = nullptr;
+  for (const LaunchPlan::Run &R : P.Runs)
+    if (R.Device == 2)
+      On2 = &R;
+  ASSERT_NE(On2, nullptr);
+  BufferManager::Resolved B;
+  ASSERT_TRUE(Bufs->resolve(Ptr[1], B).ok());
+  ByteRange Below{(On2->First * 128 - 1) * 4, On2->First * 128 * 4};
+  ASSERT_TRUE(B.Buf->holds(2, Below));
+  Gpus[2]->failNextSync(Result::error(ErrorCode::LaunchFailure, "boom"));
+  std::vector<float> Out(N);
+  Result R = Bufs->memcpy(Out.data(), Ptr[0], N * sizeof(float),
+                          MemcpyKind::DeviceToHost);
+  ASSERT_FALSE(R.ok());
+  EXPECT_NE(R.message().find("gpu2 failed after a launch had returned"),
+            std::string::npos)
+      << R.message();
+  EXPECT_FALSE(B.Buf->holds(2, Below));
+  EXPECT_TRUE(B.Buf->holds(1, Below));
+  EXPECT_FALSE(Bufs->hasDeferred());
+  EXPECT_TRUE(Bufs->memcpy(Out.data(), Ptr[0], N * sizeof(float),
+                           MemcpyKind::DeviceToHost)
+                  .ok());
+  // With a fault armed (one that never fires), nothing is deferred.
+  ASSERT_TRUE(FaultInjector::global().configure("gpu9:launch:1").ok());
+  for (int Step = 0; Step < 6; ++Step)
+    P = Step % 2 ? blur(Ptr[1], Ptr[0]) : blur(Ptr[0], Ptr[1]);
+  FaultInjector::global().clear();
+  EXPECT_FALSE(P.Deferred) << P.describe();
+  EXPECT_FALSE(Bufs->hasDeferred());
+  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, AReplayNeedsTheBuffersAsTheKeptLaunchFoundThem) {

@@ -207,6 +207,7 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     Req.DynamicSharedBytes = L->SharedBytes;
     Req.Args = L->Args.data();
     Req.Partition = L->Partition;
+    Req.MayDefer = true; // the stream waits for it (Op::Deferrable)
     if (RT->engine().policy() == PartitionPolicy::Weights)
       Req.Weights = RT->engine().splitWeights();
     Result LR;
@@ -217,6 +218,7 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     // CLEAVE_LOG=plan is printed by the engine itself.
     return LR;
   };
+  O.Deferrable = true;
   Slot->Ticket = RT->enqueue(S, std::move(O));
   LastPlan = Slot;
   return Result::success();

@@ -312,11 +312,15 @@ bool Stream::done(uint64_t Ticket) {
 }
 
 void Stream::wait(uint64_t Ticket) {
-  // Work under way: polled for longer than an idle worker polls for work.
-  if (spinUntil([&] { return done(Ticket); }, busyWaitMicros()))
+  if (done(Ticket))
     return;
-  std::unique_lock<std::mutex> Lock(Mutex);
-  Cond.wait(Lock, [&] { return done(Ticket); });
+  Waiters.fetch_add(1, std::memory_order_acq_rel);
+  // Work under way: polled for longer than an idle worker polls for work.
+  if (!spinUntil([&] { return done(Ticket); }, busyWaitMicros())) {
+    std::unique_lock<std::mutex> Lock(Mutex);
+    Cond.wait(Lock, [&] { return done(Ticket); });
+  }
+  Waiters.fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void Stream::retire() {
@@ -339,14 +343,41 @@ uint64_t Stream::push(Op O) {
 }
 
 void Stream::work() {
+  // Work taken; launches run whose GPU work may still run (Op::Deferrable).
+  uint64_t Taken = 0, Pending = 0;
+  // Launches left running at most: their claims are kept until settled.
+  constexpr uint64_t MaxPending = 64;
+  auto Complete = [&](uint64_t N) {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Completed.fetch_add(N, std::memory_order_acq_rel);
+    }
+    Cond.notify_all();
+  };
   while (true) {
     Op O;
     // Work queued while the last ran, or soon after, is taken without
-    // sleeping (Queued counts pushes; Completed, work taken and done).
+    // sleeping (Queued counts pushes).
     spinFor([&] {
-      return Queued.load(std::memory_order_acquire) >
-             Completed.load(std::memory_order_acquire);
+      return Queued.load(std::memory_order_acquire) > Taken ||
+             (Pending && Waiters.load(std::memory_order_acquire));
     });
+    if (Pending) {
+      // The next launch is queued behind the deferred work; anything
+      // else, a waiter or no work waits for it first.
+      bool Overlap = false;
+      if (!Waiters.load(std::memory_order_acquire) && Pending < MaxPending) {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        Overlap = !Queue.empty() && Queue.front().Deferrable;
+      }
+      if (!Overlap) {
+        Result R = RT.buffers().settle();
+        if (!R.ok())
+          RT.postAsyncError(R, "a kernel launch");
+        Complete(std::exchange(Pending, 0));
+        continue;
+      }
+    }
     {
       std::unique_lock<std::mutex> Lock(Mutex);
       Cond.wait(Lock, [&] { return !Queue.empty() || Retired; });
@@ -357,19 +388,22 @@ void Stream::work() {
       O = std::move(Queue.front());
       Queue.pop_front();
     }
+    ++Taken;
     for (auto &W : O.Waits)
       W.first->wait(W.second);
     Result R = O.Run ? O.Run() : Result::success();
     if (!R.ok())
       RT.postAsyncError(R, O.What);
+    bool Deferred = O.Deferrable && RT.buffers().hasDeferred();
     // Captured state (argument copies, records) goes before completion is
     // announced.
     O = Op();
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      Completed.fetch_add(1, std::memory_order_acq_rel);
+    if (Deferred) {
+      ++Pending;
+      continue;
     }
-    Cond.notify_all();
+    // Whatever ran waited for the deferred work first.
+    Complete(1 + std::exchange(Pending, 0));
   }
 }
 

@@ -121,6 +121,12 @@ struct Op {
   std::string What;
   /// Earlier work of other streams that must be complete first.
   std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> Waits;
+  /// A kernel launch, which may leave its GPU work running when it
+  /// returns (KernelLaunchRequest::MayDefer): the stream counts it done
+  /// once that work is, which it waits for (BufferManager::settle()) when
+  /// the next work is not such a launch, when someone waits for the
+  /// stream, or when no work comes for CLEAVE_SPIN_US.
+  bool Deferrable = false;
 };
 
 class Stream {
@@ -170,6 +176,8 @@ private:
   /// readers need not take it.
   std::atomic<uint64_t> Queued{0};
   std::atomic<uint64_t> Completed{0};
+  /// Threads in wait(): the worker settles deferred work at once for them.
+  std::atomic<unsigned> Waiters{0};
   bool Retired = false;
   bool Exited = false;
   std::thread Worker;

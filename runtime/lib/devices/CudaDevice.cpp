@@ -323,6 +323,17 @@ public:
       return fail(R, "cuEventRecord");
     return Result::success();
   }
+  Result waitForEvent(StreamHandle S, Device &Src, EventHandle E) override {
+    if (Src.kind() != DeviceKind::Cuda)
+      return Device::waitForEvent(S, Src, E);
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R =
+            Drv.cuStreamWaitEvent(stream(S), static_cast<CUevent>(E), 0))
+      return fail(R, "cuStreamWaitEvent");
+    return Result::success();
+  }
   Result synchronizeEvent(EventHandle E) override {
     Result Cur = makeCurrent();
     if (!Cur.ok())

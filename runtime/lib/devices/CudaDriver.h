@@ -58,6 +58,7 @@ namespace rt {
   X(cuEventCreate)                                                             \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
+  X(cuStreamWaitEvent)                                                         \
   X(cuEventElapsedTime)                                                        \
   X(cuEventDestroy)                                                            \
   X(cuModuleLoadData)                                                          \

@@ -121,6 +121,10 @@ Result Device::copyPeerImpl(Device &DstDev, DeviceAddr Dst, DeviceAddr Src,
   return copyStaged(DstDev, Dst, Src, Bytes, S);
 }
 
+Result Device::waitForEvent(StreamHandle, Device &Src, EventHandle E) {
+  return Src.synchronizeEvent(E);
+}
+
 Result Device::pullFromPeer(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
                             uint64_t Bytes, StreamHandle S) {
   return pullFromPeers({{&SrcDev, Dst, Src, Bytes}}, S);

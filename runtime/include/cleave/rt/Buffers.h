@@ -319,6 +319,33 @@ public:
   /// Makes [P, P + Bytes) of a runtime pointer current in the host copy.
   Result syncToHost(const void *P, uint64_t Bytes);
 
+  // Deferred completion (docs/runtime.md, "Deferred completion"). --------
+  /// Bytes of a buffer that work left running on a GPU claims there (it
+  /// writes them, or copies them in from a peer).
+  struct DeferredClaim {
+    std::shared_ptr<Buffer> B;
+    RangeSet Bytes;
+  };
+  /// A launch returns while its work on \p Gpu's compute stream may still
+  /// run: records the GPU's completion event behind that work. Should the
+  /// work fail, settle() drops \p Claims from \p Gpu.
+  Result defer(Location Gpu, std::vector<DeferredClaim> Claims);
+  /// Whether some GPU has deferred work.
+  bool hasDeferred() const {
+    return DeferredGpus.load(std::memory_order_acquire) != 0;
+  }
+  /// Orders \p Gpu's compute stream after every other GPU's deferred work
+  /// (a wait queued on the device; the host does not wait): what a launch
+  /// queues on \p Gpu afterwards may read or overwrite what that work
+  /// touched on its own GPU.
+  Result orderAfterDeferred(Location Gpu);
+  /// Waits for every GPU's deferred work; called first by every operation
+  /// here that copies, frees or reads device memory otherwise than by
+  /// queuing behind that work. An error is the first failed GPU's: its
+  /// claims are dropped (each byte stays valid only where another location
+  /// holds it, as for a run that failed), and it is reported once.
+  Result settle();
+
   /// A count of the changes to the buffers' state (validity, the staged,
   /// pushed and read-back sets, replicas, allocations), raised after each
   /// change: two equal readings mean that no buffer changed in between.
@@ -396,6 +423,16 @@ private:
   /// (validity location, into it) -> GB/s (programCopyGBps).
   std::map<std::pair<Location, bool>, double> ProgramCopyGBps;
   std::atomic<uint64_t> Changes{0};
+  /// defer(), settle(): per device, its completion event and whether work
+  /// is deferred behind it, with that work's claims.
+  struct DeferredWork {
+    EventHandle Done = nullptr;
+    bool Pending = false;
+    std::vector<DeferredClaim> Claims;
+  };
+  std::mutex DeferMutex;
+  std::vector<DeferredWork> Deferred;
+  std::atomic<unsigned> DeferredGpus{0};
 };
 
 } // namespace rt

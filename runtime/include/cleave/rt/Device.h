@@ -161,6 +161,11 @@ public:
   virtual Result createEvent(EventHandle &Out) = 0;
   virtual Result recordEvent(EventHandle E, StreamHandle S) = 0;
   virtual Result synchronizeEvent(EventHandle E) = 0;
+  /// Orders stream \p S of this device after event \p E of \p Src (recorded
+  /// on one of Src's streams): work queued on \p S later starts once what
+  /// preceded the record is done. The default waits for the event on the
+  /// host; a CUDA device queues the wait (cuStreamWaitEvent), host free.
+  virtual Result waitForEvent(StreamHandle S, Device &Src, EventHandle E);
   /// Milliseconds between two recorded events.
   virtual Result elapsedTime(EventHandle Start, EventHandle End,
                              float &Ms) = 0;

@@ -121,6 +121,11 @@ struct KernelLaunchRequest {
   /// The Weights policy's weights, one per engine device (index = device);
   /// ignored under the other policies and with an explicit Partition.
   std::vector<double> Weights;
+  /// The caller waits for the launch's work later (BufferManager::settle(),
+  /// which every operation that reads device memory calls first): a
+  /// repeated launch may return once its GPU work is queued
+  /// (docs/runtime.md, "Deferred completion"). The CUDA API's streams set it.
+  bool MayDefer = false;
 };
 
 class Engine {

@@ -142,6 +142,10 @@ struct LaunchPlan {
   /// planning them again (docs/runtime.md, "Repeated launches"). Repeated
   /// is set too.
   bool Replayed = false;
+  /// The launch returned once its GPU work was queued; the next operation
+  /// that reads device memory waits for it (docs/runtime.md, "Deferred
+  /// completion").
+  bool Deferred = false;
 };
 
 /// Runs \p Req on the CPU devices of \p Bufs with \p Exec, filling \p Plan.

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -45,6 +46,8 @@ public:
     /// > 0: a copy to or from the host takes at least its bytes at this
     /// rate (GB/s), as over a link; 0: as long as the memcpy.
     double HostLinkGBps = 0;
+    /// Keep trace().
+    bool Trace = false;
   };
 
   explicit NullGpu(Options O) : Device(props(O)), Opt(std::move(O)) {}
@@ -74,6 +77,25 @@ public:
     return Pulls;
   }
 
+  /// What was queued on or waited for on this device, in order, when
+  /// Options::Trace is set: "launch", "pull", "record", "wait gpuN" (a
+  /// stream waiting for gpuN's event) and "sync" (a stream or the device
+  /// synchronized).
+  std::vector<std::string> trace() const {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    return Trace;
+  }
+  void clearTrace() {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    Trace.clear();
+  }
+  /// The next synchronization of a stream or of the device returns \p R
+  /// (an asynchronous error of work queued earlier).
+  void failNextSync(Result R) {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    SyncError = std::move(R);
+  }
+
   bool hasPeerLink(const Device &) const override { return true; }
   unsigned numInternalStreams() const override { return 3; }
   StreamHandle internalStream(unsigned I) override { return &Tag[I % 3]; }
@@ -82,12 +104,17 @@ public:
     return Result::success();
   }
   Result destroyStream(StreamHandle) override { return Result::success(); }
-  Result synchronizeStream(StreamHandle) override { return Result::success(); }
+  Result synchronizeStream(StreamHandle) override { return sync(); }
   Result createEvent(EventHandle &Out) override {
     Out = &Tag[1];
     return Result::success();
   }
   Result recordEvent(EventHandle, StreamHandle) override {
+    note("record");
+    return Result::success();
+  }
+  Result waitForEvent(StreamHandle, Device &Src, EventHandle) override {
+    note("wait " + Src.name());
     return Result::success();
   }
   Result synchronizeEvent(EventHandle) override { return Result::success(); }
@@ -98,7 +125,7 @@ public:
     return Result::success();
   }
   Result destroyEvent(EventHandle) override { return Result::success(); }
-  Result synchronize() override { return Result::success(); }
+  Result synchronize() override { return sync(); }
   Result loadModule(const Bundle &, ModuleHandle &Out) override {
     Out = &Tag[2];
     return Result::success();
@@ -115,6 +142,7 @@ protected:
                           const uint32_t[3], uint64_t, StreamHandle,
                           void **) override {
     LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    note("launch");
     return Result::success();
   }
   Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
@@ -159,6 +187,7 @@ protected:
   Result pullFromPeerImpl(Device &, DeviceAddr Dst, DeviceAddr Src,
                           uint64_t Bytes, StreamHandle S) override {
     Pulls.push_back({S, Bytes});
+    note("pull");
     std::memcpy(reinterpret_cast<void *>(Dst),
                 reinterpret_cast<const void *>(Src), Bytes);
     return Result::success();
@@ -170,6 +199,17 @@ protected:
   }
 
 private:
+  void note(std::string What) {
+    if (!Opt.Trace)
+      return;
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    Trace.push_back(std::move(What));
+  }
+  Result sync() {
+    note("sync");
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    return std::exchange(SyncError, Result::success());
+  }
   /// Options::HostLinkGBps: waits out the rest of a copy's link time.
   void overLink(std::chrono::steady_clock::time_point Start,
                 uint64_t Bytes) const {
@@ -193,6 +233,9 @@ private:
   std::map<DeviceAddr, uint64_t> Allocs;
   std::map<void *, uint64_t> Registered;
   std::vector<std::pair<StreamHandle, uint64_t>> Pulls;
+  mutable std::mutex TraceMutex;
+  std::vector<std::string> Trace;
+  Result SyncError = Result::success();
   char Tag[3] = {};
   uint64_t LastBlocks = 0;
   unsigned Timings = 0;
