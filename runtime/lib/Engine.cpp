@@ -1055,11 +1055,12 @@ private:
   /// Whether the first attempt with \p Given repeats Memo, and the runs
   /// that do; keeps a launch that may be repeated.
   bool repeats(const std::vector<PartitionRange> &Given) const;
-  /// Deferred completion (docs/runtime.md): whether this launch may return
-  /// before its GPU work is done; orderRuns() queues the runs' GPUs behind
-  /// earlier deferred work; deferRuns() records the launch's own, or waits
-  /// for the workers' GPUs when a run failed.
-  bool mayDefer() const;
+  /// Deferred completion (docs/runtime.md): whether this launch may queue
+  /// behind earlier deferred work (a repeat) rather than wait for it;
+  /// orderRuns() queues the runs' GPUs so; deferRuns() records the
+  /// launch's own work as deferred, or waits for the workers' GPUs when a
+  /// run failed.
+  bool mayChain() const;
   bool orderRuns(const std::vector<RunState> &Runs);
   bool deferRuns(std::vector<RunState> &Runs, bool NoneFailed);
   std::vector<RunState> repeatRuns(std::vector<PartitionRange> &Ranges);
@@ -2462,12 +2463,13 @@ bool LaunchContext::repeats(const std::vector<PartitionRange> &Given) const {
   return true;
 }
 
-bool LaunchContext::mayDefer() const {
-  return Req.MayDefer && !deferralOff() && !FaultInjector::global().active() &&
-         !Timed && !LogTime && Excluded.empty();
+bool LaunchContext::mayChain() const {
+  return !deferralOff() && !FaultInjector::global().active() && !Timed &&
+         !LogTime && Excluded.empty();
 }
 
-/// False, with Defer cleared, when a GPU's wait could not be queued.
+/// False, with Defer cleared, when a GPU's wait could not be queued (the
+/// caller then waits for the deferred work).
 bool LaunchContext::orderRuns(const std::vector<RunState> &Runs) {
   std::set<Location> Ordered;
   for (const RunState &R : Runs)
@@ -2701,9 +2703,11 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     bool Replay = Repeat && Memo->Replay;
     // A repeat queues behind the deferred work of earlier launches (their
     // copies and runs were planned as if it were done); anything else
-    // waits for it first.
-    Defer = Repeat && mayDefer();
-    if (!Defer)
+    // waits for it first. It returns before its own work is done only if
+    // the caller said it may.
+    bool Chain = Repeat && mayChain();
+    Defer = Chain && Req.MayDefer;
+    if (!Chain)
       if (Result S = Bufs.settle(); !S.ok())
         return S;
     std::vector<RunState> Runs;
@@ -2711,7 +2715,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     if (Repeat) {
       Runs = repeatRuns(Ranges);
       Phases.mark("repeat");
-      if (Defer && !orderRuns(Runs))
+      if (Chain && !orderRuns(Runs))
         if (Result S = Bufs.settle(); !S.ok())
           return S;
     } else {

@@ -207,7 +207,9 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     Req.DynamicSharedBytes = L->SharedBytes;
     Req.Args = L->Args.data();
     Req.Partition = L->Partition;
-    Req.MayDefer = true; // the stream waits for it (Op::Deferrable)
+    // The stream waits for it later (Op::Deferrable), when another launch
+    // is queued behind it to overlap with.
+    Req.MayDefer = Slot->S->launchQueued();
     if (RT->engine().policy() == PartitionPolicy::Weights)
       Req.Weights = RT->engine().splitWeights();
     Result LR;

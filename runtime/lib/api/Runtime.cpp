@@ -323,6 +323,11 @@ void Stream::wait(uint64_t Ticket) {
   Waiters.fetch_sub(1, std::memory_order_acq_rel);
 }
 
+bool Stream::launchQueued() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return !Queue.empty() && Queue.front().Deferrable;
+}
+
 void Stream::retire() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);

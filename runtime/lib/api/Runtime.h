@@ -125,7 +125,9 @@ struct Op {
   /// returns (KernelLaunchRequest::MayDefer): the stream counts it done
   /// once that work is, which it waits for (BufferManager::settle()) when
   /// the next work is not such a launch, when someone waits for the
-  /// stream, or when no work comes for CLEAVE_SPIN_US.
+  /// stream, or when no work comes for CLEAVE_SPIN_US. The launch defers
+  /// only if another one is queued behind it (Stream::launchQueued()): one
+  /// waited for alone waits on each GPU's own issue worker, sooner.
   bool Deferrable = false;
 };
 
@@ -152,6 +154,9 @@ public:
   void wait(uint64_t Ticket);
   /// Lets the worker exit once the queue is empty (cudaStreamDestroy).
   void retire();
+  /// Whether the next work queued (after the work the worker runs) is a
+  /// kernel launch (Op::Deferrable).
+  bool launchQueued();
 
 private:
   friend class Runtime;

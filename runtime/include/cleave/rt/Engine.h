@@ -124,7 +124,8 @@ struct KernelLaunchRequest {
   /// The caller waits for the launch's work later (BufferManager::settle(),
   /// which every operation that reads device memory calls first): a
   /// repeated launch may return once its GPU work is queued
-  /// (docs/runtime.md, "Deferred completion"). The CUDA API's streams set it.
+  /// (docs/runtime.md, "Deferred completion"). A CUDA stream sets it when
+  /// another launch is queued behind this one.
   bool MayDefer = false;
 };
 
