@@ -368,10 +368,10 @@ void Stream::work() {
              (Pending && Waiters.load(std::memory_order_acquire));
     });
     if (Pending) {
-      // The next launch is queued behind the deferred work; anything
-      // else, a waiter or no work waits for it first.
+      // The next launch is queued behind the deferred work; other work, or
+      // none (a waiter ends the spin at once), waits for it first.
       bool Overlap = false;
-      if (!Waiters.load(std::memory_order_acquire) && Pending < MaxPending) {
+      if (Pending < MaxPending) {
         std::lock_guard<std::mutex> Lock(Mutex);
         Overlap = !Queue.empty() && Queue.front().Deferrable;
       }

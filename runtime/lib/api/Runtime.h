@@ -181,7 +181,8 @@ private:
   /// readers need not take it.
   std::atomic<uint64_t> Queued{0};
   std::atomic<uint64_t> Completed{0};
-  /// Threads in wait(): the worker settles deferred work at once for them.
+  /// Threads in wait(): with no more work queued, the worker settles
+  /// deferred work at once for them rather than after its spin.
   std::atomic<unsigned> Waiters{0};
   bool Retired = false;
   bool Exited = false;
