@@ -839,7 +839,8 @@ Result BufferManager::addressOn(Buffer &B, Location L, uint64_t Offset,
 
 //===-- Deferred completion -----------------------------------------------===//
 
-Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims) {
+Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
+                            const std::set<Location> &PulledFrom) {
   if (!isLocation(Gpu) || Gpu == HostLocation)
     return Result::error(ErrorCode::InvalidValue, "defer: not a device");
   Device &D = *Devices[Gpu];
@@ -856,20 +857,27 @@ Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims) {
   }
   for (DeferredClaim &C : Claims)
     W.Claims.push_back(std::move(C));
+  for (Location From : PulledFrom)
+    if (isLocation(From) && From != HostLocation && From != Gpu)
+      Deferred[From].Readers.insert(Gpu);
   return Result::success();
 }
 
-Result BufferManager::orderAfterDeferred(Location Gpu) {
+Result BufferManager::orderAfterDeferred(Location Gpu,
+                                         const std::set<Location> &Sources) {
   if (!hasDeferred())
     return Result::success();
   Device &D = *Devices[Gpu];
   std::lock_guard<std::mutex> Lock(DeferMutex);
-  for (size_t I = 0; I < Deferred.size(); ++I)
-    if (Deferred[I].Pending && Location(I) != Gpu)
-      if (Result R = D.waitForEvent(D.internalStream(0), *Devices[I],
-                                    Deferred[I].Done);
+  std::set<Location> After = Sources;
+  After.insert(Deferred[Gpu].Readers.begin(), Deferred[Gpu].Readers.end());
+  for (Location L : After)
+    if (isLocation(L) && L != HostLocation && L != Gpu && Deferred[L].Pending)
+      if (Result R = D.waitForEvent(D.internalStream(0), *Devices[L],
+                                    Deferred[L].Done);
           !R.ok())
         return R;
+  Deferred[Gpu].Readers.clear();
   return Result::success();
 }
 
@@ -887,6 +895,7 @@ Result BufferManager::settle() {
       Device &D = *Devices[I];
       Result R = D.synchronizeStream(D.internalStream(0));
       W.Pending = false;
+      W.Readers.clear();
       DeferredGpus.fetch_sub(1, std::memory_order_acq_rel);
       std::vector<DeferredClaim> Claims = std::move(W.Claims);
       W.Claims.clear();

@@ -2471,10 +2471,19 @@ bool LaunchContext::mayChain() const {
 /// False, with Defer cleared, when a GPU's wait could not be queued (the
 /// caller then waits for the deferred work).
 bool LaunchContext::orderRuns(const std::vector<RunState> &Runs) {
-  std::set<Location> Ordered;
-  for (const RunState &R : Runs)
-    if (isGpu(R.Dev) && Ordered.insert(R.Dev).second &&
-        !Bufs.orderAfterDeferred(R.Dev).ok()) {
+  // Per GPU, the GPUs its copies read from.
+  std::map<Location, std::set<Location>> Sources;
+  for (const RunState &R : Runs) {
+    if (!isGpu(R.Dev))
+      continue;
+    std::set<Location> &S = Sources[R.Dev];
+    for (const auto &[Id, Copies] : R.MoveIn)
+      for (const Transfer &T : Copies)
+        if (isGpu(T.Src))
+          S.insert(T.Src);
+  }
+  for (const auto &[Gpu, S] : Sources)
+    if (!Bufs.orderAfterDeferred(Gpu, S).ok()) {
       Defer = false;
       return false;
     }
@@ -2497,9 +2506,12 @@ bool LaunchContext::deferRuns(std::vector<RunState> &Runs, bool NoneFailed) {
   }
   if (Clean) {
     std::map<Location, std::vector<BufferManager::DeferredClaim>> Claims;
+    std::map<Location, std::set<Location>> PulledFrom;
     for (RunState &R : Runs) {
       if (!isGpu(R.Dev))
         continue;
+      for (const auto &[Id, T] : R.Pulled)
+        PulledFrom[R.Dev].insert(T.Src);
       std::vector<BufferManager::DeferredClaim> &C = Claims[R.Dev];
       for (auto &[Id, U] : usesOf(R))
         if (!U.Writes.empty())
@@ -2508,7 +2520,7 @@ bool LaunchContext::deferRuns(std::vector<RunState> &Runs, bool NoneFailed) {
         C.push_back({BufById.at(Id), RangeSet(T.Offset, T.Offset + T.Bytes)});
     }
     for (auto &[G, C] : Claims)
-      if (!Bufs.defer(G, std::move(C)).ok()) {
+      if (!Bufs.defer(G, std::move(C), PulledFrom[G]).ok()) {
         Clean = false;
         break;
       }

@@ -41,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -328,17 +329,21 @@ public:
   };
   /// A launch returns while its work on \p Gpu's compute stream may still
   /// run: records the GPU's completion event behind that work. Should the
-  /// work fail, settle() drops \p Claims from \p Gpu.
-  Result defer(Location Gpu, std::vector<DeferredClaim> Claims);
+  /// work fail, settle() drops \p Claims from \p Gpu. \p PulledFrom: the
+  /// GPUs whose memory that work reads (queued pulls).
+  Result defer(Location Gpu, std::vector<DeferredClaim> Claims,
+               const std::set<Location> &PulledFrom = {});
   /// Whether some GPU has deferred work.
   bool hasDeferred() const {
     return DeferredGpus.load(std::memory_order_acquire) != 0;
   }
-  /// Orders \p Gpu's compute stream after every other GPU's deferred work
-  /// (a wait queued on the device; the host does not wait): what a launch
-  /// queues on \p Gpu afterwards may read or overwrite what that work
-  /// touched on its own GPU.
-  Result orderAfterDeferred(Location Gpu);
+  /// Orders \p Gpu's compute stream after the deferred work that what a
+  /// launch queues there next may touch (waits queued on the device; the
+  /// host does not wait): that of the GPUs in \p Sources, whose memory it
+  /// will read, and that of the GPUs whose deferred pulls read \p Gpu's
+  /// memory, which it may overwrite. A GPU's kernels touch only its own
+  /// memory; copies other than queued pulls settle() first.
+  Result orderAfterDeferred(Location Gpu, const std::set<Location> &Sources);
   /// Waits for every GPU's deferred work; called first by every operation
   /// here that copies, frees or reads device memory otherwise than by
   /// queuing behind that work. An error is the first failed GPU's: its
@@ -429,6 +434,9 @@ private:
     EventHandle Done = nullptr;
     bool Pending = false;
     std::vector<DeferredClaim> Claims;
+    /// GPUs with deferred pulls out of this GPU's memory that its stream
+    /// is not yet ordered after.
+    std::set<Location> Readers;
   };
   std::mutex DeferMutex;
   std::vector<DeferredWork> Deferred;
