@@ -1061,6 +1061,9 @@ private:
   /// launch's own work as deferred, or waits for the workers' GPUs when a
   /// run failed.
   bool mayChain() const;
+  /// A repeat whose runs all ran: a replay marks the kept launch's reads
+  /// and writes, as that launch did; a plain repeat changed nothing.
+  Result finishRepeat(std::vector<RunState> &Runs, bool Replay);
   bool orderRuns(const std::vector<RunState> &Runs);
   bool deferRuns(std::vector<RunState> &Runs, bool NoneFailed);
   std::vector<RunState> repeatRuns(std::vector<PartitionRange> &Ranges);
@@ -2463,6 +2466,18 @@ bool LaunchContext::repeats(const std::vector<PartitionRange> &Given) const {
   return true;
 }
 
+Result LaunchContext::finishRepeat(std::vector<RunState> &Runs, bool Replay) {
+  Repeated = true;
+  if (!Replay)
+    return Result::success();
+  noteReads(Runs);
+  for (RunState &R : Runs)
+    if (Result Res = commitWrites(R); !Res.ok())
+      return Res;
+  Phases.mark("commit");
+  return Result::success();
+}
+
 bool LaunchContext::mayChain() const {
   return !deferralOff() && !FaultInjector::global().active() && !Timed &&
          !LogTime && Excluded.empty();
@@ -2917,15 +2932,7 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     }
     if (Defer && deferRuns(Runs, Failed.empty())) {
       Plan.Deferred = true;
-      Repeated = true;
-      if (Replay) { // the kept launch's reads and writes, as it marked them
-        noteReads(Runs);
-        for (RunState &R : Runs)
-          if (Result Res = commitWrites(R); !Res.ok())
-            return Res;
-        Phases.mark("commit");
-      }
-      return Result::success();
+      return finishRepeat(Runs, Replay);
     }
     std::set<Location> Gpus;
     for (RunState &R : Runs)
@@ -2985,19 +2992,8 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       bool Clean = Failed.empty();
       for (const RunState &R : Runs)
         Clean &= R.Issued && !R.Failed;
-      if (Clean && !Replay) { // it changed nothing, as the kept launch did
-        Repeated = true;
-        return Result::success();
-      }
-      if (Clean) { // the kept launch's reads and writes, as it marked them
-        noteReads(Runs);
-        for (RunState &R : Runs)
-          if (Result Res = commitWrites(R); !Res.ok())
-            return Res;
-        Phases.mark("commit");
-        Repeated = true;
-        return Result::success();
-      }
+      if (Clean)
+        return finishRepeat(Runs, Replay);
       // Recovery as usual, with the footprints in the runs.
       for (RunState &R : Runs)
         if (R.Repeat && R.Uses.empty())
