@@ -847,7 +847,7 @@ Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
   std::lock_guard<std::mutex> Lock(DeferMutex);
   DeferredWork &W = Deferred[Gpu];
   if (!W.Done)
-    if (Result R = D.createEvent(W.Done); !R.ok())
+    if (Result R = D.createOrderingEvent(W.Done); !R.ok())
       return R;
   if (Result R = D.recordEvent(W.Done, D.internalStream(0)); !R.ok())
     return R;

@@ -2739,10 +2739,13 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
         return S;
     std::vector<RunState> Runs;
     std::map<uint64_t, RangeSet> AllWrites, AllReads;
+    // Queued behind the deferred work (or there was none to queue behind).
+    bool Ordered = false;
     if (Repeat) {
       Runs = repeatRuns(Ranges);
       Phases.mark("repeat");
-      if (Chain && !orderRuns(Runs))
+      Ordered = Chain && orderRuns(Runs);
+      if (Chain && !Ordered)
         if (Result S = Bufs.settle(); !S.ok())
           return S;
     } else {
@@ -2823,6 +2826,13 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       report(Fail->Dev, Fail->Err, Blocks, To);
       continue;
     }
+
+    // A caller's next launch is often queued while this one is planned
+    // (the host thread pushes it right after this one): asked again here,
+    // the first launch of a series defers too, instead of being waited for
+    // while the next one waits in the queue.
+    if (Ordered && !Defer && Req.QueuedBehind && Req.QueuedBehind())
+      Defer = true;
 
     // Phase 2: issue, M's runs first. A run whose launch is refused has not
     // started.

@@ -423,6 +423,7 @@ protected:
     Req.Block[0] = 128;
     Req.Args = Args;
     Req.MayDefer = MayDefer;
+    Req.QueuedBehind = QueuedBehind;
     LaunchPlan Plan;
     Result R = Eng->launch(Req, Plan);
     EXPECT_TRUE(R.ok()) << R.toString();
@@ -508,6 +509,8 @@ protected:
   int N = 1 << 22; // 32768 blocks of 128
   /// NullGpu::Options::Trace for start(); KernelLaunchRequest::MayDefer.
   bool TraceGpus = false, MayDefer = false;
+  /// KernelLaunchRequest::QueuedBehind.
+  std::function<bool()> QueuedBehind;
   std::unique_ptr<ScopedCacheDir> Cache;
   std::string Dir;
   CpuExecutor Exec{8};
@@ -1226,6 +1229,41 @@ TEST_F(EngineNullGpuTest, ADeferredReplayIsQueuedBehindTheLaunchBeforeIt) {
     }
     EXPECT_TRUE(Valid[0] == Valid[1]);
   }
+  EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, AReplayDefersWhenALaunchIsQueuedBehindItByIssueTime) {
+  // MayDefer false: the engine asks QueuedBehind once a replay is planned,
+  // once per launch, and defers the replay when it answers true; a launch
+  // that is not chained never asks.
+  ASSERT_TRUE(IssuePool::choose("parallel"));
+  for (bool Queued : {false, true}) {
+    SCOPED_TRACE(Queued ? "queued behind" : "nothing behind");
+    TearDown();
+    SetUp();
+    int Asked = 0;
+    QueuedBehind = [&] {
+      ++Asked;
+      return Queued;
+    };
+    std::vector<float> In(N, 1.0f);
+    ASSERT_NO_FATAL_FAILURE(startBlur(In));
+    for (int Step = 0; Step < 7; ++Step) {
+      int Before = Asked;
+      LaunchPlan P = Step % 2 ? blur(Ptr[1], Ptr[0]) : blur(Ptr[0], Ptr[1]);
+      EXPECT_EQ(P.Deferred, Queued && Step >= 4) << "step " << Step;
+      EXPECT_LE(Asked - Before, 1) << "step " << Step;
+      if (Step >= 4)
+        EXPECT_EQ(Asked - Before, 1) << "step " << Step;
+    }
+    EXPECT_EQ(Bufs->hasDeferred(), Queued);
+    std::vector<float> Out(N);
+    ASSERT_TRUE(Bufs->memcpy(Out.data(), Ptr[0], N * sizeof(float),
+                             MemcpyKind::DeviceToHost)
+                    .ok());
+    EXPECT_FALSE(Bufs->hasDeferred());
+  }
+  QueuedBehind = nullptr;
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 

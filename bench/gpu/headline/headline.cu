@@ -43,12 +43,12 @@
 //   stencil3d       608^3 floats                 (was 384^3)
 //
 // matmul (n = 4096) already takes 15 ms on one H200 and keeps its size.
-// nbody has 262144 bodies (was 131072): 2048 blocks of 128, so a quarter
-// of the grid (512 blocks, 4 per SM) still keeps an H200 busy; at 131072
-// bodies a GPU's half or quarter left its SMs short of warps (1.84x on 2
-// H200s, 2.70x on 4: bench/results/headline-h200x4-2026-11-22-s9.md).
-// One launch then takes about 55 ms on one H200 and seconds on the CPU,
-// whose runs the repetition budget cuts to 3. The histogram's grid follows its data, one
+// nbody has 262144 bodies (was 131072) and 4 threads per body (8192
+// blocks of 128 threads; 1 before -s25): a GPU's quarter of the grid then
+// holds about 62 warps per SM, where with one thread per body it held 16
+// and left the SMs short of warps (see the kernel). One launch takes about
+// 47 ms on one H200 and seconds on the CPU, whose runs the repetition
+// budget cuts to 3. The histogram's grid follows its data, one
 // block of 256 threads per 2^17 bytes (8192 blocks), so that splitting its
 // blocks over devices divides its work; with a grid of one fixed wave, as
 // before, every block did the same work on any number of devices. A
@@ -231,25 +231,32 @@ __global__ void jacobi(const float *in, float *out, int nx, int ny) {
 }
 
 constexpr float Softening2 = 0.01f;
-// Threads per block of nbody, and bodies per shared tile. A constant trip
-// count lets the inner loop be unrolled: over 4 H200s each SM holds only
-// about 4 blocks (16 warps) of a quarter grid, and the rolled loop's
-// quarter took 14.8 ms against 51.9 ms for the whole grid on one GPU
-// (3.5x; bench/results/headline-h200x4-2026-11-22-s15.md, `-s15a`).
-constexpr int NbodyThreads = 128;
+// nbody: NbodyLanes threads per body, NbodyBodies bodies per block (block
+// (NbodyLanes, NbodyBodies), the lanes of a body adjacent in one warp),
+// tiles of NbodyTile bodies in shared memory. Each lane sums every
+// NbodyLanes-th body of a tile, then the lanes combine by shuffles. With
+// one thread per body, a quarter grid (each GPU's share over 4 GPUs) held
+// about 16 warps per SM and took 13.30 ms on one H200 against 47.61 ms for
+// the whole grid (3.58x); with 4 lanes per body, 12.46 against 47.15 ms
+// (3.78x; bench/results/probe-nbody-h200x4-2026-11-22-s25.jsonl). The
+// constant trip count lets the inner loop be unrolled.
+constexpr int NbodyLanes = 4, NbodyBodies = 32, NbodyTile = 512;
 __global__ void nbody(const float4 *pos, const float4 *vel, float4 *posNext,
                       float4 *velNext, int n, float dt) {
-  extern __shared__ float4 tileP[];
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  __shared__ float4 tileP[NbodyTile];
+  int i = blockIdx.x * NbodyBodies + threadIdx.y;
+  int t = threadIdx.y * NbodyLanes + threadIdx.x;
   float4 p = i < n ? pos[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   float ax = 0.0f, ay = 0.0f, az = 0.0f;
-  for (int base = 0; base < n; base += blockDim.x) {
-    int j = base + threadIdx.x;
-    tileP[threadIdx.x] = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  for (int base = 0; base < n; base += NbodyTile) {
+    for (int k = t; k < NbodyTile; k += NbodyLanes * NbodyBodies) {
+      int j = base + k;
+      tileP[k] = j < n ? pos[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    }
     __syncthreads();
 #pragma unroll 8
-    for (int k = 0; k < NbodyThreads; ++k) {
-      float4 q = tileP[k];
+    for (int m = 0; m < NbodyTile / NbodyLanes; ++m) {
+      float4 q = tileP[m * NbodyLanes + threadIdx.x];
       float dx = q.x - p.x, dy = q.y - p.y, dz = q.z - p.z;
       float inv = rsqrtf(dx * dx + dy * dy + dz * dz + Softening2);
       float s = q.w * inv * inv * inv;
@@ -259,7 +266,12 @@ __global__ void nbody(const float4 *pos, const float4 *vel, float4 *posNext,
     }
     __syncthreads();
   }
-  if (i < n) {
+  for (int o = NbodyLanes / 2; o > 0; o >>= 1) {
+    ax += __shfl_xor_sync(0xffffffffu, ax, o);
+    ay += __shfl_xor_sync(0xffffffffu, ay, o);
+    az += __shfl_xor_sync(0xffffffffu, az, o);
+  }
+  if (threadIdx.x == 0 && i < n) {
     float4 v = vel[i];
     v.x += ax * dt;
     v.y += ay * dt;
@@ -1007,7 +1019,6 @@ bool benchJacobi() {
 
 bool benchNbody() {
   int N = Opt.Small ? 2000 : 262144;
-  const int BlockN = NbodyThreads;
   const float Dt = 0.01f;
   HostVec<float4> Pos(N), Vel(N), PosN(N), VelN(N);
   for (int I = 0; I < N; ++I) {
@@ -1027,8 +1038,8 @@ bool benchNbody() {
     toDevice(DV, Vel);
   };
   X.Launch = [&] {
-    nbody<<<(N + BlockN - 1) / BlockN, BlockN, BlockN * sizeof(float4)>>>(
-        DP, DV, DPN, DVN, N, Dt);
+    nbody<<<(N + NbodyBodies - 1) / NbodyBodies,
+            dim3(NbodyLanes, NbodyBodies)>>>(DP, DV, DPN, DVN, N, Dt);
   };
   X.Download = [&] {
     toHost(PosN, DPN);

@@ -210,6 +210,7 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     // The stream waits for it later (Op::Deferrable), when another launch
     // is queued behind it to overlap with.
     Req.MayDefer = Slot->S->launchQueued();
+    Req.QueuedBehind = [S = Slot->S] { return S->launchQueued(); };
     if (RT->engine().policy() == PartitionPolicy::Weights)
       Req.Weights = RT->engine().splitWeights();
     Result LR;

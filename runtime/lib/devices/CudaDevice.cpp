@@ -304,16 +304,10 @@ public:
     return Result::success();
   }
   Result createEvent(EventHandle &Out) override {
-    Result Cur = makeCurrent();
-    if (!Cur.ok())
-      return Cur;
-    CUevent E = nullptr;
-    if (CUresult R = Drv.cuEventCreate(&E, CU_EVENT_DEFAULT))
-      return fail(R, "cuEventCreate");
-    std::lock_guard<std::mutex> Lock(Mutex);
-    UserEvents.insert(E);
-    Out = E;
-    return Result::success();
+    return createEventWith(CU_EVENT_DEFAULT, Out);
+  }
+  Result createOrderingEvent(EventHandle &Out) override {
+    return createEventWith(CU_EVENT_DISABLE_TIMING, Out);
   }
   Result recordEvent(EventHandle E, StreamHandle S) override {
     Result Cur = makeCurrent();
@@ -714,6 +708,18 @@ protected:
   }
 
 private:
+  Result createEventWith(unsigned Flags, EventHandle &Out) {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUevent E = nullptr;
+    if (CUresult R = Drv.cuEventCreate(&E, Flags))
+      return fail(R, "cuEventCreate");
+    std::lock_guard<std::mutex> Lock(Mutex);
+    UserEvents.insert(E);
+    Out = E;
+    return Result::success();
+  }
   /// One copy for the copy kernel.
   struct KernelCopy {
     DeviceAddr Dst = 0, Src = 0;

@@ -159,6 +159,14 @@ public:
   virtual Result destroyStream(StreamHandle S) = 0;
   virtual Result synchronizeStream(StreamHandle S) = 0;
   virtual Result createEvent(EventHandle &Out) = 0;
+  /// An event only for ordering: recordEvent, waitForEvent and
+  /// synchronizeEvent, never elapsedTime. The default is createEvent; a
+  /// CUDA device creates it without timing, which a wait on another GPU
+  /// resolves sooner (a 4-GPU stencil's step: 6 us less,
+  /// bench/results/probe-chain-h200x4-2026-11-22-s25.jsonl).
+  virtual Result createOrderingEvent(EventHandle &Out) {
+    return createEvent(Out);
+  }
   virtual Result recordEvent(EventHandle E, StreamHandle S) = 0;
   virtual Result synchronizeEvent(EventHandle E) = 0;
   /// Orders stream \p S of this device after event \p E of \p Src (recorded

@@ -37,6 +37,7 @@
 #include "cleave/rt/Launch.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -127,6 +128,11 @@ struct KernelLaunchRequest {
   /// (docs/runtime.md, "Deferred completion"). A CUDA stream sets it when
   /// another launch is queued behind this one.
   bool MayDefer = false;
+  /// Asked once a repeated launch is planned, just before its GPU work is
+  /// issued, when MayDefer is false: whether it may defer after all (a
+  /// CUDA stream: whether a launch is queued behind it by now). May be
+  /// empty.
+  std::function<bool()> QueuedBehind;
 };
 
 class Engine {
