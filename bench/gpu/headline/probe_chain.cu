@@ -12,6 +12,10 @@
 //               last step through events created with timing on, then
 //               pulls its halo, then runs: Cleave's deferred completion
 //   ev-notime   the same with events created with timing off
+//   ev-phased   ev-notime with each step's waits issued on every GPU
+//               first, then the pulls and kernels, then the records
+//   ev-reuse    ev-phased with one event per GPU, recorded again every
+//               step (Cleave's deferral keeps one event per GPU)
 //   edges       each GPU runs the block rows its neighbours read first (a
 //               launch of two block rows), records an event, then the rest;
 //               the next step waits for the neighbours' edge events only
@@ -20,7 +24,7 @@
 //
 // Every variant but `alone` is checked element by element against the
 // same steps on one GPU. One JSON line per variant and GPU count.
-//   probe_chain [--reps N]
+//   probe_chain [--reps N] [--variants a,b,...]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -85,12 +89,22 @@ struct Gpu {
   int Y0 = 0, Y1 = 0;
 };
 
-enum class Variant { Alone, EvTimed, EvNoTime, Edges, EdgesSide };
+enum class Variant {
+  Alone,
+  EvTimed,
+  EvNoTime,
+  EvPhased,
+  EvReuse,
+  Edges,
+  EdgesSide
+};
 const char *name(Variant V) {
   switch (V) {
   case Variant::Alone: return "alone";
   case Variant::EvTimed: return "ev-timed";
   case Variant::EvNoTime: return "ev-notime";
+  case Variant::EvPhased: return "ev-phased";
+  case Variant::EvReuse: return "ev-reuse";
   case Variant::Edges: return "edges";
   case Variant::EdgesSide: return "edges-side";
   }
@@ -139,8 +153,40 @@ void rows(Gpu &P, int s, int y0, int y1, bool Edges, cudaStream_t St) {
                                      Edges ? 1 : 0);
 }
 
+// ev-phased's and ev-reuse's repetition: per step, every GPU's waits
+// first, then every GPU's pull and kernel, then every GPU's record, as
+// Cleave's deferral orders them; with Reuse, one event per GPU (the waits
+// still find the last step's records in them).
+void oncePhased(std::vector<Gpu> &G, int N, bool Reuse) {
+  for (int s = 0; s < Steps; ++s) {
+    for (int g = 0; g < N && s > 0; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      for (int h : {g - 1, g + 1})
+        if (h >= 0 && h < N)
+          CUDA_CHECK(cudaStreamWaitEvent(G[g].Main,
+                                         G[h].Done[Reuse ? 0 : s - 1], 0));
+    }
+    for (int g = 0; g < N; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      if (s > 0)
+        pull(G, N, g, s, G[g].Main);
+      rows(G[g], s, G[g].Y0, G[g].Y1, false, G[g].Main);
+    }
+    for (int g = 0; g < N; ++g) {
+      CUDA_CHECK(cudaSetDevice(g));
+      CUDA_CHECK(cudaEventRecord(G[g].Done[Reuse ? 0 : s], G[g].Main));
+    }
+  }
+  for (int g = 0; g < N; ++g) {
+    CUDA_CHECK(cudaSetDevice(g));
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
 // One repetition: every step of every GPU issued, then every GPU waited for.
 void once(std::vector<Gpu> &G, int N, Variant V) {
+  if (V == Variant::EvPhased || V == Variant::EvReuse)
+    return oncePhased(G, N, V == Variant::EvReuse);
   for (int s = 0; s < Steps; ++s)
     for (int g = 0; g < N; ++g) {
       Gpu &P = G[g];
@@ -186,11 +232,15 @@ void once(std::vector<Gpu> &G, int N, Variant V) {
 
 int main(int argc, char **argv) {
   int Reps = 30;
+  std::string Only; // ",a,b," or empty: every variant
   for (int I = 1; I < argc; ++I) {
     if (!std::strcmp(argv[I], "--reps") && I + 1 < argc)
       Reps = std::atoi(argv[++I]);
+    else if (!std::strcmp(argv[I], "--variants") && I + 1 < argc)
+      Only = std::string(",") + argv[++I] + ",";
     else {
-      std::fprintf(stderr, "usage: %s [--reps N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--variants a,b,...]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -243,8 +293,12 @@ int main(int argc, char **argv) {
       G[g].Y1 = NY * (g + 1) / N;
     }
     for (Variant V : {Variant::Alone, Variant::EvTimed, Variant::EvNoTime,
-                      Variant::Edges, Variant::EdgesSide}) {
+                      Variant::EvPhased, Variant::EvReuse, Variant::Edges,
+                      Variant::EdgesSide}) {
       if (N == 1 && V != Variant::EvNoTime)
+        continue;
+      if (!Only.empty() && Only.find(std::string(",") + name(V) + ",") ==
+                               std::string::npos)
         continue;
       makeEvents(G, V == Variant::EvTimed);
       once(G, N, V); // warm-up
