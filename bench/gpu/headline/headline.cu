@@ -499,8 +499,11 @@ std::string planJson() {
       }
     }
   }
+  // "..., 393168 bytes moved (into 4 devices at once), replayed": the
+  // number after the ", " before " bytes moved".
   unsigned long long Moved = 0;
-  size_t M = First.rfind(", ");
+  size_t E = First.find(" bytes moved");
+  size_t M = E == std::string::npos ? E : First.rfind(", ", E);
   if (M != std::string::npos)
     Moved = std::strtoull(First.c_str() + M + 2, nullptr, 10);
   std::string O = "{\"summary\":\"" + jsonText(First) + "\",\"blocks\":{";
