@@ -55,6 +55,13 @@
 // kernel holds at most 3 GiB of buffers (vecadd, triad, jacobi2d), on the
 // host and on each GPU, and frees them before the next kernel starts.
 //
+// --scale S (1, 2 or 4; default 1) multiplies the data of the seven kernels
+// above that take about 1 ms on one H200 by S: the 1-D sizes, the rows of
+// transpose and jacobi2d, the z-planes of stencil3d. A kernel then holds up
+// to 3S GiB. The per-launch fixed cost of a split (about 20 us over 4
+// GPUs, by hand as through Cleave) weighs S times less against each GPU's
+// share.
+//
 // The host work on these inputs (filling them, the references, the host
 // mode's negation) runs on up to 64 threads (parallelFor): on one thread
 // it took seconds per kernel. The inputs are hashes of their index, the
@@ -63,7 +70,8 @@
 //   pinned    host mode with the host arrays page-locked (cudaMallocHost;
 //             --pinned-host, one process of its own).
 //
-// Usage: headline [--small] [--reps N] [--budget-ms MS] [--kernels a,b,...]
+// Usage: headline [--small] [--scale 1|2|4] [--reps N] [--budget-ms MS]
+//                 [--kernels a,b,...]
 //                 [--modes resident,host] [--set LABEL] [--policy LABEL]
 //                 [--pinned-host]
 #include "cleave_rt.h"
@@ -301,6 +309,9 @@ namespace {
 
 struct Options {
   bool Small = false;
+  // --scale: the data of the kernels that take about 1 ms on one H200
+  // (all but matmul and nbody), times 1, 2 or 4.
+  int Scale = 1;
   int Reps = 10;
   double BudgetMs = 1500;
   std::string Kernels = "all";
@@ -653,7 +664,7 @@ bool failed(const char *Kernel, const char *Fmt, double A, double B,
 // --- The suite ---------------------------------------------------------------
 
 bool benchVecadd(bool Triad) {
-  long N = Opt.Small ? (1L << 16) + 77 : (1L << 28);
+  long N = Opt.Small ? (1L << 16) + 77 : (1L << 28) * Opt.Scale;
   HostVec<float> A(N), B(N), C(N);
   fill(A, -1, 1, Triad ? 11 : 1);
   fill(B, -1, 1, Triad ? 12 : 2);
@@ -699,7 +710,7 @@ bool benchVecadd(bool Triad) {
 }
 
 bool benchBlackScholes() {
-  long N = Opt.Small ? (1L << 15) + 5 : (1L << 27);
+  long N = Opt.Small ? (1L << 15) + 5 : (1L << 27) * Opt.Scale;
   HostVec<float> S(N), Xs(N), T(N), Call(N), Put(N);
   fill(S, 5, 30, 3);
   fill(Xs, 1, 100, 4);
@@ -793,7 +804,8 @@ bool benchMatmul() {
 }
 
 bool benchTranspose() {
-  int Rows = Opt.Small ? 200 : 16384, Cols = Opt.Small ? 328 : 16384;
+  int Rows = Opt.Small ? 200 : 16384 * Opt.Scale,
+      Cols = Opt.Small ? 328 : 16384;
   size_t NN = size_t(Rows) * Cols;
   HostVec<float> In(NN), Out(NN);
   fill(In, -1, 1, 8);
@@ -841,8 +853,9 @@ bool benchTranspose() {
 
 bool benchReduction() {
   // Every index in the kernel and the check is unsigned and below
-  // Blocks * 2 * ReduceBlock = 2^29 (2^19 blocks of 1024 elements).
-  unsigned N = Opt.Small ? (1u << 17) + 999 : (1u << 29);
+  // Blocks * 2 * ReduceBlock = 2^29 * --scale <= 2^31 (2^19 blocks of 1024
+  // elements per unit of scale).
+  unsigned N = Opt.Small ? (1u << 17) + 999 : (1u << 29) * Opt.Scale;
   unsigned Blocks = (N + 2 * ReduceBlock - 1) / (2 * ReduceBlock);
   HostVec<float> In(N), Out(Blocks);
   fill(In, -1, 1, 9);
@@ -888,7 +901,7 @@ bool benchReduction() {
 }
 
 bool benchHistogram() {
-  long N = Opt.Small ? (1L << 18) + 3 : (1L << 30);
+  long N = Opt.Small ? (1L << 18) + 3 : (1L << 30) * Opt.Scale;
   HostVec<unsigned char> Data(N);
   // Half uniform, half on five bins: contended atomics.
   parallelFor(N, [&](size_t Begin, size_t End, unsigned) {
@@ -897,8 +910,8 @@ bool benchHistogram() {
           mix(uint64_t(I)) & 1 ? mix(uint64_t(I) ^ 0x5555) & 0xff
                                : 7 * (I % 5));
   });
-  // Counted per chunk of the host threads, then summed. A bin holds at most
-  // N < 2^32.
+  // Counted per chunk of the host threads, then summed. A bin holds about
+  // N / 10 + N / 512 < 2^32 (N <= 2^32 with --scale 4).
   std::vector<unsigned> Counts(size_t(MaxHostThreads) * Bins, 0);
   parallelFor(N, [&](size_t Begin, size_t End, unsigned Chunk) {
     unsigned Local[Bins] = {};
@@ -949,7 +962,8 @@ bool benchHistogram() {
 
 bool benchJacobi() {
   // x and y are ints in the kernel and the check; the flat index is size_t.
-  int NX = Opt.Small ? 150 : 16384, NY = Opt.Small ? 130 : 16384;
+  int NX = Opt.Small ? 150 : 16384,
+      NY = Opt.Small ? 130 : 16384 * Opt.Scale;
   const int Steps = 10;
   size_t NN = size_t(NX) * NY;
   HostVec<float> U(NN), Out(NN);
@@ -1090,9 +1104,9 @@ bool benchNbody() {
 
 bool benchStencil3d() {
   // 608 = 19 * 32 = 76 * 8: whole blocks of 32 x 8. The flat index is long
-  // in the kernel and the check (608^3 < 2^28).
+  // in the kernel and the check (608^3 * 4 < 2^31).
   int NX = Opt.Small ? 40 : 608, NY = Opt.Small ? 36 : 608,
-      NZ = Opt.Small ? 30 : 608;
+      NZ = Opt.Small ? 30 : 608 * Opt.Scale;
   size_t NN = size_t(NX) * NY * NZ;
   HostVec<float> In(NN), Out(NN);
   fill(In, -1, 1, 12);
@@ -1146,6 +1160,8 @@ int main(int argc, char **argv) {
     };
     if (A == "--small")
       Opt.Small = true;
+    else if (A == "--scale")
+      Opt.Scale = std::atoi(Value().c_str());
     else if (A == "--reps")
       Opt.Reps = std::atoi(Value().c_str());
     else if (A == "--budget-ms")
@@ -1162,12 +1178,17 @@ int main(int argc, char **argv) {
       Opt.PinnedHost = true;
     else {
       std::fprintf(stderr,
-                   "usage: %s [--small] [--reps N] [--budget-ms MS] "
+                   "usage: %s [--small] [--scale 1|2|4] [--reps N] "
+                   "[--budget-ms MS] "
                    "[--kernels a,b,...] [--modes resident,host] [--set LABEL] "
                    "[--policy LABEL] [--pinned-host]\n",
                    argv[0]);
       return 2;
     }
+  }
+  if (Opt.Scale != 1 && Opt.Scale != 2 && Opt.Scale != 4) {
+    std::fprintf(stderr, "%s: --scale must be 1, 2 or 4\n", argv[0]);
+    return 2;
   }
   if (Opt.Reps < 1) {
     std::fprintf(stderr, "%s: --reps must be at least 1\n", argv[0]);

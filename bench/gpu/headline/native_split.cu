@@ -14,7 +14,7 @@
 //
 // Built with nvcc on the GPU machine by bench/gpu/headline/run.sh (phase
 // `native`); one JSON line per GPU count on stdout.
-//   native_split [--reps N]
+//   native_split [--reps N] [--scale S]   (S as headline's --scale)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,15 +56,22 @@ struct Replica {
 
 int main(int argc, char **argv) {
   int Reps = 50;
+  long Scale = 1;
   for (int I = 1; I < argc; ++I) {
     if (!std::strcmp(argv[I], "--reps") && I + 1 < argc)
       Reps = std::atoi(argv[++I]);
+    else if (!std::strcmp(argv[I], "--scale") && I + 1 < argc)
+      Scale = std::atol(argv[++I]);
     else {
-      std::fprintf(stderr, "usage: %s [--reps N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N] [--scale 1|2|4]\n", argv[0]);
       return 2;
     }
   }
-  const long N = 1L << 28; // headline.cu's vecadd
+  if (Scale != 1 && Scale != 2 && Scale != 4) {
+    std::fprintf(stderr, "%s: --scale must be 1, 2 or 4\n", argv[0]);
+    return 2;
+  }
+  const long N = (1L << 28) * Scale; // headline.cu's vecadd at --scale
   const unsigned Threads = 256;
   const unsigned long Blocks = (N + Threads - 1) / Threads;
   int NumGpus = 0;
