@@ -55,12 +55,16 @@
 // kernel holds at most 3 GiB of buffers (vecadd, triad, jacobi2d), on the
 // host and on each GPU, and frees them before the next kernel starts.
 //
-// --scale S (1, 2 or 4; default 1) multiplies the data of the seven kernels
+// --scale S (1, 2 or 4; default 2) multiplies the data of the seven kernels
 // above that take about 1 ms on one H200 by S: the 1-D sizes, the rows of
 // transpose and jacobi2d, the z-planes of stencil3d. A kernel then holds up
 // to 3S GiB. The per-launch fixed cost of a split (about 20 us over 4
 // GPUs, by hand as through Cleave) weighs S times less against each GPU's
-// share.
+// share. At S = 1 a GPU's share over 4 H200s is 0.19-0.4 ms, and vecadd
+// split by hand without Cleave (native_split.cu, one host thread) reached
+// 3.65x in one run and 3.72x in another: the suite measured that fixed
+// cost more than the split. At S = 2 the hand split reaches 3.82x
+// (bench/results/scale-h200x4-2026-11-22-s26.md), hence the default.
 //
 // The host work on these inputs (filling them, the references, the host
 // mode's negation) runs on up to 64 threads (parallelFor): on one thread
@@ -311,7 +315,7 @@ struct Options {
   bool Small = false;
   // --scale: the data of the kernels that take about 1 ms on one H200
   // (all but matmul and nbody), times 1, 2 or 4.
-  int Scale = 1;
+  int Scale = 2;
   int Reps = 10;
   double BudgetMs = 1500;
   std::string Kernels = "all";

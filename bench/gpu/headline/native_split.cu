@@ -1,20 +1,22 @@
 // What a hand-split CUDA program gets on this machine, without Cleave: the
-// headline's vecadd (2^28 floats, data resident on every GPU) split in
-// equal block ranges over 1, 2 and 4 GPUs, launched from one host thread
-// (cudaSetDevice, launch; then every device synchronized), and timed the
-// way bench/gpu/headline/headline.cu times a repetition (steady clock
-// around the launches and the synchronization). Its ratios are the
-// ceiling of the headline's short kernels: what one host thread and the
-// GPUs themselves allow, before any runtime's own work. At 2^26 floats
-// (the headline's earlier size) it reached only 3.09x on 4 H200s
-// (bench/results/headline-h200x4-2026-11-21-s4.md): 78 us against 60 us
-// of work per GPU, the rest the fixed cost of issuing and synchronizing
-// the launches. The size follows the headline's vecadd; change both
-// together.
+// headline's vecadd (2^28 floats times --scale, data resident on every
+// GPU) split in equal block ranges over 1, 2 and 4 GPUs, launched from one
+// host thread (cudaSetDevice, launch; then every device synchronized),
+// and timed the way bench/gpu/headline/headline.cu times a repetition
+// (steady clock around the launches and the synchronization). Its ratios
+// are the ceiling of the headline's short kernels: what one host thread
+// and the GPUs themselves allow, before any runtime's own work.
+//
+// At 2^26 floats (the headline's earlier size) it reached only 3.09x on
+// 4 H200s (bench/results/headline-h200x4-2026-11-21-s4.md): 78 us against
+// 60 us of work per GPU, the rest the fixed cost of issuing and
+// synchronizing the launches. At 2^28 (--scale 1) it reached 3.65-3.72x,
+// at 2^29 (--scale 2) 3.82x (bench/results/scale-h200x4-2026-11-22-s26.md).
+// The size follows the headline's vecadd; change both together.
 //
 // Built with nvcc on the GPU machine by bench/gpu/headline/run.sh (phase
 // `native`); one JSON line per GPU count on stdout.
-//   native_split [--reps N] [--scale S]   (S as headline's --scale)
+//   native_split [--reps N] [--scale S]   (S as headline's --scale, default 2)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,7 +58,7 @@ struct Replica {
 
 int main(int argc, char **argv) {
   int Reps = 50;
-  long Scale = 1;
+  long Scale = 2;
   for (int I = 1; I < argc; ++I) {
     if (!std::strcmp(argv[I], "--reps") && I + 1 < argc)
       Reps = std::atoi(argv[++I]);

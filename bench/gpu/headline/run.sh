@@ -36,7 +36,7 @@
 # Environment: REPS (30: the model searches at launches 1-4 and 9, which
 # with 10 repetitions are half the samples), BUDGET_MS (per kernel and mode, 1000), KERNELS
 # (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check),
-# SCALE (headline's --scale: 1, 2 or 4; default 1),
+# SCALE (headline's and native_split's --scale: 1, 2 or 4; default 2),
 # PHASES (even,model,sweep: which of the parts below run; one call of the
 # GPU machine fits even+model, the sweep goes in another), SETS (the device
 # sets, space-separated), run_modes (resident,host; add pinned for host
@@ -58,7 +58,7 @@ deadline=${DEADLINE:-500}
 profile=${PROFILE:-$root/profiles/h200x4-all.json}
 small=()
 [ "${SMALL:-0}" = 1 ] && small=(--small)
-small+=(--scale "${SCALE:-1}")
+small+=(--scale "${SCALE:-2}")
 start=$(date +%s)
 fails=0
 skipped=0
@@ -205,7 +205,7 @@ case $phases in *,native,*)
   if nvcc -O3 -arch=sm_90 -o "$work/native_split" \
       "$root/bench/gpu/headline/native_split.cu" 2>> "$log"; then
     say "## native: hand-split vecadd, 1/2/4 GPUs, one host thread"
-    "$work/native_split" --reps 50 --scale "${SCALE:-1}" \
+    "$work/native_split" --reps 50 --scale "${SCALE:-2}" \
       > "$out/native_split.jsonl" 2>> "$log" ||
       { fails=$((fails + 1)); say "FAIL: native_split"; }
     sed "s|^{|{\"git_commit\":\"$commit\",\"host\":\"$(hostname)\",|" \
