@@ -229,6 +229,15 @@ struct ModelState {
     /// counted between its last two searches that saw any: the program's
     /// copies are charged once per as many launches (1 until counted).
     double InPeriod = 1, OutPeriod = 1;
+    /// The last search counted at least QuietLaunches launches since the
+    /// one before without any of the program's copies into or out of the
+    /// key's buffers. Kept launches then watch for copies (CopiesSeen, the
+    /// buffers' count at the last launch; CopiedBefore, the last launch
+    /// that copies preceded): copies before two launches in a row end the
+    /// quiet stretch, and the second searches at once.
+    bool Quiet = false;
+    uint64_t CopiesSeen = 0;
+    uint64_t CopiedBefore = ~uint64_t(0);
   };
   std::map<std::string, CachedPlan> Plans;
   static constexpr size_t MaxCachedPlans = 4096;
@@ -3174,6 +3183,11 @@ constexpr double CpuSeedNsPerThread = 1.0;
 /// copying 3.2 GB (87 GB/s), against a triad of 121 GB/s
 /// (bench/results/headline-h200x4-2026-11-22-s16.md).
 constexpr double HostCopyPerTriad = 0.7;
+/// Launches without any of the program's copies, counted at one search,
+/// after which copies before two launches in a row search again at once
+/// (ModelState::CachedPlan::Quiet): more than a search's first gaps (1 to
+/// 4 launches), which say nothing of a pattern.
+constexpr uint64_t QuietLaunches = 4;
 
 } // namespace
 
@@ -3295,7 +3309,27 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     Model.Plans.clear();
   ModelState::CachedPlan &Cached = Model.Plans[PlanKey];
   uint64_t Prior = Cached.Launches++;
-  if (Prior > 0 && Prior < Cached.NextPlan) {
+  bool Kept = Prior > 0 && Prior < Cached.NextPlan;
+  // A kept decision of a quiet key searches again when the program's
+  // copies precede two launches in a row: a phase of launches on resident
+  // data has ended, and uploads (or read-backs) now come with every launch.
+  // The decision was made without them, and the next planned search may
+  // be up to 64 launches away; spread over the quiet launches before them,
+  // the copies would count for a fraction of what they cost. Copies before
+  // one launch only (an iteration's upload every few steps) change
+  // nothing.
+  bool CopiesResumed = false;
+  if (Kept && Cached.Quiet) {
+    uint64_t Copies = 0;
+    for (const PtrArg &P : Ptrs)
+      Copies += P.Buf->programWrites() + P.Buf->programReads();
+    if (Copies != Cached.CopiesSeen) {
+      CopiesResumed = Cached.CopiedBefore + 1 == Prior;
+      Cached.CopiedBefore = Prior;
+      Cached.CopiesSeen = Copies;
+    }
+  }
+  if (Kept && !CopiesResumed) {
     // A kept decision's ranges are timed only on the launch before the
     // next search, which then sees a fresh measurement: events around
     // every range cost each GPU a few microseconds per launch (two records,
@@ -3489,6 +3523,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       Writes.push_back(P.Buf->programWrites());
       Reads.push_back(P.Buf->programReads());
     }
+    // Copies that resumed are counted from the launch before the first
+    // of them: the buffers' counts then were those of the last search.
+    if (CopiesResumed)
+      Cached.LaunchesAtSearch = Prior - 2;
+    Cached.Quiet = false;
     if (Cached.WritesAtSearch.size() == Writes.size() &&
         Prior > Cached.LaunchesAtSearch) {
       double Launches = double(Prior - Cached.LaunchesAtSearch);
@@ -3501,7 +3540,12 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
         Cached.InPeriod = std::max(1.0, Launches / double(MaxIn));
       if (MaxOut)
         Cached.OutPeriod = std::max(1.0, Launches / double(MaxOut));
+      Cached.Quiet = !MaxIn && !MaxOut && Launches >= QuietLaunches;
     }
+    Cached.CopiesSeen = 0;
+    for (size_t I = 0; I < Writes.size(); ++I)
+      Cached.CopiesSeen += Writes[I] + Reads[I];
+    Cached.CopiedBefore = ~uint64_t(0);
     Cached.LaunchesAtSearch = Prior;
     Cached.WritesAtSearch = std::move(Writes);
     Cached.ReadsAtSearch = std::move(Reads);

@@ -828,6 +828,60 @@ TEST_F(EngineNullGpuTest, InputsTheHostRewritesBeforeEveryLaunchStayWithTheFaste
   EXPECT_EQ(Blocks(P, "cpu0"), Total) << P.describe() << Log;
 }
 
+TEST_F(EngineNullGpuTest, UploadsBeforeTwoLaunchesInARowEndAKeptQuietDecision) {
+  // The host CPU and one null GPU behind a slow link (0.5 GB/s), as the
+  // test above. The inputs are uploaded once and 20 launches run on them:
+  // the GPU holds them and takes the grid; the searches at launches 9 and
+  // 19 count no copies since the one before. Then the host writes both
+  // inputs before every launch. Launch 21 still runs launch 19's decision
+  // (one upload may be an iteration's); launch 22, the second in a row
+  // after an upload, searches at once, charges the uploads at every launch
+  // (not over the 20 launches since launch 19) and gives the CPU the
+  // grid. Without that search launch 19's decision would run until launch
+  // 39.
+  NullGpu::Options Slow{0, "model A"};
+  Slow.HostLinkGBps = 0.5;
+  start({Slow}, /*WithCpu=*/true);
+  std::vector<float> In(N, 1.0f);
+  const uint64_t Total = uint64_t(N + 127) / 128;
+  auto OnCpu = [](const LaunchPlan &P) {
+    uint64_t B = 0;
+    for (const LaunchPlan::Run &R : P.Runs)
+      if (R.DeviceName == "cpu0")
+        B += R.Count;
+    return B;
+  };
+  uploadInputs(In);
+  for (int L = 1; L <= 20; ++L) {
+    LaunchPlan P = launch();
+    if (L >= 5)
+      EXPECT_EQ(OnCpu(P), 0u) << "launch " << L << "\n" << P.describe();
+  }
+  for (int L = 21; L <= 23; ++L) {
+    uploadInputs(In);
+    setenv("CLEAVE_LOG", "plan", 1);
+    testing::internal::CaptureStderr();
+    LaunchPlan P = launch();
+    std::string Log = testing::internal::GetCapturedStderr();
+    unsetenv("CLEAVE_LOG");
+    bool Kept = Log.find("the decision of launch 19, kept until launch 39") !=
+                std::string::npos;
+    EXPECT_EQ(Kept, L == 21) << "launch " << L << "\n" << Log;
+    if (L == 21) {
+      EXPECT_EQ(OnCpu(P), 0u) << P.describe();
+      continue;
+    }
+    if (L == 22) {
+      EXPECT_NE(Log.find("(model): 32768 blocks"), std::string::npos)
+          << "launch 22 searches\n" << Log;
+      EXPECT_NE(Log.find("once every 1.0 launches"), std::string::npos)
+          << Log;
+    }
+    EXPECT_EQ(OnCpu(P), Total) << "launch " << L << "\n" << P.describe()
+                               << Log;
+  }
+}
+
 TEST_F(EngineNullGpuTest, UploadsOnceEveryFewLaunchesAreSpreadOverThem) {
   // The host writes both inputs before every other launch (an iteration of
   // two steps). The search at launch 39, which follows an upload, charges
