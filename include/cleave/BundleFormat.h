@@ -65,6 +65,14 @@ enum class CombineOp : uint8_t {
   UMax = 5
 };
 inline constexpr unsigned NumCombineOps = 6;
+/// Its stable lower-case name ("add", "umax", ...), the one the compiler's
+/// legality printer and the runtime's bundle dump use; "?" when out of
+/// range.
+inline constexpr const char *combineOpName(CombineOp Op) {
+  constexpr const char *Names[NumCombineOps] = {"add", "and",  "or",
+                                                "xor", "umin", "umax"};
+  return unsigned(Op) < NumCombineOps ? Names[unsigned(Op)] : "?";
+}
 enum class VariableSpace : uint8_t { Global = 0, Constant = 1 };
 
 // Flag bits.

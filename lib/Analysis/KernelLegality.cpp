@@ -13,6 +13,7 @@
 
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/WrittenData.h"
+#include "cleave/BundleFormat.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -59,21 +60,7 @@ StringRef getIssueKindName(LegalityIssueKind Kind) {
 }
 
 StringRef getCombineOpName(CombineOp Op) {
-  switch (Op) {
-  case CombineOp::Add:
-    return "add";
-  case CombineOp::And:
-    return "and";
-  case CombineOp::Or:
-    return "or";
-  case CombineOp::Xor:
-    return "xor";
-  case CombineOp::UMin:
-    return "umin";
-  case CombineOp::UMax:
-    return "umax";
-  }
-  llvm_unreachable("unknown combine op");
+  return bundle::combineOpName(bundle::CombineOp(Op));
 }
 
 bool KernelLegality::canSplit() const { return !firstSplitBlocker(); }

@@ -97,21 +97,7 @@ const char *getVariantKindName(VariantKind K) {
 }
 
 const char *getCombineOpName(CombineOp Op) {
-  switch (Op) {
-  case CombineOp::Add:
-    return "add";
-  case CombineOp::And:
-    return "and";
-  case CombineOp::Or:
-    return "or";
-  case CombineOp::Xor:
-    return "xor";
-  case CombineOp::UMin:
-    return "umin";
-  case CombineOp::UMax:
-    return "umax";
-  }
-  return "?";
+  return fmt::combineOpName(fmt::CombineOp(Op));
 }
 
 namespace {
