@@ -37,8 +37,9 @@
 # with 10 repetitions are half the samples), BUDGET_MS (per kernel and mode, 1000), KERNELS
 # (all), DEADLINE (500), PROFILE, SMALL=1 (--small sizes, for a check),
 # SCALE (headline's and native_split's --scale: 1, 2 or 4; default 2),
-# PHASES (even,model,sweep: which of the parts below run; one call of the
-# GPU machine fits even+model, the sweep goes in another), SETS (the device
+# PHASES (even,model,sweep: which of the parts below run; at --scale 2 one
+# call of the GPU machine fits even+model over the GPU sets, gpu0, cpu and
+# cpu+gpu0 go in a second, the sweep in a third), SETS (the device
 # sets, space-separated), run_modes (resident,host; add pinned for host
 # mode with page-locked host arrays, a process of its own per set).
 set -uo pipefail
