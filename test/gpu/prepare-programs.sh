@@ -20,7 +20,11 @@ cp -L "$lib" "$carry/"
 tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
 [ -n "$tbb" ] || { echo "prepare-programs: libtbb not found" >&2; exit 1; }
 cp -L "$tbb" "$carry/libtbb.so.12"
-cp "$root/bench/gpu/split/split.cu" "$carry/"
+# The split benchmark's source for nvcc there, with the header it includes
+# (../common/CudaCheck.h) at the same place relative to it.
+mkdir -p "$carry/split" "$carry/common"
+cp "$root/bench/gpu/split/split.cu" "$carry/split/"
+cp "$root/bench/gpu/common/CudaCheck.h" "$carry/common/"
 git -C "$root" rev-parse HEAD > "$carry/COMMIT"
 git -C "$root" status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
 du -sh "$carry"

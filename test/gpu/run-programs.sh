@@ -68,7 +68,7 @@ for k in vecadd:268435456 blackscholes:67108864 matmul:8192; do
 done
 if command -v nvcc > /dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-  if "$nvcc" -O3 -arch=sm_90 -o "$out/split-native" "$carry/split.cu" 2>> "$log"; then
+  if "$nvcc" -O3 -arch=sm_90 -o "$out/split-native" "$carry/split/split.cu" 2>> "$log"; then
     for k in vecadd:268435456 blackscholes:67108864 matmul:8192; do
       CUDA_VISIBLE_DEVICES=0 CLEAVE_DEVICES=native-nvcc timeout 120 "$out/split-native" "${k%%:*}" 10 "${k##*:}" >> "$split" 2>> "$log" ||
         say "FAIL: native ${k%%:*}"

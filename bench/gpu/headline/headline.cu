@@ -75,9 +75,9 @@
 //             --pinned-host, one process of its own).
 //
 // Usage: headline [--small] [--scale 1|2|4] [--reps N] [--budget-ms MS]
-//                 [--kernels a,b,...]
-//                 [--modes resident,host] [--set LABEL] [--policy LABEL]
-//                 [--pinned-host]
+//                 [--kernels a,b,...] [--modes resident,host] [--set LABEL]
+//                 [--policy LABEL] [--pinned-host]
+#include "../common/CudaCheck.h"
 #include "cleave_rt.h"
 
 #include <algorithm>
@@ -95,16 +95,6 @@
 #include <utility>
 #include <vector>
 #include <cuda_runtime.h>
-
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
-                   cudaGetErrorString(err_));                                  \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 // --- Kernels -----------------------------------------------------------------
 

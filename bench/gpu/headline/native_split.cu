@@ -17,6 +17,8 @@
 // Built with nvcc on the GPU machine by bench/gpu/headline/run.sh (phase
 // `native`); one JSON line per GPU count on stdout.
 //   native_split [--reps N] [--scale S]   (S as headline's --scale, default 2)
+#include "../common/CudaCheck.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,16 +26,6 @@
 #include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
-
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
-                   cudaGetErrorString(err_));                                  \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 __global__ void vecadd(const float *a, const float *b, float *c, long first,
                        long n) {

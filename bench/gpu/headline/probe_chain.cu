@@ -25,6 +25,8 @@
 // Every variant but `alone` is checked element by element against the
 // same steps on one GPU. One JSON line per variant and GPU count.
 //   probe_chain [--reps N] [--variants a,b,...]
+#include "../common/CudaCheck.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,16 +35,6 @@
 #include <string>
 #include <vector>
 #include <cuda_runtime.h>
-
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
-                   cudaGetErrorString(err_));                                  \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 

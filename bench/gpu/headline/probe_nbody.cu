@@ -9,6 +9,8 @@
 // One JSON line per kernel and grid; the second kernel's result is
 // compared with the first's (relative difference of the accelerations).
 //   probe_nbody [--reps N]
+#include "../common/CudaCheck.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,16 +18,6 @@
 #include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
-
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
-                   cudaGetErrorString(err_));                                  \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 namespace {
 

@@ -14,6 +14,8 @@
 //
 // Usage: split KERNEL REPS [SIZE]
 //   KERNEL: vecadd | blackscholes | matmul
+#include "../common/CudaCheck.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,16 +25,6 @@
 #include <string>
 #include <vector>
 #include <cuda_runtime.h>
-
-#define CUDA_CHECK(call)                                                       \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    if (err_ != cudaSuccess) {                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
-                   cudaGetErrorString(err_));                                  \
-      std::exit(1);                                                            \
-    }                                                                          \
-  } while (0)
 
 __global__ void vecadd(const float *a, const float *b, float *c, long n) {
   long i = long(blockIdx.x) * blockDim.x + threadIdx.x;
