@@ -401,10 +401,19 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Signature.push_back(C.HostInGBps);
     Signature.push_back(C.HostOutGBps);
   }
+  // The grid's block count and the device count must match exactly: a
+  // decision is a list of block counts that sums to its grid, and one kept
+  // for a grid a block larger or smaller leaves blocks unassigned or
+  // assigns blocks that do not exist. The other figures are timings and
+  // byte costs, which move by noise from launch to launch.
+  constexpr size_t ExactFields = 2;
   auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
     if (A.size() != B.size())
       return false;
-    for (size_t I = 0; I < A.size(); ++I) {
+    for (size_t I = 0; I < ExactFields; ++I)
+      if (A[I] != B[I])
+        return false;
+    for (size_t I = ExactFields; I < A.size(); ++I) {
       double Scale = std::max(std::fabs(A[I]), std::fabs(B[I]));
       if (std::fabs(A[I] - B[I]) > ReuseTolerance * Scale)
         return false;
@@ -514,6 +523,19 @@ PlanResult Planner::plan(const PlanRequest &R) {
     }
     Dec.Blocks[Dec.BaseDevice] = N;
     Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
+  }
+  // Shares that do not sum to the grid would leave blocks unrun: whatever
+  // went wrong above, the launch runs whole on the search's root device.
+  uint64_t Covered = 0;
+  for (uint64_t B : Dec.Blocks)
+    Covered += B;
+  if (Dec.Blocks.size() != K || Covered != N) {
+    size_t Base = Dec.BaseDevice < K ? Dec.BaseDevice : 0;
+    Dec.Blocks.assign(K, 0);
+    Dec.Blocks[Base] = N;
+    Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
+    Out.Held = false;
+    Out.SteadyState = false;
   }
   Out.Blocks = Dec.Blocks;
   Out.HostCopyMs = hostCopyMs(P, Out.Blocks);

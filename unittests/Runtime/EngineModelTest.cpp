@@ -366,6 +366,89 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   EXPECT_EQ(Log.find("kept until"), std::string::npos) << Log;
 }
 
+/// Grids that shrink and grow by one block per launch (elimination loops):
+/// every launch runs every block of its grid, under each policy, on one to
+/// three CPU devices, with a fresh performance cache and with the one the
+/// previous engine wrote. c += b in place over the first n elements, so a
+/// dropped or partial launch leaves a wrong count in some element.
+TEST(EngineGridTest, GridsThatShrinkAndGrowByOneBlockRunEveryBlock) {
+  ASSERT_FALSE(bundleBytes().empty());
+  ScopedCacheDir Cache("engine-grid");
+  std::mt19937 Rng(25);
+  constexpr int Block = 128, MaxBlocks = 120;
+  // 40 launches shrinking by one block, 40 growing back, 40 at random.
+  std::vector<int> Grids;
+  for (int G = MaxBlocks; G > MaxBlocks - 40; --G)
+    Grids.push_back(G);
+  for (int G = MaxBlocks - 40; G < MaxBlocks; ++G)
+    Grids.push_back(G);
+  for (int I = 0; I < 40; ++I)
+    Grids.push_back(1 + int(Rng() % MaxBlocks));
+  for (const char *Devices : {"cpu", "cpu,cpu", "cpu,cpu,cpu"})
+    for (PartitionPolicy Policy :
+         {PartitionPolicy::Model, PartitionPolicy::Even})
+      for (int Round = 0; Round < 2; ++Round) { // fresh cache, then reused
+        SCOPED_TRACE(std::string(Devices) + " policy " +
+                     std::to_string(int(Policy)) + " round " +
+                     std::to_string(Round));
+        std::unique_ptr<DeviceRegistry> Reg;
+        ASSERT_TRUE(
+            DeviceRegistry::create(Devices, Reg, RegistryOptions{"none"})
+                .ok());
+        BufferManager Bufs(Reg->devices());
+        CpuExecutor Exec(2);
+        auto Eng = std::make_unique<Engine>(Bufs, Exec, Policy);
+        ASSERT_TRUE(
+            Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                            {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                .ok());
+        const KernelHandle *K = Eng->findKernel("vadd");
+        ASSERT_NE(K, nullptr);
+        const int Elems = MaxBlocks * Block;
+        std::vector<float> B(Elems), Want(Elems, 0.0f);
+        for (float &X : B)
+          X = float(1 + Rng() % 9);
+        void *PB = nullptr, *PC = nullptr;
+        ASSERT_TRUE(Bufs.allocate(Elems * sizeof(float), PB).ok());
+        ASSERT_TRUE(Bufs.allocate(Elems * sizeof(float), PC).ok());
+        ASSERT_TRUE(Bufs.memcpy(PB, B.data(), Elems * sizeof(float),
+                                MemcpyKind::HostToDevice)
+                        .ok());
+        ASSERT_TRUE(Bufs.memcpy(PC, Want.data(), Elems * sizeof(float),
+                                MemcpyKind::HostToDevice)
+                        .ok());
+        for (size_t L = 0; L < Grids.size(); ++L) {
+          int N = Grids[L] * Block;
+          float *C = static_cast<float *>(PC), *Bp = static_cast<float *>(PB);
+          void *Args[] = {&C, &Bp, &C, &N};
+          KernelLaunchRequest Req;
+          Req.Kernel = K;
+          Req.Grid[0] = unsigned(Grids[L]);
+          Req.Block[0] = Block;
+          Req.Args = Args;
+          LaunchPlan Plan;
+          Result R = Eng->launch(Req, Plan);
+          ASSERT_TRUE(R.ok()) << "launch " << L << ": " << R.toString();
+          uint64_t Ran = 0;
+          for (const LaunchPlan::Run &Run : Plan.Runs)
+            Ran += Run.Count;
+          ASSERT_EQ(Ran, uint64_t(Grids[L])) << "launch " << L;
+          for (int I = 0; I < N; ++I)
+            Want[I] += B[I];
+          if (L % 10 == 9 || L + 1 == Grids.size()) {
+            std::vector<float> Got(Elems);
+            ASSERT_TRUE(Bufs.memcpy(Got.data(), PC, Elems * sizeof(float),
+                                    MemcpyKind::DeviceToHost)
+                            .ok());
+            for (int I = 0; I < Elems; ++I)
+              ASSERT_EQ(Got[I], Want[I]) << "launch " << L << " element "
+                                         << I;
+          }
+        }
+        ASSERT_TRUE(Eng->flushPerformanceCache().ok());
+      }
+}
+
 /// The model policy over null GPUs (cleave/rt/NullGpu.h: nothing runs, the
 /// event timings are the test's), for what only GPUs do: their first timed
 /// range is dropped, and GPUs of one model share a table.
