@@ -207,9 +207,10 @@ struct ModelState {
   /// Per kernel: its table name (a hash of the program's source and the
   /// kernel's footprints).
   std::map<const void *, std::string> TableNames;
-  /// The last decision per table key, grid, arguments and device set, run
-  /// again without a new decision until NextPlan launches (docs/
-  /// partitioner.md, "Cached decisions").
+  /// The last decision per launch shape (table key, grid, buffers and
+  /// device set; LaunchContext::planModel), run again without a new
+  /// decision until NextPlan launches (docs/partitioner.md, "Cached
+  /// decisions").
   struct CachedPlan {
     std::vector<PartitionRange> Ranges;
     std::map<Location, PlanDevice> Devs;
@@ -3277,17 +3278,20 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   Key.SharedBytes = Req.DynamicSharedBytes;
   Key.GridClass = gridClass(Total);
 
-  // A cached decision for the same key, grid, arguments and devices runs
-  // again until its next planned search: launches 1-4 each search (the
-  // tables and the data's place settle), then launches 9, 19, 39, ... (the
-  // gap doubles, at most 64). Only where to run is cached: every launch
-  // still goes through decide() and attempt(), so correctness never
-  // depends on it. Arguments that change at every launch (a time step)
-  // make new entries: past MaxCachedPlans the cache starts over.
-  // Built at every launch, so without temporaries.
+  // A cached decision for the same launch shape (key, grid, buffers and
+  // devices) runs again until its next planned search: launches 1-4 each
+  // search (the tables and the data's place settle), then launches 9, 19,
+  // 39, ... (the gap doubles, at most 64). Only where to run is cached:
+  // every launch still goes through decide() and attempt(), so correctness
+  // never depends on it. Scalar arguments and offsets into the buffers are
+  // not part of the shape: a loop whose launches differ only in a time
+  // step or a row index (a dynamic program, an elimination) would
+  // otherwise search at every launch, for a decision that the tables,
+  // which do not see arguments either, make the same. Past MaxCachedPlans
+  // shapes the cache starts over. Built at every launch, so without
+  // temporaries.
   std::string PlanKey = Key.text();
-  PlanKey.reserve(PlanKey.size() + 24 +
-                  24 * (Config.Args.size() + 3 * Ptrs.size() + Devs.size()));
+  PlanKey.reserve(PlanKey.size() + 24 + 24 * (2 * Ptrs.size() + Devs.size()));
   auto Append = [&PlanKey](char Sep, int64_t V) {
     char Digits[24];
     PlanKey += Sep;
@@ -3295,12 +3299,9 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                    std::to_chars(Digits, Digits + sizeof(Digits), V).ptr);
   };
   Append('|', int64_t(Total));
-  for (int64_t A : Config.Args)
-    Append(',', A);
   for (const PtrArg &P : Ptrs) {
     Append(';', P.ArgNo);
     Append(':', int64_t(P.Buf->id()));
-    Append('+', int64_t(P.Offset));
   }
   for (Location L : Devs)
     Append('@', L);
@@ -3779,6 +3780,14 @@ Result LaunchContext::run() {
                      : " (no GPU, and it has no CPU variant: " +
                            Info.variant(VariantKind::CPU).Reason + ")"));
     PartitionPolicy P = Policy;
+    // One device that can run the kernel: nothing to decide, so no search,
+    // no footprints of the whole grid and no timing events, whatever the
+    // policy.
+    if (Devs.size() == 1) {
+      Ranges = {{Devs.front(), 0, Total}};
+      Phases.mark("plan");
+      return attempt(alignToSlabs(std::move(Ranges)), true);
+    }
     if (P == PartitionPolicy::Model) {
       R = planModel(Devs, Ranges);
       if (!R.ok())

@@ -332,7 +332,7 @@ TEST_F(EngineModelTest, CorruptCacheIsReportedOnce) {
 
 TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   // Launches 1-4 search, 5-8 run launch 4's decision (correct results
-  // every time), 9 searches again; other arguments are another entry.
+  // every time), 9 searches again.
   int N = 50000;
   std::vector<float> A(N), B(N);
   for (int I = 0; I < N; ++I)
@@ -357,13 +357,32 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
     for (int I = 0; I < N; ++I)
       ASSERT_EQ(Got[I], float(3 * I)) << Launch << " " << I;
   }
-  testing::internal::CaptureStderr();
-  setenv("CLEAVE_LOG", "plan", 1);
-  int Fewer = N - 1;
-  (void)run(PA, PB, PC, Fewer);
-  unsetenv("CLEAVE_LOG");
-  std::string Log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(Log.find("kept until"), std::string::npos) << Log;
+  // The launch shape is the key: another scalar argument with the same
+  // grid and buffers keeps launch 9's decision (and is correct); another
+  // grid, or another buffer, is another entry.
+  auto Logged = [&](float *X, float *Y, float *Z, int Elems) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    (void)run(X, Y, Z, Elems);
+    unsetenv("CLEAVE_LOG");
+    return testing::internal::GetCapturedStderr();
+  };
+  std::vector<float> Twos(N, 2.0f);
+  float *PD = upload(Twos);
+  ASSERT_EQ(Bufs->memset(PC, 0, N * sizeof(float)).code(), ErrorCode::Success);
+  std::string Log = Logged(PA, PB, PC, N - 1);
+  EXPECT_NE(Log.find("the decision of launch 9, kept until launch 19"),
+            std::string::npos)
+      << Log;
+  std::vector<float> Got = download(PC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], I < N - 1 ? float(3 * I) : 0.0f) << I;
+  EXPECT_EQ(Logged(PA, PB, PC, N - 1000).find("kept until"),
+            std::string::npos);
+  EXPECT_EQ(Logged(PA, PD, PC, N).find("kept until"), std::string::npos);
+  Got = download(PC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], float(I + 2)) << I;
 }
 
 /// Grids that shrink and grow by one block per launch (elimination loops):
