@@ -478,6 +478,9 @@ Result Runtime::start() {
     logLine("cleave: devices (CLEAVE_DEVICES):\n" + Registry->describe());
 
   Buffers = std::make_unique<BufferManager>(Registry->devices());
+  // With one GPU, the program's copies land on it, as under nvcc
+  // (BufferManager::setHomeDevice).
+  Buffers->setHomeDevice(Buffers->soleDeviceWithOwnMemory());
   Exec = std::make_unique<CpuExecutor>(0);
 
   // The model policy by default (docs/partitioner.md): on the 4x H200
