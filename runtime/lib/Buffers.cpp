@@ -880,6 +880,16 @@ Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
   return Result::success();
 }
 
+bool BufferManager::deferredOnlyOn(Location Gpu) {
+  if (!hasDeferred())
+    return true;
+  std::lock_guard<std::mutex> Lock(DeferMutex);
+  for (size_t I = 0; I < Deferred.size(); ++I)
+    if (Deferred[I].Pending && Location(I) != Gpu)
+      return false;
+  return true;
+}
+
 Result BufferManager::orderAfterDeferred(Location Gpu,
                                          const std::set<Location> &Sources) {
   if (!hasDeferred())

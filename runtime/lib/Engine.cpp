@@ -1071,6 +1071,10 @@ private:
   /// launch's own work as deferred, or waits for the workers' GPUs when a
   /// run failed.
   bool mayChain() const;
+  /// Whether a launch that is not a repeat may chain too: every range on
+  /// one GPU, which alone has deferred work, and every variable the
+  /// kernel reads current there.
+  bool chainsAlone(const std::vector<PartitionRange> &Ranges) const;
   /// A repeat whose runs all ran: a replay marks the kept launch's reads
   /// and writes, as that launch did; a plain repeat changed nothing.
   Result finishRepeat(std::vector<RunState> &Runs, bool Replay);
@@ -2493,6 +2497,27 @@ bool LaunchContext::mayChain() const {
          !LogTime && Excluded.empty();
 }
 
+bool LaunchContext::chainsAlone(
+    const std::vector<PartitionRange> &Ranges) const {
+  // Its copies into the GPU (inputs not held there, from the host copy)
+  // and its kernel need no order beyond the GPU's own stream: no queued
+  // kernel reads bytes the GPU does not hold, since only the host (which
+  // settles first) or another device (a launch that does not chain) can
+  // take them away. A variable staged again would overwrite what a queued
+  // kernel may still read: then the launch waits.
+  if (Ranges.empty() || !isGpu(Ranges.front().Device) ||
+      !Info.Combined.empty())
+    return false;
+  Location G = Ranges.front().Device;
+  for (const PartitionRange &R : Ranges)
+    if (R.Device != G)
+      return false;
+  for (const BundleVariableUse &U : Info.Variables)
+    if (U.Written || !Prog.Vars[U.Variable].DevValid[size_t(G)])
+      return false;
+  return Bufs.deferredOnlyOn(G);
+}
+
 /// False, with Defer cleared, when a GPU's wait could not be queued (the
 /// caller then waits for the deferred work).
 bool LaunchContext::orderRuns(const std::vector<RunState> &Runs) {
@@ -2742,7 +2767,8 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // copies and runs were planned as if it were done); anything else
     // waits for it first. It returns before its own work is done only if
     // the caller said it may.
-    bool Chain = Repeat && mayChain();
+    bool Alone = !Repeat && Decide && mayChain() && chainsAlone(Ranges);
+    bool Chain = (Repeat && mayChain()) || Alone;
     Defer = Chain && Req.MayDefer;
     if (!Chain)
       if (Result S = Bufs.settle(); !S.ok())
@@ -2771,6 +2797,13 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       if (!R.ok())
         return R;
       Phases.mark("decide");
+      // Decided as one range on one GPU, with nothing else to order.
+      Ordered = Alone && M != Mode::Merge && !Combining;
+      if (Alone && !Ordered) {
+        Defer = false;
+        if (Result S = Bufs.settle(); !S.ok())
+          return S;
+      }
     }
 
     size_t PlanMark = Plan.Runs.size();
@@ -2952,7 +2985,17 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     }
     if (Defer && deferRuns(Runs, Failed.empty())) {
       Plan.Deferred = true;
-      return finishRepeat(Runs, Replay);
+      if (Repeat)
+        return finishRepeat(Runs, Replay);
+      // A launch alone on its GPU: its reads and writes as they will be.
+      noteReads(Runs);
+      for (RunState &R : Runs)
+        if (Result Res = commitWrites(R); !Res.ok())
+          return Res;
+      Phases.mark("commit");
+      if (Decide)
+        keepRuns(Runs, std::move(Given));
+      return Result::success();
     }
     std::set<Location> Gpus;
     for (RunState &R : Runs)

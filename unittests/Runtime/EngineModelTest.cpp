@@ -1469,6 +1469,69 @@ TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
+TEST_F(EngineNullGpuTest, ALaunchAloneOnOneGpuDefersWhateverItsArguments) {
+  // One GPU, launches queued behind each other whose scalar argument
+  // changes every time (a row index): none is a repeat, yet each returns
+  // once queued, behind the last, with no synchronization between them.
+  // The host's next copy waits for them all. A launch on another GPU while
+  // one has deferred work waits for it first, and is not deferred.
+  TraceGpus = true;
+  MayDefer = true;
+  start({{0}, {1}});
+  std::vector<float> In(N, 1.0f);
+  uploadInputs(In);
+  int Blocks = (N + 127) / 128;
+  auto OnGpu = [&](Location G, int Elems) {
+    float *X = Ptr[0], *Y = Ptr[1], *Z = Ptr[2];
+    void *Args[] = {&X, &Y, &Z, &Elems};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = unsigned(Blocks);
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    Req.MayDefer = true;
+    Req.Partition = {{G, 0, uint64_t(Blocks)}};
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  LaunchPlan First = OnGpu(0, N); // moves the inputs in, then defers
+  EXPECT_TRUE(First.Deferred) << First.describe();
+  Gpus[0]->clearTrace();
+  for (int Elems = N - 1; Elems > N - 6; --Elems) {
+    LaunchPlan P = OnGpu(0, Elems);
+    EXPECT_TRUE(P.Deferred) << P.describe();
+    EXPECT_FALSE(P.Repeated) << P.describe();
+    EXPECT_EQ(P.BytesMoved, 0u) << P.describe();
+    EXPECT_TRUE(Bufs->hasDeferred());
+  }
+  std::vector<std::string> Trace = Gpus[0]->trace();
+  EXPECT_EQ(std::count(Trace.begin(), Trace.end(), "sync"), 0);
+  EXPECT_EQ(std::count(Trace.begin(), Trace.end(), "launch"), 5);
+  // gpu1 reads c, which gpu0's deferred launches write.
+  float *X = Ptr[2], *Y = Ptr[2], *Z = Ptr[0];
+  void *Args[] = {&X, &Y, &Z, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = unsigned(Blocks);
+  Req.Block[0] = 128;
+  Req.Args = Args;
+  Req.MayDefer = true;
+  Req.Partition = {{1, 0, uint64_t(Blocks)}};
+  LaunchPlan Other;
+  ASSERT_TRUE(Eng->launch(Req, Other).ok());
+  EXPECT_FALSE(Other.Deferred) << Other.describe();
+  Trace = Gpus[0]->trace();
+  EXPECT_GE(std::count(Trace.begin(), Trace.end(), "sync"), 1);
+  std::vector<float> Out(N);
+  ASSERT_TRUE(Bufs->memcpy(Out.data(), Ptr[1], N * sizeof(float),
+                           MemcpyKind::DeviceToHost)
+                  .ok());
+  EXPECT_EQ(Out, In);
+  EXPECT_FALSE(Bufs->hasDeferred());
+}
+
 TEST_F(EngineNullGpuTest, AReplayNeedsTheBuffersAsTheKeptLaunchFoundThem) {
   // As above, then the host rewrites part of a between two steps: the next
   // blur(a, b) finds a in another state, so it plans its copies again (the

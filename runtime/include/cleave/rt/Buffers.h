@@ -346,6 +346,8 @@ public:
   /// GPUs whose memory that work reads (queued pulls).
   Result defer(Location Gpu, std::vector<DeferredClaim> Claims,
                const std::set<Location> &PulledFrom = {});
+  /// Whether no GPU other than \p Gpu has deferred work.
+  bool deferredOnlyOn(Location Gpu);
   /// Whether some GPU has deferred work.
   bool hasDeferred() const {
     return DeferredGpus.load(std::memory_order_acquire) != 0;
