@@ -520,6 +520,11 @@ struct Engine::Impl {
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
     : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>()) {}
 
+void Engine::setMinSplitMs(double Ms) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Model.planner(Bufs).setMinSplitMs(Ms);
+}
+
 Result Engine::flushPerformanceCache() {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   return I->Model.P ? I->Model.P->flush() : Result::success();

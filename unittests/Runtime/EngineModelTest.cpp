@@ -15,6 +15,7 @@
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
+#include "cleave/rt/Planner.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -499,6 +500,9 @@ protected:
     }
     Bufs = std::make_unique<BufferManager>(Devs);
     Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Model);
+    // Null GPUs run in nanoseconds: every launch would be too short to
+    // split, and these tests are about how splits are decided.
+    Eng->setMinSplitMs(0);
     ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                                 {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
                     .ok());
@@ -721,6 +725,26 @@ TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {
   // range per GPU: twice as many samples for the shared table.
   EXPECT_EQ(Samples("model A"), 6u) << C.serialize();
   EXPECT_EQ(Samples("model B"), 3u) << C.serialize();
+}
+
+TEST_F(EngineNullGpuTest, ALaunchTooShortToPayForASplitRunsWhole) {
+  // Two GPUs of one model, which split the launch evenly; predicted to
+  // take less than the planner's minimum on one of them, it runs whole,
+  // and CLEAVE_LOG=plan says why.
+  start({{0, "model A"}, {1, "model A"}});
+  LaunchPlan Split = launch();
+  EXPECT_EQ(Split.Runs.size(), 2u) << Split.describe();
+  Eng->setMinSplitMs(Planner::DefaultMinSplitMs);
+  for (int I = 0; I < 3; ++I) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    LaunchPlan P = launch();
+    unsetenv("CLEAVE_LOG");
+    std::string Log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(P.Runs.size(), 1u) << P.describe();
+    if (I == 0)
+      EXPECT_NE(Log.find("too short to split"), std::string::npos) << Log;
+  }
 }
 
 TEST_F(EngineNullGpuTest, KeptDecisionsTimeOnlyTheLaunchBeforeTheNextSearch) {

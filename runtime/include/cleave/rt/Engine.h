@@ -178,6 +178,9 @@ public:
   void setSplitWeights(std::vector<double> W) { SplitWeights = std::move(W); }
   const std::vector<double> &splitWeights() const { return SplitWeights; }
   BufferManager &buffers() { return Bufs; }
+  /// The model policy's Planner::setMinSplitMs (tests of the policy's
+  /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
+  void setMinSplitMs(double Ms);
 
 private:
   struct Impl;
