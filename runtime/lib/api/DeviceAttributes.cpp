@@ -361,7 +361,7 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P) {
       HostMem = uint64_t(Pages) * uint64_t(PageSize);
   }
   P.totalGlobalMem = Gpus ? GpuMem : HostMem;
-  P.sharedMemPerBlock = 48 * 1024;
+  P.sharedMemPerBlock = StaticSharedLimit;
   P.sharedMemPerBlockOptin = RT.sharedOptinLimit();
   P.sharedMemPerMultiprocessor = RT.sharedOptinLimit() + 1024;
   P.reservedSharedMemPerBlock = 1024;

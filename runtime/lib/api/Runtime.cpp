@@ -960,8 +960,8 @@ uint64_t Runtime::maxDynamicShared(const std::string &Name,
   auto It = MaxDynShared.find(Name);
   if (It != MaxDynShared.end())
     return It->second;
-  uint64_t Default = 48 * 1024;
-  return StaticBytes >= Default ? 0 : Default - StaticBytes;
+  return StaticBytes >= StaticSharedLimit ? 0
+                                          : StaticSharedLimit - StaticBytes;
 }
 
 void Runtime::setMaxDynamicShared(const std::string &Name, uint64_t Bytes) {

@@ -60,6 +60,11 @@ constexpr ErrorCode ErrInvalidPitchValue = ErrorCode::InvalidPitchValue;
 constexpr ErrorCode ErrInvalidSymbol = ErrorCode::InvalidSymbol;
 constexpr ErrorCode ErrInvalidDeviceFunction = ErrorCode::InvalidDeviceFunction;
 
+/// The most static shared memory a kernel may have, and the default limit
+/// of static plus dynamic shared memory per block (48 KiB, every GPU since
+/// compute capability 2.0).
+constexpr uint64_t StaticSharedLimit = 48 * 1024;
+
 /// "cudaErrorInvalidValue", ... for every cudaError_t value the runtime
 /// returns (and CUDA's other values; defined with the CUDA subset).
 const char *errorName(ErrorCode C);
