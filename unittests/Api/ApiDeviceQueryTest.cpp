@@ -5,17 +5,22 @@
 // values, consistent with cudaGetDeviceProperties), cudaMemGetInfo, the
 // device flags and cache preferences, the profiler markers, the calls CUDA
 // 13 removed (cudaThreadSynchronize, cudaThreadExit), and handles that stay
-// invalid once destroyed even when their memory is reused.
+// invalid once destroyed even when their memory is reused. How the GPUs'
+// hardware attributes make the virtual device's is tested on null GPUs
+// that answer attributes (no GPU here).
 //
 //===----------------------------------------------------------------------===//
 #if __has_include(<cuda_runtime_api.h>)
 #include "ApiTestUtil.h"
+#include "../../runtime/lib/api/CudaApi.h"
 
 #include "cleave/cuda_removed_api.h"
+#include "cleave/rt/NullGpu.h"
 
 #include <cuda_profiler_api.h>
 
 #include <climits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -112,6 +117,36 @@ TEST_F(ApiDeviceQuery, CommonAttributesWithoutAGpu) {
   EXPECT_EQ(P.integrated, attr(cudaDevAttrIntegrated));
   EXPECT_EQ(P.hostRegisterSupported, 1);
   EXPECT_EQ(P.deviceNumaId, -1);
+}
+
+TEST(ApiDeviceAttributes, HardwareAttributesOfSeveralGpus) {
+  using cleave::rt::Device;
+  using cleave::rt::NullGpu;
+  using cleave::rt::api::hardwareAttribute;
+  auto Gpu = [](int Ordinal, int Clock, int Bus, int Pci) {
+    NullGpu::Options O;
+    O.Ordinal = Ordinal;
+    O.Attributes = {{cudaDevAttrClockRate, Clock},
+                    {cudaDevAttrGlobalMemoryBusWidth, Bus},
+                    {cudaDevAttrPciBusId, Pci}};
+    return std::make_unique<NullGpu>(std::move(O));
+  };
+  auto G0 = Gpu(0, 1980000, 5120, 0x18), G1 = Gpu(1, 1755000, 6144, 0x2a);
+  // The smallest clock and bus of all GPUs; the first GPU's identity.
+  std::vector<Device *> Both = {G0.get(), G1.get()};
+  EXPECT_EQ(hardwareAttribute(Both, cudaDevAttrClockRate), 1755000);
+  EXPECT_EQ(hardwareAttribute(Both, cudaDevAttrGlobalMemoryBusWidth), 5120);
+  EXPECT_EQ(hardwareAttribute(Both, cudaDevAttrPciBusId), 0x18);
+  std::vector<Device *> Swapped = {G1.get(), G0.get()};
+  EXPECT_EQ(hardwareAttribute(Swapped, cudaDevAttrPciBusId), 0x2a);
+  // A GPU that does not answer is left out; with none that answers, the
+  // host's value (no NUMA node: -1).
+  NullGpu Mute(2);
+  std::vector<Device *> WithMute = {&Mute, G1.get()};
+  EXPECT_EQ(hardwareAttribute(WithMute, cudaDevAttrClockRate), 1755000);
+  EXPECT_EQ(hardwareAttribute(WithMute, cudaDevAttrNumaId), -1);
+  EXPECT_EQ(hardwareAttribute({}, cudaDevAttrMemoryClockRate), 0);
+  EXPECT_GT(hardwareAttribute({}, cudaDevAttrClockRate), 0);
 }
 
 TEST_F(ApiDeviceQuery, MemGetInfo) {

@@ -14,6 +14,7 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
 namespace cleave {
 namespace rt {
@@ -51,6 +52,12 @@ constexpr uint64_t PitchAlignment = 512;
 
 /// cudaGetDeviceProperties of the virtual device (DeviceAttributes.cpp).
 void fillProperties(Runtime &RT, cudaDeviceProp &P);
+
+/// A hardware attribute (clock rates, bus width, L2 size, PCI ids, ECC,
+/// ...) of the virtual device made of \p Devices: the smallest value of
+/// the GPUs that answer (the first GPU's for identities: PCI ids, NUMA
+/// nodes), else the host's value or a documented constant.
+int hardwareAttribute(const std::vector<Device *> &Devices, cudaDeviceAttr A);
 
 /// cudaDeviceGetAttribute of the virtual device: the value of every
 /// attribute CUDA 13 defines (docs/runtime-api.md says where each comes

@@ -105,25 +105,8 @@ Merge hardwareMerge(cudaDeviceAttr A) {
   }
 }
 
-/// A hardware attribute of the virtual device: merged over the GPUs that
-/// answer, else the host's value.
 int hardware(Runtime &RT, cudaDeviceAttr A) {
-  Merge M = hardwareMerge(A);
-  DeviceRegistry &Reg = RT.registry();
-  bool Any = false;
-  int Out = 0;
-  for (size_t I = 0; I < Reg.size(); ++I) {
-    Device &D = Reg.device(I);
-    int V = 0;
-    if (D.kind() != DeviceKind::Cuda || !D.attribute(int(A), V).ok())
-      continue;
-    if (!Any || V < Out)
-      Out = V;
-    Any = true;
-    if (M == Merge::First)
-      break;
-  }
-  return Any ? Out : hostValue(A);
+  return hardwareAttribute(RT.registry().devices(), A);
 }
 
 /// The attributes that say what Cleave's virtual device is: its limits and
@@ -420,6 +403,23 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P) {
   P.mpsEnabled = hardware(RT, cudaDevAttrMpsEnabled);
   // Not provided: mapped/managed memory, cooperative launches, IPC, memory
   // pools, clusters, stream priorities, textures and surfaces (all 0).
+}
+
+int hardwareAttribute(const std::vector<Device *> &Devices, cudaDeviceAttr A) {
+  Merge M = hardwareMerge(A);
+  bool Any = false;
+  int Out = 0;
+  for (Device *D : Devices) {
+    int V = 0;
+    if (D->kind() != DeviceKind::Cuda || !D->attribute(int(A), V).ok())
+      continue;
+    if (!Any || V < Out)
+      Out = V;
+    Any = true;
+    if (M == Merge::First)
+      break;
+  }
+  return Any ? Out : hostValue(A);
 }
 
 Result deviceAttribute(Runtime &RT, cudaDeviceAttr A, int &Out) {
