@@ -94,12 +94,11 @@ static const StringRef HeaderTemplates[] = {
 ArrayRef<StringRef> supportedCudaRuntimeFunctions() { return Supported; }
 
 bool isSupportedCudaRuntimeFunction(StringRef Name) {
-  assert(std::is_sorted(std::begin(Supported), std::end(Supported)) &&
-         std::is_sorted(std::begin(HeaderTemplates),
-                        std::end(HeaderTemplates)) &&
-         "the tables of supported functions must stay sorted");
-  return std::binary_search(std::begin(Supported), std::end(Supported),
-                            Name) ||
+  assert(
+      std::is_sorted(std::begin(Supported), std::end(Supported)) &&
+      std::is_sorted(std::begin(HeaderTemplates), std::end(HeaderTemplates)) &&
+      "the tables of supported functions must stay sorted");
+  return std::binary_search(std::begin(Supported), std::end(Supported), Name) ||
          std::binary_search(std::begin(HeaderTemplates),
                             std::end(HeaderTemplates), Name);
 }

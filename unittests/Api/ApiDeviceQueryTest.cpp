@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #if __has_include(<cuda_runtime_api.h>)
-#include "ApiTestUtil.h"
 #include "../../runtime/lib/api/CudaApi.h"
+#include "ApiTestUtil.h"
 
 #include "cleave/cuda_removed_api.h"
 #include "cleave/rt/NullGpu.h"
@@ -165,14 +165,16 @@ TEST_F(ApiDeviceQuery, FlagsAndCachePreferencesAreKept) {
   unsigned Flags = 99;
   ASSERT_EQ(cudaGetDeviceFlags(&Flags), cudaSuccess);
   EXPECT_EQ(Flags, 0u);
-  ASSERT_EQ(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync |
-                               cudaDeviceMapHost),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost),
+      cudaSuccess);
   ASSERT_EQ(cudaGetDeviceFlags(&Flags), cudaSuccess);
-  EXPECT_EQ(Flags, unsigned(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
+  EXPECT_EQ(Flags,
+            unsigned(cudaDeviceScheduleBlockingSync | cudaDeviceMapHost));
   // Two scheduling policies at once, or bits CUDA does not define.
-  EXPECT_EQ(cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceScheduleYield),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(
+      cudaSetDeviceFlags(cudaDeviceScheduleSpin | cudaDeviceScheduleYield),
+      cudaErrorInvalidValue);
   EXPECT_EQ(cudaSetDeviceFlags(0x100), cudaErrorInvalidValue);
   EXPECT_EQ(cudaGetDeviceFlags(nullptr), cudaErrorInvalidValue);
 
@@ -238,6 +240,7 @@ TEST_F(ApiDeviceQuery, DestroyedHandlesStayInvalid) {
     ASSERT_EQ(cudaEventCreate(&E2), cudaSuccess);
     EXPECT_NE(E, E2);
     EXPECT_EQ(cudaStreamWaitEvent(S, E, 0), cudaErrorInvalidResourceHandle);
+    EXPECT_EQ(cudaStreamWaitEvent(S, E2, cudaEventWaitExternal), cudaSuccess);
     EXPECT_EQ(cudaStreamWaitEvent(0, E, 0), cudaErrorInvalidResourceHandle);
     EXPECT_EQ(cudaEventQuery(E), cudaErrorInvalidResourceHandle);
     EXPECT_EQ(cudaEventDestroy(E2), cudaSuccess);

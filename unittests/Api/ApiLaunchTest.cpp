@@ -824,24 +824,23 @@ TEST_P(ApiLaunch, KernelAttributesAndOccupancy) {
   EXPECT_EQ(A.ptxVersion, 90);
   EXPECT_EQ(A.binaryVersion, 90);
   EXPECT_EQ(A.maxDynamicSharedSizeBytes, 48 * 1024);
-  ASSERT_EQ(cudaFuncSetAttribute(Fill,
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 100 * 1024),
+  ASSERT_EQ(cudaFuncSetAttribute(
+                Fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024),
             cudaSuccess);
   ASSERT_EQ(cudaFuncGetAttributes(&A, Fill), cudaSuccess);
   EXPECT_EQ(A.maxDynamicSharedSizeBytes, 100 * 1024);
   EXPECT_EQ(cudaFuncGetAttributes(nullptr, Fill), cudaErrorInvalidValue);
-  EXPECT_EQ(cudaFuncGetAttributes(
-                &A, reinterpret_cast<const void *>(&unregistered)),
-            cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(
+      cudaFuncGetAttributes(&A, reinterpret_cast<const void *>(&unregistered)),
+      cudaErrorInvalidDeviceFunction);
 
   // Resident blocks per SM from threads (2048 per SM), blocks (32 per SM)
   // and shared memory (228 KiB per SM, 1 KiB reserved per block).
   auto Occ = [&](int Block, size_t Dyn) {
     int N = -1;
-    EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&N, Fill, Block,
-                                                            Dyn),
-              cudaSuccess)
+    EXPECT_EQ(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&N, Fill, Block, Dyn),
+        cudaSuccess)
         << lastMessage();
     return N;
   };
@@ -855,8 +854,8 @@ TEST_P(ApiLaunch, KernelAttributesAndOccupancy) {
   int N;
   EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&N, Fill, 0, 0),
             cudaErrorInvalidValue);
-  EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
-                &N, Fill, 128, 0, 8),
+  EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&N, Fill,
+                                                                   128, 0, 8),
             cudaErrorInvalidValue);
   EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                 &N, reinterpret_cast<const void *>(&unregistered), 128, 0),
@@ -876,10 +875,10 @@ TEST_P(ApiLaunch, KernelAttributesAndOccupancy) {
             cudaSuccess);
   EXPECT_EQ(cudaFuncSetCacheConfig(Fill, static_cast<cudaFuncCache>(9)),
             cudaErrorInvalidValue);
-  EXPECT_EQ(cudaFuncSetCacheConfig(
-                reinterpret_cast<const void *>(&unregistered),
-                cudaFuncCachePreferL1),
-            cudaErrorInvalidDeviceFunction);
+  EXPECT_EQ(
+      cudaFuncSetCacheConfig(reinterpret_cast<const void *>(&unregistered),
+                             cudaFuncCachePreferL1),
+      cudaErrorInvalidDeviceFunction);
   (void)cudaGetLastError();
 }
 

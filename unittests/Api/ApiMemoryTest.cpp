@@ -340,9 +340,9 @@ TEST_P(ApiTest, PitchedMemory) {
 
   // Host -> pitched -> pitched -> host, and host -> host.
   std::vector<int> Host = iota(37 * H);
-  ASSERT_EQ(cudaMemcpy2D(D, Pitch, Host.data(), W, W, H,
-                         cudaMemcpyHostToDevice),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy2D(D, Pitch, Host.data(), W, W, H, cudaMemcpyHostToDevice),
+      cudaSuccess);
   int *E = nullptr;
   size_t PitchE = 0;
   ASSERT_EQ(cudaMallocPitch(reinterpret_cast<void **>(&E), &PitchE, W, H),
@@ -350,17 +350,17 @@ TEST_P(ApiTest, PitchedMemory) {
   cudaStream_t S;
   ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
   ASSERT_EQ(cudaMemset2DAsync(E, PitchE, 0, W, H, S), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy2DAsync(E, PitchE, D, Pitch, W, H,
-                              cudaMemcpyDeviceToDevice, S),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy2DAsync(E, PitchE, D, Pitch, W, H, cudaMemcpyDeviceToDevice, S),
+      cudaSuccess);
   std::vector<int> Back(37 * H, -1);
   ASSERT_EQ(cudaMemcpy2D(Back.data(), W, E, PitchE, W, H, cudaMemcpyDefault),
             cudaSuccess);
   EXPECT_EQ(Back, Host);
   std::vector<int> Copy(37 * H, -1);
-  ASSERT_EQ(cudaMemcpy2D(Copy.data(), W, Host.data(), W, W, H,
-                         cudaMemcpyHostToHost),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy2D(Copy.data(), W, Host.data(), W, W, H, cudaMemcpyHostToHost),
+      cudaSuccess);
   EXPECT_EQ(Copy, Host);
 
   // A pitch below the width; a rectangle past the allocation.

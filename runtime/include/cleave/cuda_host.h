@@ -45,9 +45,10 @@
 #define __block_size__(...)
 
 /* The C API first, so that the kernel overloads below come before
- * <cuda_runtime.h>: its occupancy templates (cudaOccupancyMaxPotentialBlockSize)
- * call cudaFuncGetAttributes(attr, kernel), which must find the overload
- * for a kernel where the template is defined. */
+ * <cuda_runtime.h>: its occupancy templates
+ * (cudaOccupancyMaxPotentialBlockSize) call cudaFuncGetAttributes(attr,
+ * kernel), which must find the overload for a kernel where the template is
+ * defined. */
 #include <cuda_runtime_api.h>
 
 /* Overloads that cuda_runtime.h declares only for a CUDA compiler (under

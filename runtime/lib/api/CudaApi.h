@@ -36,8 +36,9 @@ inline Result invalid(std::string Msg) {
 
 /// \p R with "What: " in front of its message.
 inline Result prefixed(const char *What, const Result &R) {
-  return R.ok() ? R : Result::error(R.code(), std::string(What) + ": " +
-                                                  R.message());
+  return R.ok()
+             ? R
+             : Result::error(R.code(), std::string(What) + ": " + R.message());
 }
 
 /// The runtime, or why it could not start.

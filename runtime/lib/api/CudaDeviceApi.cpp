@@ -83,9 +83,9 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
 
 cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
   if (!validCacheConfig(cacheConfig))
-    return ret(invalid("cudaDeviceSetCacheConfig: " +
-                       std::to_string(int(cacheConfig)) +
-                       " is not a cudaFuncCache value"));
+    return ret(invalid(
+        "cudaDeviceSetCacheConfig: " + std::to_string(int(cacheConfig)) +
+        " is not a cudaFuncCache value"));
   CLEAVE_RUNTIME(RT);
   // A preference in CUDA too; each device keeps its own split.
   RT->CacheConfig = cacheConfig;
@@ -107,8 +107,8 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
        Schedule != cudaDeviceScheduleSpin &&
        Schedule != cudaDeviceScheduleYield &&
        Schedule != cudaDeviceScheduleBlockingSync))
-    return ret(invalid("cudaSetDeviceFlags: invalid flags " +
-                       std::to_string(flags)));
+    return ret(
+        invalid("cudaSetDeviceFlags: invalid flags " + std::to_string(flags)));
   CLEAVE_RUNTIME(RT);
   // Kept and reported; how host threads wait is CLEAVE_SPIN_US's business.
   RT->DeviceFlags = flags;

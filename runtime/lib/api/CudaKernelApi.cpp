@@ -138,8 +138,7 @@ cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
   Runtime *RT;
   std::string Name;
   const KernelHandle *K;
-  if (Result R = stubKernel("cudaFuncSetAttribute", func, RT, Name, K);
-      !R.ok())
+  if (Result R = stubKernel("cudaFuncSetAttribute", func, RT, Name, K); !R.ok())
     return ret(R);
   switch (attr) {
   case cudaFuncAttributeMaxDynamicSharedMemorySize: {
@@ -178,9 +177,9 @@ cudaError_t cudaFuncSetCacheConfig(const void *func,
     return ret(R);
   if (cacheConfig < cudaFuncCachePreferNone ||
       cacheConfig > cudaFuncCachePreferEqual)
-    return ret(invalid("cudaFuncSetCacheConfig: " +
-                       std::to_string(int(cacheConfig)) +
-                       " is not a cudaFuncCache value"));
+    return ret(
+        invalid("cudaFuncSetCacheConfig: " + std::to_string(int(cacheConfig)) +
+                " is not a cudaFuncCache value"));
   // A preference in CUDA too; each device keeps its own split.
   return ret(Result::success());
 }
@@ -207,8 +206,8 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     return ret(invalid(std::string(What) + ": null pointer"));
   *numBlocks = 0;
   if (flags & ~unsigned(cudaOccupancyDisableCachingOverride))
-    return ret(
-        invalid(std::string(What) + ": unknown flags " + std::to_string(flags)));
+    return ret(invalid(std::string(What) + ": unknown flags " +
+                       std::to_string(flags)));
   if (blockSize <= 0)
     return ret(invalid(std::string(What) + ": block size " +
                        std::to_string(blockSize) + " is not positive"));
@@ -230,17 +229,15 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
     model::KernelResources Res;
     Res.StaticShared = K->Info->StaticSharedBytes;
     Res.DynamicShared = dynamicSMemSize;
-    Blocks = model::occupancy(virtualGpu(*RT), Res, unsigned(blockSize))
-                 .BlocksPerSm;
+    Blocks =
+        model::occupancy(virtualGpu(*RT), Res, unsigned(blockSize)).BlocksPerSm;
   }
   *numBlocks = int(std::min<unsigned>(Blocks, INT_MAX));
   return ret(Result::success());
 }
 
-cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
-                                                          const void *func,
-                                                          int blockSize,
-                                                          size_t dynamicSMemSize) {
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, const void *func, int blockSize, size_t dynamicSMemSize) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
       numBlocks, func, blockSize, dynamicSMemSize, cudaOccupancyDefault);
 }

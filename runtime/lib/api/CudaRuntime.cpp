@@ -159,11 +159,10 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
 cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
                      void *StreamHandle) {
   if (C.Height > 1 && C.DPitch < C.Width)
-    return ret(error(ErrInvalidPitchValue,
-                     std::string(What) + ": the pitch " +
-                         std::to_string(C.DPitch) +
-                         " is smaller than the width " +
-                         std::to_string(C.Width)));
+    return ret(error(ErrInvalidPitchValue, std::string(What) + ": the pitch " +
+                                               std::to_string(C.DPitch) +
+                                               " is smaller than the width " +
+                                               std::to_string(C.Width)));
   if (C.Height > 1 && C.DPitch > UINT64_MAX / C.Height)
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
   CLEAVE_RUNTIME(RT);
@@ -182,9 +181,8 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
     if (C.DPitch == C.Width)
       return B.memset(Dst, Value, C.Width * C.Height);
     for (uint64_t Row = 0; Row < C.Height; ++Row)
-      if (Result R =
-              B.memset(static_cast<char *>(Dst) + Row * C.DPitch, Value,
-                       C.Width);
+      if (Result R = B.memset(static_cast<char *>(Dst) + Row * C.DPitch, Value,
+                              C.Width);
           !R.ok())
         return R;
     return Result::success();
@@ -431,8 +429,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
                      "cudaDeviceGetAttribute: no device " +
                          std::to_string(device) + " (there is one, 0)"));
   CLEAVE_RUNTIME(RT);
-  return ret(prefixed("cudaDeviceGetAttribute",
-                      deviceAttribute(*RT, attr, *value)));
+  return ret(
+      prefixed("cudaDeviceGetAttribute", deviceAttribute(*RT, attr, *value)));
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
@@ -484,9 +482,9 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
   // returned).
   constexpr uint64_t Align = PitchAlignment;
   if (width > UINT64_MAX - (Align - 1))
-    return ret(error(ErrorCode::MemoryAllocation,
-                     "cudaMallocPitch: a row of " + std::to_string(width) +
-                         " bytes is too wide"));
+    return ret(error(ErrorCode::MemoryAllocation, "cudaMallocPitch: a row of " +
+                                                      std::to_string(width) +
+                                                      " bytes is too wide"));
   uint64_t Pitch = (uint64_t(width) + Align - 1) / Align * Align;
   if (height && Pitch > UINT64_MAX / height)
     return ret(error(ErrorCode::MemoryAllocation,
@@ -666,9 +664,11 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                 unsigned int flags) {
-  if (flags != cudaEventWaitDefault)
-    return ret(invalid("cudaStreamWaitEvent: unsupported flags " +
-                       std::to_string(flags)));
+  // cudaEventWaitExternal matters only to stream capture, which the
+  // runtime does not provide: outside of it the wait is the default one.
+  if (flags & ~unsigned(cudaEventWaitExternal))
+    return ret(
+        invalid("cudaStreamWaitEvent: unknown flags " + std::to_string(flags)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())

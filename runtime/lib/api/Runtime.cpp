@@ -960,8 +960,7 @@ uint64_t Runtime::maxDynamicShared(const std::string &Name,
   auto It = MaxDynShared.find(Name);
   if (It != MaxDynShared.end())
     return It->second;
-  return StaticBytes >= StaticSharedLimit ? 0
-                                          : StaticSharedLimit - StaticBytes;
+  return StaticBytes >= StaticSharedLimit ? 0 : StaticSharedLimit - StaticBytes;
 }
 
 void Runtime::setMaxDynamicShared(const std::string &Name, uint64_t Bytes) {
