@@ -18,16 +18,20 @@
     }                                                                          \
   } while (0)
 
-// Doubles each element of a pitched matrix, through dynamic shared memory.
+// Doubles each element of a pitched matrix, through dynamic shared memory
+// (and a static shared factor).
 __global__ void twice(float *m, size_t pitch, int width, int height) {
   extern __shared__ float row[];
+  __shared__ float factor[64];
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y;
   float *r = (float *)((char *)m + y * pitch);
   row[threadIdx.x] = x < width ? r[x] : 0.0f;
+  if (threadIdx.x < 64)
+    factor[threadIdx.x] = 2.0f;
   __syncthreads();
   if (x < width && y < height)
-    r[x] = 2.0f * row[threadIdx.x];
+    r[x] = factor[threadIdx.x % 64] * row[threadIdx.x];
 }
 
 int main() {
@@ -69,8 +73,8 @@ int main() {
   CHECK(cudaOccupancyMaxPotentialBlockSize(&minGrid, &block, twice, 0, 256));
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &perSM, twice, block, block * sizeof(float)));
-  std::printf("block %d, %d per SM, max threads %d\n", block, perSM,
-              attr.maxThreadsPerBlock);
+  std::printf("block %d, %d per SM, max threads %d, static shared %zu\n",
+              block, perSM, attr.maxThreadsPerBlock, attr.sharedSizeBytes);
   if (block <= 0 || block > 256 || perSM <= 0)
     return 1;
 
