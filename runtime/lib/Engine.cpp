@@ -752,6 +752,14 @@ Result Engine::originalFunction(const KernelHandle &K, size_t Device,
   return invalid("the kernel is not one of this engine's programs");
 }
 
+const Bundle *Engine::bundleOf(const KernelHandle &K) const {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    if (P.get() == K.Prog)
+      return &P->B;
+  return nullptr;
+}
+
 namespace {
 
 Result noSuchSymbol(std::string_view Name) {

@@ -7,13 +7,15 @@
 // A kernel is named by its host stub (cleave_register_kernel). What only
 // the GPU code knows (registers, local memory, the PTX and binary
 // versions, resident blocks) comes from the driver for the kernel's
-// original variant on every GPU of the virtual device; without a GPU, the
-// bundle's facts (static shared memory, constant variables) and the
-// virtual device's limits answer, and registers are unknown (0).
+// original variant on every GPU of the virtual device. Without a GPU, the
+// bundle answers: static shared memory, and the registers and stack frame
+// ptxas gave the kernel, read from its cubin (CubinInfo.h; unknown, 0,
+// without a cubin); limits and occupancy are the virtual device's.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaApi.h"
 
+#include "cleave/rt/CubinInfo.h"
 #include "cleave/rt/HopperModel.h"
 
 // The driver's CUfunction_attribute numbers, which Device::functionAttribute
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 using namespace cleave::rt;
 using namespace cleave::rt::api;
@@ -80,6 +83,32 @@ model::GpuParams virtualGpu(Runtime &RT) {
   return G;
 }
 
+/// What ptxas decided for \p K's original variant, from the bundle's cubin
+/// for the virtual device's architecture (else any cubin it has); false
+/// without one (built with --no-ptxas, or no ptxas at hand).
+bool cubinResources(Runtime &RT, const KernelHandle &K, int Arch,
+                    CubinKernelResources &Out, int &CubinArch) {
+  const Bundle *B = RT.engine().bundleOf(K);
+  if (!B)
+    return false;
+  const std::string &Entry = K.Info->variant(VariantKind::Original).Entry;
+  // The image for Arch first, then any other cubin.
+  std::vector<const BundleImage *> Order;
+  if (const BundleImage *I =
+          B->findImage(ImageKind::Cubin, "sm_" + std::to_string(Arch)))
+    Order.push_back(I);
+  for (const BundleImage &I : B->Images)
+    if (I.Kind == ImageKind::Cubin)
+      Order.push_back(&I);
+  for (const BundleImage *I : Order)
+    if (readCubinKernelResources(I->Data, Entry, Out)) {
+      CubinArch =
+          I->Arch.rfind("sm_", 0) == 0 ? std::atoi(I->Arch.c_str() + 3) : Arch;
+      return true;
+    }
+  return false;
+}
+
 /// cudaFuncGetAttributes: the GPUs' answers (the largest resource use, the
 /// smallest limit and version), else the bundle's and the virtual
 /// device's.
@@ -94,6 +123,13 @@ void functionAttributes(Runtime &RT, const std::string &Name,
   A.maxDynamicSharedSizeBytes =
       int(RT.maxDynamicShared(Name, K.Info->StaticSharedBytes));
   A.preferredShmemCarveout = -1; // the driver's default split
+  CubinKernelResources Res;
+  int CubinArch = 0;
+  if (cubinResources(RT, K, A.binaryVersion, Res, CubinArch)) {
+    A.numRegs = int(Res.Registers);
+    A.localSizeBytes = Res.FrameBytes;
+    A.binaryVersion = CubinArch;
+  }
   bool First = true;
   forEachGpuFunction(RT, K, [&](Device &D, FunctionHandle F) {
     auto Get = [&](CUfunction_attribute Attr, auto &Field, bool Max) {
@@ -227,6 +263,12 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
   });
   if (!Gpu) {
     model::KernelResources Res;
+    cudaDeviceProp P;
+    fillProperties(*RT, P);
+    CubinKernelResources Cubin;
+    int CubinArch = 0;
+    if (cubinResources(*RT, *K, P.major * 10 + P.minor, Cubin, CubinArch))
+      Res.Registers = Cubin.Registers;
     Res.StaticShared = K->Info->StaticSharedBytes;
     Res.DynamicShared = dynamicSMemSize;
     Blocks =

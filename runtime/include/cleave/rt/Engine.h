@@ -172,6 +172,9 @@ public:
   /// queries (cudaFuncGetAttributes, occupancy) take.
   Result originalFunction(const KernelHandle &K, size_t Device,
                           FunctionHandle &Out);
+  /// The bundle of the program that holds \p K (alive as long as the
+  /// engine), or null when \p K is not this engine's.
+  const Bundle *bundleOf(const KernelHandle &K) const;
 
   /// Writes the model policy's measured performance tables to the cache
   /// (also done every few seconds, at destruction and at exit).

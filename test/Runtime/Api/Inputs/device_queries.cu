@@ -75,6 +75,8 @@ int main() {
       &perSM, twice, block, block * sizeof(float)));
   std::printf("block %d, %d per SM, max threads %d, static shared %zu\n",
               block, perSM, attr.maxThreadsPerBlock, attr.sharedSizeBytes);
+  std::printf("registers %d, local %zu, binary %d\n", attr.numRegs,
+              attr.localSizeBytes, attr.binaryVersion);
   if (block <= 0 || block > 256 || perSM <= 0)
     return 1;
 
