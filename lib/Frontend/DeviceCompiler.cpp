@@ -105,6 +105,13 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
                        // dependencies among them) in include/cccl, which
                        // Clang 19 does not know about.
                        "-isystem", Cuda + "/include/cccl"});
+    // Declarations of the calls CUDA 13 removed that the runtime still
+    // provides (cleave/cuda_removed_api.h); after CUDA's own headers, which
+    // Clang's CUDA wrapper includes first.
+    SmallString<256> Removed(compatHeaderDir());
+    sys::path::append(Removed, "cleave", "cuda_removed_api.h");
+    if (sys::fs::exists(Removed))
+      A.insert(A.end(), {"-include", std::string(Removed)});
     if (!O.Std.empty())
       A.push_back("-std=" + O.Std);
   } else {

@@ -748,6 +748,24 @@ void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L) {
 
 } // namespace
 
+Result Engine::originalFunction(const KernelHandle &K, size_t Device,
+                                FunctionHandle &Out) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    if (P.get() == K.Prog)
+      return gpuFunction(Bufs, *P, Location(Device),
+                         K.Info->variant(VariantKind::Original).Entry, Out);
+  return invalid("the kernel is not one of this engine's programs");
+}
+
+const Bundle *Engine::bundleOf(const KernelHandle &K) const {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    if (P.get() == K.Prog)
+      return &P->B;
+  return nullptr;
+}
+
 namespace {
 
 Result noSuchSymbol(std::string_view Name) {
