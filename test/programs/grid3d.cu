@@ -53,7 +53,7 @@ __global__ void columnSum(const float *v, float *map, int nx, int ny, int nz) {
 
 int main(int argc, char **argv) {
   int scale = argc > 1 ? atoi(argv[1]) : 1;
-  int nx = 67 * scale, ny = 45 * scale, nz = 30;
+  int nx = 67 * scale, ny = 45, nz = 30;
   size_t n = (size_t)nx * ny * nz;
   std::vector<float> u(n), lap(n), map(nx * ny);
   srand(21);

@@ -62,7 +62,7 @@ __global__ void residual(const float *u, const float *f, float *partial,
 
 int main(int argc, char **argv) {
   int scale = argc > 1 ? atoi(argv[1]) : 1;
-  int nx = 97 * scale + 2, ny = 65 * scale + 2;
+  int nx = 97 + 32 * (scale - 1) + 2, ny = 65 + 32 * (scale - 1) + 2;
   int n = nx * ny;
   float h = 1.0f / (nx - 1), h2 = h * h;
   std::vector<float> u(n, 0.0f), f(n);

@@ -10,6 +10,7 @@
 // RUN: %if nvcc %{ %nvcc %s -o %t.nvcc %}
 // CHECK: time_ms:
 // CHECK: PASS
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -53,7 +54,8 @@ __global__ void mandelbrot(int *image, int width, int height, fixed x0,
 
 int main(int argc, char **argv) {
   int scale = argc > 1 ? atoi(argv[1]) : 1;
-  int width = 320 * scale, height = 200 * scale, maxIter = 256;
+  float side = sqrtf((float)scale); // pixels grow with the scale
+  int width = (int)(320 * side), height = (int)(200 * side), maxIter = 256;
   fixed x0 = -2 * ONE - ONE / 4, y0 = -ONE - ONE / 8;
   fixed step = (3 * ONE) / width;
   int *d;

@@ -46,7 +46,8 @@ __global__ void diffuse(const float *t, size_t pitch, float *next, int w, int h,
 
 int main(int argc, char **argv) {
   int scale = argc > 1 ? atoi(argv[1]) : 1;
-  int w = 203 * scale, h = 131 * scale, steps = 40;
+  float side = sqrtf((float)scale); // cells grow with the scale
+  int w = (int)(203 * side), h = (int)(131 * side), steps = 40;
   float alpha = 0.2f;
   std::vector<float> plate(w * h);
   srand(59);

@@ -44,7 +44,7 @@ __global__ void markPrimes(unsigned first, int count, unsigned char *flags) {
 
 int main(int argc, char **argv) {
   int scale = argc > 1 ? atoi(argv[1]) : 1;
-  unsigned limit = 200000u * scale;
+  unsigned limit = 200000u + 100000u * (scale - 1);
   size_t freeBytes = 0, totalBytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&freeBytes, &totalBytes));
   if (freeBytes == 0 || freeBytes > totalBytes) {

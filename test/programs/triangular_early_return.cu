@@ -47,7 +47,7 @@ __global__ void maskedIncrement(int *data, const unsigned char *tileMask,
 
 int main(int argc, char **argv) {
   int scale = argc > 1 ? atoi(argv[1]) : 1;
-  int n = 700 * scale + 3;
+  int n = 700 + 300 * (scale - 1) + 3; // n^2 matrix: grow n slowly
   std::vector<int> L((size_t)n * n), x(n);
   std::vector<long long> y(n);
   srand(14);
