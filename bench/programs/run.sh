@@ -10,9 +10,9 @@
 # Writes to $OUT (default .): programs-bench.jsonl (one line per program,
 # variant and cache: every repetition's time_ms and wall_ms, medians,
 # status pass | wrong | timeout | no-build | skipped), programs-bench.log,
-# programs-bench.md (summarize.py's table: Cleave/nvcc ratios, geomeans) and,
-# with PHASES=1, programs-phases.log (one warm gpu0 run of each program under
-# CLEAVE_LOG=phases).
+# programs-bench.md (summarize.py's table: Cleave/nvcc ratios, geomeans)
+# and, with PHASES=1, programs-phases.log.gz (one warm gpu0 run of each
+# program under CLEAVE_LOG=phases).
 # Environment:
 #   SCALE     the programs' size argument (8)
 #   REPS      timed runs per configuration (5)
@@ -24,7 +24,7 @@
 #   VARIANTS  "label:devices ..." ("nvcc gpu0:gpu0 cpu+gpu0:cpu,gpu0 default:")
 #   DRY=1     no GPU: variants cpu, cpu,cpu,cpu and the default devices, no
 #             nvcc runs; checks the script and the programs on this machine
-#   PHASES=1  also write programs-phases.log
+#   PHASES=1  also write programs-phases.log.gz
 # Exit status: 0 when every run that was made passed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

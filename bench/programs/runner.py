@@ -4,6 +4,7 @@ its Cleave build under several device sets, cold and warm, and writes one JSON
 line per (program, variant, cache). run.sh is the entry point; its header
 documents the environment. Standard library only (the GPU machine's python3).
 """
+import gzip
 import json
 import os
 import re
@@ -82,6 +83,9 @@ class Bench:
         self.scale = env_int("SCALE", 8)
         self.timeout = env_int("TIMEOUT", 120)
         self.deadline = time.monotonic() + env_int("DEADLINE", 540)
+        # A run that starts just before the deadline must still end inside
+        # the call: runs are cut 40 s past it.
+        self.hard_end = self.deadline + 40
         self.dry = os.environ.get("DRY", "0") == "1"
         default = DRY_VARIANTS if self.dry else GPU_VARIANTS
         self.variants = (parse_variants(os.environ["VARIANTS"])
@@ -118,9 +122,10 @@ class Bench:
             ":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
         env.update(extra_env or {})
         start = time.monotonic()
+        limit = max(1.0, min(self.timeout, self.hard_end - start))
         try:
             p = subprocess.run([exe, str(self.scale)], capture_output=True,
-                               text=True, env=env, timeout=self.timeout)
+                               text=True, env=env, timeout=limit)
             rc, text = p.returncode, p.stdout + p.stderr
         except subprocess.TimeoutExpired as e:
             rc = "timeout"
@@ -170,6 +175,9 @@ class Bench:
                 if st != "pass":
                     status, failure = st, f"warm-up rc={rc}: {text[-2000:]}"
             for _ in range(self.reps if status == "pass" else 0):
+                if time.monotonic() > self.deadline:
+                    failure = "cut at DEADLINE after %d runs" % len(runs)
+                    break
                 cache = shared
                 if cache_mode == "cold":
                     cache = tempfile.mkdtemp(prefix="cache-")
@@ -200,7 +208,7 @@ class Bench:
                                              {"CLEAVE_LOG": "phases"})
         finally:
             shutil.rmtree(cache, ignore_errors=True)
-        with open(os.path.join(self.out, "programs-phases.log"), "a") as f:
+        with gzip.open(os.path.join(self.out, "programs-phases.log.gz"), "at") as f:
             f.write(f"## {prog} on {devices}, warm, scale {self.scale}\n{text}\n")
 
     def program(self, prog):
