@@ -1308,5 +1308,40 @@ Result BufferManager::syncToHost(const void *P, uint64_t Bytes) {
                          {RS.Offset, RS.Offset + Bytes});
 }
 
+Result BufferManager::syncAllToHost() {
+  if (Result S = settle(); !S.ok())
+    return S;
+  ChangeCounter Count{*this};
+  std::vector<std::shared_ptr<Buffer>> All;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    for (auto &[Start, B] : Live)
+      All.push_back(B);
+  }
+  for (const std::shared_ptr<Buffer> &B : All) {
+    std::lock_guard<std::mutex> Lock(B->Mutex);
+    if (B->Freed)
+      continue;
+    if (Result R = makeValidLocked(*B, HostLocation, {0, B->Size}); !R.ok())
+      return R;
+  }
+  return Result::success();
+}
+
+void BufferManager::markAllWrittenOnHost() {
+  ChangeCounter Count{*this};
+  std::vector<std::shared_ptr<Buffer>> All;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    for (auto &[Start, B] : Live)
+      All.push_back(B);
+  }
+  for (const std::shared_ptr<Buffer> &B : All) {
+    std::lock_guard<std::mutex> Lock(B->Mutex);
+    if (!B->Freed)
+      markWrittenLocked(*B, HostLocation, RangeSet(0, B->Size));
+  }
+}
+
 } // namespace rt
 } // namespace cleave

@@ -1094,6 +1094,15 @@ private:
   /// launch's own work as deferred, or waits for the workers' GPUs when a
   /// run failed.
   bool mayChain() const;
+  /// A kernel that dereferences pointers it loads from memory (a pointer
+  /// inside a struct argument, a table of pointers): the engine can neither
+  /// translate them for a device nor see what they touch. It runs whole on
+  /// a device that works on the buffers' host copies, where the program's
+  /// pointers are valid, with every buffer current there before and
+  /// written there after; where no such device can run it, the launch
+  /// fails and says why. Never a run on a GPU, which would dereference host
+  /// copies' addresses.
+  Result runOnHostMemory(const BundleIssue &Why);
   /// Whether a launch that is not a repeat may chain too: every range on
   /// one GPU, which alone has deferred work, and every variable the
   /// kernel reads current there.
@@ -3819,10 +3828,42 @@ void LaunchContext::logTime(const RunState &R, double Ms) const {
   std::fputs(S.c_str(), stderr);
 }
 
+Result LaunchContext::runOnHostMemory(const BundleIssue &Why) {
+  std::string What = "it dereferences a pointer loaded from memory (" +
+                     Why.Detail +
+                     (Why.Location.empty() ? "" : " at " + Why.Location) +
+                     "), such as a pointer inside a struct argument";
+  Location On = -1;
+  for (size_t L = 0; L < Bufs.numDevices() && On < 0; ++L)
+    if (canRun(Location(L)) &&
+        Bufs.validityLocation(Location(L)) == HostLocation)
+      On = Location(L);
+  if (On < 0)
+    return Result::error(
+        ErrorCode::NotSupported,
+        "kernel " + Info.Name + " cannot run on these devices: " + What +
+            ", which Cleave translates only for a CPU device (" +
+            (K.Cpu ? "add cpu to CLEAVE_DEVICES"
+                   : "the kernel has no CPU variant: " +
+                         Info.variant(VariantKind::CPU).Reason) +
+            "); pass the pointers as kernel arguments instead");
+  if (Result S = Bufs.syncAllToHost(); !S.ok())
+    return S;
+  Phases.mark("plan");
+  Result R = attempt({{On, 0, Total}}, true);
+  Plan.Split = false;
+  Plan.Reason = "on " + name(On) + "'s host memory, every buffer synchronized: " + What;
+  Bufs.markAllWrittenOnHost();
+  return R;
+}
+
 Result LaunchContext::run() {
   Result R = checkRequest();
   if (!R.ok())
     return R;
+  for (const BundleIssue &Iss : Info.Issues)
+    if (Iss.Kind == "loaded-pointer")
+      return runOnHostMemory(Iss);
   std::vector<PartitionRange> Ranges;
   if (!Req.Partition.empty()) {
     Explicit = true;

@@ -332,6 +332,11 @@ public:
   static constexpr uint64_t ProgramCopyRateBytes = uint64_t(1) << 20;
   /// Makes [P, P + Bytes) of a runtime pointer current in the host copy.
   Result syncToHost(const void *P, uint64_t Bytes);
+  /// Every live buffer current in its host copy, and, after a kernel that
+  /// may have written any of them through pointers the engine cannot see,
+  /// written there (every other copy stale).
+  Result syncAllToHost();
+  void markAllWrittenOnHost();
 
   // Deferred completion (docs/runtime.md, "Deferred completion"). --------
   /// Bytes of a buffer that work left running on a GPU claims there (it
