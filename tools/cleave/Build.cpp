@@ -172,6 +172,29 @@ int writeWhole(StringRef Path, StringRef Bytes) {
   return 0;
 }
 
+/// Writes the rewritten copies of a .cu file's included files to CopyDir.
+/// The directives the host parse saw name them by absolute path; the
+/// copies' original directories go on the quoted-include path (in Iquote)
+/// for the directives it did not see (those of #if branches the host
+/// compiler takes and Clang's parse did not).
+int writeCopies(StringRef CopyDir, ArrayRef<RewrittenCopy> Copies,
+                std::vector<std::string> &Iquote) {
+  if (Copies.empty())
+    return 0;
+  if (std::error_code EC = sys::fs::create_directories(CopyDir))
+    return error("cannot create '" + CopyDir + "': " + EC.message());
+  StringSet<> Dirs;
+  for (const RewrittenCopy &C : Copies) {
+    if (writeWhole(C.Path, C.Source))
+      return 1;
+    SmallString<256> Dir(sys::path::parent_path(C.Original));
+    sys::fs::make_absolute(Dir);
+    if (Dirs.insert(Dir).second)
+      Iquote.insert(Iquote.end(), {"-iquote", Dir.str().str()});
+  }
+  return 0;
+}
+
 /// The kernels and variables a link left undefined under cuda* names: the
 /// program uses CUDA runtime API that libcleave_rt does not define.
 std::vector<std::string> undefinedCudaSymbols(StringRef LinkerOutput) {
@@ -210,10 +233,20 @@ Expected<std::string> rewriteForHost(StringRef Input, const BuildOptions &Opts,
   HostRewriteOptions HO;
   HO.Parse = Opts.Device;
   HO.OutputName = OutputName.str();
+  // A build writes the copies to its temporary directory; here they follow
+  // the source they belong to.
+  HO.CopyDir = "<temporary directory>";
   Expected<HostRewriteResult> R = rewriteHostSource(Input, HO, errs());
   if (!R)
     return R.takeError();
-  return std::move(R->Source);
+  std::string Out = std::move(R->Source);
+  for (const RewrittenCopy &C : R->Copies) {
+    if (!StringRef(Out).ends_with("\n"))
+      Out += "\n";
+    Out += "\n// ---- cleave: " + C.Path + ", the rewritten copy of " +
+           C.Original + " ----\n" + C.Source;
+  }
+  return Out;
 }
 
 /// The device object of Input, checked against the host rewrite's
@@ -365,8 +398,11 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
     if (K == InputKind::Cuda) {
       HostSrc = SourceOut[In];
       std::string DevObj = tmpFile(I, Stem, ".device.o");
+      std::string CopyDir = tmpFile(I, Stem, ".include");
       if (Show) {
-        Log << "cleave: rewrite host code: " << In << " -> " << HostSrc << "\n";
+        Log << "cleave: rewrite host code: " << In << " -> " << HostSrc
+            << " (and the included files it changes -> " << CopyDir
+            << ")\n";
         Log << "cleave: device code: " << In << " -> " << DevObj
             << " (kernel bundle for " << Opts.Device.GpuArch
             << ", CPU variants, registration)\n";
@@ -375,6 +411,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         HostRewriteOptions HO;
         HO.Parse = Opts.Device;
         HO.OutputName = HostSrc;
+        HO.CopyDir = CopyDir;
         Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
         if (!R) {
           consumeError(R.takeError());
@@ -400,7 +437,8 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         } else if (Show) {
           Log << "cleave: " << In << " has no kernels: no device object\n";
         }
-        if (writeWhole(HostSrc, R->Source)) {
+        if (writeCopies(CopyDir, R->Copies, Extra) ||
+            writeWhole(HostSrc, R->Source)) {
           Failed = true;
           continue;
         }
@@ -409,7 +447,8 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
       }
       // Quoted includes of the .cu file resolve from its directory.
       StringRef Dir = sys::path::parent_path(In);
-      Extra = {"-iquote", Dir.empty() ? std::string(".") : Dir.str()};
+      Extra.insert(Extra.begin(),
+                   {"-iquote", Dir.empty() ? std::string(".") : Dir.str()});
     }
     std::string HostObj = tmpFile(I, Stem, ".o");
     std::vector<std::string> Cmd = *Cxx;

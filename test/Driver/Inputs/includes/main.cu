@@ -1,0 +1,30 @@
+// Kernels, a kernel template, device variables and a launch in files this
+// program includes (a .cuh next to it, a .cu, a header found through -I).
+#include <cstdio>
+#include "kernels.cuh"
+#include "templates.cuh"
+#include "launch.cuh"
+#include "more-kernels.cu"
+#include <lib/ops.cuh>
+
+int main() {
+  const int n = 1000;
+  int h[n], *a, *b;
+  cudaMalloc(&a, n * sizeof(int));
+  cudaMalloc(&b, n * sizeof(int));
+  int off = 7;
+  cudaMemcpyToSymbol(offsetBy, &off, sizeof off);
+  iota<int, 3><<<(n + 255) / 256, 256>>>(a, n); // a[i] = 3i
+  runScaleAdd(b, a, n);                         // b[i] = 6i + 7
+  negate<<<(n + 255) / 256, 256>>>(b, n);       // b[i] = -(6i + 7)
+  square<<<(n + 255) / 256, 256>>>(b, n);       // b[i] = (6i + 7)^2
+  cudaMemcpy(h, b, sizeof h, cudaMemcpyDeviceToHost);
+  int count = 0;
+  cudaMemcpyFromSymbol(&count, launches, sizeof count);
+  int wrong = 0;
+  for (int i = 0; i < n; ++i)
+    wrong += h[i] != (6 * i + 7) * (6 * i + 7);
+  printf("%s: %d of %d wrong, %d launch of scaleAdd\n",
+         wrong == 0 && count == 1 ? "PASS" : "FAIL", wrong, n, count);
+  return wrong != 0;
+}
