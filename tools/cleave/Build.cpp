@@ -172,6 +172,37 @@ int writeWhole(StringRef Path, StringRef Bytes) {
   return 0;
 }
 
+/// The device variables the program's .cu files define. For nvcc each .cu
+/// file has its own copy of a variable defined in a header they share (its
+/// host shadows are static); Cleave's runtime finds a variable by its device
+/// name, so two files' copies under one name cannot be told apart: refuse,
+/// rather than let a copy to one reach the other file's kernels.
+class DeviceVariables {
+public:
+  bool add(StringRef Input, ArrayRef<Registration> Regs) {
+    bool Ok = true;
+    for (const Registration &R : Regs) {
+      if (R.K != Registration::Variable)
+        continue;
+      auto [It, New] = Owner.try_emplace(R.DeviceName, Input.str(), R.Location);
+      if (New || It->second.first == Input)
+        continue;
+      errs() << R.Location << ": error: device variable '" << R.Display
+             << "' is defined by both " << It->second.first << " and "
+             << Input
+             << " (each .cu file would have its own copy, which Cleave's "
+                "runtime cannot tell apart): define it in one .cu file\n"
+             << It->second.second << ": note: the other definition\n";
+      Ok = false;
+    }
+    return Ok;
+  }
+
+private:
+  /// Device name -> (input, location).
+  std::map<std::string, std::pair<std::string, std::string>> Owner;
+};
+
 /// Writes the rewritten copies of a .cu file's included files to CopyDir.
 /// The directives the host parse saw name them by absolute path; the
 /// copies' original directories go on the quoted-include path (in Iquote)
@@ -386,6 +417,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
 
   std::vector<std::string> Objects;
   bool Failed = false;
+  DeviceVariables Variables;
   for (auto [I, Input] : enumerate(Inputs)) {
     auto &[In, K] = Input;
     StringRef Stem = sys::path::stem(In);
@@ -415,6 +447,10 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
         if (!R) {
           consumeError(R.takeError());
+          Failed = true;
+          continue;
+        }
+        if (!Variables.add(In, R->Registrations)) {
           Failed = true;
           continue;
         }

@@ -20,3 +20,8 @@ static __global__ void scaleBy(int *x, int k, int n) {
 inline void addOne(int *x, int n) { addTo<<<(n + 63) / 64, 64>>>(x, 1, n); }
 
 void stepA(int *x, int n);
+
+#ifdef WITH_VARIABLE
+// One variable per .cu file for nvcc: refused.
+__device__ int perFile;
+#endif
