@@ -183,7 +183,7 @@ private:
   /// the code Cleave generates.
   std::string finishFile(FileID FID, StringRef SelfName);
   /// The copies of the included user files that changed (Result.Copies).
-  void writeCopies();
+  void collectCopies();
 };
 
 SourceLocation HostRewrite::editableLoc(SourceLocation Loc,
@@ -692,7 +692,7 @@ std::string HostRewrite::finishFile(FileID FID, StringRef SelfName) {
   return Out;
 }
 
-void HostRewrite::writeCopies() {
+void HostRewrite::collectCopies() {
   CopyPlan Plan = planCopies(R, Files, Opts.CopyDir);
   for (auto &[Loc, Msg] : Plan.Errors)
     error(Loc, Msg);
@@ -781,7 +781,7 @@ bool HostRewrite::run() {
   emitRegistrations();
   if (DE.hasErrorOccurred())
     return false;
-  writeCopies();
+  collectCopies();
   if (DE.hasErrorOccurred())
     return false;
   Result.Source = finishFile(
