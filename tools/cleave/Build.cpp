@@ -203,29 +203,6 @@ private:
   std::map<std::string, std::pair<std::string, std::string>> Owner;
 };
 
-/// Writes the rewritten copies of a .cu file's included files to CopyDir.
-/// The directives the host parse saw name them by absolute path; the
-/// copies' original directories go on the quoted-include path (in Iquote)
-/// for the directives it did not see (those of #if branches the host
-/// compiler takes and Clang's parse did not).
-int writeCopies(StringRef CopyDir, ArrayRef<RewrittenCopy> Copies,
-                std::vector<std::string> &Iquote) {
-  if (Copies.empty())
-    return 0;
-  if (std::error_code EC = sys::fs::create_directories(CopyDir))
-    return error("cannot create '" + CopyDir + "': " + EC.message());
-  StringSet<> Dirs;
-  for (const RewrittenCopy &C : Copies) {
-    if (writeWhole(C.Path, C.Source))
-      return 1;
-    SmallString<256> Dir(sys::path::parent_path(C.Original));
-    sys::fs::make_absolute(Dir);
-    if (Dirs.insert(Dir).second)
-      Iquote.insert(Iquote.end(), {"-iquote", Dir.str().str()});
-  }
-  return 0;
-}
-
 /// The kernels and variables a link left undefined under cuda* names: the
 /// program uses CUDA runtime API that libcleave_rt does not define.
 std::vector<std::string> undefinedCudaSymbols(StringRef LinkerOutput) {
@@ -258,6 +235,24 @@ public:
 };
 
 } // namespace
+
+int writeRewrittenCopies(StringRef CopyDir, ArrayRef<RewrittenCopy> Copies,
+                         std::vector<std::string> &Dirs) {
+  if (Copies.empty())
+    return 0;
+  if (std::error_code EC = sys::fs::create_directories(CopyDir))
+    return error("cannot create '" + CopyDir + "': " + EC.message());
+  StringSet<> Seen;
+  for (const RewrittenCopy &C : Copies) {
+    if (writeWhole(C.Path, C.Source))
+      return 1;
+    SmallString<256> Dir(sys::path::parent_path(C.Original));
+    sys::fs::make_absolute(Dir);
+    if (Seen.insert(Dir).second)
+      Dirs.push_back(Dir.str().str());
+  }
+  return 0;
+}
 
 Expected<std::string> rewriteForHost(StringRef Input, const BuildOptions &Opts,
                                      StringRef OutputName) {
@@ -473,11 +468,14 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         } else if (Show) {
           Log << "cleave: " << In << " has no kernels: no device object\n";
         }
-        if (writeCopies(CopyDir, R->Copies, Extra) ||
+        std::vector<std::string> CopiedFrom;
+        if (writeRewrittenCopies(CopyDir, R->Copies, CopiedFrom) ||
             writeWhole(HostSrc, R->Source)) {
           Failed = true;
           continue;
         }
+        for (const std::string &D : CopiedFrom)
+          Extra.insert(Extra.end(), {"-iquote", D});
       } else {
         Objects.push_back(DevObj);
       }
