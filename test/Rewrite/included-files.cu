@@ -1,11 +1,11 @@
 // Kernels, __device__ functions and launches in an included user file are
-// rewritten in a copy of it; the .cu file includes the copy, and the copy
-// names the files it includes by their paths. System headers stay as they
-// are.
+// rewritten in a copy of it; the .cu file includes the copy (through a copy
+// of the header that includes it), and a copy names the files it includes
+// by their paths. System headers stay as they are.
 // RUN: %cleave compile --emit=host-source -I%S/Inputs %s -o - | FileCheck %s
 #include <cuda_runtime.h>
 #include "inc/plain.h"
-#include <inc/k.cuh>
+#include <inc/via.h>
 
 int main() {
   float *x;
@@ -16,8 +16,13 @@ int main() {
 
 // CHECK: #include <cuda_runtime.h>
 // CHECK-NEXT: #include "inc/plain.h"
-// CHECK-NEXT: #include "<temporary directory>/k.cuh"
+// CHECK-NEXT: #include "<temporary directory>/via.h"
 // CHECK: cleave_register_kernel((const void *)static_cast<void (*)(float *, int)>(&::halve<float>), "_Z5halveIfEvPT_i");
+
+// CHECK: // ---- cleave: <temporary directory>/via.h, the rewritten copy of {{.*}}Inputs{{/|\\}}inc{{/|\\}}via.h ----
+// CHECK: #line 1 "{{.*}}Inputs{{/|\\}}inc{{/|\\}}via.h"
+// CHECK: #pragma once
+// CHECK-NEXT: #include "<temporary directory>/k.cuh"
 
 // CHECK: // ---- cleave: <temporary directory>/k.cuh, the rewritten copy of {{.*}}Inputs{{/|\\}}inc{{/|\\}}k.cuh ----
 // CHECK: #line 1 "{{.*}}Inputs{{/|\\}}inc{{/|\\}}k.cuh"
