@@ -1,10 +1,12 @@
 // Kernels, a kernel template, device variables and a launch in files this
-// program includes (a .cuh next to it, a .cu, a header found through -I).
+// program includes (a .cuh next to it, a .cu named by a macro, a header
+// found through -I).
 #include <cstdio>
 #include "kernels.cuh"
 #include "templates.cuh"
 #include "launch.cuh"
-#include "more-kernels.cu"
+#define MORE_KERNELS "more-kernels.cu"
+#include MORE_KERNELS
 #include <lib/ops.cuh>
 
 int main() {
