@@ -704,21 +704,8 @@ void HostRewrite::collectCopies() {
   }
   if (DE.hasErrorOccurred())
     return;
-  // A file entered more than once (no include guard) has one copy, which
-  // must serve every inclusion.
-  std::map<std::string, size_t> Index;
-  for (auto &[FID, Path] : Plan.CopyOf) {
-    std::string Text = finishFile(FID, Path);
-    auto [It, New] = Index.try_emplace(Path, Result.Copies.size());
-    if (New)
-      Result.Copies.push_back({markerName(FID), Path, std::move(Text)});
-    else if (Result.Copies[It->second].Source != Text)
-      error(SM.getIncludeLoc(FID),
-            "'" + markerName(FID) +
-                "' is included more than once, and Cleave's rewrite of it "
-                "differs between the inclusions: give it an include guard "
-                "or #pragma once");
-  }
+  for (auto &[FID, Path] : Plan.CopyOf)
+    Result.Copies.push_back({markerName(FID), Path, finishFile(FID, Path)});
 }
 
 /// Pass 1: declarations.

@@ -40,7 +40,7 @@ public:
     SourceLocation End = FilenameRange.getEnd();
     if (!End.isFileID() || SM.getFileID(End) != SM.getFileID(Hash))
       End = SourceLocation();
-    Out.Inclusions.push_back({Hash, End, File, isSystem(Kind)});
+    Out.Inclusions.push_back({Hash, End, File, isSystem(Kind), FileID()});
   }
 
   void FileChanged(SourceLocation Loc, FileChangeReason Reason,
@@ -48,8 +48,16 @@ public:
     if (Reason != EnterFile || isSystem(Kind) || !Loc.isFileID())
       return;
     FileID FID = SM.getFileID(Loc);
-    if (FID != SM.getMainFileID() && SM.getFileEntryRefForID(FID))
-      Out.Entered.push_back(FID);
+    OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+    if (FID == SM.getMainFileID() || !FE)
+      return;
+    Out.Entered.push_back(FID);
+    // The preprocessor enters a file right after the directive that names it.
+    if (!Out.Inclusions.empty()) {
+      Inclusion &Last = Out.Inclusions.back();
+      if (Last.Entered.isInvalid() && Last.File && *Last.File == *FE)
+        Last.Entered = FID;
+    }
   }
 
 private:
@@ -135,26 +143,24 @@ CopyPlan planCopies(const Rewriter &R, const FileRecord &Files,
     }
   }
 
-  // One copy per file, named after it, in the order the files were entered.
+  // One copy per inclusion the parse entered, named after the file, in the
+  // order the files were entered; PathOf keeps a file's first copy.
   std::map<UniqueID, std::string> PathOf;
   llvm::StringSet<> Taken;
   for (FileID FID : Files.Entered) {
     std::optional<UniqueID> U = fileOf(SM, FID);
     if (!U || !Needs.count(*U))
       continue;
-    auto [It, New] = PathOf.try_emplace(*U);
-    if (New) {
-      StringRef Name =
-          llvm::sys::path::filename(SM.getFileEntryRefForID(FID)->getName());
-      SmallString<256> P;
-      for (unsigned K = 0; P.empty() || !Taken.insert(P).second; ++K) {
-        P = CopyDir;
-        llvm::sys::path::append(P, K ? llvm::Twine(K) + "-" + Name
-                                     : llvm::Twine(Name));
-      }
-      It->second = std::string(P);
+    StringRef Name =
+        llvm::sys::path::filename(SM.getFileEntryRefForID(FID)->getName());
+    SmallString<256> P;
+    for (unsigned K = 0; P.empty() || !Taken.insert(P).second; ++K) {
+      P = CopyDir;
+      llvm::sys::path::append(P, K ? llvm::Twine(K) + "-" + Name
+                                   : llvm::Twine(Name));
     }
-    Plan.CopyOf[FID] = It->second;
+    Plan.CopyOf[FID] = std::string(P);
+    PathOf.try_emplace(*U, std::string(P));
   }
 
   // Directives of the .cu file that include a copied file, and every
@@ -164,10 +170,15 @@ CopyPlan planCopies(const Rewriter &R, const FileRecord &Files,
     bool FromCopy = Plan.CopyOf.count(From);
     if (!I.File || (From != Main && !FromCopy))
       continue;
-    auto Copy = PathOf.find(I.File->getUniqueID());
+    // The copy this directive entered; a skipped one (guarded) names the
+    // file's first copy, which the host compiler skips the same way.
+    auto Own = Plan.CopyOf.find(I.Entered);
+    auto First = PathOf.find(I.File->getUniqueID());
     std::string Target;
-    if (Copy != PathOf.end())
-      Target = Copy->second;
+    if (I.Entered.isValid() && Own != Plan.CopyOf.end())
+      Target = Own->second;
+    else if (First != PathOf.end())
+      Target = First->second;
     else if (FromCopy && !I.System)
       Target = absolutePath(SM, *I.File);
     else

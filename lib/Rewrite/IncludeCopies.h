@@ -35,6 +35,9 @@ struct Inclusion {
   clang::SourceLocation End;  ///< past the file name, when written there
   clang::OptionalFileEntryRef File;
   bool System; ///< the included file is a system header
+  /// The file as this directive entered it; invalid when the parse skipped
+  /// it (an include guard, #pragma once).
+  clang::FileID Entered;
 };
 
 /// What the preprocessor did with the translation unit's files.
@@ -50,7 +53,9 @@ std::unique_ptr<clang::PPCallbacks> recordFiles(clang::SourceManager &SM,
 
 /// The copies a rewrite needs.
 struct CopyPlan {
-  /// The copy's path for each entered FileID that is copied.
+  /// The copy's path for each entered FileID that is copied: one copy per
+  /// inclusion, since a file without an include guard may be rewritten
+  /// differently each time it is included.
   std::map<clang::FileID, std::string> CopyOf;
   /// #include directives to respell: [Hash, End) becomes Text.
   struct Redirect {
