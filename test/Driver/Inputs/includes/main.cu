@@ -1,6 +1,6 @@
 // Kernels, a kernel template, device variables and a launch in files this
-// program includes (a .cuh next to it, a .cu named by a macro, a header
-// found through -I).
+// program includes (a .cuh next to it, one saved with a byte-order mark, a
+// .cu named by a macro, a header found through -I).
 #include <cstdio>
 #include "kernels.cuh"
 #include "templates.cuh"
@@ -8,6 +8,7 @@
 #define MORE_KERNELS "more-kernels.cu"
 #include MORE_KERNELS
 #include <lib/ops.cuh>
+#include "bom.cuh"
 
 int main() {
   const int n = 1000;
@@ -26,6 +27,10 @@ int main() {
   int wrong = 0;
   for (int i = 0; i < n; ++i)
     wrong += h[i] != (6 * i + 7) * (6 * i + 7);
+  bomKernel<<<1, 32>>>(a);
+  cudaMemcpy(h, a, 32 * sizeof(int), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < 32; ++i)
+    wrong += h[i] != 42;
   printf("%s: %d of %d wrong, %d launch of scaleAdd\n",
          wrong == 0 && count == 1 ? "PASS" : "FAIL", wrong, n, count);
   return wrong != 0;
