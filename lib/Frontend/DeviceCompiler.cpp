@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Frontend/DeviceCompiler.h"
 #include "cleave/Frontend/ClangInvocation.h"
+#include "cleave/Frontend/LaunchSyntax.h"
 
 #include "cleave/Support/KernelInfo.h"
 
@@ -231,6 +232,8 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
   Clang.createDiagnostics(Diags.Printer.get(), /*ShouldOwnClient=*/false);
   if (!Clang.hasDiagnostics())
     return Fail();
+  if (*Lang == SourceLanguage::CUDA)
+    useLaunchSyntaxFileSystem(Clang);
 
   clang::EmitLLVMOnlyAction Action(&Ctx);
   if (!Clang.ExecuteAction(Action))
