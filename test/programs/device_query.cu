@@ -3,8 +3,6 @@
 // capability), pick the one with the most SMs x clock, set it, and size the
 // launch from its limits. The work: a dot product with per-block partials.
 //
-// XFAIL: *
-// issue 25: cudaDeviceGetAttribute(cudaDevAttrClockRate) returns cudaErrorNotSupported
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

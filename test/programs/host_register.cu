@@ -5,8 +5,6 @@
 // the profiler range markers cudaProfilerStart/Stop around the timed part.
 // The work: an exponential moving average per channel over time steps.
 //
-// XFAIL: *
-// issue 25: cudaSetDeviceFlags, cudaDeviceSetCacheConfig, cudaHostRegister/Unregister, cudaProfilerStart/Stop
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -3,8 +3,6 @@
 // dense host array and the padded device rows, and the kernel steps through
 // the rows by the pitch in bytes.
 //
-// XFAIL: *
-// issue 25: cudaMallocPitch and cudaMemcpy2D to and from pitched memory
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -4,8 +4,6 @@
 // for more L1. The work: counting primes in [2, N) by trial division, in
 // batches.
 //
-// XFAIL: *
-// issue 25: cudaMemGetInfo, cudaFuncGetAttributes, cudaOccupancyMaxActiveBlocksPerMultiprocessor, cudaFuncSetCacheConfig
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

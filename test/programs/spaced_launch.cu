@@ -2,8 +2,6 @@
 // `k << < grid, block >> > (args)`, which nvcc accepts (code formatters
 // produce it). The work: a running maximum over windows of 8 values.
 //
-// XFAIL: *
-// issue 25: launch syntax with spaces (k << < g, b >> > (...))
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

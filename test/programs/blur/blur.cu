@@ -3,8 +3,6 @@
 // The CPU reference follows the same arithmetic; a pixel may differ by one
 // where float rounding lands on .5.
 //
-// XFAIL: *
-// issue 25: kernels defined in a file the program includes (blur_kernels.cuh)
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

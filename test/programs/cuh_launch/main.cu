@@ -2,8 +2,6 @@
 // header (normalize.cuh) that holds both the kernel template and the host
 // function that launches it.
 //
-// XFAIL: *
-// issue 25: kernels and launches in a file the program includes (normalize.cuh)
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -2,8 +2,6 @@
 // which this file #includes; the block sums come back to the host for the
 // mean and standard deviation, then a second kernel applies them.
 //
-// XFAIL: *
-// issue 25: kernels defined in a file the program includes (a .cu included by a .cu)
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -3,12 +3,6 @@
 // kernel and the driver loop (100 steps, the state resident on the device,
 // the energy read back every 20 steps).
 //
-// XFAIL: *
-// issue 25: a wrong result, not a missing feature: with CLEAVE_PARTITION=even
-// on cpu,cpu,cpu, integrate (not split: its pointers come from the Particles
-// struct passed by value) runs on cpu0, and its stores through those pointers
-// do not invalidate the other CPU devices' copies, so kineticEnergy's ranges
-// on cpu1 and cpu2 read stale velocities (energy at step 40 wrong).
 // RUN: %build %s %S/integrate.cu -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s
