@@ -68,6 +68,15 @@ bool Buffer::holds(Location L, ByteRange R) const {
       R.Lo, R.Hi);
 }
 
+bool Buffer::heldOnlyBy(Location L) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  size_t Own = static_cast<size_t>(Mgr.validityLocation(L) + 1);
+  for (size_t S = 0; S < Valid.size(); ++S)
+    if (S == Own ? !Valid[S].contains(0, Size) : !Valid[S].empty())
+      return false;
+  return true;
+}
+
 /// The bytes of \p R in \p S.
 static uint64_t bytesWithin(const RangeSet &S, ByteRange R) {
   uint64_t N = 0;

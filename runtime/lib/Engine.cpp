@@ -2738,6 +2738,16 @@ Result LaunchContext::makeRuns(std::vector<PartitionRange> &Ranges,
       Runs[I].Uses = std::move(DecidedUses[I]);
       continue;
     }
+    // The whole grid on a device that alone holds every byte of every
+    // buffer it is given: nothing to move in, no other copy to make stale,
+    // so its footprints (which change with its arguments, and cost more
+    // than the rest of a launch) are not needed.
+    if (Ranges.size() == 1 && Runs[I].Count == Total && M != Mode::Merge &&
+        Info.Combined.empty() &&
+        std::all_of(Ptrs.begin(), Ptrs.end(), [&](const PtrArg &P) {
+          return P.Buf->heldOnlyBy(Runs[I].Dev);
+        }))
+      continue;
     Result R = evaluate(Runs[I].First, Runs[I].Count, Runs[I].Uses);
     if (!R.ok())
       return R;

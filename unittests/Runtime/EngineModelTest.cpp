@@ -348,7 +348,10 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
     bool Kept = Log.find("the decision of launch 4, kept until launch 9") !=
                 std::string::npos;
     EXPECT_EQ(Kept, Launch >= 5 && Launch <= 8) << Launch << "\n" << Log;
-    EXPECT_EQ(Log.find("splitting does not pay") != std::string::npos,
+    // A search keeps the launch on one device: splitting does not pay, or
+    // (once cpu0's time is measured) the launch is too short to split.
+    EXPECT_EQ(Log.find("splitting does not pay") != std::string::npos ||
+                  Log.find("too short to split") != std::string::npos,
               !Kept)
         << Launch << "\n" << Log;
     // A search says what it cost the host; a kept decision costs none.

@@ -89,6 +89,10 @@ public:
   RangeSet validRanges(Location L) const;
   /// Whether \p L holds every byte of \p R (without copying the set).
   bool holds(Location L, ByteRange R) const;
+  /// Whether \p L holds every byte and no other location holds any: what
+  /// a kernel on \p L reads is there, and what it writes makes no other
+  /// copy stale.
+  bool heldOnlyBy(Location L) const;
   /// Bytes of \p R that a copy to the device (cudaMemcpy host to device,
   /// cudaMemset) left in the host copy and no device has fetched or
   /// overwritten since: in CUDA they would already be on a device.
