@@ -361,15 +361,16 @@ void LegalityScanner::visitInlineAsm(const CallBase &CB) {
     Text = "cooperative_groups grid sync (this_grid().sync()) needs the "
            "whole grid resident: " +
            Text;
-  }
-  else if (Asm.contains("%cluster") || Asm.contains("%nclusterid") ||
-           Asm.contains("barrier.cluster") || Asm.contains("shared::cluster"))
+  } else if (Asm.contains("%cluster") || Asm.contains("%nclusterid") ||
+             Asm.contains("barrier.cluster") ||
+             Asm.contains("shared::cluster")) {
     Kind = LegalityIssueKind::Cluster;
-  else if (Asm.contains("%smid") || Asm.contains("%nsmid") ||
-           Asm.contains("%warpid") || Asm.contains("%nwarpid") ||
-           Asm.contains("%gridid") || Asm.contains("%clock") ||
-           Asm.contains("%globaltimer") || Asm.contains("%pm"))
+  } else if (Asm.contains("%smid") || Asm.contains("%nsmid") ||
+             Asm.contains("%warpid") || Asm.contains("%nwarpid") ||
+             Asm.contains("%gridid") || Asm.contains("%clock") ||
+             Asm.contains("%globaltimer") || Asm.contains("%pm")) {
     Kind = LegalityIssueKind::HardwareRegister;
+  }
   add(Kind, CB, Text, /*ForbidsSplit=*/true, /*ForbidsCPU=*/true);
 }
 

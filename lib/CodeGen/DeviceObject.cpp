@@ -66,10 +66,9 @@ Error addModuleRegistration(Module &M, StringRef Bundle,
   Constant *SymTable = ConstantPointerNull::get(PointerType::get(Ctx, 0));
   if (!Symbols.empty()) {
     auto *SymArrTy = ArrayType::get(SymTy, Symbols.size());
-    SymTable = new GlobalVariable(M, SymArrTy, true,
-                                  GlobalValue::PrivateLinkage,
-                                  ConstantArray::get(SymArrTy, Symbols),
-                                  "__cleave_symbols");
+    SymTable = new GlobalVariable(
+        M, SymArrTy, true, GlobalValue::PrivateLinkage,
+        ConstantArray::get(SymArrTy, Symbols), "__cleave_symbols");
   }
 
   Constant *BundleData = ConstantDataArray::getRaw(

@@ -21,8 +21,8 @@ static constexpr const char *ReservedSharedName = "__cleave_reserved_smem";
 static GlobalVariable *getReservedShared(Module &M) {
   if (auto *GV = M.getGlobalVariable(ReservedSharedName, true))
     return GV;
-  auto *Ty = ArrayType::get(Type::getInt8Ty(M.getContext()),
-                            ReservedSharedBytes);
+  auto *Ty =
+      ArrayType::get(Type::getInt8Ty(M.getContext()), ReservedSharedBytes);
   auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage,
                                 UndefValue::get(Ty), ReservedSharedName,
                                 nullptr, GlobalValue::NotThreadLocal,
@@ -51,8 +51,7 @@ void lowerHeaderAsm(CallBase &CB, const HeaderAsm &H) {
     New = B.CreateIntrinsic(H.SReg, {}, {});
     break;
   case HeaderAsmKind::ReservedShared: {
-    Value *Generic =
-        B.CreateAddrSpaceCast(getReservedShared(M), B.getPtrTy(0));
+    Value *Generic = B.CreateAddrSpaceCast(getReservedShared(M), B.getPtrTy(0));
     New = B.CreatePtrToInt(Generic, CB.getType());
     break;
   }
@@ -62,10 +61,12 @@ void lowerHeaderAsm(CallBase &CB, const HeaderAsm &H) {
     // mask, which every member executes (elect.sync's contract); only it
     // sets the flag, the others keep theirs.
     Value *Mask = CB.getArgOperand(0), *OldFlag = CB.getArgOperand(2);
-    Value *Leader = B.CreateBinaryIntrinsic(Intrinsic::cttz, Mask, B.getFalse());
-    Value *Lane = B.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
-    Value *Flag = B.CreateSelect(B.CreateICmpEQ(Lane, Leader), B.getInt32(1),
-                                 OldFlag);
+    Value *Leader =
+        B.CreateBinaryIntrinsic(Intrinsic::cttz, Mask, B.getFalse());
+    Value *Lane =
+        B.CreateIntrinsic(Intrinsic::nvvm_read_ptx_sreg_laneid, {}, {});
+    Value *Flag =
+        B.CreateSelect(B.CreateICmpEQ(Lane, Leader), B.getInt32(1), OldFlag);
     New = B.CreateInsertValue(PoisonValue::get(CB.getType()), Leader, 0);
     New = B.CreateInsertValue(New, Flag, 1);
     break;
