@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Analysis/KernelLegality.h"
 
+#include "cleave/Analysis/HeaderAsm.h"
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/WrittenData.h"
 #include "cleave/BundleFormat.h"
@@ -334,6 +335,10 @@ void LegalityScanner::visitCall(const CallBase &CB) {
 }
 
 void LegalityScanner::visitInlineAsm(const CallBase &CB) {
+  // The CUDA headers' own idioms have a meaning that holds on every device
+  // and for any block range; dead asm does nothing.
+  if (isDeadAsm(CB) || matchHeaderAsm(CB))
+    return;
   const auto *IA = cast<InlineAsm>(CB.getCalledOperand());
   StringRef Asm = IA->getAsmString();
   // One line, whitespace runs collapsed, bounded, so the printer keeps one
@@ -351,16 +356,21 @@ void LegalityScanner::visitInlineAsm(const CallBase &CB) {
   LegalityIssueKind Kind = LegalityIssueKind::InlineAsm;
   // Clang 19 with CUDA 13 headers implements cooperative_groups grid sync
   // entirely in inline PTX: the grid workspace comes from %envreg1/2.
-  if (Asm.contains("%envreg"))
+  if (Asm.contains("%envreg")) {
     Kind = LegalityIssueKind::GridSync;
-  else if (Asm.contains("%cluster") || Asm.contains("%nclusterid") ||
-           Asm.contains("barrier.cluster") || Asm.contains("shared::cluster"))
+    Text = "cooperative_groups grid sync (this_grid().sync()) needs the "
+           "whole grid resident: " +
+           Text;
+  } else if (Asm.contains("%cluster") || Asm.contains("%nclusterid") ||
+             Asm.contains("barrier.cluster") ||
+             Asm.contains("shared::cluster")) {
     Kind = LegalityIssueKind::Cluster;
-  else if (Asm.contains("%smid") || Asm.contains("%nsmid") ||
-           Asm.contains("%warpid") || Asm.contains("%nwarpid") ||
-           Asm.contains("%gridid") || Asm.contains("%clock") ||
-           Asm.contains("%globaltimer") || Asm.contains("%pm"))
+  } else if (Asm.contains("%smid") || Asm.contains("%nsmid") ||
+             Asm.contains("%warpid") || Asm.contains("%nwarpid") ||
+             Asm.contains("%gridid") || Asm.contains("%clock") ||
+             Asm.contains("%globaltimer") || Asm.contains("%pm")) {
     Kind = LegalityIssueKind::HardwareRegister;
+  }
   add(Kind, CB, Text, /*ForbidsSplit=*/true, /*ForbidsCPU=*/true);
 }
 

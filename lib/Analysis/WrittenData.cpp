@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Analysis/WrittenData.h"
 
+#include "cleave/Analysis/HeaderAsm.h"
+
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
@@ -414,6 +416,12 @@ const Instruction *WrittenDataFinder::find(const Value *V) {
     if (isa<AtomicRMWInst>(I) || isa<AtomicCmpXchgInst>(I))
       return I;
     if (const auto *CB = dyn_cast<CallBase>(I)) {
+      // The headers' idioms read registers and their operands only.
+      if (CB->isInlineAsm() && matchHeaderAsm(*CB)) {
+        for (const Value *Arg : CB->args())
+          Push(Arg);
+        continue;
+      }
       if (CB->isInlineAsm())
         return I;
       const Function *Callee = CB->getCalledFunction();

@@ -47,12 +47,6 @@ Error addModuleRegistration(Module &M, StringRef Bundle,
     NameGV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
     Symbols.push_back(ConstantStruct::get(SymTy, {NameGV, &GV}));
   }
-  if (Symbols.empty())
-    return createStringError(inconvertibleErrorCode(),
-                             "device object: the CPU module has no "
-                             "__cleave_cpu_* symbols (not a module of "
-                             "cleave-cpu-lower?)");
-
   // Everything else becomes local: the runtime reaches the code through the
   // table, and two .cu files may instantiate the same template kernel or
   // define the same __host__ __device__ function.
@@ -66,11 +60,16 @@ Error addModuleRegistration(Module &M, StringRef Bundle,
         GO->setComdat(nullptr);
     }
 
-  auto *SymArrTy = ArrayType::get(SymTy, Symbols.size());
-  auto *SymTable = new GlobalVariable(M, SymArrTy, true,
-                                      GlobalValue::PrivateLinkage,
-                                      ConstantArray::get(SymArrTy, Symbols),
-                                      "__cleave_symbols");
+  // A file none of whose kernels has a CPU variant (and without device
+  // variables) has no symbols: its kernels run on GPUs only, and the runtime
+  // refuses a CPU launch of them with the lowering's reason from the bundle.
+  Constant *SymTable = ConstantPointerNull::get(PointerType::get(Ctx, 0));
+  if (!Symbols.empty()) {
+    auto *SymArrTy = ArrayType::get(SymTy, Symbols.size());
+    SymTable = new GlobalVariable(
+        M, SymArrTy, true, GlobalValue::PrivateLinkage,
+        ConstantArray::get(SymArrTy, Symbols), "__cleave_symbols");
+  }
 
   Constant *BundleData = ConstantDataArray::getRaw(
       Bundle, Bundle.size(), Type::getInt8Ty(Ctx));

@@ -21,6 +21,7 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/TargetParser/Host.h"
@@ -138,6 +139,21 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
   return A;
 }
 
+/// Puts Cleave's fixes for Clang's own CUDA headers around the runtime
+/// wrapper that the driver force-includes (compat/cuda/
+/// __cleave_clang19_fixes_{begin,end}.h say what they fix), so that they
+/// apply to the wrapper alone.
+static void bracketCudaWrapper(std::vector<std::string> &Includes) {
+  auto It = llvm::find(Includes, "__clang_cuda_runtime_wrapper.h");
+  if (It == Includes.end())
+    return;
+  SmallString<256> Begin(compatHeaderDir()), End(compatHeaderDir());
+  sys::path::append(Begin, "__cleave_clang19_fixes_begin.h");
+  sys::path::append(End, "__cleave_clang19_fixes_end.h");
+  It = Includes.insert(It, std::string(Begin));
+  Includes.insert(It + 2, std::string(End));
+}
+
 ClangDiagnostics::ClangDiagnostics(raw_ostream &OS, bool Color)
     : Options(new clang::DiagnosticOptions()),
       IDs(new clang::DiagnosticIDs()) {
@@ -188,6 +204,8 @@ createClangInvocation(StringRef Path, SourceLanguage Lang, CudaSide Side,
   if (!clang::CompilerInvocation::CreateFromArgs(*Invocation, Cmd.getArguments(),
                                                  DE, Argv[0]))
     return nullptr;
+  if (Lang == SourceLanguage::CUDA)
+    bracketCudaWrapper(Invocation->getPreprocessorOpts().Includes);
   return Invocation;
 }
 

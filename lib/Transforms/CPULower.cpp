@@ -25,6 +25,7 @@
 
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Support/KernelInfo.h"
+#include "cleave/Transforms/HeaderAsmLower.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -40,6 +41,7 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Dominators.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -488,14 +490,33 @@ std::optional<Refusal> KernelLowering::inlineCalls() {
   return Refusal{"call graph too deep to inline", &*K.getEntryBlock().begin()};
 }
 
+/// Rewrites the CUDA headers' inline PTX idioms (HeaderAsm.h) into IR and
+/// drops dead asm; any other inline asm is refused, named.
+static std::optional<Refusal> lowerInlineAsm(Function &K) {
+  SmallVector<CallBase *, 8> Asms;
+  for (Instruction &I : instructions(K))
+    if (auto *CB = dyn_cast<CallBase>(&I); CB && CB->isInlineAsm())
+      Asms.push_back(CB);
+  for (CallBase *CB : Asms) {
+    if (isDeadAsm(*CB)) {
+      CB->eraseFromParent();
+    } else if (std::optional<HeaderAsm> H = matchHeaderAsm(*CB)) {
+      lowerHeaderAsm(*CB, *H);
+    } else {
+      StringRef Asm = cast<InlineAsm>(CB->getCalledOperand())->getAsmString();
+      return Refusal{("inline assembly '" + Asm.trim() + "'").str(), CB};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
+  if (auto R = lowerInlineAsm(K))
+    return R;
   SmallVector<CallBase *, 16> Calls;
   for (Instruction &I : instructions(K)) {
-    if (auto *CB = dyn_cast<CallBase>(&I)) {
-      if (CB->isInlineAsm())
-        return Refusal{"inline assembly", CB};
+    if (auto *CB = dyn_cast<CallBase>(&I))
       Calls.push_back(CB);
-    }
     if (auto *A = dyn_cast<AllocaInst>(&I);
         A && (A->getParent() != &K.getEntryBlock() ||
               !isa<ConstantInt>(A->getArraySize())))

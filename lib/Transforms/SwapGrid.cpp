@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/SwapGrid.h"
 
+#include "cleave/Analysis/HeaderAsm.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Support/KernelInfo.h"
@@ -110,7 +111,8 @@ Refusal checkSwappable(const Function &K,
       return {"a function it calls reads the block index", &I};
     if (!Callee && !CB->isInlineAsm() && !Readers.empty())
       return {"an indirect call may read the block index", &I};
-    if (CB->isInlineAsm())
+    // The headers' idioms read lane registers only.
+    if (CB->isInlineAsm() && !isDeadAsm(*CB) && !matchHeaderAsm(*CB))
       return {"inline assembly may read the block index", &I};
   }
   if (!ReadsX)

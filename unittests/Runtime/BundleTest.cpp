@@ -90,7 +90,7 @@ entry:
 define ptx_kernel void @withasm(ptr noundef writeonly %out) #0 {
 entry:
   %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %lane = call i32 asm "mov.u32 $0, %laneid;", "=r"()
+  %lane = call i32 asm "brev.b32 $0, $1;", "=r,r"(i32 %tid)
   %idx = zext i32 %tid to i64
   %p = getelementptr inbounds i32, ptr %out, i64 %idx
   store i32 %lane, ptr %p, align 4

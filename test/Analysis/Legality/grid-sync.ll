@@ -32,8 +32,8 @@ declare i32 @llvm.nvvm.read.ptx.sreg.envreg1()
 ; CG:      cleave-legality: kernel 'grid_sync_sum(float*, int)'
 ; CG-NEXT:   split: no
 ; CG-NEXT:   cpu: no
-; CG-NEXT:   issue: grid-sync (forbids split, cpu) 'asm mov.u32 $0, %envreg2;'{{$}}
-; CG-NEXT:   issue: grid-sync (forbids split, cpu) 'asm mov.u32 $0, %envreg1;'{{$}}
+; CG-NEXT:   issue: grid-sync (forbids split, cpu) 'cooperative_groups grid sync (this_grid().sync()) needs the whole grid resident: asm mov.u32 $0, %envreg2;'{{$}}
+; CG-NEXT:   issue: grid-sync (forbids split, cpu) 'cooperative_groups grid sync (this_grid().sync()) needs the whole grid resident: asm mov.u32 $0, %envreg1;'{{$}}
 ; CG-NEXT:   issue: inline-asm (forbids split, cpu) 'asm trap;'{{$}}
 ; CG-NEXT:   issue: inline-asm (forbids split, cpu) 'asm atom.add.release.gpu.u32 $0,[$1],$2;'{{$}}
 ; CG-NEXT:   issue: inline-asm (forbids split, cpu) 'asm ld.acquire.gpu.u32 $0,[$1];'{{$}}

@@ -2,10 +2,11 @@
 __constant__ float scale[4] = {1.0f, 2.0f, 3.0f, 4.0f};
 __device__ unsigned launches;
 
-// Inline PTX: the legality analysis forbids the CPU (and splitting).
+// Inline PTX (not one of the CUDA headers' idioms): the legality analysis
+// forbids the CPU (and splitting).
 __global__ void lane_ids(unsigned *out) {
   unsigned lane;
-  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  asm volatile("brev.b32 %0, %1;" : "=r"(lane) : "r"(threadIdx.x));
   out[blockIdx.x * blockDim.x + threadIdx.x] = lane;
 }
 
