@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analyze.h"
 #include "Build.h"
+#include "HostCompiler.h"
 
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/HostObjectEmitter.h"
@@ -148,6 +149,20 @@ cl::opt<std::string> Cxx("cxx",
                                   "g++, else clang++-19)"),
                          cl::value_desc("compiler"), cl::sub(CompileCmd),
                          cl::cat(CompileCat));
+cl::list<std::string> XCompiler(
+    "Xcompiler",
+    cl::desc("Pass options (comma-separated) to the host compiler, for every "
+             "host compile and the link, as nvcc's -Xcompiler"),
+    cl::value_desc("opt,..."), cl::CommaSeparated, cl::sub(CompileCmd),
+    cl::cat(CompileCat));
+cl::alias XCompilerAlias("compiler-options", cl::desc("Alias for -Xcompiler"),
+                         cl::aliasopt(XCompiler), cl::cat(CompileCat));
+cl::opt<bool> OpenMP("fopenmp",
+                     cl::desc("OpenMP in host code: -fopenmp for the host "
+                              "compiler and the link (also "
+                              "-Xcompiler -fopenmp); Cleave's host parse "
+                              "defines _OPENMP"),
+                     cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::list<std::string> LinkDirs("L", cl::desc("Add a library directory (link)"),
                                cl::value_desc("dir"), cl::Prefix,
                                cl::sub(CompileCmd), cl::cat(CompileCat));
@@ -265,6 +280,20 @@ cleave::BuildOptions buildOptions() {
   B.Cxx = Cxx;
   B.LinkDirs.assign(LinkDirs.begin(), LinkDirs.end());
   B.LinkLibs.assign(LinkLibs.begin(), LinkLibs.end());
+  B.HostCompilerArgs.assign(XCompiler.begin(), XCompiler.end());
+  if (OpenMP && !cleave::enablesOpenMP(B.HostCompilerArgs))
+    B.HostCompilerArgs.push_back("-fopenmp");
+  Opts.OpenMP = cleave::enablesOpenMP(B.HostCompilerArgs);
+  // Clang's parses of a .cu file also search the host compiler's include
+  // directories (after their own), as the host compiler will.
+  if (llvm::any_of(Inputs, [](const std::string &In) {
+        return sys::path::extension(In) == ".cu";
+      }))
+    if (Expected<std::vector<std::string>> Cxx =
+            cleave::findHostCompiler(B.Cxx))
+      Opts.HostSearchDirs = cleave::hostSearchDirs(*Cxx);
+    else
+      consumeError(Cxx.takeError()); // said when the host compiler is run
   B.DryRun = DryRun;
   B.KeepTemps = KeepTemps;
   B.SingleDevice = SingleDevice;

@@ -1,0 +1,102 @@
+//===- TempDir.cpp - The build's temporary directory ----------------------===//
+//
+// Part of Cleave's driver (TempDir.h). The removal on a signal runs inside
+// the signal handler, so it uses only a fixed buffer and plain system calls;
+// then the handler that was there before (LLVM's, which removes its own
+// temporary files and re-raises the signal) runs.
+//
+//===----------------------------------------------------------------------===//
+#include "TempDir.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace llvm;
+
+namespace cleave {
+namespace {
+
+char ArmedPath[PATH_MAX];
+std::atomic<bool> Armed{false};
+constexpr int InterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+struct sigaction Previous[sizeof(InterruptSignals) / sizeof(int)];
+
+void removeArmedDir() {
+  if (!Armed.exchange(false))
+    return;
+  if (DIR *D = opendir(ArmedPath)) {
+    while (dirent *E = readdir(D))
+      if (std::strcmp(E->d_name, ".") && std::strcmp(E->d_name, ".."))
+        unlinkat(dirfd(D), E->d_name, 0);
+    closedir(D);
+  }
+  rmdir(ArmedPath);
+}
+
+void onCrash(void *) { removeArmedDir(); }
+
+void onInterrupt(int Sig, siginfo_t *Info, void *Ctx) {
+  removeArmedDir();
+  for (size_t I = 0; I < std::size(InterruptSignals); ++I) {
+    if (InterruptSignals[I] != Sig)
+      continue;
+    const struct sigaction &P = Previous[I];
+    sigaction(Sig, &P, nullptr);
+    if (P.sa_flags & SA_SIGINFO)
+      P.sa_sigaction(Sig, Info, Ctx);
+    else if (P.sa_handler != SIG_IGN && P.sa_handler != SIG_DFL)
+      P.sa_handler(Sig);
+    else
+      raise(Sig);
+    return;
+  }
+}
+
+void installHandlersOnce() {
+  static bool Done = false;
+  if (Done)
+    return;
+  Done = true;
+  sys::AddSignalHandler(onCrash, nullptr);
+  for (size_t I = 0; I < std::size(InterruptSignals); ++I) {
+    struct sigaction SA = {};
+    SA.sa_sigaction = onInterrupt;
+    SA.sa_flags = SA_SIGINFO;
+    sigemptyset(&SA.sa_mask);
+    sigaction(InterruptSignals[I], &SA, &Previous[I]);
+  }
+}
+
+} // namespace
+
+void TempDir::adopt(StringRef P, bool KeepIt) {
+  Path = P.str();
+  Keep = KeepIt;
+  if (Keep || Path.size() >= sizeof(ArmedPath))
+    return;
+  installHandlersOnce();
+  std::memcpy(ArmedPath, Path.c_str(), Path.size() + 1);
+  Armed = true;
+}
+
+TempDir::~TempDir() {
+  if (Path.empty())
+    return;
+  if (Keep) {
+    errs() << "cleave: temporary files kept in " << Path << "\n";
+    return;
+  }
+  Armed = false;
+  sys::fs::remove_directories(Path);
+}
+
+} // namespace cleave
