@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Rewrite/HostRewriter.h"
 
+#include "UnsupportedFeatures.h"
 #include "cleave/Frontend/ClangInvocation.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -768,7 +769,8 @@ public:
                   HostRewriteResult &Result, bool &Ok)
       : Opts(Opts), InputName(InputName), Result(Result), Ok(Ok) {}
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    if (Ctx.getDiagnostics().hasErrorOccurred())
+    if (Ctx.getDiagnostics().hasErrorOccurred() ||
+        reportUnsupportedFeatures(Ctx))
       return;
     HostRewrite HR(Ctx, Opts, InputName, Result);
     Ok = HR.run();
@@ -815,6 +817,8 @@ public:
       : Opts(Opts), InputName(InputName), Result(Result), Ok(Ok) {}
   bool BeginSourceFileAction(CompilerInstance &CI) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<ManagedVariables>(
+        CI.getSourceManager(), CI.getDiagnostics()));
+    CI.getPreprocessor().addPPCallbacks(createUnsupportedIncludeChecker(
         CI.getSourceManager(), CI.getDiagnostics()));
     return true;
   }
