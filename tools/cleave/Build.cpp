@@ -289,9 +289,8 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
                    "': give the .cu files different names");
     SourceOut[In] = std::string(P);
   }
-  if (!Opts.DryRun)
-    if (int RC = checkNoInputOverwritten(Opts, SourceOut))
-      return RC;
+  if (int RC = checkNoInputOverwritten(Opts, SourceOut))
+    return RC;
 
   Expected<std::vector<std::string>> Cxx = findHostCompiler(Opts.Cxx);
   if (!Cxx) {

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "HostCompiler.h"
+#include "Build.h"
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallVector.h"
@@ -96,6 +97,16 @@ bool enablesOpenMP(ArrayRef<std::string> Args) {
     if (A == "-fopenmp" || A.starts_with("-fopenmp="))
       return true;
   return false;
+}
+
+void useHostCompilerView(BuildOptions &B) {
+  B.Device.OpenMP = enablesOpenMP(B.HostCompilerArgs);
+  Expected<std::vector<std::string>> Cxx = findHostCompiler(B.Cxx);
+  if (!Cxx) {
+    consumeError(Cxx.takeError()); // said when the host compiler is run
+    return;
+  }
+  B.Device.HostSearchDirs = hostSearchDirs(*Cxx);
 }
 
 } // namespace cleave

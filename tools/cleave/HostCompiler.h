@@ -17,6 +17,8 @@
 
 namespace cleave {
 
+struct BuildOptions;
+
 /// The host C++ compiler's command prefix: \p Spec (--cxx), else $CXX (which
 /// may carry arguments, as in "ccache g++"), else g++, else clang++-19, else
 /// clang++; the program resolved to an absolute path.
@@ -32,6 +34,11 @@ std::vector<std::string> hostSearchDirs(llvm::ArrayRef<std::string> Cxx);
 /// Whether \p Args (-Xcompiler arguments) turn on OpenMP in the host
 /// compiler (-fopenmp, -fopenmp=<lib>).
 bool enablesOpenMP(llvm::ArrayRef<std::string> Args);
+
+/// Gives Clang's parses of B's .cu files the host compiler's view: its
+/// include directories (when it is found) and -fopenmp when B's host
+/// compiler options have it.
+void useHostCompilerView(BuildOptions &B);
 
 } // namespace cleave
 

@@ -286,17 +286,10 @@ cleave::BuildOptions buildOptions() {
   B.HostCompilerArgs.assign(XCompiler.begin(), XCompiler.end());
   if (OpenMP && !cleave::enablesOpenMP(B.HostCompilerArgs))
     B.HostCompilerArgs.push_back("-fopenmp");
-  Opts.OpenMP = cleave::enablesOpenMP(B.HostCompilerArgs);
-  // Clang's parses of a .cu file also search the host compiler's include
-  // directories (after their own), as the host compiler will.
   if (llvm::any_of(Inputs, [](const std::string &In) {
         return sys::path::extension(In) == ".cu";
       }))
-    if (Expected<std::vector<std::string>> Cxx =
-            cleave::findHostCompiler(B.Cxx))
-      Opts.HostSearchDirs = cleave::hostSearchDirs(*Cxx);
-    else
-      consumeError(Cxx.takeError()); // said when the host compiler is run
+    cleave::useHostCompilerView(B);
   B.DryRun = DryRun;
   B.KeepTemps = KeepTemps;
   B.SingleDevice = SingleDevice;
