@@ -30,6 +30,21 @@ std::atomic<bool> Armed{false};
 constexpr int InterruptSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction Previous[sizeof(InterruptSignals) / sizeof(int)];
 
+/// The interrupt signals the process was started with ignored (a
+/// background job's SIGINT, nohup's SIGHUP), recorded before main, when LLVM
+/// has not installed its handlers yet: those do not end the build, so they
+/// must not remove its directory either.
+struct IgnoredAtStart {
+  bool Ignored[std::size(InterruptSignals)] = {};
+  IgnoredAtStart() {
+    for (size_t I = 0; I < std::size(InterruptSignals); ++I) {
+      struct sigaction Old;
+      Ignored[I] = sigaction(InterruptSignals[I], nullptr, &Old) == 0 &&
+                   !(Old.sa_flags & SA_SIGINFO) && Old.sa_handler == SIG_IGN;
+    }
+  }
+} const StartState;
+
 void removeArmedDir() {
   if (!Armed.exchange(false))
     return;
@@ -68,6 +83,8 @@ void installHandlersOnce() {
   Done = true;
   sys::AddSignalHandler(onCrash, nullptr);
   for (size_t I = 0; I < std::size(InterruptSignals); ++I) {
+    if (StartState.Ignored[I])
+      continue;
     struct sigaction SA = {};
     SA.sa_sigaction = onInterrupt;
     SA.sa_flags = SA_SIGINFO;
