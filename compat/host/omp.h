@@ -9,8 +9,12 @@
  * the argument form expands to nothing (plain __malloc__ is untouched, since
  * a function-like macro expands only before a parenthesis).
  *===----------------------------------------------------------------------===*/
+#if __has_include_next(<omp.h>)
 #pragma push_macro("__malloc__")
 #undef __malloc__
 #define __malloc__(...)
 #include_next <omp.h>
 #pragma pop_macro("__malloc__")
+#else
+#error "<omp.h> not found: neither Clang nor the host compiler (--cxx) has one; install the host compiler's OpenMP (GCC's libgomp, or libomp for Clang)"
+#endif

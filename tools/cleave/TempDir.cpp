@@ -3,7 +3,9 @@
 // Part of Cleave's driver (TempDir.h). The removal on a signal runs inside
 // the signal handler, so it uses only a fixed buffer and plain system calls;
 // then the handler that was there before (LLVM's, which removes its own
-// temporary files and re-raises the signal) runs.
+// temporary files and re-raises the signal) runs. Crashes (and abort(), as
+// in LLVM's fatal errors) go through LLVM's crash handlers, exit() through a
+// static destructor.
 //
 //===----------------------------------------------------------------------===//
 #include "TempDir.h"
@@ -58,6 +60,12 @@ void removeArmedDir() {
 }
 
 void onCrash(void *) { removeArmedDir(); }
+
+/// A build that ends in exit() (LLVM's fatal errors without a crash
+/// report) runs no destructor of the build, but static ones.
+struct RemoveAtExit {
+  ~RemoveAtExit() { removeArmedDir(); }
+} AtExit;
 
 void onInterrupt(int Sig, siginfo_t *Info, void *Ctx) {
   removeArmedDir();
