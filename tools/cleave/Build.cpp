@@ -179,9 +179,14 @@ bool samePath(StringRef A, StringRef B) {
 }
 
 /// Refuses a build that would write over one of its inputs: the program
-/// (-o) or a rewritten source (<out>.cleave.cpp) at an input's path.
+/// (-o) or a rewritten source (<out>.cleave.cpp) at an input's path; or the
+/// program over a rewritten source.
 int checkNoInputOverwritten(const BuildOptions &Opts,
                             const std::map<std::string, std::string> &SourceOut) {
+  for (const auto &[Cu, Out] : SourceOut)
+    if (samePath(Opts.Output, Out))
+      return error("-o '" + Opts.Output + "' is where the rewritten host "
+                   "source of '" + Cu + "' goes: choose another -o");
   for (const std::string &In : Opts.Inputs) {
     if (samePath(In, Opts.Output))
       return error("-o '" + Opts.Output + "' names the input '" + In +
