@@ -322,11 +322,10 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
       sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Model);
       sys::path::append(Model, "cleave-%%%%%%");
       sys::fs::createUniquePath(Model, P, /*MakeAbsolute=*/false);
-    } else if (std::error_code EC =
-                   sys::fs::createUniqueDirectory("cleave", P)) {
+    } else if (std::error_code EC = Tmp.create(Opts.KeepTemps)) {
       return error("cannot create a temporary directory: " + EC.message());
     } else {
-      Tmp.adopt(P, Opts.KeepTemps);
+      P = Tmp.path();
     }
     TmpPath = std::string(P);
   }

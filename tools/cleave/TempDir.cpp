@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "TempDir.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -103,14 +105,28 @@ void installHandlersOnce() {
 
 } // namespace
 
-void TempDir::adopt(StringRef P, bool KeepIt) {
-  Path = P.str();
+std::error_code TempDir::create(bool KeepIt) {
   Keep = KeepIt;
-  if (Keep || Path.size() >= sizeof(ArmedPath))
-    return;
-  installHandlersOnce();
-  std::memcpy(ArmedPath, Path.c_str(), Path.size() + 1);
-  Armed = true;
+  if (!Keep)
+    installHandlersOnce();
+  // An interrupt between the directory's creation and its arming would
+  // leave it behind: the signals wait until it is armed.
+  sigset_t Block, Old;
+  sigemptyset(&Block);
+  for (int Sig : InterruptSignals)
+    sigaddset(&Block, Sig);
+  pthread_sigmask(SIG_BLOCK, &Block, &Old);
+  SmallString<256> P;
+  std::error_code EC = sys::fs::createUniqueDirectory("cleave", P);
+  if (!EC) {
+    Path = std::string(P);
+    if (!Keep && Path.size() < sizeof(ArmedPath)) {
+      std::memcpy(ArmedPath, Path.c_str(), Path.size() + 1);
+      Armed = true;
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &Old, nullptr);
+  return EC;
 }
 
 TempDir::~TempDir() {

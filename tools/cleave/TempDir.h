@@ -13,6 +13,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
+#include <system_error>
 
 namespace cleave {
 
@@ -23,8 +24,9 @@ public:
   TempDir &operator=(const TempDir &) = delete;
   ~TempDir();
 
-  /// Takes charge of the directory at Path (flat: files only).
-  void adopt(llvm::StringRef Path, bool Keep);
+  /// Creates the directory (cleave-XXXXXX in the system's temporary
+  /// directory) and takes charge of it; it holds files only.
+  std::error_code create(bool Keep);
   const std::string &path() const { return Path; }
 
 private:
