@@ -19,9 +19,9 @@
 #include <climits>
 #include <csignal>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace llvm;
@@ -52,11 +52,25 @@ struct IgnoredAtStart {
 void removeArmedDir() {
   if (!Armed.exchange(false))
     return;
-  if (DIR *D = opendir(ArmedPath)) {
-    while (dirent *E = readdir(D))
-      if (std::strcmp(E->d_name, ".") && std::strcmp(E->d_name, ".."))
-        unlinkat(dirfd(D), E->d_name, 0);
-    closedir(D);
+  // getdents64 on a stack buffer, not opendir: a signal may arrive inside
+  // malloc, which opendir would call again.
+  int Fd = open(ArmedPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (Fd >= 0) {
+    alignas(8) char Buf[4096];
+    long N;
+    while ((N = syscall(SYS_getdents64, Fd, Buf, sizeof(Buf))) > 0) {
+      for (long Off = 0; Off < N;) {
+        // struct linux_dirent64: ino (8), off (8), reclen (2), type (1),
+        // then the NUL-terminated name.
+        unsigned short RecLen;
+        std::memcpy(&RecLen, Buf + Off + 16, sizeof(RecLen));
+        const char *Name = Buf + Off + 19;
+        if (std::strcmp(Name, ".") && std::strcmp(Name, ".."))
+          unlinkat(Fd, Name, 0);
+        Off += RecLen;
+      }
+    }
+    close(Fd);
   }
   rmdir(ArmedPath);
 }
