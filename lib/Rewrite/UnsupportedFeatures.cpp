@@ -106,8 +106,7 @@ private:
     if (!D || !D->getIdentifier() || Loc.isInvalid())
       return;
     const char *Feature = featureOf(D->getName());
-    if (!Feature ||
-        !SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+    if (!Feature || !SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
       return;
     SourceLocation Exp = SM.getExpansionLoc(Loc);
     if (SM.isInSystemHeader(Exp) ||

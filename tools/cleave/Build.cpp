@@ -123,8 +123,8 @@ int runHostStep(ArrayRef<std::string> Args, StringRef Output,
     return RC;
   uint64_t Size = 0;
   if (sys::fs::file_size(Output, Size) || Size == 0) {
-    error("'" + Args[0] + "' exited successfully but did not write '" +
-          Output + "'");
+    error("'" + Args[0] + "' exited successfully but did not write '" + Output +
+          "'");
     return 1;
   }
   return 0;
@@ -181,21 +181,23 @@ bool samePath(StringRef A, StringRef B) {
 /// Refuses a build that would write over one of its inputs: the program
 /// (-o) or a rewritten source (<out>.cleave.cpp) at an input's path; or the
 /// program over a rewritten source.
-int checkNoInputOverwritten(const BuildOptions &Opts,
-                            const std::map<std::string, std::string> &SourceOut) {
+int checkNoInputOverwritten(
+    const BuildOptions &Opts,
+    const std::map<std::string, std::string> &SourceOut) {
   for (const auto &[Cu, Out] : SourceOut)
     if (samePath(Opts.Output, Out))
-      return error("-o '" + Opts.Output + "' is where the rewritten host "
-                   "source of '" + Cu + "' goes: choose another -o");
+      return error("-o '" + Opts.Output +
+                   "' is where the rewritten host source of '" + Cu +
+                   "' goes: choose another -o");
   for (const std::string &In : Opts.Inputs) {
     if (samePath(In, Opts.Output))
       return error("-o '" + Opts.Output + "' names the input '" + In +
                    "': the program would overwrite it");
     for (const auto &[Cu, Out] : SourceOut)
       if (samePath(In, Out))
-        return error("the rewritten host source of '" + Cu + "' is written to '" +
-                     Out + "', which is the input '" + In +
-                     "': rename that file or choose another -o");
+        return error("the rewritten host source of '" + Cu +
+                     "' is written to '" + Out + "', which is the input '" +
+                     In + "': rename that file or choose another -o");
   }
   return 0;
 }

@@ -63,9 +63,8 @@ std::vector<std::string> hostSearchDirs(ArrayRef<std::string> Cxx) {
   auto Forget = make_scope_exit([&] { sys::DontRemoveFileOnSignal(Err); });
   SmallVector<StringRef, 8> Argv(Cxx.begin(), Cxx.end());
   Argv.append({"-x", "c++", "-E", "-v", "-o", "/dev/null", "/dev/null"});
-  std::optional<StringRef> Redirects[3] = {StringRef("/dev/null"),
-                                           StringRef("/dev/null"),
-                                           StringRef(Err)};
+  std::optional<StringRef> Redirects[3] = {
+      StringRef("/dev/null"), StringRef("/dev/null"), StringRef(Err)};
   if (sys::ExecuteAndWait(Argv[0], Argv, std::nullopt, Redirects) != 0)
     return {};
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Err);

@@ -22,8 +22,7 @@ struct BuildOptions;
 /// The host C++ compiler's command prefix: \p Spec (--cxx), else $CXX (which
 /// may carry arguments, as in "ccache g++"), else g++, else clang++-19, else
 /// clang++; the program resolved to an absolute path.
-llvm::Expected<std::vector<std::string>>
-findHostCompiler(llvm::StringRef Spec);
+llvm::Expected<std::vector<std::string>> findHostCompiler(llvm::StringRef Spec);
 
 /// The host compiler's own `#include <...>` search directories, in its
 /// order (what `-E -v` prints); empty when it cannot say. Clang's parses of
