@@ -64,6 +64,26 @@ std::string compatHeaderDir() {
   return CLEAVE_COMPAT_DIR;
 }
 
+std::string hostCompatHeaderDir() {
+  SmallString<256> Dir(sys::path::parent_path(compatHeaderDir()));
+  sys::path::append(Dir, "host");
+  return std::string(Dir);
+}
+
+std::string runtimeIncludeDir() {
+  // <prefix>/include once installed (bin/cleave beside it), else the source
+  // tree the build was configured from.
+  std::string Exe =
+      sys::fs::getMainExecutable(nullptr, (void *)&runtimeIncludeDir);
+  SmallString<256> Dir(sys::path::parent_path(sys::path::parent_path(Exe)));
+  sys::path::append(Dir, "include");
+  SmallString<256> Probe(Dir);
+  sys::path::append(Probe, "cleave", "nvcc_host.h");
+  if (sys::fs::exists(Probe))
+    return std::string(Dir);
+  return CLEAVE_RUNTIME_INCLUDE_DIR;
+}
+
 // A file that is empty or has NUL bytes is not source: say so once, at its
 // start, instead of letting the parser print a screen of errors.
 Error checkSourceFile(StringRef Path, raw_ostream &DiagOS) {
@@ -106,7 +126,10 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
                        // CUDA 13 keeps CCCL (cooperative_groups' cuda/std
                        // dependencies among them) in include/cccl, which
                        // Clang 19 does not know about.
-                       "-isystem", Cuda + "/include/cccl"});
+                       "-isystem", Cuda + "/include/cccl",
+                       "-isystem", hostCompatHeaderDir(),
+                       // What nvcc's cuda_runtime.h gives host code.
+                       "-include", runtimeIncludeDir() + "/cleave/nvcc_host.h"});
     // Declarations of the calls CUDA 13 removed that the runtime still
     // provides (cleave/cuda_removed_api.h); after CUDA's own headers, which
     // Clang's CUDA wrapper includes first.
@@ -114,6 +137,11 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
     sys::path::append(Removed, "cleave", "cuda_removed_api.h");
     if (sys::fs::exists(Removed))
       A.insert(A.end(), {"-include", std::string(Removed)});
+    for (const std::string &D : O.HostSearchDirs)
+      A.insert(A.end(), {"-idirafter", D});
+    // (Clang's driver drops -fopenmp from a device-only compile itself.)
+    if (O.OpenMP && Side == CudaSide::Host)
+      A.push_back("-fopenmp");
     if (!O.Std.empty())
       A.push_back("-std=" + O.Std);
   } else {

@@ -20,6 +20,7 @@
 #include "cleave/Rewrite/HostRewriter.h"
 #include "IncludeCopies.h"
 
+#include "UnsupportedFeatures.h"
 #include "cleave/Frontend/ClangInvocation.h"
 #include "cleave/Frontend/LaunchSyntax.h"
 
@@ -661,8 +662,8 @@ std::string HostRewrite::finishFile(FileID FID, StringRef SelfName) {
     Body.assign(RB->begin(), RB->end());
   else
     Body = SM.getBufferData(FID).str();
-  // A byte-order mark is valid only at the start of a file, and the text
-  // now follows Cleave's header lines.
+  // A UTF-8 byte-order mark may open a file, not follow Cleave's first lines
+  // (the host compiler reads it there as stray bytes).
   if (StringRef(Body).starts_with("\xEF\xBB\xBF"))
     Body.erase(0, 3);
 
@@ -787,7 +788,8 @@ public:
       : Opts(Opts), InputName(InputName), Files(Files), Result(Result),
         Ok(Ok) {}
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    if (Ctx.getDiagnostics().hasErrorOccurred())
+    if (Ctx.getDiagnostics().hasErrorOccurred() ||
+        reportUnsupportedFeatures(Ctx))
       return;
     HostRewrite HR(Ctx, Opts, InputName, Files, Result);
     Ok = HR.run();
@@ -838,6 +840,8 @@ public:
         CI.getSourceManager(), CI.getDiagnostics()));
     CI.getPreprocessor().addPPCallbacks(
         recordFiles(CI.getSourceManager(), Files));
+    CI.getPreprocessor().addPPCallbacks(createUnsupportedIncludeChecker(
+        CI.getSourceManager(), CI.getDiagnostics()));
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,

@@ -3,8 +3,6 @@
 // tile totals combined by the first tile. The result: the sum and the
 // maximum of each block's values (integers, exact).
 //
-// XFAIL: *
-// issue 25: cooperative groups on sm_90 (inline PTX of CUDA 13's headers; cuda/std from include/cccl)
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -2,8 +2,6 @@
 // allows (CUDA's headers declare host-device overloads): the launch size is
 // clamped with min, the CPU reference of a clamp kernel uses min/max too.
 //
-// XFAIL: *
-// issue 25: host calls of min/max (CUDA's host-device overloads)
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -4,8 +4,6 @@
 // (nvcc's cuda_runtime.h brings them in). The work: a root-mean-square error between a signal and
 // its smoothed copy.
 //
-// XFAIL: *
-// issue 25: host code relying on nvcc's implicit includes (<cmath>, <cstdlib>, <cstring>, <ctime>)
 // RUN: %build %s -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analyze.h"
 #include "Build.h"
+#include "HostCompiler.h"
 
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/DeviceObject.h"
@@ -674,6 +675,7 @@ Expected<std::string> buildInstrumented(StringRef Dir, LLVMContext &Ctx,
   B.Cxx = Cxx;
   B.Verbose = Verbose;
   B.HostCPU = "x86-64-v3";
+  useHostCompilerView(B);
   SmallString<256> Exe(Dir);
   sys::path::append(Exe, "program");
   B.Output = std::string(Exe);

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Build.h"
+#include "HostCompiler.h"
+#include "TempDir.h"
 
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/DeviceObject.h"
@@ -27,6 +29,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -37,9 +40,6 @@
 
 using namespace llvm;
 
-#ifndef CLEAVE_RUNTIME_INCLUDE_DIR
-#error "CLEAVE_RUNTIME_INCLUDE_DIR must be defined by the build"
-#endif
 #ifndef CLEAVE_DEFAULT_CUDA_PATH
 #error "CLEAVE_DEFAULT_CUDA_PATH must be defined by the build"
 #endif
@@ -52,7 +52,7 @@ int error(const Twine &Msg) {
   return 1;
 }
 
-enum class InputKind { Cuda, Cxx, Object };
+enum class InputKind { Cuda, Cxx, C, Object };
 
 std::optional<InputKind> kindOf(StringRef Path) {
   StringRef Ext = sys::path::extension(Path);
@@ -60,6 +60,8 @@ std::optional<InputKind> kindOf(StringRef Path) {
     return InputKind::Cuda;
   if (is_contained({".cpp", ".cc", ".cxx", ".C", ".c++"}, Ext))
     return InputKind::Cxx;
+  if (Ext == ".c")
+    return InputKind::C;
   if (is_contained({".o", ".a", ".so"}, Ext))
     return InputKind::Object;
   return std::nullopt;
@@ -69,18 +71,6 @@ std::optional<InputKind> kindOf(StringRef Path) {
 std::string prefixDir() {
   std::string Exe = sys::fs::getMainExecutable(nullptr, (void *)&prefixDir);
   return sys::path::parent_path(sys::path::parent_path(Exe)).str();
-}
-
-/// Where the runtime's headers are: <prefix>/include once installed, else
-/// the source tree the driver was configured from (the build tree).
-std::string runtimeIncludeDir() {
-  SmallString<256> Dir(prefixDir());
-  sys::path::append(Dir, "include");
-  SmallString<256> Probe(Dir);
-  sys::path::append(Probe, "cleave", "cuda_host.h");
-  if (sys::fs::exists(Probe))
-    return std::string(Dir);
-  return CLEAVE_RUNTIME_INCLUDE_DIR;
 }
 
 /// <prefix>/lib, where the build (and an installation) puts libcleave_rt.so.
@@ -95,41 +85,6 @@ std::string cudaIncludeDir(const BuildOptions &Opts) {
                                                     : Opts.Device.CudaPath);
   sys::path::append(Dir, "include");
   return std::string(Dir);
-}
-
-/// The host compiler's command prefix: --cxx, else $CXX (which may carry
-/// arguments, as in "ccache g++"), else g++, else clang++-19, else clang++.
-Expected<std::vector<std::string>> hostCompiler(const BuildOptions &Opts) {
-  std::string Spec = Opts.Cxx;
-  if (Spec.empty())
-    if (std::optional<std::string> Env = sys::Process::GetEnv("CXX"))
-      Spec = *Env;
-  std::vector<std::string> Cmd;
-  if (!Spec.empty()) {
-    SmallVector<StringRef, 4> Parts;
-    StringRef(Spec).split(Parts, ' ', -1, /*KeepEmpty=*/false);
-    for (StringRef P : Parts)
-      Cmd.push_back(P.str());
-  }
-  if (Cmd.empty()) {
-    for (StringRef Name : {"g++", "clang++-19", "clang++"})
-      if (ErrorOr<std::string> P = sys::findProgramByName(Name)) {
-        Cmd.push_back(*P);
-        return Cmd;
-      }
-    return createStringError(inconvertibleErrorCode(),
-                             "no host C++ compiler found (g++, clang++-19, "
-                             "clang++): install one or pass --cxx=<compiler>");
-  }
-  if (!sys::path::is_absolute(Cmd[0])) {
-    ErrorOr<std::string> P = sys::findProgramByName(Cmd[0]);
-    if (!P)
-      return createStringError(inconvertibleErrorCode(),
-                               "host C++ compiler '%s' not found",
-                               Cmd[0].c_str());
-    Cmd[0] = *P;
-  }
-  return Cmd;
 }
 
 void printCommand(raw_ostream &OS, ArrayRef<std::string> Args) {
@@ -158,6 +113,29 @@ int runCommand(ArrayRef<std::string> Args, StringRef ErrFile = "") {
     return 1;
   }
   return RC;
+}
+
+/// Runs a host compiler or link step that must write Output: a step that
+/// exits 0 without writing it (a --cxx that is not a compiler) fails too.
+int runHostStep(ArrayRef<std::string> Args, StringRef Output,
+                StringRef ErrFile = "") {
+  if (int RC = runCommand(Args, ErrFile))
+    return RC;
+  uint64_t Size = 0;
+  if (sys::fs::file_size(Output, Size) || Size == 0) {
+    error("'" + Args[0] + "' exited successfully but did not write '" + Output +
+          "'");
+    return 1;
+  }
+  return 0;
+}
+
+/// Whether the user's -Xcompiler options set the host compiler's warnings.
+bool hostWarningsRequested(ArrayRef<std::string> Args) {
+  return any_of(Args, [](StringRef A) {
+    return A.starts_with("-W") && !A.starts_with("-Wl,") &&
+           !A.starts_with("-Wa,") && !A.starts_with("-Wp,");
+  });
 }
 
 /// Writes Bytes to Path through a temporary file in the same directory and
@@ -219,20 +197,41 @@ std::vector<std::string> undefinedCudaSymbols(StringRef LinkerOutput) {
   return Out;
 }
 
-/// Removes the temporary directory at the end unless --keep-temps.
-class TempDir {
-public:
-  std::string Path;
-  bool Keep = false;
-  ~TempDir() {
-    if (Path.empty())
-      return;
-    if (Keep)
-      errs() << "cleave: temporary files kept in " << Path << "\n";
-    else
-      sys::fs::remove_directories(Path);
+/// Whether A and B name the same file (which need not exist yet).
+bool samePath(StringRef A, StringRef B) {
+  if (sys::fs::equivalent(A, B))
+    return true;
+  SmallString<256> PA(A), PB(B);
+  sys::fs::make_absolute(PA);
+  sys::fs::make_absolute(PB);
+  sys::path::remove_dots(PA, /*remove_dot_dot=*/true);
+  sys::path::remove_dots(PB, /*remove_dot_dot=*/true);
+  return PA == PB;
+}
+
+/// Refuses a build that would write over one of its inputs: the program
+/// (-o) or a rewritten source (<out>.cleave.cpp) at an input's path; or the
+/// program over a rewritten source.
+int checkNoInputOverwritten(
+    const BuildOptions &Opts,
+    const std::map<std::string, std::string> &SourceOut) {
+  for (const auto &[Cu, Out] : SourceOut)
+    if (samePath(Opts.Output, Out))
+      return error("-o '" + Opts.Output +
+                   "' is where the rewritten host source of '" + Cu +
+                   "' goes: choose another -o");
+  for (const std::string &In : Opts.Inputs) {
+    if (samePath(In, Opts.Output))
+      return error("-o '" + Opts.Output + "' names the input '" + In +
+                   "': the program would overwrite it");
+    for (const auto &[Cu, Out] : SourceOut)
+      if (samePath(In, Out))
+        return error("the rewritten host source of '" + Cu +
+                     "' is written to '" + Out + "', which is the input '" +
+                     In + "': rename that file or choose another -o");
   }
-};
+  return 0;
+}
 
 } // namespace
 
@@ -333,7 +332,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
     std::optional<InputKind> K = kindOf(In);
     if (!K)
       return error(In + ": unknown input: expected .cu (CUDA), .cpp/.cc/.cxx "
-                        "(host C++) or .o/.a/.so");
+                        "(host C++), .c (host C) or .o/.a/.so");
     if (*K != InputKind::Object && !sys::fs::exists(In))
       return error("no such file: '" + In + "'");
     NumCuda += *K == InputKind::Cuda;
@@ -356,8 +355,10 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
                    "': give the .cu files different names");
     SourceOut[In] = std::string(P);
   }
+  if (int RC = checkNoInputOverwritten(Opts, SourceOut))
+    return RC;
 
-  Expected<std::vector<std::string>> Cxx = hostCompiler(Opts);
+  Expected<std::vector<std::string>> Cxx = findHostCompiler(Opts.Cxx);
   if (!Cxx) {
     if (!Opts.DryRun)
       return error(toString(Cxx.takeError()));
@@ -374,7 +375,6 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
 
   // Temporary files; -### only names the directory it would create.
   TempDir Tmp;
-  Tmp.Keep = Opts.KeepTemps;
   std::string TmpPath;
   {
     SmallString<256> P;
@@ -383,11 +383,10 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
       sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Model);
       sys::path::append(Model, "cleave-%%%%%%");
       sys::fs::createUniquePath(Model, P, /*MakeAbsolute=*/false);
-    } else if (std::error_code EC =
-                   sys::fs::createUniqueDirectory("cleave", P)) {
+    } else if (std::error_code EC = Tmp.create(Opts.KeepTemps)) {
       return error("cannot create a temporary directory: " + EC.message());
     } else {
-      Tmp.Path = std::string(P);
+      P = Tmp.path();
     }
     TmpPath = std::string(P);
   }
@@ -407,8 +406,13 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
     HostFlags.push_back("-D" + D);
   for (const std::string &I : Opts.Device.IncludeDirs)
     HostFlags.push_back("-I" + I);
+  append_range(HostFlags, Opts.HostCompilerArgs);
   HostFlags.push_back("-I" + RtInclude);
   HostFlags.push_back("-I" + cudaIncludeDir(Opts));
+  // CUDA 13 keeps CCCL (cuda/std/..., which cooperative_groups/reduce.h
+  // includes) in include/cccl; nvcc passes it the same way.
+  HostFlags.insert(HostFlags.end(),
+                   {"-isystem", cudaIncludeDir(Opts) + "/cccl"});
 
   std::vector<std::string> Objects;
   bool Failed = false;
@@ -483,15 +487,25 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
       StringRef Dir = sys::path::parent_path(In);
       Extra.insert(Extra.begin(),
                    {"-iquote", Dir.empty() ? std::string(".") : Dir.str()});
+      // Clang's device compile reported the warnings of the whole .cu file
+      // (it parses the host code too); the host compiler would repeat them
+      // on the rewritten source, unless the user asked for its own.
+      if (!hostWarningsRequested(Opts.HostCompilerArgs))
+        Extra.push_back("-w");
     }
     std::string HostObj = tmpFile(I, Stem, ".o");
     std::vector<std::string> Cmd = *Cxx;
-    append_range(Cmd, HostFlags);
+    // C sources are compiled as C, as nvcc does, without the C++ -std.
+    for (const std::string &F : HostFlags)
+      if (K != InputKind::C || !StringRef(F).starts_with("-std="))
+        Cmd.push_back(F);
     append_range(Cmd, Extra);
+    if (K == InputKind::C)
+      Cmd.insert(Cmd.end(), {"-x", "c"});
     Cmd.insert(Cmd.end(), {"-c", HostSrc, "-o", HostObj});
     if (Show)
       printCommand(Log, Cmd);
-    if (!Opts.DryRun && runCommand(Cmd) != 0) {
+    if (!Opts.DryRun && runHostStep(Cmd, HostObj) != 0) {
       Log << "cleave: error: the host compiler failed on " << HostSrc
           << (K == InputKind::Cuda ? " (rewritten from " + In + ")" : "")
           << "\n";
@@ -512,6 +526,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
             sys::fs::createUniqueFile(Opts.Output + ".tmp-%%%%%%", P))
       return error("cannot create '" + Opts.Output + "': " + EC.message());
     LinkOut = std::string(P);
+    sys::RemoveFileOnSignal(LinkOut);
   }
   std::vector<std::string> Link = *Cxx;
   append_range(Link, Objects);
@@ -519,6 +534,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
     Link.push_back("-L" + L);
   for (const std::string &L : Opts.LinkLibs)
     Link.push_back("-l" + L);
+  append_range(Link, Opts.HostCompilerArgs);
   Link.insert(Link.end(), {"-L" + RtLib, "-lcleave_rt", "-Wl,-rpath," + RtLib,
                            "-o", LinkOut});
   if (Show)
@@ -526,7 +542,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
   if (Opts.DryRun)
     return 0;
   std::string ErrFile = TmpPath + "/link.stderr";
-  int RC = runCommand(Link, ErrFile);
+  int RC = runHostStep(Link, LinkOut, ErrFile);
   std::string LinkErr;
   if (auto Buf = MemoryBuffer::getFile(ErrFile))
     LinkErr = (*Buf)->getBuffer().str();
@@ -542,7 +558,9 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
     return error("linking '" + Opts.Output + "' failed");
   }
   Log << LinkErr; // the linker's warnings
-  if (std::error_code EC = sys::fs::rename(LinkOut, Opts.Output)) {
+  std::error_code RenameEC = sys::fs::rename(LinkOut, Opts.Output);
+  sys::DontRemoveFileOnSignal(LinkOut);
+  if (std::error_code EC = RenameEC) {
     sys::fs::remove(LinkOut);
     return error("cannot write '" + Opts.Output + "': " + EC.message());
   }

@@ -32,6 +32,8 @@ struct BuildOptions {
   std::string Ptxas;           ///< empty: PTX only in the bundles
   std::string Cxx;             ///< --cxx (empty: $CXX, g++, clang++-19)
   std::vector<std::string> LinkDirs, LinkLibs; ///< -L, -l
+  /// -Xcompiler (and -fopenmp): for every host compile and the link.
+  std::vector<std::string> HostCompilerArgs;
   bool DryRun = false;         ///< -### / --dry-run
   bool KeepTemps = false;
   bool SingleDevice = false;

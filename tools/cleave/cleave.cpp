@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "Analyze.h"
 #include "Build.h"
+#include "HostCompiler.h"
 
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/HostObjectEmitter.h"
@@ -73,7 +74,7 @@ cl::opt<EmitKind> Emit(
                           "inspect with cleave-bundle-info)")),
     cl::init(EmitKind::None), cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::list<std::string> Inputs(cl::Positional,
-                             cl::desc("<input .cu/.cl/.cpp/.o>"),
+                             cl::desc("<input .cu/.cl/.cpp/.c/.o>"),
                              cl::OneOrMore, cl::sub(CompileCmd));
 cl::opt<std::string> Output("o",
                             cl::desc("Output file (default: a.out for a "
@@ -137,7 +138,9 @@ cl::alias DryRunAlias("dry-run", cl::desc("Alias for -###"),
                       cl::aliasopt(DryRun), cl::cat(CompileCat));
 cl::opt<bool> KeepTemps("keep-temps",
                         cl::desc("Keep the temporary files of the build "
-                                 "(device objects, host objects)"),
+                                 "(device objects, host objects); without "
+                                 "it they are removed, also when the build "
+                                 "fails or is interrupted"),
                         cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::opt<bool> SingleDevice("single-device",
                            cl::desc("Run every kernel whole on the best "
@@ -145,9 +148,24 @@ cl::opt<bool> SingleDevice("single-device",
                            cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::opt<std::string> Cxx("cxx",
                          cl::desc("Host C++ compiler (default: $CXX, else "
-                                  "g++, else clang++-19)"),
+                                  "g++, else clang++-19); it compiles .c "
+                                  "files as C"),
                          cl::value_desc("compiler"), cl::sub(CompileCmd),
                          cl::cat(CompileCat));
+cl::list<std::string> XCompiler(
+    "Xcompiler",
+    cl::desc("Pass options (comma-separated) to the host compiler, for every "
+             "host compile and the link, as nvcc's -Xcompiler"),
+    cl::value_desc("opt,..."), cl::CommaSeparated, cl::sub(CompileCmd),
+    cl::cat(CompileCat));
+cl::alias XCompilerAlias("compiler-options", cl::desc("Alias for -Xcompiler"),
+                         cl::aliasopt(XCompiler), cl::cat(CompileCat));
+cl::opt<bool> OpenMP("fopenmp",
+                     cl::desc("OpenMP in host code: -fopenmp for the host "
+                              "compiler and the link (also "
+                              "-Xcompiler -fopenmp); Cleave's host parse "
+                              "defines _OPENMP"),
+                     cl::sub(CompileCmd), cl::cat(CompileCat));
 cl::list<std::string> LinkDirs("L", cl::desc("Add a library directory (link)"),
                                cl::value_desc("dir"), cl::Prefix,
                                cl::sub(CompileCmd), cl::cat(CompileCat));
@@ -265,6 +283,13 @@ cleave::BuildOptions buildOptions() {
   B.Cxx = Cxx;
   B.LinkDirs.assign(LinkDirs.begin(), LinkDirs.end());
   B.LinkLibs.assign(LinkLibs.begin(), LinkLibs.end());
+  B.HostCompilerArgs.assign(XCompiler.begin(), XCompiler.end());
+  if (OpenMP && !cleave::enablesOpenMP(B.HostCompilerArgs))
+    B.HostCompilerArgs.push_back("-fopenmp");
+  if (llvm::any_of(Inputs, [](const std::string &In) {
+        return sys::path::extension(In) == ".cu";
+      }))
+    cleave::useHostCompilerView(B);
   B.DryRun = DryRun;
   B.KeepTemps = KeepTemps;
   B.SingleDevice = SingleDevice;
@@ -407,6 +432,10 @@ int main(int argc, char **argv) {
       "Cleave: run CUDA and OpenCL kernels across the CPU and every GPU\n\n"
       "  cleave compile app.cu [b.cu c.cpp] -o app  a program that runs on "
       "every device\n"
+      "  cleave compile app.cu util.c -o app        .c files are compiled as "
+      "C, as nvcc does\n"
+      "  cleave compile -Xcompiler -fopenmp ...     options for the host "
+      "compiler (and the link)\n"
       "  cleave compile -### app.cu -o app          the steps, without "
       "running them\n"
       "  cleave compile --emit=host-source FILE     the rewritten host code\n"

@@ -35,6 +35,13 @@ struct DeviceCompileOptions {
   std::string LibclcPath;               ///< empty: the configured default
   bool Verbose = false;                 ///< print the cc1 command line
   bool ColorDiagnostics = false;
+  /// The host compiler's include search directories, searched after
+  /// Clang's own (-idirafter), so that headers only it has (GCC's omp.h)
+  /// are found by both parses of a .cu file.
+  std::vector<std::string> HostSearchDirs;
+  /// -fopenmp for the host parse (the host compiler gets -fopenmp): its
+  /// _OPENMP and pragmas are the host compiler's view.
+  bool OpenMP = false;
   /// A CUDA file without kernels is not an error (host-only translation
   /// units of a program, `cleave compile a.cu b.cu -o app`).
   bool AllowNoKernels = false;
@@ -57,6 +64,15 @@ llvm::Error checkSourceFile(llvm::StringRef Path, llvm::raw_ostream &DiagOS);
 /// The directory of empty stand-ins for the headers CUDA 13 removed
 /// (share/cleave/compat/cuda next to the executable).
 std::string compatHeaderDir();
+
+/// The directory of wrappers that let Clang parse headers of the host
+/// compiler (share/cleave/compat/host: omp.h).
+std::string hostCompatHeaderDir();
+
+/// The directory of the runtime's headers that programs built by Cleave
+/// include (cleave/cuda_host.h, cleave/nvcc_host.h, cleave_rt.h):
+/// <prefix>/include once installed, else the source tree's runtime/include.
+std::string runtimeIncludeDir();
 
 } // namespace cleave
 

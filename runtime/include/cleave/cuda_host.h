@@ -73,11 +73,21 @@ static inline cudaError_t cudaFuncSetCacheConfig(T *func,
 #include <stddef.h>
 #include <stdint.h>
 
+/* What nvcc's cuda_runtime.h gives host code (the C math, memory and time
+ * headers, CUDA's host min/max); Cleave's host parse saw the same. */
+#include "cleave/nvcc_host.h"
+
 #include "cleave_rt.h"
 
 /* <cooperative_groups.h> is empty for a host compiler; keep
  * `namespace cg = cooperative_groups;` at file scope valid. */
 namespace cooperative_groups {}
+/* Its companions <cooperative_groups/reduce.h>, scan.h and memcpy_async.h
+ * include device-only code without that check: their include guards make
+ * them empty too (the kernels that use them are in the device object). */
+#define _COOPERATIVE_GROUPS_REDUCE_H
+#define _COOPERATIVE_GROUPS_SCAN_H
+#define _COOPERATIVE_GROUPS_MEMCPY_ASYNC
 
 /* The C++ overloads that cuda_runtime.h declares only for a CUDA compiler
  * (under __CUDACC__), for the functions of the runtime's subset: CUDA code

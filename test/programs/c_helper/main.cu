@@ -3,8 +3,6 @@
 // in pairs, and the result is compared through the C checksum and element by
 // element.
 //
-// XFAIL: *
-// issue 25: .c inputs on the command line
 // RUN: %build %s %S/rng.c -o %t
 // RUN: env CLEAVE_DEVICES=cpu %t | FileCheck %s
 // RUN: env CLEAVE_DEVICES=cpu,cpu,cpu %t | FileCheck %s
