@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Buffers.h"
+#include "cleave/rt/GuardedMemory.h"
 #include "cleave/rt/HostCopy.h"
 
 #include <cstdio>
@@ -12,8 +13,6 @@
 #include <map>
 #include <thread>
 
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace cleave {
 namespace rt {
@@ -22,30 +21,6 @@ namespace {
 /// Recently freed ranges remembered for messages; beyond this many the
 /// oldest knowledge is dropped (messages only get less specific).
 constexpr size_t MaxFreedRemembered = 4096;
-
-/// Host copies this large are mapped with MAP_NORESERVE: pages are committed
-/// only when touched, so a buffer that lives on a GPU costs no host memory
-/// until the host reads it, and buffers larger than the host's free memory
-/// can exist (as they can on a large GPU).
-constexpr uint64_t MapThreshold = 1u << 20;
-
-char *allocateHostCopy(uint64_t Bytes) {
-  if (Bytes >= MapThreshold) {
-    void *P = mmap(nullptr, Bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    return P == MAP_FAILED ? nullptr : static_cast<char *>(P);
-  }
-  // 256-byte alignment, as cudaMalloc guarantees (mmap gives pages).
-  uint64_t Rounded = (Bytes + 255) & ~uint64_t(255);
-  return static_cast<char *>(std::aligned_alloc(256, Rounded));
-}
-
-void freeHostCopy(char *P, uint64_t Bytes) {
-  if (Bytes >= MapThreshold)
-    munmap(P, Bytes);
-  else
-    std::free(P);
-}
 
 std::string describeRange(uint64_t Lo, uint64_t Hi) {
   return "[" + std::to_string(Lo) + "," + std::to_string(Hi) + ")";
@@ -194,10 +169,9 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
   if (Pinning == HostPinning::Reused && B.HostLinkBytes <= B.Size)
     return;
   B.PinTried = true; // once: a refusal (a locked-memory limit) stays
-  // The whole mapping, in pages (mmap'ed: page-aligned).
-  uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
-  uint64_t Mapped = (B.Size + Page - 1) / Page * Page;
-  if (Devices[Gpu]->registerHostMemory(B.Host, Mapped).ok())
+  // The data's whole pages (the data itself need not start on a page).
+  PageSpan Pages = guardedPages(B.Host, B.Size);
+  if (Devices[Gpu]->registerHostMemory(Pages.Start, Pages.Bytes).ok())
     B.PinnedBy = Gpu;
 }
 
@@ -227,7 +201,7 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   Ptr = nullptr;
   if (Bytes == 0)
     return Result::success();
-  char *Host = allocateHostCopy(Bytes);
+  char *Host = allocateGuarded(Bytes);
   if (!Host)
     return Result::error(ErrorCode::MemoryAllocation,
                          "cannot allocate " + std::to_string(Bytes) +
@@ -304,7 +278,8 @@ void BufferManager::releaseLocked(Buffer &B) {
     return;
   B.Freed = true;
   if (B.PinnedBy >= 0)
-    (void)Devices[B.PinnedBy]->unregisterHostMemory(B.Host);
+    (void)Devices[B.PinnedBy]->unregisterHostMemory(
+        guardedPages(B.Host, B.Size).Start);
   B.PinnedBy = -1;
   for (size_t D = 0; D < Devices.size(); ++D)
     if (validityLocation(static_cast<Location>(D)) != HostLocation &&
@@ -314,7 +289,7 @@ void BufferManager::releaseLocked(Buffer &B) {
   for (RangeSet &V : B.Valid)
     V.clear();
   std::fill(B.Replica.begin(), B.Replica.end(), 0);
-  freeHostCopy(B.Host, B.Size);
+  freeGuarded(B.Host, B.Size);
 }
 
 Result BufferManager::resolve(const void *Ptr, Resolved &Out) const {

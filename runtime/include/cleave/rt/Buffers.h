@@ -224,8 +224,9 @@ public:
 
   // Allocation and pointers. ----------------------------------------------
   /// A new buffer of \p Bytes bytes, 256-byte aligned; Bytes == 0 gives a
-  /// null pointer, as cudaMalloc does. Host copies of 1 MiB and more are
-  /// mmap'ed with MAP_NORESERVE, so their pages cost host memory only once
+  /// null pointer, as cudaMalloc does. The host copy is mapped between
+  /// guard regions (GuardedMemory.h: a CPU kernel's overrun faults); from
+  /// 1 MiB on with MAP_NORESERVE, so its pages cost host memory only once
   /// the host touches them (a buffer living on a GPU costs none).
   Result allocate(uint64_t Bytes, void *&Ptr);
   /// Frees the buffer \p Ptr starts. InvalidValue for a pointer inside an
