@@ -1,6 +1,8 @@
 //===- CpuExecutor.cpp - Runs a kernel's CPU variant on all cores --------===//
 #include "cleave/rt/CpuExecutor.h"
+#include "cleave/CpuCheckABI.h"
 #include "cleave/rt/KernelFault.h"
+#include "cleave/rt/MemCheck.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <optional>
 
 namespace cleave::rt {
 
@@ -41,14 +44,14 @@ struct Scratch {
 
 /// One range of blocks, as runGuarded calls it.
 struct RangeCall {
-  const cleave_cpu_kernel_desc *Kernel;
+  cleave_cpu_kernel_fn Fn;
   void **Args;
   const cleave_cpu_launch *Launch;
   uint64_t First, Count;
   void *Scratch;
   static void run(void *P) {
     auto *C = static_cast<RangeCall *>(P);
-    C->Kernel->fn(C->Args, C->Launch, C->First, C->Count, C->Scratch);
+    C->Fn(C->Args, C->Launch, C->First, C->Count, C->Scratch);
   }
 };
 
@@ -137,6 +140,14 @@ Result CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
   // Chunks of a few blocks keep the per-chunk overhead small while leaving
   // enough chunks (8 per worker) to balance uneven blocks.
   uint64_t Grain = std::max<uint64_t>(1, BlockCount / (8 * P->Threads));
+  // CLEAVE_CHECK=memory: the checked twin, when the bundle has one.
+  cleave_cpu_kernel_fn Fn = Kernel.fn;
+  std::optional<MemCheckLaunch> Check;
+  if (memoryChecksEnabled() && (Kernel.flags & CLEAVE_CPU_HAS_CHECKED) &&
+      Kernel.checked_fn) {
+    Fn = Kernel.checked_fn;
+    Check.emplace(Kernel, Launch);
+  }
   std::atomic<bool> OutOfMemory{false};
   LaunchFault Fault;
   P->Arena->execute([&] {
@@ -152,13 +163,19 @@ Result CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
             OutOfMemory = true;
             return;
           }
-          RangeCall C{&Kernel, Args, &Launch, R.begin(), R.end() - R.begin(),
+          RangeCall C{Fn,    Args, &Launch, R.begin(), R.end() - R.begin(),
                       S.Data};
+          if (Check)
+            Check->enter(S.Data, Bytes);
           KernelFault F;
           if (!runGuarded(&RangeCall::run, &C, F))
             Fault.record(F, C.First, C.Count);
+          if (Check)
+            Check->leave();
         });
   });
+  if (Check && Check->failed())
+    return Result::error(ErrorCode::IllegalAddress, Check->describe());
   if (Fault.Seen.load(std::memory_order_acquire)) {
     std::string Blocks =
         Fault.Count == 1 ? "block " + std::to_string(Fault.First)

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/GuardedMemory.h"
+#include "cleave/rt/MemCheck.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -56,12 +57,16 @@ char *allocateGuarded(uint64_t Bytes) {
     return nullptr;
   }
   uintptr_t End = reinterpret_cast<uintptr_t>(First + Pages);
-  return reinterpret_cast<char *>((End - Bytes) / DataAlign * DataAlign);
+  char *Data = reinterpret_cast<char *>((End - Bytes) / DataAlign * DataAlign);
+  noteAllocation(Data, Bytes);
+  return Data;
 }
 
 void freeGuarded(char *P, uint64_t Bytes) {
-  if (P)
-    munmap(mappingOf(P), dataPages(Bytes) + 2 * GuardBytes);
+  if (!P)
+    return;
+  noteFree(P);
+  munmap(mappingOf(P), dataPages(Bytes) + 2 * GuardBytes);
 }
 
 PageSpan guardedPages(char *P, uint64_t Bytes) {

@@ -9,6 +9,7 @@
 #include <csetjmp>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include <pthread.h>
@@ -129,10 +130,30 @@ std::string KernelFault::describe() const {
   return "address " + hex(Address) + " (" + Why + ")";
 }
 
-bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out) {
+void leaveGuarded() {
+  ThreadGuard *G = Current;
+  if (!G || !G->Armed) {
+    std::fputs("cleave: leaveGuarded outside a guarded kernel range\n", stderr);
+    std::abort();
+  }
+  G->Armed = 0;
+  G->Fault = KernelFault();
+  siglongjmp(G->Env, 1);
+}
+
+/// The calling thread's guard, made on its first range (with the handlers,
+/// on the process's first).
+ThreadGuard &threadGuard() {
+  if (ThreadGuard *G = Current)
+    return *G;
   installHandlers();
   static thread_local ThreadGuard G;
   Current = &G;
+  return G;
+}
+
+bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out) {
+  ThreadGuard &G = threadGuard();
   // The mask is not saved (that would cost a system call per range): the
   // jump leaves the handler with SIGSEGV and SIGBUS blocked, and the fault
   // path unblocks them (blocked, a second fault would kill the process).

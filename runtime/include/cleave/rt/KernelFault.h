@@ -45,6 +45,12 @@ struct KernelFault {
 /// is abandoned where it faulted).
 bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out);
 
+/// Abandons the function that the innermost runGuarded of this thread runs
+/// (called from inside it): runGuarded returns false with a KernelFault of
+/// Signal 0. The checked variants' checks use it to stop before an invalid
+/// access. Outside runGuarded it aborts.
+[[noreturn]] void leaveGuarded();
+
 } // namespace cleave::rt
 
 #endif
