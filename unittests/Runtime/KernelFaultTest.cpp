@@ -16,7 +16,9 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <sys/resource.h>
 #include <unistd.h>
 
 using namespace cleave::rt;
@@ -60,6 +62,40 @@ TEST(GuardedMemoryTest, LayoutAndGuards) {
     EXPECT_GE(guardedPages(P, Bytes).Bytes, Bytes);
     freeGuarded(P, Bytes);
   }
+}
+
+/// The process's address space in use (VmSize), in bytes.
+uint64_t addressSpaceInUse() {
+  FILE *F = std::fopen("/proc/self/status", "r");
+  char Line[256];
+  unsigned long long Kb = 0;
+  while (F && std::fgets(Line, sizeof Line, F))
+    if (std::sscanf(Line, "VmSize: %llu kB", &Kb) == 1)
+      break;
+  if (F)
+    std::fclose(F);
+  return Kb * 1024;
+}
+
+// When the guard mappings cannot be made (vm.max_map_count exhausted; here,
+// an address-space limit too small for the guards), small allocations still
+// succeed, unguarded, 256-byte aligned, and are freed as such.
+TEST(GuardedMemoryDeathTest, FallsBackWhenMappingsRunOut) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        struct rlimit L;
+        L.rlim_cur = L.rlim_max = addressSpaceInUse() + GuardBytes / 2;
+        setrlimit(RLIMIT_AS, &L);
+        char *P = allocateGuarded(1000);
+        bool Ok = P && reinterpret_cast<uintptr_t>(P) % 256 == 0;
+        if (Ok) {
+          std::memset(P, 1, 1000);
+          freeGuarded(P, 1000);
+        }
+        std::exit(Ok ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "cannot map guard regions");
 }
 
 TEST(KernelFaultTest, NullAndRepeatedFaultsReturn) {

@@ -83,6 +83,8 @@ void noteAllocation(const void *P, uint64_t Bytes) {
 }
 
 void noteFree(const void *P) {
+  if (!memoryChecksEnabled())
+    return;
   std::lock_guard<std::mutex> Lock(RegistryMutex);
   registry().erase(reinterpret_cast<uintptr_t>(P));
 }

@@ -39,7 +39,11 @@ constexpr uint64_t GuardBytes = uint64_t(1) << 20;
 constexpr uint64_t NoReserveBytes = uint64_t(1) << 20;
 
 /// \p Bytes (> 0) of read-write memory laid out as above; null when the
-/// address space or memory is exhausted. One mmap and one mprotect.
+/// address space or memory is exhausted. One mmap and one mprotect (or a
+/// fixed mmap). When the mappings cannot be made (each allocation takes
+/// three of vm.max_map_count, 65530 by default), an allocation under
+/// NoReserveBytes is made without guards (256-byte aligned), with a
+/// message on stderr the first time.
 char *allocateGuarded(uint64_t Bytes);
 
 /// Frees what allocateGuarded(\p Bytes) returned.
