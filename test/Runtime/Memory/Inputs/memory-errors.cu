@@ -1,6 +1,7 @@
 // A program with a memory error in its kernel, chosen by argv[1], checked
 // the way CUDA programs check: the call named by argv[2] (sync, last or
-// memcpy) must report it; the program's own check then exits with 1.
+// memcpy; sticky: memcpy after the error was taken twice) must report it;
+// the program's own check then exits with 1.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,13 +52,17 @@ int main(int argc, char **argv) {
   else if (!strcmp(mode, "before"))
     index = -2048;
   fill<<<(n + 255) / 256, 256>>>(d, n, bad, index, read);
-  CHECK(cudaGetLastError()); // the launch itself is well formed
   int *h = (int *)malloc(n * sizeof(int));
   if (!strcmp(via, "sync")) {
     CHECK(cudaDeviceSynchronize());
   } else if (!strcmp(via, "last")) {
     cudaDeviceSynchronize();
     CHECK(cudaGetLastError());
+  } else if (!strcmp(via, "sticky")) {
+    // The error is sticky: taking it does not clear it.
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cudaDeviceSynchronize();
   }
   CHECK(cudaMemcpy(h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
   int wrong = 0;
