@@ -111,6 +111,31 @@ TEST(KernelFaultTest, NullAndRepeatedFaultsReturn) {
   EXPECT_EQ(X, 1);
 }
 
+/// Recurses until the stack runs out.
+int deep(volatile int *Prev, int Depth) {
+  volatile int Frame[256];
+  Frame[0] = Prev ? Prev[0] + 1 : Depth;
+  return deep(Frame, Depth + 1) + Frame[0];
+}
+void overflowCpu(void **, const cleave_cpu_launch *, uint64_t, uint64_t,
+                 void *) {
+  (void)deep(nullptr, 0);
+}
+const cleave_cpu_kernel_desc OverflowDesc = {"overflow", overflowCpu, 0,
+                                             0,          0,           0};
+
+// A kernel that overflows its stack faults on the stack's guard page; the
+// handler runs on the alternate stack and the launch fails, on the calling
+// thread and on workers alike.
+TEST(KernelFaultTest, StackOverflowIsCaught) {
+  CpuExecutor Exec(2);
+  cleave_cpu_launch L = {{4, 1, 1}, {1, 1, 1}, 0};
+  for (int I = 0; I < 2; ++I) {
+    Result R = Exec.launch(OverflowDesc, nullptr, L);
+    EXPECT_EQ(R.code(), ErrorCode::IllegalAddress) << R.message();
+  }
+}
+
 TEST(KernelFaultDeathTest, FaultOutsideAKernelStillCrashes) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   KernelFault F;
