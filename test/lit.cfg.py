@@ -40,6 +40,8 @@ config.substitutions.append(("%cuda_to_ir", "%s %s" % (os.path.join(tools, "clan
 config.substitutions.append(("%cl_to_ir", "%s %s" % (os.path.join(tools, "clang"), cl_flags)))
 config.substitutions.append(("%llc_ptx", "%s -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90" % os.path.join(tools, "llc")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+# cleave-bundle-info prints a bundle through the runtime's reader.
+config.substitutions.append(("%bundle_info", os.path.join(config.cleave_obj_root, "bin", "cleave-bundle-info")))
 
 if config.ptxas and os.path.exists(config.ptxas):
     config.available_features.add("ptxas")

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Frontend/DeviceCompiler.h"
 #include "cleave/Frontend/ClangInvocation.h"
+#include "cleave/Frontend/LaunchSyntax.h"
 
 #include "cleave/Support/KernelInfo.h"
 
@@ -105,6 +106,13 @@ static std::vector<std::string> buildDriverArgs(StringRef Path,
                        // dependencies among them) in include/cccl, which
                        // Clang 19 does not know about.
                        "-isystem", Cuda + "/include/cccl"});
+    // Declarations of the calls CUDA 13 removed that the runtime still
+    // provides (cleave/cuda_removed_api.h); after CUDA's own headers, which
+    // Clang's CUDA wrapper includes first.
+    SmallString<256> Removed(compatHeaderDir());
+    sys::path::append(Removed, "cleave", "cuda_removed_api.h");
+    if (sys::fs::exists(Removed))
+      A.insert(A.end(), {"-include", std::string(Removed)});
     if (!O.Std.empty())
       A.push_back("-std=" + O.Std);
   } else {
@@ -224,6 +232,8 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
   Clang.createDiagnostics(Diags.Printer.get(), /*ShouldOwnClient=*/false);
   if (!Clang.hasDiagnostics())
     return Fail();
+  if (*Lang == SourceLanguage::CUDA)
+    useLaunchSyntaxFileSystem(Clang);
 
   clang::EmitLLVMOnlyAction Action(&Ctx);
   if (!Clang.ExecuteAction(Action))

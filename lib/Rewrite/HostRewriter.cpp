@@ -2,22 +2,26 @@
 //
 // Part of Cleave. Clang parses the host side of the .cu file (so launches
 // are CUDAKernelCallExpr and kernels carry CUDAGlobalAttr), then the
-// Rewriter edits the main file's text in two passes:
+// Rewriter edits the text of the .cu file and of the user files it includes
+// (never system headers) in two passes:
 //   1. declarations: kernel bodies become stubs, unnamed kernel parameters
 //      get names, `__device__`-only functions are removed, device variables
 //      are collected for registration;
 //   2. expressions outside the code replaced in 1: launches become
 //      push-configuration-then-call, calls to CUDA API outside the runtime's
 //      subset are errors.
+// The included files that change are written as copies (IncludeCopies.h).
 // Edits that change the number of lines are followed by a #line marker so
-// that the host compiler's diagnostics point at the user's .cu file; the
+// that the host compiler's diagnostics point at the user's file; the
 // code Cleave generates is marked with #line markers into the rewritten file
 // itself (docs/driver.md).
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Rewrite/HostRewriter.h"
+#include "IncludeCopies.h"
 
 #include "cleave/Frontend/ClangInvocation.h"
+#include "cleave/Frontend/LaunchSyntax.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -43,6 +47,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <optional>
 #include <set>
 
@@ -62,24 +67,15 @@ namespace {
 /// once the whole text, and so every line number, is known.
 constexpr StringRef SelfLineMarker = "#line __CLEAVE_SELF_LINE__";
 
-std::string quoted(StringRef S) {
-  std::string Out = "\"";
-  for (char C : S) {
-    if (C == '\\' || C == '"')
-      Out += '\\';
-    Out += C;
-  }
-  return Out + "\"";
-}
-
 /// The rewriting of one translation unit.
 class HostRewrite {
 public:
   HostRewrite(ASTContext &Ctx, const HostRewriteOptions &Opts,
-              StringRef InputName, HostRewriteResult &Result)
+              StringRef InputName, const FileRecord &Files,
+              HostRewriteResult &Result)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), LO(Ctx.getLangOpts()),
         DE(Ctx.getDiagnostics()), Opts(Opts), InputName(InputName),
-        Result(Result), Policy(LO) {
+        Files(Files), Result(Result), Policy(LO) {
     R.setSourceMgr(SM, LO);
     MainFID = SM.getMainFileID();
     MC.reset(Ctx.createMangleContext());
@@ -110,16 +106,17 @@ private:
   DiagnosticsEngine &DE;
   const HostRewriteOptions &Opts;
   StringRef InputName;
+  const FileRecord &Files;
   HostRewriteResult &Result;
   PrintingPolicy Policy;
   Rewriter R;
   FileID MainFID;
   std::unique_ptr<MangleContext> MC;
 
-  /// Main-file offsets [begin, end) whose text was replaced in pass 1.
-  std::vector<std::pair<unsigned, unsigned>> Replaced;
-  /// Original lines (1-based) that get a #line marker before them.
-  std::set<unsigned> Resync;
+  /// Per file, offsets [begin, end) whose text was replaced.
+  std::map<FileID, std::vector<std::pair<unsigned, unsigned>>> Replaced;
+  /// Per file, original lines (1-based) that get a #line marker before them.
+  std::map<FileID, std::set<unsigned>> Resync;
   /// Kernels and variables to register, in source order.
   std::vector<const FunctionDecl *> Kernels;
   std::vector<const VarDecl *> Variables;
@@ -131,15 +128,26 @@ private:
     DE.Report(Loc, ID) << Msg.str();
   }
 
-  bool inMainFile(SourceLocation Loc) const {
-    return Loc.isFileID() && SM.getFileID(Loc) == MainFID;
+  /// Whether every location is in the text of one user file (not in a
+  /// macro's body, not in a system header), where the Rewriter can edit it.
+  bool inOneUserFile(std::initializer_list<SourceLocation> Locs) const {
+    FileID FID;
+    for (SourceLocation L : Locs) {
+      if (L.isInvalid() || !L.isFileID() || SM.isInSystemHeader(L))
+        return false;
+      if (FID.isInvalid())
+        FID = SM.getFileID(L);
+      else if (SM.getFileID(L) != FID)
+        return false;
+    }
+    return true;
   }
-  bool inUserHeader(SourceLocation Loc) const {
-    SourceLocation E = SM.getExpansionLoc(Loc);
-    return SM.getFileID(E) != MainFID && !SM.isInSystemHeader(E);
-  }
-  std::string fileName(SourceLocation Loc) const {
-    return SM.getFilename(SM.getExpansionLoc(Loc)).str();
+  /// The name #line markers give a file: the .cu file as the user named it,
+  /// an included file as the parse found it.
+  std::string markerName(FileID FID) const {
+    if (FID == MainFID)
+      return InputName.str();
+    return SM.getFileEntryRefForID(FID)->getName().str();
   }
   std::string locationString(SourceLocation Loc) const {
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
@@ -171,7 +179,11 @@ private:
   void rewriteKernel(FunctionDecl *FD);
   void removeDeviceFunction(FunctionDecl *FD);
   void emitRegistrations();
-  std::string finish();
+  /// The rewritten text of one file; SelfName names it in the markers of
+  /// the code Cleave generates.
+  std::string finishFile(FileID FID, StringRef SelfName);
+  /// The copies of the included user files that changed (Result.Copies).
+  void collectCopies();
 };
 
 SourceLocation HostRewrite::editableLoc(SourceLocation Loc,
@@ -189,30 +201,33 @@ SourceLocation HostRewrite::editableLoc(SourceLocation Loc,
 
 bool HostRewrite::markReplaced(SourceLocation Begin, SourceLocation End) {
   unsigned B = SM.getFileOffset(Begin), E = SM.getFileOffset(End);
-  for (auto [OB, OE] : Replaced)
+  auto &Ranges = Replaced[SM.getFileID(Begin)];
+  for (auto [OB, OE] : Ranges)
     if (B < OE && OB < E) {
       // Two edits of the same text would garble it: refuse instead.
       error(Begin, "internal error: Cleave's host rewriter would edit this "
                    "code twice; please report it");
       return false;
     }
-  Replaced.push_back({B, E});
+  Ranges.push_back({B, E});
   return true;
 }
 
 bool HostRewrite::isReplaced(SourceLocation Loc) const {
   SourceLocation E = SM.getExpansionLoc(Loc);
-  if (SM.getFileID(E) != MainFID)
+  auto It = Replaced.find(SM.getFileID(E));
+  if (It == Replaced.end())
     return false;
   unsigned Off = SM.getFileOffset(E);
-  return llvm::any_of(Replaced, [&](const std::pair<unsigned, unsigned> &P) {
+  return llvm::any_of(It->second, [&](const std::pair<unsigned, unsigned> &P) {
     return P.first <= Off && Off < P.second;
   });
 }
 
 void HostRewrite::resyncAfter(SourceLocation Loc) {
+  SourceLocation E = SM.getExpansionLoc(Loc);
   if (Opts.LineMarkers)
-    Resync.insert(SM.getExpansionLineNumber(Loc) + 1);
+    Resync[SM.getFileID(E)].insert(SM.getExpansionLineNumber(E) + 1);
 }
 
 std::string HostRewrite::qualifiedName(const FunctionDecl *FD) const {
@@ -296,23 +311,12 @@ void HostRewrite::visitFunction(FunctionDecl *FD) {
     return;
 
   if (Global) {
-    if (!FD->doesThisDeclarationHaveABody())
-      return;
-    if (inUserHeader(Loc)) {
-      error(Loc, "kernel '" + FD->getNameAsString() + "' is defined in '" +
-                     fileName(Loc) +
-                     "'; Cleave rewrites only the .cu file it compiles: "
-                     "define the kernel there");
-      return;
-    }
-    rewriteKernel(FD);
+    if (FD->doesThisDeclarationHaveABody())
+      rewriteKernel(FD);
     return;
   }
-  if (Device && !Host) {
-    if (inUserHeader(Loc))
-      return; // the host compiler sees it as a plain host function
+  if (Device && !Host)
     removeDeviceFunction(FD);
-  }
 }
 
 void HostRewrite::visitLambda(LambdaExpr *E) {
@@ -332,7 +336,7 @@ void HostRewrite::rewriteKernel(FunctionDecl *FD) {
   std::string Name = FD->getNameAsString();
   auto *Body = cast<CompoundStmt>(FD->getBody());
   SourceLocation LBrace = Body->getLBracLoc(), RBrace = Body->getRBracLoc();
-  if (!inMainFile(LBrace) || !inMainFile(RBrace)) {
+  if (!inOneUserFile({LBrace, RBrace})) {
     std::string Macro;
     editableLoc(LBrace, &Macro);
     error(FD->getLocation(),
@@ -361,7 +365,7 @@ void HostRewrite::rewriteKernel(FunctionDecl *FD) {
     }
     std::string PName = "__cleave_arg" + std::to_string(I);
     SourceLocation PLoc = P->getLocation();
-    if (!inMainFile(PLoc)) {
+    if (!inOneUserFile({PLoc, LBrace})) {
       error(P->getBeginLoc(), "unnamed parameter " + Twine(I + 1) +
                                   " of kernel '" + Name +
                                   "' comes from a macro: name it");
@@ -436,7 +440,7 @@ void HostRewrite::removeDeviceFunction(FunctionDecl *FD) {
         Begin = L;
     }
   SourceLocation End = Whole->getEndLoc();
-  if (!inMainFile(Begin) || !End.isFileID() || !inMainFile(End)) {
+  if (!inOneUserFile({Begin, End})) {
     std::string Macro;
     editableLoc(End, &Macro);
     error(FD->getLocation(),
@@ -451,7 +455,7 @@ void HostRewrite::removeDeviceFunction(FunctionDecl *FD) {
   SourceLocation After = Lexer::getLocForEndOfToken(End, 0, SM, LO);
   if (!FD->doesThisDeclarationHaveABody())
     if (std::optional<Token> Next = Lexer::findNextToken(End, SM, LO))
-      if (Next->is(tok::semi) && inMainFile(Next->getLocation()))
+      if (Next->is(tok::semi) && inOneUserFile({Next->getLocation(), End}))
         After = Next->getEndLoc();
   std::string What = FD->getDescribedFunctionTemplate()
                          ? "__device__ function template"
@@ -500,20 +504,12 @@ void HostRewrite::visitLaunch(CUDAKernelCallExpr *E) {
   SourceLocation Exp = SM.getExpansionLoc(Begin);
   if (SM.isInSystemHeader(Exp))
     return;
-  if (SM.getFileID(Exp) != MainFID) {
-    error(Begin, "kernel launch in '" + fileName(Begin) +
-                     "': Cleave rewrites launches only in the .cu file it "
-                     "compiles; move the launch there");
-    return;
-  }
   std::string Macro;
   SourceLocation B = editableLoc(Begin, &Macro), L = editableLoc(LLL, &Macro),
                  G = editableLoc(GGG, &Macro), En = editableLoc(End, &Macro);
-  bool Ok = B.isValid() && L.isValid() && G.isValid() && En.isValid() &&
-            inMainFile(B) && inMainFile(L) && inMainFile(G) && inMainFile(En) &&
-            SM.isBeforeInTranslationUnit(B, L) &&
-            SM.isBeforeInTranslationUnit(L, G) &&
-            SM.isBeforeInTranslationUnit(G, En);
+  bool Ok =
+      inOneUserFile({B, L, G, En}) && SM.isBeforeInTranslationUnit(B, L) &&
+      SM.isBeforeInTranslationUnit(L, G) && SM.isBeforeInTranslationUnit(G, En);
   if (!Ok) {
     error(Begin, "kernel launch produced by " +
                      (Macro.empty() ? std::string("a macro expansion")
@@ -531,8 +527,9 @@ void HostRewrite::visitLaunch(CUDAKernelCallExpr *E) {
   StringRef Text = Lexer::getSourceText(ConfigText, SM, LO);
   std::string Flat;
   if (Text.contains('\n') || Text.contains("//") || Text.contains("/*")) {
-    StringRef Buf = SM.getBufferData(MainFID);
-    Lexer Lex(SM.getLocForStartOfFile(MainFID), LO, Buf.begin(), Text.begin(),
+    FileID FID = SM.getFileID(L);
+    StringRef Buf = SM.getBufferData(FID);
+    Lexer Lex(SM.getLocForStartOfFile(FID), LO, Buf.begin(), Text.begin(),
               Buf.end());
     Token Tok;
     while (true) {
@@ -643,41 +640,46 @@ void HostRewrite::emitRegistrations() {
   R.InsertTextAfter(SM.getLocForEndOfFile(MainFID), Tail);
 }
 
-std::string HostRewrite::finish() {
-  // #line markers back into the .cu file after edits that changed the line
-  // count, at line starts outside the replaced text.
+std::string HostRewrite::finishFile(FileID FID, StringRef SelfName) {
+  // #line markers back into the user's file after edits that changed the
+  // line count, at line starts outside the replaced text.
+  std::string Name = markerName(FID);
   unsigned NumLines =
-      SM.getLineNumber(MainFID, SM.getFileOffset(SM.getLocForEndOfFile(MainFID)));
-  for (unsigned Line : Resync) {
+      SM.getLineNumber(FID, SM.getFileOffset(SM.getLocForEndOfFile(FID)));
+  for (unsigned Line : Resync[FID]) {
     if (Line > NumLines)
       continue;
-    SourceLocation At = SM.translateLineCol(MainFID, Line, 1);
+    SourceLocation At = SM.translateLineCol(FID, Line, 1);
     if (isReplaced(At.getLocWithOffset(-1)) && isReplaced(At))
       continue;
     R.InsertTextBefore(At, "#line " + std::to_string(Line) + " " +
-                               quoted(InputName) + "\n");
+                               quoted(Name) + "\n");
   }
 
   std::string Body;
-  if (const RewriteBuffer *RB = R.getRewriteBufferFor(MainFID))
+  if (const RewriteBuffer *RB = R.getRewriteBufferFor(FID))
     Body.assign(RB->begin(), RB->end());
   else
-    Body = SM.getBufferData(MainFID).str();
+    Body = SM.getBufferData(FID).str();
+  // A byte-order mark is valid only at the start of a file, and the text
+  // now follows Cleave's header lines.
+  if (StringRef(Body).starts_with("\xEF\xBB\xBF"))
+    Body.erase(0, 3);
 
-  std::string Head = "// Generated by cleave from " + InputName.str() +
+  std::string Head = "// Generated by cleave from " + Name +
                      ": the host code, as plain C++ for the host compiler.\n"
                      "// Kernel launches go through Cleave's runtime; see "
-                     "docs/driver.md.\n"
-                     "#include <cleave/cuda_host.h>\n";
+                     "docs/driver.md.\n";
+  if (FID == MainFID)
+    Head += "#include <cleave/cuda_host.h>\n";
   if (Opts.LineMarkers)
-    Head += "#line 1 " + quoted(InputName) + "\n";
+    Head += "#line 1 " + quoted(Name) + "\n";
 
   // Resolve the markers into this file, now that lines are known.
   std::string Out;
   Out.reserve(Head.size() + Body.size() + 256);
   unsigned LineNo = 0;
-  std::string Self = quoted(Opts.OutputName.empty() ? "<stdout>"
-                                                    : Opts.OutputName);
+  std::string Self = quoted(SelfName);
   for (StringRef Text : {StringRef(Head), StringRef(Body)}) {
     while (!Text.empty()) {
       auto [Line, Rest] = Text.split('\n');
@@ -692,6 +694,22 @@ std::string HostRewrite::finish() {
     }
   }
   return Out;
+}
+
+void HostRewrite::collectCopies() {
+  CopyPlan Plan = planCopies(R, Files, Opts.CopyDir);
+  for (auto &[Loc, Msg] : Plan.Errors)
+    error(Loc, Msg);
+  for (const CopyPlan::Redirect &D : Plan.Redirects) {
+    // (A directive inside a kernel's or device function's body is gone.)
+    if (isReplaced(D.Hash) || !markReplaced(D.Hash, D.End))
+      continue;
+    R.ReplaceText(CharSourceRange::getCharRange(D.Hash, D.End), D.Text);
+  }
+  if (DE.hasErrorOccurred())
+    return;
+  for (auto &[FID, Path] : Plan.CopyOf)
+    Result.Copies.push_back({markerName(FID), Path, finishFile(FID, Path)});
 }
 
 /// Pass 1: declarations.
@@ -754,25 +772,31 @@ bool HostRewrite::run() {
   emitRegistrations();
   if (DE.hasErrorOccurred())
     return false;
-  Result.Source = finish();
+  collectCopies();
+  if (DE.hasErrorOccurred())
+    return false;
+  Result.Source = finishFile(
+      MainFID, Opts.OutputName.empty() ? "<stdout>" : Opts.OutputName);
   return true;
 }
 
 class RewriteConsumer : public ASTConsumer {
 public:
   RewriteConsumer(const HostRewriteOptions &Opts, StringRef InputName,
-                  HostRewriteResult &Result, bool &Ok)
-      : Opts(Opts), InputName(InputName), Result(Result), Ok(Ok) {}
+                  const FileRecord &Files, HostRewriteResult &Result, bool &Ok)
+      : Opts(Opts), InputName(InputName), Files(Files), Result(Result),
+        Ok(Ok) {}
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return;
-    HostRewrite HR(Ctx, Opts, InputName, Result);
+    HostRewrite HR(Ctx, Opts, InputName, Files, Result);
     Ok = HR.run();
   }
 
 private:
   const HostRewriteOptions &Opts;
   StringRef InputName;
+  const FileRecord &Files;
   HostRewriteResult &Result;
   bool &Ok;
 };
@@ -812,16 +836,20 @@ public:
   bool BeginSourceFileAction(CompilerInstance &CI) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<ManagedVariables>(
         CI.getSourceManager(), CI.getDiagnostics()));
+    CI.getPreprocessor().addPPCallbacks(
+        recordFiles(CI.getSourceManager(), Files));
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
                                                  StringRef) override {
-    return std::make_unique<RewriteConsumer>(Opts, InputName, Result, Ok);
+    return std::make_unique<RewriteConsumer>(Opts, InputName, Files, Result,
+                                             Ok);
   }
 
 private:
   const HostRewriteOptions &Opts;
   StringRef InputName;
+  FileRecord Files;
   HostRewriteResult &Result;
   bool &Ok;
 };
@@ -860,6 +888,7 @@ rewriteHostSource(StringRef Path, const HostRewriteOptions &Opts,
   Clang.createDiagnostics(Diags.Printer.get(), /*ShouldOwnClient=*/false);
   if (!Clang.hasDiagnostics())
     return Fail();
+  useLaunchSyntaxFileSystem(Clang);
   HostRewriteResult Result;
   bool Ok = false;
   RewriteAction Action(Opts, Path, Result, Ok);

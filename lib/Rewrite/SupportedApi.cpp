@@ -19,7 +19,9 @@ namespace cleave {
 // Sorted, for the binary search (asserted in debug builds).
 static const StringRef Supported[] = {
     "cudaDeviceGetAttribute",
+    "cudaDeviceGetCacheConfig",
     "cudaDeviceReset",
+    "cudaDeviceSetCacheConfig",
     "cudaDeviceSynchronize",
     "cudaDriverGetVersion",
     "cudaEventCreate",
@@ -31,17 +33,24 @@ static const StringRef Supported[] = {
     "cudaEventSynchronize",
     "cudaFree",
     "cudaFreeHost",
+    "cudaFuncGetAttributes",
     "cudaFuncSetAttribute",
+    "cudaFuncSetCacheConfig",
     "cudaGetDevice",
     "cudaGetDeviceCount",
+    "cudaGetDeviceFlags",
     "cudaGetDeviceProperties",
     "cudaGetErrorName",
     "cudaGetErrorString",
     "cudaGetLastError",
     "cudaHostAlloc",
+    "cudaHostRegister",
+    "cudaHostUnregister",
     "cudaLaunchKernel",
     "cudaMalloc",
     "cudaMallocHost",
+    "cudaMallocPitch",
+    "cudaMemGetInfo",
     "cudaMemcpy",
     "cudaMemcpy2D",
     "cudaMemcpy2DAsync",
@@ -51,24 +60,47 @@ static const StringRef Supported[] = {
     "cudaMemcpyToSymbol",
     "cudaMemcpyToSymbolAsync",
     "cudaMemset",
+    "cudaMemset2D",
+    "cudaMemset2DAsync",
     "cudaMemsetAsync",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags",
     "cudaPeekAtLastError",
+    "cudaProfilerStart",
+    "cudaProfilerStop",
     "cudaRuntimeGetVersion",
     "cudaSetDevice",
+    "cudaSetDeviceFlags",
     "cudaStreamCreate",
     "cudaStreamCreateWithFlags",
     "cudaStreamDestroy",
     "cudaStreamQuery",
     "cudaStreamSynchronize",
     "cudaStreamWaitEvent",
+    "cudaThreadExit",
+    "cudaThreadSynchronize",
+};
+
+// Templates of CUDA's own cuda_runtime.h (outside __CUDACC__, so the host
+// compiler sees them too) built only on functions of the table above:
+// accepted where they are called, defined by no library. Sorted.
+static const StringRef HeaderTemplates[] = {
+    "cudaOccupancyMaxPotentialBlockSize",
+    "cudaOccupancyMaxPotentialBlockSizeVariableSMem",
+    "cudaOccupancyMaxPotentialBlockSizeVariableSMemWithFlags",
+    "cudaOccupancyMaxPotentialBlockSizeWithFlags",
 };
 
 ArrayRef<StringRef> supportedCudaRuntimeFunctions() { return Supported; }
 
 bool isSupportedCudaRuntimeFunction(StringRef Name) {
-  assert(std::is_sorted(std::begin(Supported), std::end(Supported)) &&
-         "the table of supported functions must stay sorted");
-  return std::binary_search(std::begin(Supported), std::end(Supported), Name);
+  assert(
+      std::is_sorted(std::begin(Supported), std::end(Supported)) &&
+      std::is_sorted(std::begin(HeaderTemplates), std::end(HeaderTemplates)) &&
+      "the tables of supported functions must stay sorted");
+  return std::binary_search(std::begin(Supported), std::end(Supported), Name) ||
+         std::binary_search(std::begin(HeaderTemplates),
+                            std::end(HeaderTemplates), Name);
 }
 
 } // namespace cleave

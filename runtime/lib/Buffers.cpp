@@ -546,6 +546,23 @@ DeviceAddr BufferManager::addressLocked(const Buffer &B, Location L,
   return Base ? Base + Off : 0;
 }
 
+Location BufferManager::soleDeviceWithOwnMemory() const {
+  Location Sole = -1;
+  for (size_t I = 0; I < Devices.size(); ++I) {
+    Location L = static_cast<Location>(I);
+    if (validityLocation(L) != L)
+      continue;
+    if (Sole >= 0)
+      return -1;
+    Sole = L;
+  }
+  return Sole;
+}
+
+Location BufferManager::homeFor(Buffer &B) {
+  return Home >= 0 && ensureReplicaLocked(B, Home).ok() ? Home : -1;
+}
+
 Result BufferManager::ensureReplicaLocked(Buffer &B, Location L) {
   size_t S = slot(L);
   if (B.Replica[S])
@@ -838,6 +855,16 @@ Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
   return Result::success();
 }
 
+bool BufferManager::deferredOnlyOn(Location Gpu) {
+  if (!hasDeferred())
+    return true;
+  std::lock_guard<std::mutex> Lock(DeferMutex);
+  for (size_t I = 0; I < Deferred.size(); ++I)
+    if (Deferred[I].Pending && Location(I) != Gpu)
+      return false;
+  return true;
+}
+
 Result BufferManager::orderAfterDeferred(Location Gpu,
                                          const std::set<Location> &Sources) {
   if (!hasDeferred())
@@ -972,6 +999,9 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     if (!C.ok())
       return C;
     ++D.ProgramWrites;
+    if (Location H = homeFor(D); H >= 0)
+      return writeFromHostLocked(D, DRange, static_cast<const char *>(Src),
+                                 H);
     if (DirectCopies && Bytes >= DirectMinBytes)
       return writeFromHostLocked(D, DRange, static_cast<const char *>(Src));
     auto Start = std::chrono::steady_clock::now();
@@ -1024,9 +1054,10 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
 }
 
 Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
-                                          const char *Src) {
+                                          const char *Src, Location Home) {
   // What each device's replica held of R goes there, unless a CPU range
-  // read it in the last launch (it would have to come back).
+  // read it in the last launch (it would have to come back); all of R to
+  // the home device.
   struct Push {
     Location L;
     std::vector<ByteRange> Ranges;
@@ -1038,6 +1069,11 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
     Location L = static_cast<Location>(I);
     if (validityLocation(L) != L || !B.Replica[I + 1])
       continue;
+    if (L == Home) {
+      ToHost.erase(R);
+      Pushes.push_back({L, {R}});
+      continue;
+    }
     std::vector<ByteRange> Held = B.Valid[I + 1].intersection(R.Lo, R.Hi);
     if (!Held.empty() && !B.HostReads.empty()) {
       RangeSet Kept;
@@ -1052,19 +1088,25 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
     Pushes.push_back({L, std::move(Held)});
   }
   auto Start = std::chrono::steady_clock::now();
+  auto Run = [&](Push &P) {
+    uint64_t Moved = 0;
+    for (ByteRange G : P.Ranges) {
+      P.Done = Devices[P.L]->copyHostToDevice(addressLocked(B, P.L, G.Lo),
+                                              Src + (G.Lo - R.Lo), G.size());
+      if (!P.Done.ok())
+        return;
+      Moved += G.size();
+    }
+    noteProgramCopy(P.L, true, Moved, Start);
+  };
+  // One device and nothing for the host copy (a home device's copy): on
+  // this thread, as CUDA's own copy; a thread costs more than a small copy.
+  if (Pushes.size() == 1 && ToHost.empty())
+    Run(Pushes.front());
   std::vector<std::thread> Threads;
   for (Push &P : Pushes)
-    Threads.emplace_back([&, &P = P] {
-      uint64_t Moved = 0;
-      for (ByteRange G : P.Ranges) {
-        P.Done = Devices[P.L]->copyHostToDevice(addressLocked(B, P.L, G.Lo),
-                                                Src + (G.Lo - R.Lo), G.size());
-        if (!P.Done.ok())
-          return;
-        Moved += G.size();
-      }
-      noteProgramCopy(P.L, true, Moved, Start);
-    });
+    if (!(Pushes.size() == 1 && ToHost.empty()))
+      Threads.emplace_back([&Run, &P] { Run(P); });
   uint64_t Here = 0;
   for (ByteRange G : ToHost.ranges()) {
     hostCopy(B.Host + G.Lo, Src + (G.Lo - R.Lo), G.size());
@@ -1198,6 +1240,15 @@ Result BufferManager::memset(void *Dst, int Value, uint64_t Bytes) {
   if (!C.ok())
     return C;
   ++B.ProgramWrites;
+  if (Location H = homeFor(B); H >= 0) {
+    C = Devices[H]->memset(addressLocked(B, H, R.Lo),
+                           static_cast<uint8_t>(Value), Bytes);
+    if (!C.ok())
+      return C;
+    markWrittenLocked(B, H, RangeSet(R.Lo, R.Hi));
+    B.Staged.erase(R);
+    return Result::success();
+  }
   // When the range lives on a device only, set it there so it stays there.
   if (!B.Valid[0].contains(R.Lo, R.Hi)) {
     for (size_t I = 0; I < Devices.size(); ++I) {
@@ -1230,6 +1281,41 @@ Result BufferManager::syncToHost(const void *P, uint64_t Bytes) {
   std::lock_guard<std::mutex> Lock(RS.Buf->Mutex);
   return makeValidLocked(*RS.Buf, HostLocation,
                          {RS.Offset, RS.Offset + Bytes});
+}
+
+Result BufferManager::syncAllToHost() {
+  if (Result S = settle(); !S.ok())
+    return S;
+  ChangeCounter Count{*this};
+  std::vector<std::shared_ptr<Buffer>> All;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    for (auto &[Start, B] : Live)
+      All.push_back(B);
+  }
+  for (const std::shared_ptr<Buffer> &B : All) {
+    std::lock_guard<std::mutex> Lock(B->Mutex);
+    if (B->Freed)
+      continue;
+    if (Result R = makeValidLocked(*B, HostLocation, {0, B->Size}); !R.ok())
+      return R;
+  }
+  return Result::success();
+}
+
+void BufferManager::markAllWrittenOnHost() {
+  ChangeCounter Count{*this};
+  std::vector<std::shared_ptr<Buffer>> All;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    for (auto &[Start, B] : Live)
+      All.push_back(B);
+  }
+  for (const std::shared_ptr<Buffer> &B : All) {
+    std::lock_guard<std::mutex> Lock(B->Mutex);
+    if (!B->Freed)
+      markWrittenLocked(*B, HostLocation, RangeSet(0, B->Size));
+  }
 }
 
 } // namespace rt

@@ -207,9 +207,10 @@ struct ModelState {
   /// Per kernel: its table name (a hash of the program's source and the
   /// kernel's footprints).
   std::map<const void *, std::string> TableNames;
-  /// The last decision per table key, grid, arguments and device set, run
-  /// again without a new decision until NextPlan launches (docs/
-  /// partitioner.md, "Cached decisions").
+  /// The last decision per launch shape (table key, grid, buffers and
+  /// device set; LaunchContext::planModel), run again without a new
+  /// decision until NextPlan launches (docs/partitioner.md, "Cached
+  /// decisions").
   struct CachedPlan {
     std::vector<PartitionRange> Ranges;
     std::map<Location, PlanDevice> Devs;
@@ -519,6 +520,11 @@ struct Engine::Impl {
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
     : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>()) {}
 
+void Engine::setMinSplitMs(double Ms) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Model.planner(Bufs).setMinSplitMs(Ms);
+}
+
 Result Engine::flushPerformanceCache() {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   return I->Model.P ? I->Model.P->flush() : Result::success();
@@ -741,6 +747,24 @@ void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L) {
 }
 
 } // namespace
+
+Result Engine::originalFunction(const KernelHandle &K, size_t Device,
+                                FunctionHandle &Out) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    if (P.get() == K.Prog)
+      return gpuFunction(Bufs, *P, Location(Device),
+                         K.Info->variant(VariantKind::Original).Entry, Out);
+  return invalid("the kernel is not one of this engine's programs");
+}
+
+const Bundle *Engine::bundleOf(const KernelHandle &K) const {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs)
+    if (P.get() == K.Prog)
+      return &P->B;
+  return nullptr;
+}
 
 namespace {
 
@@ -1070,6 +1094,19 @@ private:
   /// launch's own work as deferred, or waits for the workers' GPUs when a
   /// run failed.
   bool mayChain() const;
+  /// A kernel that dereferences pointers it loads from memory (a pointer
+  /// inside a struct argument, a table of pointers): the engine can neither
+  /// translate them for a device nor see what they touch. It runs whole on
+  /// a device that works on the buffers' host copies, where the program's
+  /// pointers are valid, with every buffer current there before and
+  /// written there after; where no such device can run it, the launch
+  /// fails and says why. Never a run on a GPU, which would dereference host
+  /// copies' addresses.
+  Result runOnHostMemory(const BundleIssue &Why);
+  /// Whether a launch that is not a repeat may chain too: every range on
+  /// one GPU, which alone has deferred work, and every variable the
+  /// kernel reads current there.
+  bool chainsAlone(const std::vector<PartitionRange> &Ranges) const;
   /// A repeat whose runs all ran: a replay marks the kept launch's reads
   /// and writes, as that launch did; a plain repeat changed nothing.
   Result finishRepeat(std::vector<RunState> &Runs, bool Replay);
@@ -2492,6 +2529,27 @@ bool LaunchContext::mayChain() const {
          !LogTime && Excluded.empty();
 }
 
+bool LaunchContext::chainsAlone(
+    const std::vector<PartitionRange> &Ranges) const {
+  // Its copies into the GPU (inputs not held there, from the host copy)
+  // and its kernel need no order beyond the GPU's own stream: no queued
+  // kernel reads bytes the GPU does not hold, since only the host (which
+  // settles first) or another device (a launch that does not chain) can
+  // take them away. A variable staged again would overwrite what a queued
+  // kernel may still read: then the launch waits.
+  if (Ranges.empty() || !isGpu(Ranges.front().Device) ||
+      !Info.Combined.empty())
+    return false;
+  Location G = Ranges.front().Device;
+  for (const PartitionRange &R : Ranges)
+    if (R.Device != G)
+      return false;
+  for (const BundleVariableUse &U : Info.Variables)
+    if (U.Written || !Prog.Vars[U.Variable].DevValid[size_t(G)])
+      return false;
+  return Bufs.deferredOnlyOn(G);
+}
+
 /// False, with Defer cleared, when a GPU's wait could not be queued (the
 /// caller then waits for the deferred work).
 bool LaunchContext::orderRuns(const std::vector<RunState> &Runs) {
@@ -2741,7 +2799,8 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // copies and runs were planned as if it were done); anything else
     // waits for it first. It returns before its own work is done only if
     // the caller said it may.
-    bool Chain = Repeat && mayChain();
+    bool Alone = !Repeat && Decide && mayChain() && chainsAlone(Ranges);
+    bool Chain = (Repeat && mayChain()) || Alone;
     Defer = Chain && Req.MayDefer;
     if (!Chain)
       if (Result S = Bufs.settle(); !S.ok())
@@ -2770,6 +2829,13 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       if (!R.ok())
         return R;
       Phases.mark("decide");
+      // Decided as one range on one GPU, with nothing else to order.
+      Ordered = Alone && M != Mode::Merge && !Combining;
+      if (Alone && !Ordered) {
+        Defer = false;
+        if (Result S = Bufs.settle(); !S.ok())
+          return S;
+      }
     }
 
     size_t PlanMark = Plan.Runs.size();
@@ -2951,7 +3017,17 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     }
     if (Defer && deferRuns(Runs, Failed.empty())) {
       Plan.Deferred = true;
-      return finishRepeat(Runs, Replay);
+      if (Repeat)
+        return finishRepeat(Runs, Replay);
+      // A launch alone on its GPU: its reads and writes as they will be.
+      noteReads(Runs);
+      for (RunState &R : Runs)
+        if (Result Res = commitWrites(R); !Res.ok())
+          return Res;
+      Phases.mark("commit");
+      if (Decide)
+        keepRuns(Runs, std::move(Given));
+      return Result::success();
     }
     std::set<Location> Gpus;
     for (RunState &R : Runs)
@@ -3289,17 +3365,20 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   Key.SharedBytes = Req.DynamicSharedBytes;
   Key.GridClass = gridClass(Total);
 
-  // A cached decision for the same key, grid, arguments and devices runs
-  // again until its next planned search: launches 1-4 each search (the
-  // tables and the data's place settle), then launches 9, 19, 39, ... (the
-  // gap doubles, at most 64). Only where to run is cached: every launch
-  // still goes through decide() and attempt(), so correctness never
-  // depends on it. Arguments that change at every launch (a time step)
-  // make new entries: past MaxCachedPlans the cache starts over.
-  // Built at every launch, so without temporaries.
+  // A cached decision for the same launch shape (key, grid, buffers and
+  // devices) runs again until its next planned search: launches 1-4 each
+  // search (the tables and the data's place settle), then launches 9, 19,
+  // 39, ... (the gap doubles, at most 64). Only where to run is cached:
+  // every launch still goes through decide() and attempt(), so correctness
+  // never depends on it. Scalar arguments and offsets into the buffers are
+  // not part of the shape: a loop whose launches differ only in a time
+  // step or a row index (a dynamic program, an elimination) would
+  // otherwise search at every launch, for a decision that the tables,
+  // which do not see arguments either, make the same. Past MaxCachedPlans
+  // shapes the cache starts over. Built at every launch, so without
+  // temporaries.
   std::string PlanKey = Key.text();
-  PlanKey.reserve(PlanKey.size() + 24 +
-                  24 * (Config.Args.size() + 3 * Ptrs.size() + Devs.size()));
+  PlanKey.reserve(PlanKey.size() + 24 + 24 * (2 * Ptrs.size() + Devs.size()));
   auto Append = [&PlanKey](char Sep, int64_t V) {
     char Digits[24];
     PlanKey += Sep;
@@ -3307,12 +3386,9 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                    std::to_chars(Digits, Digits + sizeof(Digits), V).ptr);
   };
   Append('|', int64_t(Total));
-  for (int64_t A : Config.Args)
-    Append(',', A);
   for (const PtrArg &P : Ptrs) {
     Append(';', P.ArgNo);
     Append(':', int64_t(P.Buf->id()));
-    Append('+', int64_t(P.Offset));
   }
   for (Location L : Devs)
     Append('@', L);
@@ -3764,10 +3840,42 @@ void LaunchContext::logTime(const RunState &R, double Ms) const {
   std::fputs(S.c_str(), stderr);
 }
 
+Result LaunchContext::runOnHostMemory(const BundleIssue &Why) {
+  std::string What = "it dereferences a pointer loaded from memory (" +
+                     Why.Detail +
+                     (Why.Location.empty() ? "" : " at " + Why.Location) +
+                     "), such as a pointer inside a struct argument";
+  Location On = -1;
+  for (size_t L = 0; L < Bufs.numDevices() && On < 0; ++L)
+    if (canRun(Location(L)) &&
+        Bufs.validityLocation(Location(L)) == HostLocation)
+      On = Location(L);
+  if (On < 0)
+    return Result::error(
+        ErrorCode::NotSupported,
+        "kernel " + Info.Name + " cannot run on these devices: " + What +
+            ", which Cleave translates only for a CPU device (" +
+            (K.Cpu ? "add cpu to CLEAVE_DEVICES"
+                   : "the kernel has no CPU variant: " +
+                         Info.variant(VariantKind::CPU).Reason) +
+            "); pass the pointers as kernel arguments instead");
+  if (Result S = Bufs.syncAllToHost(); !S.ok())
+    return S;
+  Phases.mark("plan");
+  Result R = attempt({{On, 0, Total}}, true);
+  Plan.Split = false;
+  Plan.Reason = "on " + name(On) + "'s host memory, every buffer synchronized: " + What;
+  Bufs.markAllWrittenOnHost();
+  return R;
+}
+
 Result LaunchContext::run() {
   Result R = checkRequest();
   if (!R.ok())
     return R;
+  for (const BundleIssue &Iss : Info.Issues)
+    if (Iss.Kind == "loaded-pointer")
+      return runOnHostMemory(Iss);
   std::vector<PartitionRange> Ranges;
   if (!Req.Partition.empty()) {
     Explicit = true;
@@ -3791,6 +3899,14 @@ Result LaunchContext::run() {
                      : " (no GPU, and it has no CPU variant: " +
                            Info.variant(VariantKind::CPU).Reason + ")"));
     PartitionPolicy P = Policy;
+    // One device that can run the kernel: nothing to decide, so no search,
+    // no footprints of the whole grid and no timing events, whatever the
+    // policy.
+    if (Devs.size() == 1) {
+      Ranges = {{Devs.front(), 0, Total}};
+      Phases.mark("plan");
+      return attempt(alignToSlabs(std::move(Ranges)), true);
+    }
     if (P == PartitionPolicy::Model) {
       R = planModel(Devs, Ranges);
       if (!R.ok())

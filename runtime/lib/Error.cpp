@@ -38,6 +38,10 @@ const char *getErrorName(ErrorCode C) {
     return "cudaErrorNotReady";
   case ErrorCode::IllegalAddress:
     return "cudaErrorIllegalAddress";
+  case ErrorCode::HostMemoryAlreadyRegistered:
+    return "cudaErrorHostMemoryAlreadyRegistered";
+  case ErrorCode::HostMemoryNotRegistered:
+    return "cudaErrorHostMemoryNotRegistered";
   case ErrorCode::LaunchFailure:
     return "cudaErrorLaunchFailure";
   case ErrorCode::NotSupported:
@@ -86,6 +90,10 @@ const char *getErrorDescription(ErrorCode C) {
     return "device not ready";
   case ErrorCode::IllegalAddress:
     return "an illegal memory access was encountered";
+  case ErrorCode::HostMemoryAlreadyRegistered:
+    return "part or all of the requested memory range is already mapped";
+  case ErrorCode::HostMemoryNotRegistered:
+    return "pointer does not correspond to a registered memory region";
   case ErrorCode::LaunchFailure:
     return "unspecified launch failure";
   case ErrorCode::NotSupported:

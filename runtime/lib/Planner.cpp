@@ -380,6 +380,25 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Out.Devices[D].HostOut = C.HostOut;
   }
 
+  // A launch this short on its best device gains less from a split than a
+  // split launch costs the host: not searched, run whole.
+  bool Splittable = R.Splittable;
+  if (Splittable) {
+    std::vector<uint64_t> Q(K, 0);
+    std::vector<double> Times;
+    double Best = Infinity;
+    for (size_t D = 0; D < K; ++D) {
+      std::fill(Q.begin(), Q.end(), 0);
+      Q[D] = N;
+      Best = std::min(Best, predictPartition(P, Q, Times));
+    }
+    if (Best < MinSplitMs) {
+      Splittable = false;
+      Out.Splittable = false;
+      Out.TooShortBelowMs = MinSplitMs;
+    }
+  }
+
   PartitionDecision &Dec = Out.Decision;
   // What the search depends on, per device: the table's throughput at its
   // rows and at the whole grid, the fixed cost and the bytes in.
@@ -422,7 +441,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
   };
   bool Searched = false;
   Reusable Search;
-  if (R.Splittable) {
+  if (Splittable) {
     std::lock_guard<std::mutex> Lock(Mutex);
     auto It = LastSearch.find(R.Key.text());
     if (It != LastSearch.end() && Close(It->second.Signature, Signature)) {
@@ -430,7 +449,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
       Out.Reused = true;
     }
   }
-  if (R.Splittable && !Out.Reused) {
+  if (Splittable && !Out.Reused) {
     Search.Decision = partition(P);
     // Where the data lies now can trap it: a device whose inputs must
     // move in is charged for them at every decision, though once moved
@@ -450,7 +469,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
     }
     Searched = true;
   }
-  if (R.Splittable) {
+  if (Splittable) {
     // The steady-state decision wins when what it costs more now is repaid
     // by what it saves per launch within as many launches as this key has
     // had before: never for a first launch (SKMD's decision).
@@ -506,7 +525,7 @@ PlanResult Planner::plan(const PlanRequest &R) {
         Out.HeldBestMs = BestMs;
       }
     }
-  } else if (!R.Splittable) {
+  } else if (!Splittable) {
     // The best single device, transfers included (the search's root).
     Dec.Blocks.assign(K, 0);
     Dec.SingleDeviceMs = Infinity;
@@ -649,7 +668,12 @@ std::string PlanResult::describe(const PlanRequest &R) const {
       Decision.BaseDevice < R.Devices.size()
           ? R.Devices[Decision.BaseDevice].Name
           : std::string("?");
-  if (!Splittable) {
+  if (TooShortBelowMs > 0) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  whole on %s, predicted %.3f ms: too short to split "
+                  "(below %.3f ms on its best device)\n",
+                  Single.c_str(), Decision.PredictedMs, TooShortBelowMs);
+  } else if (!Splittable) {
     std::snprintf(Buf, sizeof(Buf),
                   "  whole on %s, predicted %.3f ms: %s\n", Single.c_str(),
                   Decision.PredictedMs, R.WhyWhole.c_str());

@@ -1,8 +1,5 @@
 // What the rewriter refuses, each with its location; no output is written.
 // RUN: rm -f %t.cpp
-// RUN: not %cleave compile --emit=host-source -DHEADER_LAUNCH -I%S/Inputs %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=HEADER
-// RUN: not test -e %t.cpp
-// RUN: not %cleave compile --emit=host-source -DHEADER_KERNEL -I%S/Inputs %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=HKERNEL
 // RUN: not %cleave compile --emit=host-source -DUNSUPPORTED %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=API
 // RUN: not %cleave compile --emit=host-source -DSHARED %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=SHARED
 // RUN: not %cleave compile --emit=host-source -DMANAGED %s -o %t.cpp 2>&1 | FileCheck %s --check-prefix=MANAGED
@@ -17,15 +14,6 @@
 #endif
 
 __global__ void k(int *p) { p[threadIdx.x] = 1; }
-
-#ifdef HEADER_LAUNCH
-#include "launch.cuh"
-// HEADER: launch.cuh:3:42: error: kernel launch in '{{.*}}launch.cuh': Cleave rewrites launches only in the .cu file it compiles; move the launch there
-#endif
-#ifdef HEADER_KERNEL
-#include "kernel.cuh"
-// HKERNEL: kernel.cuh:2:17: error: kernel 'defined_in_header' is defined in '{{.*}}kernel.cuh'; Cleave rewrites only the .cu file it compiles: define the kernel there
-#endif
 
 #ifdef MACRO_KERNEL
 #define DEFINE_KERNEL(name) __global__ void name(int *p) { p[0] = 1; }

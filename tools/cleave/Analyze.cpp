@@ -695,9 +695,15 @@ Expected<std::string> buildInstrumented(StringRef Dir, LLVMContext &Ctx,
     HostRewriteOptions HO;
     HO.Parse = B.Device;
     HO.OutputName = std::string(HostSrc);
+    SmallString<256> CopyDir(Dir);
+    sys::path::append(CopyDir, Twine(Index) + "-" + Stem + ".include");
+    HO.CopyDir = std::string(CopyDir);
     Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
     if (!R)
       return R.takeError();
+    if (writeRewrittenCopies(CopyDir, R->Copies, B.Device.IncludeDirs))
+      return makeError("cannot write the rewritten copies of " + In +
+                       "'s included files");
     DeviceCompileOptions DO = B.Device;
     DO.AllowNoKernels = true;
     auto M = compileDeviceCode(In, DO, Ctx, errs());

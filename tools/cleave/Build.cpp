@@ -172,6 +172,37 @@ int writeWhole(StringRef Path, StringRef Bytes) {
   return 0;
 }
 
+/// The device variables the program's .cu files define. For nvcc each .cu
+/// file has its own copy of a variable defined in a header they share (its
+/// host shadows are static); Cleave's runtime finds a variable by its device
+/// name, so two files' copies under one name cannot be told apart: refuse,
+/// rather than let a copy to one reach the other file's kernels.
+class DeviceVariables {
+public:
+  bool add(StringRef Input, ArrayRef<Registration> Regs) {
+    bool Ok = true;
+    for (const Registration &R : Regs) {
+      if (R.K != Registration::Variable)
+        continue;
+      auto [It, New] = Owner.try_emplace(R.DeviceName, Input.str(), R.Location);
+      if (New || It->second.first == Input)
+        continue;
+      errs() << R.Location << ": error: device variable '" << R.Display
+             << "' is defined by both " << It->second.first << " and "
+             << Input
+             << " (each .cu file would have its own copy, which Cleave's "
+                "runtime cannot tell apart): define it in one .cu file\n"
+             << It->second.second << ": note: the other definition\n";
+      Ok = false;
+    }
+    return Ok;
+  }
+
+private:
+  /// Device name -> (input, location).
+  std::map<std::string, std::pair<std::string, std::string>> Owner;
+};
+
 /// The kernels and variables a link left undefined under cuda* names: the
 /// program uses CUDA runtime API that libcleave_rt does not define.
 std::vector<std::string> undefinedCudaSymbols(StringRef LinkerOutput) {
@@ -205,15 +236,43 @@ public:
 
 } // namespace
 
+int writeRewrittenCopies(StringRef CopyDir, ArrayRef<RewrittenCopy> Copies,
+                         std::vector<std::string> &Dirs) {
+  if (Copies.empty())
+    return 0;
+  if (std::error_code EC = sys::fs::create_directories(CopyDir))
+    return error("cannot create '" + CopyDir + "': " + EC.message());
+  StringSet<> Seen;
+  for (const RewrittenCopy &C : Copies) {
+    if (writeWhole(C.Path, C.Source))
+      return 1;
+    SmallString<256> Dir(sys::path::parent_path(C.Original));
+    sys::fs::make_absolute(Dir);
+    if (Seen.insert(Dir).second)
+      Dirs.push_back(Dir.str().str());
+  }
+  return 0;
+}
+
 Expected<std::string> rewriteForHost(StringRef Input, const BuildOptions &Opts,
                                      StringRef OutputName) {
   HostRewriteOptions HO;
   HO.Parse = Opts.Device;
   HO.OutputName = OutputName.str();
+  // A build writes the copies to its temporary directory; here they follow
+  // the source they belong to.
+  HO.CopyDir = "<temporary directory>";
   Expected<HostRewriteResult> R = rewriteHostSource(Input, HO, errs());
   if (!R)
     return R.takeError();
-  return std::move(R->Source);
+  std::string Out = std::move(R->Source);
+  for (const RewrittenCopy &C : R->Copies) {
+    if (!StringRef(Out).ends_with("\n"))
+      Out += "\n";
+    Out += "\n// ---- cleave: " + C.Path + ", the rewritten copy of " +
+           C.Original + " ----\n" + C.Source;
+  }
+  return Out;
 }
 
 /// The device object of Input, checked against the host rewrite's
@@ -353,6 +412,7 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
 
   std::vector<std::string> Objects;
   bool Failed = false;
+  DeviceVariables Variables;
   for (auto [I, Input] : enumerate(Inputs)) {
     auto &[In, K] = Input;
     StringRef Stem = sys::path::stem(In);
@@ -365,8 +425,11 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
     if (K == InputKind::Cuda) {
       HostSrc = SourceOut[In];
       std::string DevObj = tmpFile(I, Stem, ".device.o");
+      std::string CopyDir = tmpFile(I, Stem, ".include");
       if (Show) {
-        Log << "cleave: rewrite host code: " << In << " -> " << HostSrc << "\n";
+        Log << "cleave: rewrite host code: " << In << " -> " << HostSrc
+            << " (and the included files it changes -> " << CopyDir
+            << ")\n";
         Log << "cleave: device code: " << In << " -> " << DevObj
             << " (kernel bundle for " << Opts.Device.GpuArch
             << ", CPU variants, registration)\n";
@@ -375,9 +438,14 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         HostRewriteOptions HO;
         HO.Parse = Opts.Device;
         HO.OutputName = HostSrc;
+        HO.CopyDir = CopyDir;
         Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
         if (!R) {
           consumeError(R.takeError());
+          Failed = true;
+          continue;
+        }
+        if (!Variables.add(In, R->Registrations)) {
           Failed = true;
           continue;
         }
@@ -400,16 +468,21 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         } else if (Show) {
           Log << "cleave: " << In << " has no kernels: no device object\n";
         }
-        if (writeWhole(HostSrc, R->Source)) {
+        std::vector<std::string> CopiedFrom;
+        if (writeRewrittenCopies(CopyDir, R->Copies, CopiedFrom) ||
+            writeWhole(HostSrc, R->Source)) {
           Failed = true;
           continue;
         }
+        for (const std::string &D : CopiedFrom)
+          Extra.insert(Extra.end(), {"-iquote", D});
       } else {
         Objects.push_back(DevObj);
       }
       // Quoted includes of the .cu file resolve from its directory.
       StringRef Dir = sys::path::parent_path(In);
-      Extra = {"-iquote", Dir.empty() ? std::string(".") : Dir.str()};
+      Extra.insert(Extra.begin(),
+                   {"-iquote", Dir.empty() ? std::string(".") : Dir.str()});
     }
     std::string HostObj = tmpFile(I, Stem, ".o");
     std::vector<std::string> Cmd = *Cxx;

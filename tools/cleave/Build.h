@@ -9,6 +9,7 @@
 #define CLEAVE_TOOLS_BUILD_H
 
 #include "cleave/Frontend/DeviceCompiler.h"
+#include "cleave/Rewrite/HostRewriter.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -45,6 +46,16 @@ int buildProgram(const BuildOptions &Opts, llvm::LLVMContext &Ctx);
 llvm::Expected<std::string> rewriteForHost(llvm::StringRef Input,
                                            const BuildOptions &Opts,
                                            llvm::StringRef OutputName);
+
+/// Writes the rewritten copies of a .cu file's included files to \p CopyDir
+/// (HostRewriteOptions::CopyDir of its rewrite). The directives Clang's parse
+/// saw name them by absolute path; \p Dirs receives the copies' original
+/// directories, for the host compiler's quoted-include path (the directives
+/// of #if branches the host compiler takes and Clang's parse did not).
+/// Returns 0, or 1 after printing an error.
+int writeRewrittenCopies(llvm::StringRef CopyDir,
+                         llvm::ArrayRef<RewrittenCopy> Copies,
+                         std::vector<std::string> &Dirs);
 
 /// The device object of one .cu file (`--emit=device-obj`): its kernels' CPU
 /// variants, its bundle and their registration. Also checks that the host

@@ -77,8 +77,6 @@ TEST_F(ApiDevice, OneVirtualDevice) {
   ASSERT_EQ(cudaDeviceGetAttribute(&V, cudaDevAttrManagedMemory, 0),
             cudaSuccess);
   EXPECT_EQ(V, 0);
-  EXPECT_EQ(cudaDeviceGetAttribute(&V, cudaDevAttrClockRate, 0),
-            cudaErrorNotSupported);
   EXPECT_EQ(cudaDeviceGetAttribute(&V, cudaDevAttrWarpSize, 2),
             cudaErrorInvalidDevice);
 

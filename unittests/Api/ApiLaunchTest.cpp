@@ -782,7 +782,10 @@ TEST_P(ApiLaunch, TheModelPolicyIsTheDefault) {
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::string Err = ::testing::internal::GetCapturedStderr();
   unsetenv("CLEAVE_LOG");
-  EXPECT_NE(Err.find("cleave: model policy"), std::string::npos) << Err;
+  // One device: nothing to decide, and the model is not consulted.
+  bool OneDevice = std::string(GetParam()).find(',') == std::string::npos;
+  EXPECT_EQ(Err.find("cleave: model policy") == std::string::npos, OneDevice)
+      << Err;
   EXPECT_EQ(download(D, N), std::vector<int>(N, 5));
   std::string Plan = lastPlan();
   EXPECT_NE(Plan.find("cpu0"), std::string::npos) << Plan;
@@ -810,6 +813,76 @@ TEST_P(ApiLaunch, SingleDeviceModuleRunsWhole) {
     EXPECT_NE(Plan.find("cpu2"), std::string::npos) << Plan;
   }
   EXPECT_EQ(cudaFree(D), cudaSuccess);
+}
+
+TEST_P(ApiLaunch, KernelAttributesAndOccupancy) {
+  const void *Fill = reinterpret_cast<const void *>(&fill);
+  // Without a GPU: the bundle's static shared memory, the virtual device's
+  // limits, registers unknown.
+  cudaFuncAttributes A;
+  ASSERT_EQ(cudaFuncGetAttributes(&A, Fill), cudaSuccess) << lastMessage();
+  EXPECT_EQ(A.sharedSizeBytes, 0u);
+  EXPECT_EQ(A.maxThreadsPerBlock, 1024);
+  EXPECT_EQ(A.numRegs, 0);
+  EXPECT_EQ(A.ptxVersion, 90);
+  EXPECT_EQ(A.binaryVersion, 90);
+  EXPECT_EQ(A.maxDynamicSharedSizeBytes, 48 * 1024);
+  ASSERT_EQ(cudaFuncSetAttribute(
+                Fill, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024),
+            cudaSuccess);
+  ASSERT_EQ(cudaFuncGetAttributes(&A, Fill), cudaSuccess);
+  EXPECT_EQ(A.maxDynamicSharedSizeBytes, 100 * 1024);
+  EXPECT_EQ(cudaFuncGetAttributes(nullptr, Fill), cudaErrorInvalidValue);
+  EXPECT_EQ(
+      cudaFuncGetAttributes(&A, reinterpret_cast<const void *>(&unregistered)),
+      cudaErrorInvalidDeviceFunction);
+
+  // Resident blocks per SM from threads (2048 per SM), blocks (32 per SM)
+  // and shared memory (228 KiB per SM, 1 KiB reserved per block).
+  auto Occ = [&](int Block, size_t Dyn) {
+    int N = -1;
+    EXPECT_EQ(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&N, Fill, Block, Dyn),
+        cudaSuccess)
+        << lastMessage();
+    return N;
+  };
+  EXPECT_EQ(Occ(256, 0), 8);
+  EXPECT_EQ(Occ(1024, 0), 2);
+  EXPECT_EQ(Occ(100, 0), 16);
+  EXPECT_EQ(Occ(32, 0), 32);
+  EXPECT_EQ(Occ(128, 100 * 1024), 2);
+  EXPECT_EQ(Occ(128, 300 * 1024), 0); // more than a block may have
+  EXPECT_EQ(Occ(2048, 0), 0);         // more threads than a block may have
+  int N;
+  EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&N, Fill, 0, 0),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&N, Fill,
+                                                                   128, 0, 8),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &N, reinterpret_cast<const void *>(&unregistered), 128, 0),
+            cudaErrorInvalidDeviceFunction);
+  // The C++ template of cuda_runtime.h over these calls: the largest block
+  // that fills an SM, and enough blocks to fill every SM.
+  int MinGrid = 0, BlockSize = 0;
+  ASSERT_EQ(cudaOccupancyMaxPotentialBlockSize(&MinGrid, &BlockSize, Fill),
+            cudaSuccess);
+  cudaDeviceProp P;
+  ASSERT_EQ(cudaGetDeviceProperties(&P, 0), cudaSuccess);
+  EXPECT_EQ(BlockSize, 1024);
+  EXPECT_EQ(MinGrid, 2 * P.multiProcessorCount);
+
+  // A cache preference is checked and accepted (a hint, as in CUDA).
+  EXPECT_EQ(cudaFuncSetCacheConfig(Fill, cudaFuncCachePreferShared),
+            cudaSuccess);
+  EXPECT_EQ(cudaFuncSetCacheConfig(Fill, static_cast<cudaFuncCache>(9)),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(
+      cudaFuncSetCacheConfig(reinterpret_cast<const void *>(&unregistered),
+                             cudaFuncCachePreferL1),
+      cudaErrorInvalidDeviceFunction);
+  (void)cudaGetLastError();
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, ApiLaunch,

@@ -315,6 +315,113 @@ TEST_P(ApiTest, AsyncCopyFromPageableMemoryIsDoneOnReturn) {
   EXPECT_EQ(cudaFree(D), cudaSuccess);
 }
 
+TEST_P(ApiTest, PitchedMemory) {
+  // cudaMallocPitch: rows at the virtual device's texture alignment.
+  const size_t W = 37 * sizeof(int), H = 9;
+  int *D = nullptr;
+  size_t Pitch = 0;
+  ASSERT_EQ(cudaMallocPitch(reinterpret_cast<void **>(&D), &Pitch, W, H),
+            cudaSuccess);
+  cudaDeviceProp P;
+  ASSERT_EQ(cudaGetDeviceProperties(&P, 0), cudaSuccess);
+  EXPECT_GE(Pitch, W);
+  EXPECT_EQ(Pitch % P.textureAlignment, 0u);
+  // The whole of it is one allocation.
+  ASSERT_EQ(cudaMemset(D, 0x11, Pitch * H), cudaSuccess);
+
+  // cudaMemset2D writes the rectangle only.
+  ASSERT_EQ(cudaMemset2D(D, Pitch, 0x22, W, H), cudaSuccess);
+  std::vector<unsigned char> Whole(Pitch * H);
+  ASSERT_EQ(cudaMemcpy(Whole.data(), D, Whole.size(), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  for (size_t Y = 0; Y < H; ++Y)
+    for (size_t X = 0; X < Pitch; ++X)
+      ASSERT_EQ(Whole[Y * Pitch + X], X < W ? 0x22 : 0x11) << X << "," << Y;
+
+  // Host -> pitched -> pitched -> host, and host -> host.
+  std::vector<int> Host = iota(37 * H);
+  ASSERT_EQ(
+      cudaMemcpy2D(D, Pitch, Host.data(), W, W, H, cudaMemcpyHostToDevice),
+      cudaSuccess);
+  int *E = nullptr;
+  size_t PitchE = 0;
+  ASSERT_EQ(cudaMallocPitch(reinterpret_cast<void **>(&E), &PitchE, W, H),
+            cudaSuccess);
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  ASSERT_EQ(cudaMemset2DAsync(E, PitchE, 0, W, H, S), cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpy2DAsync(E, PitchE, D, Pitch, W, H, cudaMemcpyDeviceToDevice, S),
+      cudaSuccess);
+  std::vector<int> Back(37 * H, -1);
+  ASSERT_EQ(cudaMemcpy2D(Back.data(), W, E, PitchE, W, H, cudaMemcpyDefault),
+            cudaSuccess);
+  EXPECT_EQ(Back, Host);
+  std::vector<int> Copy(37 * H, -1);
+  ASSERT_EQ(
+      cudaMemcpy2D(Copy.data(), W, Host.data(), W, W, H, cudaMemcpyHostToHost),
+      cudaSuccess);
+  EXPECT_EQ(Copy, Host);
+
+  // A pitch below the width; a rectangle past the allocation.
+  EXPECT_EQ(cudaMemset2D(D, W - 4, 0, W, 2), cudaErrorInvalidPitchValue);
+  EXPECT_EQ(cudaMemset2D(D, Pitch, 0, W, H + 1), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaMallocPitch(nullptr, &Pitch, W, H), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+  EXPECT_EQ(cudaFree(E), cudaSuccess);
+  (void)cudaGetLastError();
+}
+
+TEST_P(ApiTest, HostRegister) {
+  const size_t N = 1 << 16;
+  std::vector<int> Host = iota(N);
+  ASSERT_EQ(cudaHostRegister(Host.data(), N * sizeof(int), 0), cudaSuccess);
+  // Registered memory takes part in asynchronous copies like pinned memory.
+  int *D;
+  ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(D, Host.data(), N * sizeof(int),
+                            cudaMemcpyHostToDevice, S),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(D, 0, 16 * sizeof(int), S), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(Host.data(), D, N * sizeof(int),
+                            cudaMemcpyDeviceToHost, S),
+            cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(S), cudaSuccess);
+  std::vector<int> Expect = iota(N);
+  std::fill(Expect.begin(), Expect.begin() + 16, 0);
+  EXPECT_EQ(Host, Expect);
+
+  // Overlaps, frees and unregistrations CUDA refuses.
+  EXPECT_EQ(cudaHostRegister(Host.data() + 8, 64, 0),
+            cudaErrorHostMemoryAlreadyRegistered);
+  EXPECT_EQ(cudaFreeHost(Host.data()), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaHostUnregister(Host.data() + 8),
+            cudaErrorHostMemoryNotRegistered);
+  EXPECT_EQ(cudaHostUnregister(Host.data()), cudaSuccess);
+  EXPECT_EQ(cudaHostUnregister(Host.data()), cudaErrorHostMemoryNotRegistered);
+  void *Pinned;
+  ASSERT_EQ(cudaMallocHost(&Pinned, 4096), cudaSuccess);
+  EXPECT_EQ(cudaHostRegister(Pinned, 64, 0),
+            cudaErrorHostMemoryAlreadyRegistered);
+  EXPECT_EQ(cudaHostUnregister(Pinned), cudaErrorHostMemoryNotRegistered);
+  EXPECT_EQ(cudaFreeHost(Pinned), cudaSuccess);
+  // Device access to host memory is not provided; bad arguments.
+  EXPECT_EQ(cudaHostRegister(Host.data(), 64, cudaHostRegisterMapped),
+            cudaErrorNotSupported);
+  EXPECT_EQ(cudaHostRegister(Host.data(), 64, 0x40), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaHostRegister(nullptr, 64, 0), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaHostRegister(Host.data(), 0, 0), cudaErrorInvalidValue);
+  // A registration still there at a reset is dropped with the runtime.
+  ASSERT_EQ(cudaHostRegister(Host.data(), 64, cudaHostRegisterPortable),
+            cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  EXPECT_EQ(cudaFree(D), cudaSuccess);
+  (void)cudaGetLastError();
+}
+
 INSTANTIATE_TEST_SUITE_P(Devices, ApiTest,
                          ::testing::Values("cpu", "cpu,cpu,cpu"));
 

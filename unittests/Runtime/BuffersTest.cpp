@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Buffers.h"
+#include "cleave/rt/Device.h"
 #include "cleave/rt/NullGpu.h"
 
 #include "FakeDevice.h"
@@ -556,6 +557,56 @@ TEST(BuffersTest, ReplicaOutOfMemoryLosesNothing) {
   ASSERT_TRUE(M.memcpy(Out.data(), P, 4096).ok());
   EXPECT_EQ(In, Out);
   ASSERT_TRUE(M.free(P).ok());
+}
+
+TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
+  // One GPU beside a CPU device: the program's copies and memsets land on
+  // it, of any size, as under CUDA; the host copy holds none of them, and
+  // reads come back right. Without room for a replica there, they stay in
+  // the host copy.
+  FakeDevice Gpu("gpu0");
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+  BufferManager M({Reg->devices()[0], &Gpu});
+  EXPECT_EQ(M.soleDeviceWithOwnMemory(), 1);
+  EXPECT_EQ(M.homeDevice(), -1);
+  M.setHomeDevice(M.soleDeviceWithOwnMemory());
+  const uint64_t Big = BufferManager::DirectCopyMinBytes + 4096;
+  for (uint64_t Size : {uint64_t(4096), Big}) {
+    void *P = nullptr;
+    ASSERT_TRUE(M.allocate(Size, P).ok());
+    auto B = bufferOf(M, P);
+    std::vector<uint8_t> In(Size);
+    std::iota(In.begin(), In.end(), uint8_t(1));
+    Gpu.clearLog();
+    ASSERT_TRUE(M.memcpy(P, In.data(), Size, MemcpyKind::HostToDevice).ok());
+    EXPECT_TRUE(B->holds(1, {0, Size})) << Size;
+    EXPECT_TRUE(B->validRanges(HostLocation).empty()) << Size;
+    EXPECT_EQ(B->stagedBytes({0, Size}), 0u) << Size;
+    ASSERT_TRUE(M.memset(static_cast<char *>(P) + 100, 9, 50).ok());
+    EXPECT_TRUE(B->holds(1, {0, Size})) << Size;
+    EXPECT_TRUE(B->validRanges(HostLocation).empty()) << Size;
+    std::fill(In.begin() + 100, In.begin() + 150, uint8_t(9));
+    std::vector<uint8_t> Out(Size);
+    ASSERT_TRUE(M.memcpy(Out.data(), P, Size, MemcpyKind::DeviceToHost).ok());
+    EXPECT_EQ(In, Out) << Size;
+    ASSERT_TRUE(M.free(P).ok());
+  }
+  FakeDevice Small("gpu0", 1000);
+  BufferManager N({Reg->devices()[0], &Small});
+  N.setHomeDevice(N.soleDeviceWithOwnMemory());
+  void *P = nullptr;
+  ASSERT_TRUE(N.allocate(4096, P).ok());
+  std::vector<uint8_t> In(4096, 5), Out(4096);
+  ASSERT_TRUE(N.memcpy(P, In.data(), 4096, MemcpyKind::HostToDevice).ok());
+  EXPECT_TRUE(bufferOf(N, P)->holds(HostLocation, {0, 4096}));
+  ASSERT_TRUE(N.memcpy(Out.data(), P, 4096, MemcpyKind::DeviceToHost).ok());
+  EXPECT_EQ(In, Out);
+  ASSERT_TRUE(N.free(P).ok());
+  // Two GPUs: no home device.
+  FakeDevice G0("gpu0"), G1("gpu1");
+  BufferManager Two({&G0, &G1});
+  EXPECT_EQ(Two.soleDeviceWithOwnMemory(), -1);
 }
 
 /// Several real CPU devices: cpu0 works on the host copies, cpu1 and cpu2

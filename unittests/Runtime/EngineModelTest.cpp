@@ -15,6 +15,7 @@
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
+#include "cleave/rt/Planner.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -332,7 +333,7 @@ TEST_F(EngineModelTest, CorruptCacheIsReportedOnce) {
 
 TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   // Launches 1-4 search, 5-8 run launch 4's decision (correct results
-  // every time), 9 searches again; other arguments are another entry.
+  // every time), 9 searches again.
   int N = 50000;
   std::vector<float> A(N), B(N);
   for (int I = 0; I < N; ++I)
@@ -357,13 +358,32 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
     for (int I = 0; I < N; ++I)
       ASSERT_EQ(Got[I], float(3 * I)) << Launch << " " << I;
   }
-  testing::internal::CaptureStderr();
-  setenv("CLEAVE_LOG", "plan", 1);
-  int Fewer = N - 1;
-  (void)run(PA, PB, PC, Fewer);
-  unsetenv("CLEAVE_LOG");
-  std::string Log = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(Log.find("kept until"), std::string::npos) << Log;
+  // The launch shape is the key: another scalar argument with the same
+  // grid and buffers keeps launch 9's decision (and is correct); another
+  // grid, or another buffer, is another entry.
+  auto Logged = [&](float *X, float *Y, float *Z, int Elems) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    (void)run(X, Y, Z, Elems);
+    unsetenv("CLEAVE_LOG");
+    return testing::internal::GetCapturedStderr();
+  };
+  std::vector<float> Twos(N, 2.0f);
+  float *PD = upload(Twos);
+  ASSERT_EQ(Bufs->memset(PC, 0, N * sizeof(float)).code(), ErrorCode::Success);
+  std::string Log = Logged(PA, PB, PC, N - 1);
+  EXPECT_NE(Log.find("the decision of launch 9, kept until launch 19"),
+            std::string::npos)
+      << Log;
+  std::vector<float> Got = download(PC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], I < N - 1 ? float(3 * I) : 0.0f) << I;
+  EXPECT_EQ(Logged(PA, PB, PC, N - 1000).find("kept until"),
+            std::string::npos);
+  EXPECT_EQ(Logged(PA, PD, PC, N).find("kept until"), std::string::npos);
+  Got = download(PC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Got[I], float(I + 2)) << I;
 }
 
 /// Grids that shrink and grow by one block per launch (elimination loops):
@@ -480,6 +500,9 @@ protected:
     }
     Bufs = std::make_unique<BufferManager>(Devs);
     Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Model);
+    // Null GPUs run in nanoseconds: every launch would be too short to
+    // split, and these tests are about how splits are decided.
+    Eng->setMinSplitMs(0);
     ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                                 {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
                     .ok());
@@ -702,6 +725,26 @@ TEST_F(EngineNullGpuTest, GpusOfOneModelShareATable) {
   // range per GPU: twice as many samples for the shared table.
   EXPECT_EQ(Samples("model A"), 6u) << C.serialize();
   EXPECT_EQ(Samples("model B"), 3u) << C.serialize();
+}
+
+TEST_F(EngineNullGpuTest, ALaunchTooShortToPayForASplitRunsWhole) {
+  // Two GPUs of one model, which split the launch evenly; predicted to
+  // take less than the planner's minimum on one of them, it runs whole,
+  // and CLEAVE_LOG=plan says why.
+  start({{0, "model A"}, {1, "model A"}});
+  LaunchPlan Split = launch();
+  EXPECT_EQ(Split.Runs.size(), 2u) << Split.describe();
+  Eng->setMinSplitMs(Planner::DefaultMinSplitMs);
+  for (int I = 0; I < 3; ++I) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    LaunchPlan P = launch();
+    unsetenv("CLEAVE_LOG");
+    std::string Log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(P.Runs.size(), 1u) << P.describe();
+    if (I == 0)
+      EXPECT_NE(Log.find("too short to split"), std::string::npos) << Log;
+  }
 }
 
 TEST_F(EngineNullGpuTest, KeptDecisionsTimeOnlyTheLaunchBeforeTheNextSearch) {
@@ -1448,6 +1491,69 @@ TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
   EXPECT_FALSE(P.Deferred) << P.describe();
   EXPECT_FALSE(Bufs->hasDeferred());
   EXPECT_TRUE(IssuePool::choose("auto"));
+}
+
+TEST_F(EngineNullGpuTest, ALaunchAloneOnOneGpuDefersWhateverItsArguments) {
+  // One GPU, launches queued behind each other whose scalar argument
+  // changes every time (a row index): none is a repeat, yet each returns
+  // once queued, behind the last, with no synchronization between them.
+  // The host's next copy waits for them all. A launch on another GPU while
+  // one has deferred work waits for it first, and is not deferred.
+  TraceGpus = true;
+  MayDefer = true;
+  start({{0}, {1}});
+  std::vector<float> In(N, 1.0f);
+  uploadInputs(In);
+  int Blocks = (N + 127) / 128;
+  auto OnGpu = [&](Location G, int Elems) {
+    float *X = Ptr[0], *Y = Ptr[1], *Z = Ptr[2];
+    void *Args[] = {&X, &Y, &Z, &Elems};
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    Req.Grid[0] = unsigned(Blocks);
+    Req.Block[0] = 128;
+    Req.Args = Args;
+    Req.MayDefer = true;
+    Req.Partition = {{G, 0, uint64_t(Blocks)}};
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  };
+  LaunchPlan First = OnGpu(0, N); // moves the inputs in, then defers
+  EXPECT_TRUE(First.Deferred) << First.describe();
+  Gpus[0]->clearTrace();
+  for (int Elems = N - 1; Elems > N - 6; --Elems) {
+    LaunchPlan P = OnGpu(0, Elems);
+    EXPECT_TRUE(P.Deferred) << P.describe();
+    EXPECT_FALSE(P.Repeated) << P.describe();
+    EXPECT_EQ(P.BytesMoved, 0u) << P.describe();
+    EXPECT_TRUE(Bufs->hasDeferred());
+  }
+  std::vector<std::string> Trace = Gpus[0]->trace();
+  EXPECT_EQ(std::count(Trace.begin(), Trace.end(), "sync"), 0);
+  EXPECT_EQ(std::count(Trace.begin(), Trace.end(), "launch"), 5);
+  // gpu1 reads c, which gpu0's deferred launches write.
+  float *X = Ptr[2], *Y = Ptr[2], *Z = Ptr[0];
+  void *Args[] = {&X, &Y, &Z, &N};
+  KernelLaunchRequest Req;
+  Req.Kernel = K;
+  Req.Grid[0] = unsigned(Blocks);
+  Req.Block[0] = 128;
+  Req.Args = Args;
+  Req.MayDefer = true;
+  Req.Partition = {{1, 0, uint64_t(Blocks)}};
+  LaunchPlan Other;
+  ASSERT_TRUE(Eng->launch(Req, Other).ok());
+  EXPECT_FALSE(Other.Deferred) << Other.describe();
+  Trace = Gpus[0]->trace();
+  EXPECT_GE(std::count(Trace.begin(), Trace.end(), "sync"), 1);
+  std::vector<float> Out(N);
+  ASSERT_TRUE(Bufs->memcpy(Out.data(), Ptr[1], N * sizeof(float),
+                           MemcpyKind::DeviceToHost)
+                  .ok());
+  EXPECT_EQ(Out, In);
+  EXPECT_FALSE(Bufs->hasDeferred());
 }
 
 TEST_F(EngineNullGpuTest, AReplayNeedsTheBuffersAsTheKeptLaunchFoundThem) {

@@ -11,8 +11,10 @@
 //   - `__device__`-only functions are removed;
 //   - every kernel, kernel instantiation and device variable is registered
 //     with the runtime under its device symbol at the end of the file.
-// What it cannot rewrite (launches in macros or headers, API outside the
-// runtime's subset, ...) is an error with its location.
+// The same edits apply in every user file the .cu file includes; those
+// files come back as rewritten copies (docs/driver.md). What it cannot
+// rewrite (launches in macro bodies, API outside the runtime's subset, ...)
+// is an error with its location.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_REWRITE_HOSTREWRITER_H
@@ -43,6 +45,9 @@ struct HostRewriteOptions {
   std::string OutputName;
   /// #line markers that map the user's code back to the .cu file.
   bool LineMarkers = true;
+  /// Where the copies of the rewritten user files will be written: the
+  /// rewritten source includes them from there.
+  std::string CopyDir = "<copies>";
 };
 
 /// A symbol the rewritten source registers with the runtime.
@@ -53,8 +58,17 @@ struct Registration {
   std::string Location;   ///< file:line:col of its declaration
 };
 
+/// A user file the .cu file includes, rewritten.
+struct RewrittenCopy {
+  std::string Original; ///< the file, as the parse named it
+  std::string Path;     ///< in HostRewriteOptions::CopyDir
+  std::string Source;
+};
+
 struct HostRewriteResult {
   std::string Source; ///< the rewritten file (app.cleave.cpp)
+  /// The included user files it rewrote, in the order they were included.
+  std::vector<RewrittenCopy> Copies;
   std::vector<Registration> Registrations;
   unsigned NumLaunches = 0;
 };

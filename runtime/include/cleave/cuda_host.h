@@ -44,7 +44,31 @@
 #define __cluster_dims__(...)
 #define __block_size__(...)
 
+/* The C API first, so that the kernel overloads below come before
+ * <cuda_runtime.h>: its occupancy templates
+ * (cudaOccupancyMaxPotentialBlockSize) call cudaFuncGetAttributes(attr,
+ * kernel), which must find the overload for a kernel where the template is
+ * defined. */
+#include <cuda_runtime_api.h>
+
+/* Overloads that cuda_runtime.h declares only for a CUDA compiler (under
+ * __CUDACC__): the kernel itself instead of a const void *. The same
+ * templates as CUDA's, so overload resolution picks the same functions. */
+template <class T>
+static inline cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
+                                                T *entry) {
+  return ::cudaFuncGetAttributes(attr, (const void *)entry);
+}
+
+template <class T>
+static inline cudaError_t cudaFuncSetCacheConfig(T *func,
+                                                 enum cudaFuncCache config) {
+  return ::cudaFuncSetCacheConfig((const void *)func, config);
+}
+
 #include <cuda_runtime.h>
+
+#include "cuda_removed_api.h"
 
 #include <stddef.h>
 #include <stdint.h>

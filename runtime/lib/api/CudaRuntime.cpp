@@ -11,9 +11,7 @@
 // CLEAVE_DEVICES at once.
 //
 //===----------------------------------------------------------------------===//
-#include "Runtime.h"
-
-#include <cuda_runtime_api.h>
+#include "CudaApi.h"
 
 #include <cctype>
 #include <chrono>
@@ -48,6 +46,12 @@ static_assert(int(ErrorCode::InvalidResourceHandle) ==
 static_assert(int(ErrorCode::NotReady) == cudaErrorNotReady, "");
 static_assert(int(ErrorCode::IllegalAddress) == cudaErrorIllegalAddress, "");
 static_assert(int(ErrorCode::LaunchFailure) == cudaErrorLaunchFailure, "");
+static_assert(int(ErrorCode::HostMemoryAlreadyRegistered) ==
+                  cudaErrorHostMemoryAlreadyRegistered,
+              "");
+static_assert(int(ErrorCode::HostMemoryNotRegistered) ==
+                  cudaErrorHostMemoryNotRegistered,
+              "");
 static_assert(int(ErrorCode::NotSupported) == cudaErrorNotSupported, "");
 static_assert(int(ErrorCode::Unknown) == cudaErrorUnknown, "");
 static_assert(int(ErrInvalidConfiguration) == cudaErrorInvalidConfiguration,
@@ -61,22 +65,6 @@ static_assert(int(MemcpyKind::Default) == cudaMemcpyDefault &&
               "");
 
 namespace {
-
-cudaError_t ret(const Result &R) { return static_cast<cudaError_t>(finish(R)); }
-
-Result error(ErrorCode C, std::string Msg) {
-  return Result::error(C, std::move(Msg));
-}
-
-Result invalid(std::string Msg) {
-  return error(ErrorCode::InvalidValue, std::move(Msg));
-}
-
-/// The runtime, or why it could not start.
-#define CLEAVE_RUNTIME(RT)                                                     \
-  Runtime *RT;                                                                 \
-  if (Result StartR = Runtime::get(RT); !StartR.ok())                          \
-  return ret(StartR)
 
 //===----------------------------------------------------------------------===//
 // Copies
@@ -165,25 +153,49 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
   return ret(Result::success());
 }
 
-/// cudaMemset / cudaMemsetAsync: always in stream order, asynchronous to
-/// the host (device memory only).
-cudaError_t memsetOn(const char *What, void *Dst, int Value, size_t Count,
+/// cudaMemset{,2D}{,Async}: Height rows of Width bytes, Pitch apart.
+/// Always in stream order, asynchronous to the host (device memory only);
+/// the whole extent is checked before anything is queued.
+cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
                      void *StreamHandle) {
+  if (C.Height > 1 && C.DPitch < C.Width)
+    return ret(error(ErrInvalidPitchValue, std::string(What) + ": the pitch " +
+                                               std::to_string(C.DPitch) +
+                                               " is smaller than the width " +
+                                               std::to_string(C.Width)));
+  if (C.Height > 1 && C.DPitch > UINT64_MAX / C.Height)
+    return ret(invalid(std::string(What) + ": pitch x height overflows"));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
-    return ret(Result::error(R.code(), std::string(What) + ": " + R.message()));
-  if (Count == 0)
+    return ret(prefixed(What, R));
+  if (C.Width == 0 || C.Height == 0)
     return ret(Result::success());
   BufferManager &B = RT->buffers();
   BufferManager::Resolved Res;
-  if (Result R = B.resolveRange(Dst, Count, Res); !R.ok())
-    return ret(Result::error(R.code(), std::string(What) + ": " + R.message()));
+  if (Result R = B.resolveRange(Dst, C.dstExtent(), Res); !R.ok())
+    return ret(prefixed(What, R));
   Op O;
   O.What = What;
-  O.Run = [&B, Dst, Value, Count] { return B.memset(Dst, Value, Count); };
+  O.Run = [&B, Dst, Value, C]() {
+    if (C.DPitch == C.Width)
+      return B.memset(Dst, Value, C.Width * C.Height);
+    for (uint64_t Row = 0; Row < C.Height; ++Row)
+      if (Result R = B.memset(static_cast<char *>(Dst) + Row * C.DPitch, Value,
+                              C.Width);
+          !R.ok())
+        return R;
+    return Result::success();
+  };
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
+}
+
+/// A 1-D region as the 2-D shape of one row.
+CopyShape row(uint64_t Bytes) {
+  CopyShape C;
+  C.Width = C.DPitch = C.SPitch = Bytes;
+  return C;
 }
 
 /// cudaMemcpy{To,From}Symbol{,Async}. The variable is the engine's (its
@@ -270,213 +282,6 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
     return ret(RT->runSync(S, O.Run, What));
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
-}
-
-//===----------------------------------------------------------------------===//
-// The virtual device
-//===----------------------------------------------------------------------===//
-
-/// The properties of the one device programs see: the name lists the
-/// devices; SMs are the GPUs' summed (the CPU's worker threads when there
-/// is no GPU); memory is the smallest GPU's (a buffer may live on every
-/// GPU), or the host's without GPUs; compute capability is the smallest
-/// GPU's, 9.0 without GPUs; limits are CUDA's for that compute capability.
-void fillProperties(Runtime &RT, cudaDeviceProp &P) {
-  std::memset(&P, 0, sizeof(P));
-  DeviceRegistry &Reg = RT.registry();
-  std::string Name = "Cleave (";
-  unsigned GpuSMs = 0, CpuUnits = 0, Gpus = 0;
-  uint64_t GpuMem = 0, HostMem = 0;
-  int Major = 0, Minor = 0;
-  for (size_t I = 0; I < Reg.size(); ++I) {
-    const DeviceProperties &D = Reg.device(I).properties();
-    Name += (I ? " + " : "") + D.Name;
-    if (D.Kind == DeviceKind::Cuda) {
-      ++Gpus;
-      GpuSMs += D.ComputeUnits;
-      if (!GpuMem || D.TotalMemory < GpuMem)
-        GpuMem = D.TotalMemory;
-      if (!Major || D.ComputeCapabilityMajor < Major ||
-          (D.ComputeCapabilityMajor == Major &&
-           D.ComputeCapabilityMinor < Minor)) {
-        Major = D.ComputeCapabilityMajor;
-        Minor = D.ComputeCapabilityMinor;
-      }
-    } else {
-      CpuUnits += D.ComputeUnits;
-      if (D.TotalMemory > HostMem)
-        HostMem = D.TotalMemory;
-    }
-  }
-  Name += ")";
-  std::strncpy(P.name, Name.c_str(), sizeof(P.name) - 1);
-  if (!Gpus) {
-    Major = 9;
-    Minor = 0;
-  }
-  if (!HostMem) {
-    long Pages = sysconf(_SC_PHYS_PAGES), PageSize = sysconf(_SC_PAGESIZE);
-    if (Pages > 0 && PageSize > 0)
-      HostMem = uint64_t(Pages) * uint64_t(PageSize);
-  }
-  P.totalGlobalMem = Gpus ? GpuMem : HostMem;
-  P.sharedMemPerBlock = 48 * 1024;
-  P.sharedMemPerBlockOptin = RT.sharedOptinLimit();
-  P.sharedMemPerMultiprocessor = RT.sharedOptinLimit() + 1024;
-  P.reservedSharedMemPerBlock = 1024;
-  P.regsPerBlock = 65536;
-  P.regsPerMultiprocessor = 65536;
-  P.warpSize = 32;
-  P.memPitch = INT_MAX;
-  P.maxThreadsPerBlock = 1024;
-  P.maxThreadsDim[0] = 1024;
-  P.maxThreadsDim[1] = 1024;
-  P.maxThreadsDim[2] = 64;
-  P.maxGridSize[0] = INT_MAX;
-  P.maxGridSize[1] = 65535;
-  P.maxGridSize[2] = 65535;
-  P.totalConstMem = 64 * 1024;
-  P.major = Major;
-  P.minor = Minor;
-  P.textureAlignment = 512;
-  P.texturePitchAlignment = 32;
-  P.multiProcessorCount = static_cast<int>(Gpus ? GpuSMs : CpuUnits);
-  // `cleave analyze` runs the program on the CPU for a GPU profile and tells
-  // it that GPU's SM count (docs/analyze.md): grids sized from it are the
-  // GPU's.
-  if (const char *S = std::getenv("CLEAVE_ANALYZE_SM_COUNT")) {
-    char *End = nullptr;
-    long V = std::strtol(S, &End, 10);
-    if (End != S && *End == '\0' && V > 0 && V <= INT_MAX)
-      P.multiProcessorCount = static_cast<int>(V);
-  }
-  P.maxThreadsPerMultiProcessor = Major >= 9 || (Major == 8 && Minor == 0)
-                                      ? 2048
-                                      : (Major == 8 ? 1536 : 2048);
-  P.maxBlocksPerMultiProcessor =
-      Major >= 9 || (Major == 8 && Minor == 0) ? 32 : (Major == 8 ? 16 : 32);
-  P.concurrentKernels = 1;
-  P.asyncEngineCount = 2;
-  P.unifiedAddressing = 1;
-  P.globalL1CacheSupported = 1;
-  P.localL1CacheSupported = 1;
-  P.computePreemptionSupported = 1;
-  // Not provided: mapped/managed memory, cooperative launches, IPC, memory
-  // pools, clusters, stream priorities (all 0).
-}
-
-/// The cudaDeviceAttr values answered from the same properties.
-bool attributeValue(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
-  switch (A) {
-  case cudaDevAttrMaxThreadsPerBlock:
-    V = P.maxThreadsPerBlock;
-    return true;
-  case cudaDevAttrMaxBlockDimX:
-    V = P.maxThreadsDim[0];
-    return true;
-  case cudaDevAttrMaxBlockDimY:
-    V = P.maxThreadsDim[1];
-    return true;
-  case cudaDevAttrMaxBlockDimZ:
-    V = P.maxThreadsDim[2];
-    return true;
-  case cudaDevAttrMaxGridDimX:
-    V = P.maxGridSize[0];
-    return true;
-  case cudaDevAttrMaxGridDimY:
-    V = P.maxGridSize[1];
-    return true;
-  case cudaDevAttrMaxGridDimZ:
-    V = P.maxGridSize[2];
-    return true;
-  case cudaDevAttrMaxSharedMemoryPerBlock:
-    V = static_cast<int>(P.sharedMemPerBlock);
-    return true;
-  case cudaDevAttrMaxSharedMemoryPerBlockOptin:
-    V = static_cast<int>(P.sharedMemPerBlockOptin);
-    return true;
-  case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
-    V = static_cast<int>(P.sharedMemPerMultiprocessor);
-    return true;
-  case cudaDevAttrReservedSharedMemoryPerBlock:
-    V = static_cast<int>(P.reservedSharedMemPerBlock);
-    return true;
-  case cudaDevAttrTotalConstantMemory:
-    V = static_cast<int>(P.totalConstMem);
-    return true;
-  case cudaDevAttrWarpSize:
-    V = P.warpSize;
-    return true;
-  case cudaDevAttrMaxPitch:
-    V = static_cast<int>(P.memPitch);
-    return true;
-  case cudaDevAttrMaxRegistersPerBlock:
-    V = P.regsPerBlock;
-    return true;
-  case cudaDevAttrMaxRegistersPerMultiprocessor:
-    V = P.regsPerMultiprocessor;
-    return true;
-  case cudaDevAttrMultiProcessorCount:
-    V = P.multiProcessorCount;
-    return true;
-  case cudaDevAttrComputeCapabilityMajor:
-    V = P.major;
-    return true;
-  case cudaDevAttrComputeCapabilityMinor:
-    V = P.minor;
-    return true;
-  case cudaDevAttrMaxThreadsPerMultiProcessor:
-    V = P.maxThreadsPerMultiProcessor;
-    return true;
-  case cudaDevAttrMaxBlocksPerMultiprocessor:
-    V = P.maxBlocksPerMultiProcessor;
-    return true;
-  case cudaDevAttrTextureAlignment:
-    V = static_cast<int>(P.textureAlignment);
-    return true;
-  case cudaDevAttrTexturePitchAlignment:
-    V = static_cast<int>(P.texturePitchAlignment);
-    return true;
-  case cudaDevAttrConcurrentKernels:
-    V = P.concurrentKernels;
-    return true;
-  case cudaDevAttrAsyncEngineCount:
-    V = P.asyncEngineCount;
-    return true;
-  case cudaDevAttrUnifiedAddressing:
-    V = P.unifiedAddressing;
-    return true;
-  case cudaDevAttrGlobalL1CacheSupported:
-    V = P.globalL1CacheSupported;
-    return true;
-  case cudaDevAttrLocalL1CacheSupported:
-    V = P.localL1CacheSupported;
-    return true;
-  case cudaDevAttrComputePreemptionSupported:
-    V = P.computePreemptionSupported;
-    return true;
-  case cudaDevAttrComputeMode:
-    V = cudaComputeModeDefault;
-    return true;
-  case cudaDevAttrIntegrated:
-  case cudaDevAttrCanMapHostMemory:
-  case cudaDevAttrManagedMemory:
-  case cudaDevAttrConcurrentManagedAccess:
-  case cudaDevAttrPageableMemoryAccess:
-  case cudaDevAttrCooperativeLaunch:
-  case cudaDevAttrEccEnabled:
-  case cudaDevAttrTccDriver:
-  case cudaDevAttrKernelExecTimeout:
-  case cudaDevAttrStreamPrioritiesSupported:
-  case cudaDevAttrMemoryPoolsSupported:
-  case cudaDevAttrHostNativeAtomicSupported:
-  case cudaDevAttrIsMultiGpuBoard:
-  case cudaDevAttrClusterLaunch:
-    V = 0;
-    return true;
-  default:
-    return false;
-  }
 }
 
 /// "cudaErrorInvalidValue" from the enumerators of CUDA's headers.
@@ -624,14 +429,8 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
                      "cudaDeviceGetAttribute: no device " +
                          std::to_string(device) + " (there is one, 0)"));
   CLEAVE_RUNTIME(RT);
-  cudaDeviceProp P;
-  fillProperties(*RT, P);
-  if (!attributeValue(P, attr, *value))
-    return ret(error(ErrorCode::NotSupported,
-                     "cudaDeviceGetAttribute: attribute " +
-                         std::to_string(int(attr)) +
-                         " is not provided by Cleave's runtime"));
-  return ret(Result::success());
+  return ret(
+      prefixed("cudaDeviceGetAttribute", deviceAttribute(*RT, attr, *value)));
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
@@ -670,6 +469,33 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
   *devPtr = nullptr;
   CLEAVE_RUNTIME(RT);
   return ret(RT->buffers().allocate(size, *devPtr));
+}
+
+cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                            size_t height) {
+  if (!devPtr || !pitch)
+    return ret(invalid("cudaMallocPitch: null pointer"));
+  *devPtr = nullptr;
+  *pitch = 0;
+  // Rows start at multiples of the texture alignment, as CUDA's do (what
+  // the pitch is may differ from CUDA's; programs must use the one
+  // returned).
+  constexpr uint64_t Align = PitchAlignment;
+  if (width > UINT64_MAX - (Align - 1))
+    return ret(error(ErrorCode::MemoryAllocation, "cudaMallocPitch: a row of " +
+                                                      std::to_string(width) +
+                                                      " bytes is too wide"));
+  uint64_t Pitch = (uint64_t(width) + Align - 1) / Align * Align;
+  if (height && Pitch > UINT64_MAX / height)
+    return ret(error(ErrorCode::MemoryAllocation,
+                     "cudaMallocPitch: " + std::to_string(height) +
+                         " rows of " + std::to_string(Pitch) +
+                         " bytes overflow"));
+  CLEAVE_RUNTIME(RT);
+  if (Result R = RT->buffers().allocate(Pitch * height, *devPtr); !R.ok())
+    return ret(prefixed("cudaMallocPitch", R));
+  *pitch = Pitch;
+  return ret(Result::success());
 }
 
 cudaError_t cudaFree(void *devPtr) {
@@ -717,16 +543,12 @@ cudaError_t cudaFreeHost(void *ptr) {
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count,
                        enum cudaMemcpyKind kind) {
-  CopyShape C;
-  C.Width = C.DPitch = C.SPitch = count;
-  return copy("cudaMemcpy", dst, src, C, kind, false, nullptr);
+  return copy("cudaMemcpy", dst, src, row(count), kind, false, nullptr);
 }
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count,
                             enum cudaMemcpyKind kind, cudaStream_t stream) {
-  CopyShape C;
-  C.Width = C.DPitch = C.SPitch = count;
-  return copy("cudaMemcpyAsync", dst, src, C, kind, true, stream);
+  return copy("cudaMemcpyAsync", dst, src, row(count), kind, true, stream);
 }
 
 cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src,
@@ -744,12 +566,25 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
-  return memsetOn("cudaMemset", devPtr, value, count, nullptr);
+  return memsetOn("cudaMemset", devPtr, value, row(count), nullptr);
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                             cudaStream_t stream) {
-  return memsetOn("cudaMemsetAsync", devPtr, value, count, stream);
+  return memsetOn("cudaMemsetAsync", devPtr, value, row(count), stream);
+}
+
+cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
+                         size_t height) {
+  CopyShape C{width, height, pitch, pitch};
+  return memsetOn("cudaMemset2D", devPtr, value, C, nullptr);
+}
+
+cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
+                              size_t width, size_t height,
+                              cudaStream_t stream) {
+  CopyShape C{width, height, pitch, pitch};
+  return memsetOn("cudaMemset2DAsync", devPtr, value, C, stream);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
@@ -829,9 +664,11 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
                                 unsigned int flags) {
-  if (flags != cudaEventWaitDefault)
-    return ret(invalid("cudaStreamWaitEvent: unsupported flags " +
-                       std::to_string(flags)));
+  // cudaEventWaitExternal matters only to stream capture, which the
+  // runtime does not provide: outside of it the wait is the default one.
+  if (flags & ~unsigned(cudaEventWaitExternal))
+    return ret(
+        invalid("cudaStreamWaitEvent: unknown flags " + std::to_string(flags)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -967,61 +804,6 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
   }
   *ms = std::chrono::duration<float, std::milli>(T[1] - T[0]).count();
   return ret(Result::success());
-}
-
-//===----------------------------------------------------------------------===//
-// Kernels
-//===----------------------------------------------------------------------===//
-
-cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
-                             void **args, size_t sharedMem,
-                             cudaStream_t stream) {
-  std::string Name;
-  if (!func || !kernelName(func, Name))
-    return ret(error(ErrInvalidDeviceFunction,
-                     "cudaLaunchKernel: no kernel is registered for this "
-                     "host function (was its file compiled by cleave?)"));
-  uint32_t G[3] = {gridDim.x, gridDim.y, gridDim.z};
-  uint32_t B[3] = {blockDim.x, blockDim.y, blockDim.z};
-  return ret(launchKernel(Name, G, B, args, sharedMem, stream));
-}
-
-cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
-                                 int value) {
-  std::string Name;
-  if (!func || !kernelName(func, Name))
-    return ret(error(ErrInvalidDeviceFunction,
-                     "cudaFuncSetAttribute: no kernel is registered for this "
-                     "host function"));
-  CLEAVE_RUNTIME(RT);
-  const KernelHandle *K;
-  if (Result R = findKernel(*RT, Name, K); !R.ok())
-    return ret(R);
-  switch (attr) {
-  case cudaFuncAttributeMaxDynamicSharedMemorySize: {
-    uint64_t Static = K->Info->StaticSharedBytes;
-    uint64_t Limit = RT->sharedOptinLimit();
-    if (value < 0 || uint64_t(value) + Static > Limit)
-      return ret(invalid("cudaFuncSetAttribute: " + std::to_string(value) +
-                         " bytes of dynamic shared memory for " + Name +
-                         " (with " + std::to_string(Static) +
-                         " static) exceed the limit of " +
-                         std::to_string(Limit) + " bytes per block"));
-    RT->setMaxDynamicShared(Name, uint64_t(value));
-    return ret(Result::success());
-  }
-  case cudaFuncAttributePreferredSharedMemoryCarveout:
-    // A hint in CUDA too; the devices choose their own carveout.
-    if (value < -1 || value > 100)
-      return ret(invalid("cudaFuncSetAttribute: carveout " +
-                         std::to_string(value) + " is not in [-1, 100]"));
-    return ret(Result::success());
-  default:
-    return ret(error(ErrorCode::NotSupported,
-                     "cudaFuncSetAttribute: attribute " +
-                         std::to_string(int(attr)) +
-                         " is not supported by Cleave's runtime"));
-  }
 }
 
 } // extern "C"

@@ -118,6 +118,16 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   if (Grid[0] > 0x7fffffffu || Grid[1] > 65535 || Grid[2] > 65535)
     return configError("kernel " + Display + ": grid " + dims(Grid) +
                        " exceeds (2147483647, 65535, 65535)");
+  // CUDA's limit on static shared memory (ptxas refuses a kernel above it,
+  // so no GPU could run this one; its CPU variant must not either).
+  if (Info.StaticSharedBytes > StaticSharedLimit)
+    return Result::error(
+        ErrorCode::InvalidValue,
+        "kernel " + Display + ": " + std::to_string(Info.StaticSharedBytes) +
+            " bytes of static shared memory exceed CUDA's limit of " +
+            std::to_string(StaticSharedLimit) +
+            " (ptxas refuses such a kernel; larger blocks of shared memory "
+            "must be extern __shared__, with cudaFuncSetAttribute)");
   uint64_t MaxShared = RT->maxDynamicShared(Name, Info.StaticSharedBytes);
   if (SharedBytes > MaxShared)
     return Result::error(

@@ -478,6 +478,9 @@ Result Runtime::start() {
     logLine("cleave: devices (CLEAVE_DEVICES):\n" + Registry->describe());
 
   Buffers = std::make_unique<BufferManager>(Registry->devices());
+  // With one GPU, the program's copies land on it, as under nvcc
+  // (BufferManager::setHomeDevice).
+  Buffers->setHomeDevice(Buffers->soleDeviceWithOwnMemory());
   Exec = std::make_unique<CpuExecutor>(0);
 
   // The model policy by default (docs/partitioner.md): on the 4x H200
@@ -564,8 +567,13 @@ Runtime::~Runtime() {
   Legacy.reset();
   {
     std::lock_guard<std::mutex> Lock(PinnedMutex);
-    for (auto &P : Pinned)
-      (void)P.second.second->freeHost(reinterpret_cast<void *>(P.first));
+    for (auto &[Start, Block] : Pinned) {
+      void *Ptr = reinterpret_cast<void *>(Start);
+      if (!Block.Registered)
+        (void)Block.Owner->freeHost(Ptr);
+      else if (Block.Owner)
+        (void)Block.Owner->unregisterHostMemory(Ptr);
+    }
     Pinned.clear();
   }
   Eng.reset();
@@ -648,6 +656,14 @@ void Runtime::reapLocked() {
   Retiring.swap(Keep);
 }
 
+void *Runtime::newHandle() {
+  // Process-wide, so that a handle from before a reset stays invalid too;
+  // 16-byte steps from 64 KiB keep clear of the reserved stream handles
+  // (0, cudaStreamLegacy, cudaStreamPerThread).
+  static std::atomic<uintptr_t> Next{0x10000};
+  return reinterpret_cast<void *>(Next.fetch_add(16));
+}
+
 Result Runtime::createStream(unsigned Flags, void *&Handle) {
   auto S = std::make_shared<Stream>(
       *this, (Flags & 1u) ? Stream::Kind::NonBlocking : Stream::Kind::Blocking,
@@ -655,7 +671,7 @@ Result Runtime::createStream(unsigned Flags, void *&Handle) {
   Stream::start(S);
   std::lock_guard<std::mutex> Lock(StreamsMutex);
   reapLocked();
-  Handle = S.get();
+  Handle = newHandle();
   Streams[Handle] = S;
   return Result::success();
 }
@@ -760,7 +776,7 @@ Result Runtime::createEvent(unsigned Flags, void *&Handle) {
   auto E = std::make_shared<Event>();
   E->Flags = Flags;
   std::lock_guard<std::mutex> Lock(StreamsMutex);
-  Handle = E.get();
+  Handle = newHandle();
   Events[Handle] = E;
   return Result::success();
 }
@@ -833,7 +849,7 @@ Result Runtime::allocatePinned(uint64_t Bytes, void *&Out) {
   if (!R.ok())
     return R;
   std::lock_guard<std::mutex> Lock(PinnedMutex);
-  Pinned[reinterpret_cast<uintptr_t>(Out)] = {Bytes, Owner};
+  Pinned[reinterpret_cast<uintptr_t>(Out)] = {Bytes, Owner, false};
   return Result::success();
 }
 
@@ -844,12 +860,12 @@ Result Runtime::freePinned(void *Ptr) {
   {
     std::lock_guard<std::mutex> Lock(PinnedMutex);
     auto It = Pinned.find(reinterpret_cast<uintptr_t>(Ptr));
-    if (It == Pinned.end())
+    if (It == Pinned.end() || It->second.Registered)
       return Result::error(ErrorCode::InvalidValue,
                            "cudaFreeHost: not the start of memory from "
                            "cudaMallocHost or cudaHostAlloc (or freed "
                            "already)");
-    Owner = It->second.second;
+    Owner = It->second.Owner;
     Pinned.erase(It);
   }
   // Copies queued from or to it finish first.
@@ -864,8 +880,59 @@ bool Runtime::isPinned(const void *P, uint64_t Bytes) {
   if (It == Pinned.begin())
     return false;
   --It;
-  return A - It->first <= It->second.first &&
-         Bytes <= It->second.first - (A - It->first);
+  return A - It->first <= It->second.Bytes &&
+         Bytes <= It->second.Bytes - (A - It->first);
+}
+
+Result Runtime::registerHost(void *Ptr, uint64_t Bytes) {
+  uintptr_t A = reinterpret_cast<uintptr_t>(Ptr);
+  if (!Ptr || Bytes == 0 || A + Bytes < A)
+    return Result::error(ErrorCode::InvalidValue,
+                         "cudaHostRegister: null pointer or no bytes");
+  std::lock_guard<std::mutex> Lock(PinnedMutex);
+  // No overlap with pinned or registered memory (CUDA refuses it too).
+  auto Next = Pinned.lower_bound(A);
+  bool Overlaps = Next != Pinned.end() && Next->first < A + Bytes;
+  if (Next != Pinned.begin()) {
+    auto Prev = std::prev(Next);
+    Overlaps |= Prev->first + Prev->second.Bytes > A;
+  }
+  if (Overlaps)
+    return Result::error(ErrorCode::HostMemoryAlreadyRegistered,
+                         "cudaHostRegister: [" + std::to_string(A) + ", +" +
+                             std::to_string(Bytes) +
+                             ") overlaps memory already registered or "
+                             "allocated pinned");
+  // Page-locked through the first GPU (portable to every context); without
+  // a GPU only recorded, which is what makes *Async copies asynchronous.
+  Device *Owner = nullptr;
+  for (Device *D : Registry->devices())
+    if (D->kind() == DeviceKind::Cuda) {
+      if (Result R = D->registerHostMemory(Ptr, Bytes); !R.ok())
+        return R;
+      Owner = D;
+      break;
+    }
+  Pinned[A] = {Bytes, Owner, true};
+  return Result::success();
+}
+
+Result Runtime::unregisterHost(void *Ptr) {
+  Device *Owner;
+  {
+    std::lock_guard<std::mutex> Lock(PinnedMutex);
+    auto It = Pinned.find(reinterpret_cast<uintptr_t>(Ptr));
+    if (!Ptr || It == Pinned.end() || !It->second.Registered)
+      return Result::error(ErrorCode::HostMemoryNotRegistered,
+                           "cudaHostUnregister: not the start of memory "
+                           "registered with cudaHostRegister (or "
+                           "unregistered already)");
+    Owner = It->second.Owner;
+    Pinned.erase(It);
+  }
+  // Copies queued from or to it finish first.
+  drain();
+  return Owner ? Owner->unregisterHostMemory(Ptr) : Result::success();
 }
 
 const KernelHandle *Runtime::cachedKernel(const std::string &Name) {
@@ -899,8 +966,7 @@ uint64_t Runtime::maxDynamicShared(const std::string &Name,
   auto It = MaxDynShared.find(Name);
   if (It != MaxDynShared.end())
     return It->second;
-  uint64_t Default = 48 * 1024;
-  return StaticBytes >= Default ? 0 : Default - StaticBytes;
+  return StaticBytes >= StaticSharedLimit ? 0 : StaticSharedLimit - StaticBytes;
 }
 
 void Runtime::setMaxDynamicShared(const std::string &Name, uint64_t Bytes) {

@@ -60,6 +60,11 @@ constexpr ErrorCode ErrInvalidPitchValue = ErrorCode::InvalidPitchValue;
 constexpr ErrorCode ErrInvalidSymbol = ErrorCode::InvalidSymbol;
 constexpr ErrorCode ErrInvalidDeviceFunction = ErrorCode::InvalidDeviceFunction;
 
+/// The most static shared memory a kernel may have, and the default limit
+/// of static plus dynamic shared memory per block (48 KiB, every GPU since
+/// compute capability 2.0).
+constexpr uint64_t StaticSharedLimit = 48 * 1024;
+
 /// "cudaErrorInvalidValue", ... for every cudaError_t value the runtime
 /// returns (and CUDA's other values; defined with the CUDA subset).
 const char *errorName(ErrorCode C);
@@ -284,8 +289,21 @@ public:
   // Pinned host memory (cudaMallocHost / cudaHostAlloc). --------------------
   Result allocatePinned(uint64_t Bytes, void *&Out);
   Result freePinned(void *Ptr);
-  /// Whether [P, P + Bytes) lies inside one pinned allocation.
+  /// cudaHostRegister / cudaHostUnregister: [Ptr, Ptr + Bytes) of the
+  /// program's memory counts as pinned (isPinned) and is page-locked
+  /// through the first GPU when there is one.
+  /// HostMemoryAlreadyRegistered when it overlaps pinned memory.
+  Result registerHost(void *Ptr, uint64_t Bytes);
+  Result unregisterHost(void *Ptr);
+  /// Whether [P, P + Bytes) lies inside one pinned allocation or
+  /// registration.
   bool isPinned(const void *P, uint64_t Bytes);
+
+  // Device-wide settings (cudaDeviceSetCacheConfig, cudaSetDeviceFlags):
+  // kept and reported back; each is a hint the devices are free to ignore,
+  // as CUDA's are.
+  std::atomic<int> CacheConfig{0};
+  std::atomic<unsigned> DeviceFlags{0};
 
   // Lookups cached outside the engine. -------------------------------------
   // The engine holds its lock for the whole of a launch; a host thread that
@@ -308,6 +326,9 @@ public:
 private:
   Runtime() = default;
   Result start();
+  /// A stream or event handle never given out before in this process, so
+  /// that a destroyed handle stays invalid even when its memory is reused.
+  static void *newHandle();
   /// Forgets retired streams whose worker has exited (StreamsMutex held).
   void reapLocked();
 
@@ -337,8 +358,16 @@ private:
   Result AsyncError;
 
   std::mutex PinnedMutex;
-  /// Start -> (size, device that allocated it).
-  std::map<uintptr_t, std::pair<uint64_t, Device *>> Pinned;
+  struct PinnedBlock {
+    uint64_t Bytes = 0;
+    /// The device that allocated or page-locked it; null for a
+    /// registration without a GPU.
+    Device *Owner = nullptr;
+    /// cudaHostRegister'ed (the program's memory) rather than allocated.
+    bool Registered = false;
+  };
+  /// Start -> block.
+  std::map<uintptr_t, PinnedBlock> Pinned;
 
   std::mutex AttrMutex;
   std::map<std::string, uint64_t> MaxDynShared;

@@ -467,6 +467,36 @@ public:
     return Result::success();
   }
 
+  Result attribute(int Attr, int &Out) override {
+    if (CUresult R = Drv.cuDeviceGetAttribute(
+            &Out, static_cast<CUdevice_attribute>(Attr), Dev))
+      return fail(R, "cuDeviceGetAttribute(" + std::to_string(Attr) + ")");
+    return Result::success();
+  }
+
+  Result functionAttribute(FunctionHandle Fn, int Attr, int &Out) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    if (CUresult R = Drv.cuFuncGetAttribute(
+            &Out, static_cast<CUfunction_attribute>(Attr),
+            static_cast<CUfunction>(Fn)))
+      return fail(R, "cuFuncGetAttribute(" + std::to_string(Attr) + ")");
+    return Result::success();
+  }
+
+  Result memoryInfo(uint64_t &Free, uint64_t &Total) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    size_t F = 0, T = 0;
+    if (CUresult R = Drv.cuMemGetInfo(&F, &T))
+      return fail(R, "cuMemGetInfo");
+    Free = F;
+    Total = T;
+    return Result::success();
+  }
+
 protected:
   Result launchKernelImpl(FunctionHandle Fn, const uint32_t Grid[3],
                           const uint32_t Block[3], uint64_t DynamicShared,

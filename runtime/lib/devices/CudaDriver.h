@@ -43,6 +43,7 @@ namespace rt {
   X(cuCtxEnablePeerAccess)                                                     \
   X(cuMemAlloc)                                                                \
   X(cuMemFree)                                                                 \
+  X(cuMemGetInfo)                                                              \
   X(cuMemHostAlloc)                                                            \
   X(cuMemFreeHost)                                                             \
   X(cuMemHostRegister)                                                         \

@@ -288,5 +288,22 @@ Result Device::unregisterHostMemory(void *) {
                        name() + " does not page-lock host memory");
 }
 
+Result Device::attribute(int Attr, int &) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " has no CUDA device attribute " +
+                           std::to_string(Attr));
+}
+
+Result Device::functionAttribute(FunctionHandle, int Attr, int &) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " has no CUDA function attribute " +
+                           std::to_string(Attr));
+}
+
+Result Device::memoryInfo(uint64_t &, uint64_t &) {
+  return Result::error(ErrorCode::NotSupported,
+                       name() + " has no memory of its own to report");
+}
+
 } // namespace rt
 } // namespace cleave

@@ -1,6 +1,5 @@
-// Shared by two-tu-kernels.cu and two-tu-main.cu. Kernels and launches stay
-// in the .cu files (Cleave rewrites only those); declarations and
-// __host__ __device__ functions may live here.
+// Shared by two-tu-kernels.cu and two-tu-main.cu: a kernel declared here is
+// defined in one of them; a __host__ __device__ function.
 #include <cuda_runtime.h>
 
 __host__ __device__ inline int bump(int v) { return v + 1; }

@@ -218,6 +218,19 @@ public:
   }
   bool directHostCopies() const { return DirectCopies; }
   static constexpr uint64_t DirectCopyMinBytes = 4u << 20;
+  /// The device to which the program's cudaMemcpy and cudaMemset write
+  /// whatever they write, as CUDA does (default -1: none). A launch on it
+  /// then finds its inputs there, as under nvcc, instead of moving them in
+  /// from the host copy launch after launch. With no home device, the
+  /// bytes wait in the host copy (or go where they live), and the launch
+  /// that needs them moves them: the policy for several GPUs, whose split
+  /// is not known at the copy.
+  void setHomeDevice(Location L) { Home = L; }
+  Location homeDevice() const { return Home; }
+  /// The only device with memory of its own (one GPU, with or without CPU
+  /// devices), the runtime's home device; -1 when there are none or
+  /// several.
+  Location soleDeviceWithOwnMemory() const;
   /// The location whose validity \p L uses: HostLocation for devices that
   /// share host memory, else \p L.
   Location validityLocation(Location L) const;
@@ -320,6 +333,11 @@ public:
   static constexpr uint64_t ProgramCopyRateBytes = uint64_t(1) << 20;
   /// Makes [P, P + Bytes) of a runtime pointer current in the host copy.
   Result syncToHost(const void *P, uint64_t Bytes);
+  /// Every live buffer current in its host copy, and, after a kernel that
+  /// may have written any of them through pointers the engine cannot see,
+  /// written there (every other copy stale).
+  Result syncAllToHost();
+  void markAllWrittenOnHost();
 
   // Deferred completion (docs/runtime.md, "Deferred completion"). --------
   /// Bytes of a buffer that work left running on a GPU claims there (it
@@ -334,6 +352,8 @@ public:
   /// GPUs whose memory that work reads (queued pulls).
   Result defer(Location Gpu, std::vector<DeferredClaim> Claims,
                const std::set<Location> &PulledFrom = {});
+  /// Whether no GPU other than \p Gpu has deferred work.
+  bool deferredOnlyOn(Location Gpu);
   /// Whether some GPU has deferred work.
   bool hasDeferred() const {
     return DeferredGpus.load(std::memory_order_acquire) != 0;
@@ -398,7 +418,9 @@ private:
   void maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes);
   /// memcpy() from the program's memory \p Src into \p R of \p B, and
   /// from \p R into the program's memory \p Dst, with direct host copies.
-  Result writeFromHostLocked(Buffer &B, ByteRange R, const char *Src);
+  /// \p Home >= 0: all of R goes to that device (homeDevice()).
+  Result writeFromHostLocked(Buffer &B, ByteRange R, const char *Src,
+                             Location Home = -1);
   Result readToHostLocked(Buffer &B, ByteRange R, char *Dst);
   /// executeLocked() for copies to the host: from several devices at once
   /// (one thread per source device) when they are large.
@@ -418,6 +440,10 @@ private:
   HostPinning Pinning = HostPinning::Reused;
   bool DirectCopies = true;
   uint64_t DirectMinBytes = DirectCopyMinBytes;
+  Location Home = -1;
+  /// The home device, with a replica of \p B there; -1 when there is none
+  /// or it has no room for one.
+  Location homeFor(Buffer &B);
   mutable std::mutex Mutex;
   /// Start address -> buffer, for every live allocation.
   std::map<uintptr_t, std::shared_ptr<Buffer>> Live;

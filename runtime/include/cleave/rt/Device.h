@@ -213,6 +213,17 @@ public:
   virtual Result maxActiveBlocksPerSM(FunctionHandle F, unsigned BlockThreads,
                                       uint64_t DynamicSharedBytes,
                                       unsigned &Out);
+  /// The CUDA device attribute \p Attr (a CUdevice_attribute value, which
+  /// is also the cudaDeviceAttr value) of a GPU, from the driver
+  /// (cuDeviceGetAttribute). NotSupported on devices that are no CUDA GPU.
+  virtual Result attribute(int Attr, int &Out);
+  /// The function attribute \p Attr (a CUfunction_attribute value) of \p F
+  /// (cuFuncGetAttribute): registers, static shared and local memory, ...
+  /// NotSupported on devices without the query.
+  virtual Result functionAttribute(FunctionHandle F, int Attr, int &Out);
+  /// Free and total device memory (cuMemGetInfo). NotSupported on devices
+  /// whose memory is the host's.
+  virtual Result memoryInfo(uint64_t &Free, uint64_t &Total);
   /// Counts one launch on this device for fault injection: the injected
   /// fault's error (LaunchFailure) when CLEAVE_FAULT says this launch
   /// fails, else success. launchKernel calls it; whoever runs a CPU variant

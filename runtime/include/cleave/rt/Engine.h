@@ -167,6 +167,15 @@ public:
   /// The size of a variable, or NotSupported-free InvalidValue if unknown.
   Result symbolSize(std::string_view Name, uint64_t &Bytes) const;
 
+  /// The function of \p K's original variant on the GPU of engine device
+  /// \p Device, its module loaded there first: what the driver's function
+  /// queries (cudaFuncGetAttributes, occupancy) take.
+  Result originalFunction(const KernelHandle &K, size_t Device,
+                          FunctionHandle &Out);
+  /// The bundle of the program that holds \p K (alive as long as the
+  /// engine), or null when \p K is not this engine's.
+  const Bundle *bundleOf(const KernelHandle &K) const;
+
   /// Writes the model policy's measured performance tables to the cache
   /// (also done every few seconds, at destruction and at exit).
   Result flushPerformanceCache();
@@ -178,6 +187,9 @@ public:
   void setSplitWeights(std::vector<double> W) { SplitWeights = std::move(W); }
   const std::vector<double> &splitWeights() const { return SplitWeights; }
   BufferManager &buffers() { return Bufs; }
+  /// The model policy's Planner::setMinSplitMs (tests of the policy's
+  /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
+  void setMinSplitMs(double Ms);
 
 private:
   struct Impl;

@@ -35,6 +35,8 @@ enum class ErrorCode : int {
   InvalidResourceHandle = 400,
   NotReady = 600,
   IllegalAddress = 700,
+  HostMemoryAlreadyRegistered = 712,
+  HostMemoryNotRegistered = 713,
   LaunchFailure = 719,
   NotSupported = 801,
   Unknown = 999,

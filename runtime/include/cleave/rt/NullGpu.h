@@ -48,6 +48,9 @@ public:
     double HostLinkGBps = 0;
     /// Keep trace().
     bool Trace = false;
+    /// The answers of attribute() (CUdevice_attribute numbers); others
+    /// are NotSupported.
+    std::map<int, int> Attributes;
   };
 
   explicit NullGpu(Options O) : Device(props(O)), Opt(std::move(O)) {}
@@ -94,6 +97,14 @@ public:
   void failNextSync(Result R) {
     std::lock_guard<std::mutex> Lock(TraceMutex);
     SyncError = std::move(R);
+  }
+
+  Result attribute(int Attr, int &Out) override {
+    auto It = Opt.Attributes.find(Attr);
+    if (It == Opt.Attributes.end())
+      return Device::attribute(Attr, Out);
+    Out = It->second;
+    return Result::success();
   }
 
   bool hasPeerLink(const Device &) const override { return true; }

@@ -175,6 +175,9 @@ struct PlanResult {
   PartitionDecision Decision;
   std::vector<PlanDeviceReport> Devices;
   bool Splittable = true;
+  /// > 0: not split, because the launch is shorter than this on its best
+  /// device (Planner::minSplitMs()).
+  double TooShortBelowMs = 0;
   /// The steady-state decision was taken (see Planner::plan).
   bool SteadyState = false;
   /// The part of the prediction that is the program's own copies around
@@ -231,6 +234,16 @@ public:
   /// and measured losses (0.72-0.95x, headline-h200x4-2026-11-21-s3a);
   /// a second GPU gains far more than this.
   static constexpr double MinDeviceGain = 0.10;
+  /// A launch predicted to take less than MinSplitMs on its best device runs
+  /// there whole, unsearched: split over two devices it would gain at most
+  /// half of it, less than a split launch's host cost (about 30 us on the
+  /// 16-core H200 host: the second range's footprints, copies and
+  /// synchronization). On one H200 beside the CPU, a 65536-element
+  /// relaxation step (3 us) split at every launch took 20 us of host time
+  /// against 9 us on the GPU alone (bench/results/launch/).
+  static constexpr double DefaultMinSplitMs = 0.1;
+  void setMinSplitMs(double Ms) { MinSplitMs = Ms; }
+  double minSplitMs() const { return MinSplitMs; }
 
   /// The table of device \p D of \p R: seeded rows (rescaled) and measured
   /// rows; fills \p Report's row counts and scale when given.
@@ -252,6 +265,7 @@ public:
 private:
   DeviceProfile Profile;
   std::string CacheFile;
+  double MinSplitMs = DefaultMinSplitMs;
   PerfCache Cache;
   /// The last decision per table key: device name -> blocks, the
   /// anchors of the next byte evaluation.

@@ -1,0 +1,3 @@
+#include "parse-error.cuh"
+
+int main() { return 0; }

@@ -1,0 +1,2 @@
+#pragma once
+__device__ inline int sq(int v) { return v * v; }
