@@ -13,6 +13,8 @@
 #include <map>
 #include <thread>
 
+#include <sys/mman.h>
+
 
 namespace cleave {
 namespace rt {
@@ -21,6 +23,27 @@ namespace {
 /// Recently freed ranges remembered for messages; beyond this many the
 /// oldest knowledge is dropped (messages only get less specific).
 constexpr size_t MaxFreedRemembered = 4096;
+
+/// A host copy that no CPU kernel runs on: no guards (an allocation and a
+/// free cost 0.04 us from the heap against 15 us for a guarded mapping);
+/// NoReserveBytes and larger mapped as the guarded ones are.
+char *allocatePlainHostCopy(uint64_t Bytes) {
+  if (Bytes >= NoReserveBytes) {
+    void *P = mmap(nullptr, Bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return P == MAP_FAILED ? nullptr : static_cast<char *>(P);
+  }
+  // 256-byte alignment, as cudaMalloc guarantees (mmap gives pages).
+  uint64_t Rounded = (Bytes + 255) & ~uint64_t(255);
+  return static_cast<char *>(std::aligned_alloc(256, Rounded));
+}
+
+void freePlainHostCopy(char *P, uint64_t Bytes) {
+  if (Bytes >= NoReserveBytes)
+    munmap(P, Bytes);
+  else
+    std::free(P);
+}
 
 std::string describeRange(uint64_t Lo, uint64_t Hi) {
   return "[" + std::to_string(Lo) + "," + std::to_string(Hi) + ")";
@@ -128,6 +151,8 @@ bool Buffer::hasReplica(Location L) const {
 
 BufferManager::BufferManager(std::vector<Device *> Devs)
     : Devices(std::move(Devs)), Deferred(Devices.size()) {
+  for (Device *D : Devices)
+    GuardHostCopies |= D->kind() == DeviceKind::Cpu;
   if (const char *E = std::getenv("CLEAVE_PIN_HOST"); E && *E) {
     std::string V = E;
     if (V == "off" || V == "0")
@@ -201,7 +226,8 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   Ptr = nullptr;
   if (Bytes == 0)
     return Result::success();
-  char *Host = allocateGuarded(Bytes);
+  char *Host = GuardHostCopies ? allocateGuarded(Bytes)
+                               : allocatePlainHostCopy(Bytes);
   if (!Host)
     return Result::error(ErrorCode::MemoryAllocation,
                          "cannot allocate " + std::to_string(Bytes) +
@@ -209,6 +235,7 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   std::lock_guard<std::mutex> Lock(Mutex);
   std::shared_ptr<Buffer> B(
       new Buffer(*this, Host, Bytes, NextId++, Devices.size()));
+  B->Guarded = GuardHostCopies;
   // A fresh buffer's contents are undefined, hence the same everywhere:
   // valid in every location, so nothing moves before it is first written.
   for (RangeSet &V : B->Valid)
@@ -289,7 +316,10 @@ void BufferManager::releaseLocked(Buffer &B) {
   for (RangeSet &V : B.Valid)
     V.clear();
   std::fill(B.Replica.begin(), B.Replica.end(), 0);
-  freeGuarded(B.Host, B.Size);
+  if (B.Guarded)
+    freeGuarded(B.Host, B.Size);
+  else
+    freePlainHostCopy(B.Host, B.Size);
 }
 
 Result BufferManager::resolve(const void *Ptr, Resolved &Out) const {

@@ -98,6 +98,25 @@ TEST(GuardedMemoryDeathTest, FallsBackWhenMappingsRunOut) {
       ::testing::ExitedWithCode(0), "cannot map guard regions");
 }
 
+// With a CPU device, buffers' host copies and the other CPU devices'
+// replicas are guarded: one element past the end faults.
+TEST(GuardedMemoryTest, HostCopiesAndCpuReplicasAreGuarded) {
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(
+      DeviceRegistry::create("cpu,cpu", Reg, RegistryOptions{"none"}).ok());
+  BufferManager Bufs(Reg->devices());
+  void *P = nullptr;
+  ASSERT_TRUE(Bufs.allocate(4096, P).ok());
+  KernelFault F;
+  EXPECT_FALSE(faults(poke, static_cast<char *>(P) + 4095, F));
+  EXPECT_TRUE(faults(poke, static_cast<char *>(P) + 4096, F));
+  DeviceAddr R = 0;
+  ASSERT_TRUE(Reg->device(1).allocate(4096, R).ok());
+  EXPECT_TRUE(faults(poke, reinterpret_cast<char *>(R) + 4096, F));
+  EXPECT_TRUE(Reg->device(1).free(R).ok());
+  EXPECT_TRUE(Bufs.free(P).ok());
+}
+
 TEST(KernelFaultTest, NullAndRepeatedFaultsReturn) {
   KernelFault F;
   for (int I = 0; I < 3; ++I) {
