@@ -565,9 +565,9 @@ int main(int argc, char **argv) {
       const cleave_cpu_kernel_desc *Desc = C->Desc;
       Variant *VP = V.get();
       V->Run = [&Ex, Desc, ArgPtrs, Vals, L, VP] {
-        cleave::rt::Status S = Ex.launch(*Desc, ArgPtrs->data(), L);
-        if (!S)
-          VP->Error = "launch failed: " + S.Message;
+        cleave::rt::Result S = Ex.launch(*Desc, ArgPtrs->data(), L);
+        if (!S.ok())
+          VP->Error = "launch failed: " + S.message();
       };
       V->Fetch = [] {};
       Vs.push_back(std::move(V));

@@ -24,8 +24,10 @@
 #include "cleave/Transforms/CPULower.h"
 
 #include "cleave/Analysis/KernelLegality.h"
+#include "cleave/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
+#include "cleave/Transforms/MemCheck.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -400,6 +402,7 @@ public:
   uint64_t PrivateBytesPerThread = 0;
   bool Guarded = false;
   unsigned NumRegions = 0;
+  ThreadIdSites Sites; ///< for the checked variant
 
 private:
   std::optional<Refusal> inlineCalls();
@@ -1073,6 +1076,7 @@ KernelLowering::buildThreadLoop(BasicBlock *Pre, const Twine &Name) {
   Lin = B.CreateAdd(Lin, B.CreateZExt(Ty, I64), "", true, true);
   Lin = B.CreateMul(Lin, B.CreateZExt(BlockDim[0], I64), "", true, true);
   Lin = B.CreateAdd(Lin, B.CreateZExt(Tx, I64), "lin", true, true);
+  Sites.Loops.push_back({Body, Lin});
   return {Body, XL, Exit, Lin, {Tx, Ty, Tz}};
 }
 
@@ -1791,6 +1795,7 @@ void KernelLowering::buildHost() {
   B.CreateBr(BlkHdr);
   B.SetInsertPoint(BlkHdr);
   PHINode *Blk = B.CreatePHI(I64, 2, "block.id");
+  Sites.BlockId = Blk;
   B.CreateCondBr(B.CreateICmpULT(Blk, End), BlkBody, Done);
   B.SetInsertPoint(BlockLatch);
   Blk->addIncoming(First, Entry);
@@ -2038,6 +2043,8 @@ struct LoweredKernel {
   unsigned NumParams;
   uint64_t StaticShared, PrivatePerThread;
   bool Guarded;
+  ThreadIdSites Sites;
+  Function *Checked = nullptr; ///< CLEAVE_CHECK=memory's twin
 };
 
 } // namespace
@@ -2092,7 +2099,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
     Lowered.push_back({KL.Host, Kernel->getName().str(),
                        static_cast<unsigned>(Kernel->arg_size()),
                        KL.StaticSharedBytes, KL.PrivateBytesPerThread,
-                       KL.Guarded});
+                       KL.Guarded, KL.Sites});
   }
   for (LoweredKernel &LK : Lowered) {
     SmallVector<Constant *, 8> Globals;
@@ -2100,6 +2107,8 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
       if (GV.getAddressSpace() != 0)
         Globals.push_back(&GV);
     convertUsersOfConstantsToInstructions(Globals, LK.Host);
+    LK.Checked = createCheckedVariant(*LK.Host, LK.Sites,
+                                      cpuCheckedVariantName(LK.Name));
   }
 
   auto Host = std::make_unique<Module>(Device.getName().str() + ".cpu", Ctx);
@@ -2137,20 +2146,18 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
       NF->copyAttributesFrom(&F);
     VMap[&F] = NF;
   }
-  for (LoweredKernel &LK : Lowered) {
+  auto CloneIntoHost = [&](Function *F) {
     auto *NF = Function::Create(
-        cast<FunctionType>(Strip.remapType(LK.Host->getFunctionType())),
-        GlobalValue::ExternalLinkage, LK.Host->getName(), Host.get());
-    VMap[LK.Host] = NF;
-    for (auto [A, NA] : zip(LK.Host->args(), NF->args())) {
+        cast<FunctionType>(Strip.remapType(F->getFunctionType())),
+        F->getLinkage(), F->getName(), Host.get());
+    VMap[F] = NF;
+    for (auto [A, NA] : zip(F->args(), NF->args())) {
       NA.setName(A.getName());
       VMap[&A] = &NA;
     }
     SmallVector<ReturnInst *, 4> Returns;
-    CloneFunctionInto(NF, LK.Host, VMap,
-                      CloneFunctionChangeType::DifferentModule, Returns, "",
-                      nullptr, &Strip);
-    LK.Host = NF;
+    CloneFunctionInto(NF, F, VMap, CloneFunctionChangeType::DifferentModule,
+                      Returns, "", nullptr, &Strip);
     // Casts between address spaces that are now all 0 are no-ops.
     for (Instruction &I : make_early_inc_range(instructions(*NF)))
       if (auto *ASC = dyn_cast<AddrSpaceCastInst>(&I);
@@ -2158,6 +2165,11 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
         ASC->replaceAllUsesWith(ASC->getOperand(0));
         ASC->eraseFromParent();
       }
+    return NF;
+  };
+  for (LoweredKernel &LK : Lowered) {
+    LK.Host = CloneIntoHost(LK.Host);
+    LK.Checked = CloneIntoHost(LK.Checked);
   }
   for (GlobalVariable &GV : Tmp->globals())
     if (GV.hasInitializer() && VMap.count(&GV))
@@ -2204,7 +2216,8 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
   // Descriptors (cleave_cpu_kernel_desc).
   Type *Ptr = PointerType::get(Ctx, 0);
   Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
-  StructType *DescTy = StructType::get(Ctx, {Ptr, Ptr, I64, I64, I32, I32});
+  StructType *DescTy =
+      StructType::get(Ctx, {Ptr, Ptr, I64, I64, I32, I32, Ptr});
   for (LoweredKernel &LK : Lowered) {
     Constant *Name = ConstantDataArray::getString(Ctx, LK.Name);
     auto *NameGV = new GlobalVariable(*Host, Name->getType(), true,
@@ -2214,7 +2227,9 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
         DescTy, {NameGV, LK.Host, ConstantInt::get(I64, LK.StaticShared),
                  ConstantInt::get(I64, LK.PrivatePerThread),
                  ConstantInt::get(I32, LK.NumParams),
-                 ConstantInt::get(I32, LK.Guarded ? 1 : 0)});
+                 ConstantInt::get(I32, (LK.Guarded ? 1 : 0) |
+                                           CLEAVE_CPU_HAS_CHECKED),
+                 LK.Checked});
     new GlobalVariable(*Host, DescTy, true, GlobalValue::ExternalLinkage, Desc,
                        cpuVariantName(LK.Name) + "_desc");
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/Instrument.h"
 
+#include "cleave/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 
@@ -538,6 +539,20 @@ Error finalizeInstrumentedCPU(Module &Host) {
   return Error::success();
 }
 
+/// Recording runs the instrumented variant only: its checked twin
+/// (CLEAVE_CHECK=memory) goes, with the flag that announces it.
+static void dropCheckedVariant(GlobalVariable &Desc) {
+  auto *Init = cast<ConstantStruct>(Desc.getInitializer());
+  SmallVector<Constant *, 8> Fields;
+  for (Use &Op : Init->operands())
+    Fields.push_back(cast<Constant>(Op.get()));
+  auto *Flags = cast<ConstantInt>(Fields[5]);
+  uint64_t Kept = Flags->getZExtValue() & ~uint64_t(CLEAVE_CPU_HAS_CHECKED);
+  Fields[5] = ConstantInt::get(Flags->getType(), Kept);
+  Fields[6] = Constant::getNullValue(Fields[6]->getType());
+  Desc.setInitializer(ConstantStruct::get(Init->getType(), Fields));
+}
+
 Error linkInstrumentedVariants(Module &Plain, std::unique_ptr<Module> Instr,
                                ArrayRef<std::string> Kernels) {
   StringSet<> Linked;
@@ -548,6 +563,7 @@ Error linkInstrumentedVariants(Module &Plain, std::unique_ptr<Module> Instr,
       continue; // no CPU variant: the kernel never runs on the CPU
     F->setName(instrumentedVariantName(K));
     D->setName(instrumentedVariantName(K) + "_desc");
+    dropCheckedVariant(*D);
     Linked.insert(K);
   }
   // What is left under the CPU names (merge variants, variable copies) must

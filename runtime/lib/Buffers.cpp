@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Buffers.h"
+#include "cleave/rt/GuardedMemory.h"
 #include "cleave/rt/HostCopy.h"
 
 #include <cstdio>
@@ -13,7 +14,7 @@
 #include <thread>
 
 #include <sys/mman.h>
-#include <unistd.h>
+
 
 namespace cleave {
 namespace rt {
@@ -23,14 +24,11 @@ namespace {
 /// oldest knowledge is dropped (messages only get less specific).
 constexpr size_t MaxFreedRemembered = 4096;
 
-/// Host copies this large are mapped with MAP_NORESERVE: pages are committed
-/// only when touched, so a buffer that lives on a GPU costs no host memory
-/// until the host reads it, and buffers larger than the host's free memory
-/// can exist (as they can on a large GPU).
-constexpr uint64_t MapThreshold = 1u << 20;
-
-char *allocateHostCopy(uint64_t Bytes) {
-  if (Bytes >= MapThreshold) {
+/// A host copy that no CPU kernel runs on: no guards (an allocation and a
+/// free cost 0.04 us from the heap against 15 us for a guarded mapping);
+/// NoReserveBytes and larger mapped as the guarded ones are.
+char *allocatePlainHostCopy(uint64_t Bytes) {
+  if (Bytes >= NoReserveBytes) {
     void *P = mmap(nullptr, Bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return P == MAP_FAILED ? nullptr : static_cast<char *>(P);
@@ -40,8 +38,8 @@ char *allocateHostCopy(uint64_t Bytes) {
   return static_cast<char *>(std::aligned_alloc(256, Rounded));
 }
 
-void freeHostCopy(char *P, uint64_t Bytes) {
-  if (Bytes >= MapThreshold)
+void freePlainHostCopy(char *P, uint64_t Bytes) {
+  if (Bytes >= NoReserveBytes)
     munmap(P, Bytes);
   else
     std::free(P);
@@ -162,6 +160,8 @@ bool Buffer::hasReplica(Location L) const {
 
 BufferManager::BufferManager(std::vector<Device *> Devs)
     : Devices(std::move(Devs)), Deferred(Devices.size()) {
+  for (Device *D : Devices)
+    GuardHostCopies |= D->kind() == DeviceKind::Cpu;
   if (const char *E = std::getenv("CLEAVE_PIN_HOST"); E && *E) {
     std::string V = E;
     if (V == "off" || V == "0")
@@ -203,10 +203,9 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
   if (Pinning == HostPinning::Reused && B.HostLinkBytes <= B.Size)
     return;
   B.PinTried = true; // once: a refusal (a locked-memory limit) stays
-  // The whole mapping, in pages (mmap'ed: page-aligned).
-  uint64_t Page = uint64_t(sysconf(_SC_PAGESIZE));
-  uint64_t Mapped = (B.Size + Page - 1) / Page * Page;
-  if (Devices[Gpu]->registerHostMemory(B.Host, Mapped).ok())
+  // The data's whole pages (the data itself need not start on a page).
+  PageSpan Pages = guardedPages(B.Host, B.Size);
+  if (Devices[Gpu]->registerHostMemory(Pages.Start, Pages.Bytes).ok())
     B.PinnedBy = Gpu;
 }
 
@@ -236,7 +235,8 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   Ptr = nullptr;
   if (Bytes == 0)
     return Result::success();
-  char *Host = allocateHostCopy(Bytes);
+  char *Host = GuardHostCopies ? allocateGuarded(Bytes)
+                               : allocatePlainHostCopy(Bytes);
   if (!Host)
     return Result::error(ErrorCode::MemoryAllocation,
                          "cannot allocate " + std::to_string(Bytes) +
@@ -244,6 +244,7 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   std::lock_guard<std::mutex> Lock(Mutex);
   std::shared_ptr<Buffer> B(
       new Buffer(*this, Host, Bytes, NextId++, Devices.size()));
+  B->Guarded = GuardHostCopies;
   // A fresh buffer's contents are undefined, hence the same everywhere:
   // valid in every location, so nothing moves before it is first written.
   for (RangeSet &V : B->Valid)
@@ -313,7 +314,8 @@ void BufferManager::releaseLocked(Buffer &B) {
     return;
   B.Freed = true;
   if (B.PinnedBy >= 0)
-    (void)Devices[B.PinnedBy]->unregisterHostMemory(B.Host);
+    (void)Devices[B.PinnedBy]->unregisterHostMemory(
+        guardedPages(B.Host, B.Size).Start);
   B.PinnedBy = -1;
   for (size_t D = 0; D < Devices.size(); ++D)
     if (validityLocation(static_cast<Location>(D)) != HostLocation &&
@@ -323,7 +325,10 @@ void BufferManager::releaseLocked(Buffer &B) {
   for (RangeSet &V : B.Valid)
     V.clear();
   std::fill(B.Replica.begin(), B.Replica.end(), 0);
-  freeHostCopy(B.Host, B.Size);
+  if (B.Guarded)
+    freeGuarded(B.Host, B.Size);
+  else
+    freePlainHostCopy(B.Host, B.Size);
 }
 
 Result BufferManager::resolve(const void *Ptr, Resolved &Out) const {

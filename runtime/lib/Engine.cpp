@@ -2100,11 +2100,11 @@ Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
       L.block[X] = Req.Block[X];
     }
     L.dynamic_shared_bytes = Req.DynamicSharedBytes;
-    Status S = Exec.launch(*CpuDesc, ArgPtrs.data(), L, First, Count);
-    if (!S)
-      return Result::error(ErrorCode::LaunchFailure,
-                           Info.Name + " on " + D.name() + " " +
-                               blocksText(First, Count) + ": " + S.Message);
+    Result S = Exec.launch(*CpuDesc, ArgPtrs.data(), L, First, Count);
+    if (!S.ok())
+      return Result::error(S.code(), Info.Name + " on " + D.name() + " " +
+                                         blocksText(First, Count) + ": " +
+                                         S.message());
     return Result::success();
   }
   FunctionHandle F = nullptr;
@@ -2153,11 +2153,11 @@ Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
         L.block[X] = Block[X];
       }
       L.dynamic_shared_bytes = Req.DynamicSharedBytes;
-      Status S = Exec.launch(*CpuDesc, All.data(), L, 0, N);
-      if (!S)
-        R = Result::error(ErrorCode::LaunchFailure,
+      Result S = Exec.launch(*CpuDesc, All.data(), L, 0, N);
+      if (!S.ok())
+        R = Result::error(S.code(),
                           std::string(CpuDesc->name ? CpuDesc->name : "?") +
-                              " on " + D.name() + ": " + S.Message);
+                              " on " + D.name() + ": " + S.message());
     } else {
       // The launch reads the parameter values when it is issued.
       R = D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
@@ -3112,6 +3112,18 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
                            "the merge device failed: " +
                                Failed[MergeDev].message());
     }
+
+    // A kernel's own illegal address is no device's failure: re-run
+    // elsewhere it would fault again (on a GPU, corrupt memory first). The
+    // launch fails as on CUDA; what it wrote is undefined, and no location
+    // claims bytes that a run did not produce.
+    for (auto &[D, Res] : Failed)
+      if (Res.code() == ErrorCode::IllegalAddress) {
+        for (RunState &R : Runs)
+          dropUnproduced(R);
+        FreeTemps();
+        return Res;
+      }
 
     noteReads(Runs);
 

@@ -299,14 +299,13 @@ Result launchOnCpuDevices(BufferManager &Bufs, CpuExecutor &Exec,
     Result F = Bufs.device(Run.Device).checkLaunchFault();
     if (!F.ok())
       return F;
-    Status S = Exec.launch(*Req.Kernel, ArgPtrs.data(), L, Run.First,
+    Result S = Exec.launch(*Req.Kernel, ArgPtrs.data(), L, Run.First,
                            Run.Count);
-    if (!S)
-      return Result::error(ErrorCode::LaunchFailure,
-                           Plan.KernelName + " on " +
-                               Bufs.device(Run.Device).name() + " " +
-                               blocksText(Run.First, Run.Count) + ": " +
-                               S.Message);
+    if (!S.ok())
+      return Result::error(S.code(), Plan.KernelName + " on " +
+                                         Bufs.device(Run.Device).name() + " " +
+                                         blocksText(Run.First, Run.Count) +
+                                         ": " + S.message());
   }
 
   // Phase 3: writes. -----------------------------------------------------

@@ -110,7 +110,7 @@ void check(const char *Name, const std::string &Sym,
   uint64_t Blocks = uint64_t(L.grid[0]) * L.grid[1] * L.grid[2];
   Reset();
   cleave::rt::CpuExecutor Ex(2);
-  if (!Ex.launch(Orig, Plain.data(), L, 0, Blocks)) {
+  if (!Ex.launch(Orig, Plain.data(), L, 0, Blocks).ok()) {
     std::printf("%s: original failed\n", Name);
     ++Failures;
     return;
@@ -154,7 +154,7 @@ void check(const char *Name, const std::string &Sym,
     cleave_cpu_launch SL = L;
     SL.grid[Dim] = unsigned(Count);
     uint64_t SlabBlocks = uint64_t(SL.grid[0]) * SL.grid[1] * SL.grid[2];
-    if (!Ex.launch(Rebased, All.data(), SL, 0, SlabBlocks)) {
+    if (!Ex.launch(Rebased, All.data(), SL, 0, SlabBlocks).ok()) {
       std::printf("%s: rebased launch failed\n", Name);
       ++Failures;
       return;

@@ -6,8 +6,8 @@
 // RUN: %cpu_compile -S %t.ll -o - | FileCheck %s
 
 // Per-thread storage: none (the tree's &s[t] is recomputed, not saved).
-// CHECK: @__cleave_cpu_vadd_desc = {{.*}} i64 0, i64 0, i32 4, i32 0 }
-// CHECK: @__cleave_cpu_tree_desc = {{.*}} i64 1024, i64 0, i32 2, i32 0 }
+// CHECK: @__cleave_cpu_vadd_desc = {{.*}} i64 0, i64 0, i32 4, i32 2, ptr @__cleave_cpu_vadd_checked }
+// CHECK: @__cleave_cpu_tree_desc = {{.*}} i64 1024, i64 0, i32 2, i32 2, ptr @__cleave_cpu_tree_checked }
 
 // The guard `i < n` holds for every thread of a full block: the fast copy
 // of the thread loop has plain (unmasked) vector loads and stores.

@@ -817,7 +817,10 @@ void Runtime::postAsyncError(const Result &R, const std::string &What) {
 Result Runtime::takeAsyncError() {
   std::lock_guard<std::mutex> Lock(AsyncMutex);
   Result R = AsyncError;
-  AsyncError = Result::success();
+  // A kernel's illegal address is sticky, as CUDA's is for its context:
+  // every later report gives it again, until a reset.
+  if (R.code() != ErrorCode::IllegalAddress)
+    AsyncError = Result::success();
   return R;
 }
 

@@ -280,7 +280,8 @@ public:
   /// Records the failure of queued work (the first one pending is kept) and
   /// prints it once on stderr.
   void postAsyncError(const Result &R, const std::string &What);
-  /// Takes the pending asynchronous error (success when none).
+  /// Takes the pending asynchronous error (success when none); an
+  /// IllegalAddress stays pending (sticky).
   Result takeAsyncError();
   /// The pending asynchronous error, left pending.
   Result peekAsyncError();

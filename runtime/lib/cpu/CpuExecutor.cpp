@@ -1,5 +1,8 @@
 //===- CpuExecutor.cpp - Runs a kernel's CPU variant on all cores --------===//
 #include "cleave/rt/CpuExecutor.h"
+#include "cleave/CpuCheckABI.h"
+#include "cleave/rt/KernelFault.h"
+#include "cleave/rt/MemCheck.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
@@ -9,9 +12,12 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <optional>
 
 namespace cleave::rt {
 
@@ -36,6 +42,40 @@ struct Scratch {
   }
 };
 
+/// One range of blocks, as runGuarded calls it.
+struct RangeCall {
+  cleave_cpu_kernel_fn Fn;
+  void **Args;
+  const cleave_cpu_launch *Launch;
+  uint64_t First, Count;
+  void *Scratch;
+  static void run(void *P) {
+    auto *C = static_cast<RangeCall *>(P);
+    C->Fn(C->Args, C->Launch, C->First, C->Count, C->Scratch);
+  }
+};
+
+/// The first fault of a launch; later ranges are skipped once there is one.
+struct LaunchFault {
+  std::atomic<bool> Seen{false};
+  std::mutex Mutex;
+  KernelFault Fault;
+  uint64_t First = 0, Count = 0;
+  void record(const KernelFault &F, uint64_t Lo, uint64_t N) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Seen.load(std::memory_order_relaxed))
+      return;
+    Fault = F;
+    First = Lo;
+    Count = N;
+    Seen.store(true, std::memory_order_release);
+  }
+};
+
+std::string kernelName(const cleave_cpu_kernel_desc &K) {
+  return K.name ? K.name : "?";
+}
+
 } // namespace
 
 unsigned defaultCpuThreads() {
@@ -45,8 +85,7 @@ unsigned defaultCpuThreads() {
     if (End != Env && *End == '\0' && N > 0)
       return static_cast<unsigned>(N);
   }
-  return static_cast<unsigned>(
-      std::max(1, tbb::info::default_concurrency()));
+  return static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
 }
 
 struct CpuExecutor::Impl {
@@ -70,54 +109,88 @@ void CpuExecutor::setNumThreads(unsigned NumThreads) {
   P->setThreads(NumThreads);
 }
 
-Status CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
+Result CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
                            const cleave_cpu_launch &Launch) {
-  uint64_t Blocks =
-      uint64_t(Launch.grid[0]) * Launch.grid[1] * Launch.grid[2];
+  uint64_t Blocks = uint64_t(Launch.grid[0]) * Launch.grid[1] * Launch.grid[2];
   return launch(Kernel, Args, Launch, 0, Blocks);
 }
 
-Status CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
-                           const cleave_cpu_launch &Launch,
-                           uint64_t FirstBlock, uint64_t BlockCount) {
+Result CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
+                           const cleave_cpu_launch &Launch, uint64_t FirstBlock,
+                           uint64_t BlockCount) {
   if (!Kernel.fn)
-    return Status::error(std::string("kernel ") +
-                         (Kernel.name ? Kernel.name : "?") +
-                         " has no CPU variant");
+    return Result::error(ErrorCode::LaunchFailure, "kernel " +
+                                                       kernelName(Kernel) +
+                                                       " has no CPU variant");
   uint64_t Threads =
       uint64_t(Launch.block[0]) * Launch.block[1] * Launch.block[2];
   uint64_t Grid = uint64_t(Launch.grid[0]) * Launch.grid[1] * Launch.grid[2];
   if (Threads == 0 || Threads > 1024)
-    return Status::error("block of " + std::to_string(Threads) +
-                         " threads (1 to 1024 allowed)");
+    return Result::error(ErrorCode::LaunchFailure,
+                         "block of " + std::to_string(Threads) +
+                             " threads (1 to 1024 allowed)");
   if (FirstBlock > Grid || BlockCount > Grid - FirstBlock)
-    return Status::error("block range [" + std::to_string(FirstBlock) + ", " +
-                         std::to_string(FirstBlock + BlockCount) +
-                         ") outside a grid of " + std::to_string(Grid));
+    return Result::error(ErrorCode::LaunchFailure,
+                         "block range [" + std::to_string(FirstBlock) + ", " +
+                             std::to_string(FirstBlock + BlockCount) +
+                             ") outside a grid of " + std::to_string(Grid));
   if (BlockCount == 0)
-    return Status::success();
+    return Result::success();
   uint64_t Bytes = cleave_cpu_scratch_bytes(&Kernel, &Launch);
   // Chunks of a few blocks keep the per-chunk overhead small while leaving
   // enough chunks (8 per worker) to balance uneven blocks.
   uint64_t Grain = std::max<uint64_t>(1, BlockCount / (8 * P->Threads));
-  bool OutOfMemory = false;
+  // CLEAVE_CHECK=memory: the checked twin, when the bundle has one.
+  cleave_cpu_kernel_fn Fn = Kernel.fn;
+  std::optional<MemCheckLaunch> Check;
+  if (memoryChecksEnabled() && (Kernel.flags & CLEAVE_CPU_HAS_CHECKED) &&
+      Kernel.checked_fn) {
+    Fn = Kernel.checked_fn;
+    Check.emplace(Kernel, Launch);
+  }
+  std::atomic<bool> OutOfMemory{false};
+  LaunchFault Fault;
   P->Arena->execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<uint64_t>(FirstBlock, FirstBlock + BlockCount,
                                      Grain),
         [&](const tbb::blocked_range<uint64_t> &R) {
+          // After a fault the launch has failed: the rest need not run.
+          if (Fault.Seen.load(std::memory_order_acquire))
+            return;
           Scratch &S = P->Scratches.local();
           if (!S.reserve(Bytes)) {
             OutOfMemory = true;
             return;
           }
-          Kernel.fn(Args, &Launch, R.begin(), R.end() - R.begin(), S.Data);
+          RangeCall C{Fn,    Args, &Launch, R.begin(), R.end() - R.begin(),
+                      S.Data};
+          if (Check)
+            Check->enter(S.Data, Bytes);
+          KernelFault F;
+          if (!runGuarded(&RangeCall::run, &C, F))
+            Fault.record(F, C.First, C.Count);
+          if (Check)
+            Check->leave();
         });
   });
+  if (Check && Check->failed())
+    return Result::error(ErrorCode::IllegalAddress, Check->describe());
+  if (Fault.Seen.load(std::memory_order_acquire)) {
+    std::string Blocks =
+        Fault.Count == 1 ? "block " + std::to_string(Fault.First)
+                         : "blocks [" + std::to_string(Fault.First) + ", " +
+                               std::to_string(Fault.First + Fault.Count) + ")";
+    return Result::error(ErrorCode::IllegalAddress,
+                         "illegal memory access by kernel " +
+                             kernelName(Kernel) + " at " +
+                             Fault.Fault.describe() + " in " + Blocks);
+  }
   if (OutOfMemory)
-    return Status::error("cannot allocate " + std::to_string(Bytes) +
-                         " bytes of scratch per worker");
-  return Status::success();
+    return Result::error(ErrorCode::LaunchFailure,
+                         "cannot allocate " + std::to_string(Bytes) +
+                             " bytes of scratch per worker");
+  return Result::success();
 }
 
 } // namespace cleave::rt

@@ -11,10 +11,12 @@
 #include "DeviceFactories.h"
 
 #include "cleave/rt/CpuExecutor.h"
+#include "cleave/rt/GuardedMemory.h"
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 
@@ -32,6 +34,8 @@ public:
       delete static_cast<char *>(S);
     for (void *E : Events)
       delete static_cast<CpuEvent *>(E);
+    for (auto &[P, Bytes] : Sizes)
+      freeGuarded(P, Bytes);
   }
 
   unsigned numInternalStreams() const override { return 3; }
@@ -100,18 +104,31 @@ public:
 
 protected:
   Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
-    // 256-byte alignment, as cudaMalloc guarantees.
-    uint64_t Rounded = (Bytes + 255) & ~uint64_t(255);
-    void *P = Rounded >= Bytes ? std::aligned_alloc(256, Rounded) : nullptr;
+    // Guarded like the host copies, so that a kernel's overrun faults here
+    // too (GuardedMemory.h); 256-byte aligned, as cudaMalloc guarantees.
+    char *P = allocateGuarded(Bytes);
     if (!P)
       return Result::error(ErrorCode::MemoryAllocation,
                            "out of memory on " + name() + " (" +
                                std::to_string(Bytes) + " bytes)");
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Sizes[P] = Bytes;
     Out = reinterpret_cast<DeviceAddr>(P);
     return Result::success();
   }
   Result freeImpl(DeviceAddr Addr) override {
-    std::free(ptr(Addr));
+    uint64_t Bytes;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      auto It = Sizes.find(static_cast<char *>(ptr(Addr)));
+      if (It == Sizes.end())
+        return Result::error(ErrorCode::InvalidDevicePointer,
+                             "free of memory that " + name() +
+                                 " did not allocate");
+      Bytes = It->second;
+      Sizes.erase(It);
+    }
+    freeGuarded(static_cast<char *>(ptr(Addr)), Bytes);
     return Result::success();
   }
   Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
@@ -160,6 +177,7 @@ private:
   char InternalStreams[3] = {};
   std::set<void *> Streams;
   std::set<void *> Events;
+  std::map<char *, uint64_t> Sizes; ///< live allocations
 };
 
 } // namespace

@@ -89,10 +89,10 @@ inline int runPlans(const char *What, const cleave_cpu_kernel_desc &K,
     if (P.Threads) {
       cleave::rt::CpuExecutor Ex(P.Threads);
       for (auto [First, Count] : P.Pieces) {
-        cleave::rt::Status S = Ex.launch(K, Args, L, First, Count);
-        if (!S) {
+        cleave::rt::Result S = Ex.launch(K, Args, L, First, Count);
+        if (!S.ok()) {
           std::printf("%s [%s]: launch failed: %s\n", What, P.Name.c_str(),
-                      S.Message.c_str());
+                      S.message().c_str());
           return Failures + 1;
         }
       }

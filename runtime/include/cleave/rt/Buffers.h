@@ -168,6 +168,8 @@ private:
   std::vector<RangeSet> LastReads;
   std::vector<DeviceAddr> Replica;
   bool Freed = false;
+  /// The host copy lies between guard regions (GuardedMemory.h).
+  bool Guarded = false;
   /// Bytes copied between the host copy and devices (HostPinning::Reused);
   /// whether pinning was tried; the device that pinned it (-1: none).
   uint64_t HostLinkBytes = 0;
@@ -241,9 +243,11 @@ public:
 
   // Allocation and pointers. ----------------------------------------------
   /// A new buffer of \p Bytes bytes, 256-byte aligned; Bytes == 0 gives a
-  /// null pointer, as cudaMalloc does. Host copies of 1 MiB and more are
-  /// mmap'ed with MAP_NORESERVE, so their pages cost host memory only once
-  /// the host touches them (a buffer living on a GPU costs none).
+  /// null pointer, as cudaMalloc does. With a CPU device among the devices
+  /// the host copy is mapped between guard regions (GuardedMemory.h: a CPU
+  /// kernel's overrun faults). Host copies of 1 MiB or more are mapped with
+  /// MAP_NORESERVE, so their pages cost host memory only once the host
+  /// touches them (a buffer living on a GPU costs none).
   Result allocate(uint64_t Bytes, void *&Ptr);
   /// Frees the buffer \p Ptr starts. InvalidValue for a pointer inside an
   /// allocation, a double free, or a pointer never allocated. Null: no-op.
@@ -440,6 +444,8 @@ private:
   void releaseLocked(Buffer &B);
 
   std::vector<Device *> Devices;
+  /// Host copies are guarded when a CPU device may run kernels on them.
+  bool GuardHostCopies = false;
   HostPinning Pinning = HostPinning::Reused;
   bool DirectCopies = true;
   uint64_t DirectMinBytes = DirectCopyMinBytes;

@@ -10,7 +10,7 @@
 #define CLEAVE_RT_CPUEXECUTOR_H
 
 #include "cleave/rt/CpuKernelABI.h"
-#include "cleave/rt/Status.h"
+#include "cleave/rt/Error.h"
 
 #include <cstdint>
 #include <memory>
@@ -34,13 +34,16 @@ public:
   /// Runs blocks [FirstBlock, FirstBlock + BlockCount) of \p Launch with
   /// \p Kernel's CPU variant and returns when all are done. \p Args is the
   /// kernelParams-style array. Blocks are independent by the CUDA model, so
-  /// any worker runs any block, in chunks of consecutive blocks.
-  Status launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
+  /// any worker runs any block, in chunks of consecutive blocks. A memory
+  /// fault of the kernel fails the launch with IllegalAddress, naming the
+  /// kernel, the address and the blocks (KernelFault.h); the blocks not run
+  /// yet are skipped, and what the launch wrote is undefined.
+  Result launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
                 const cleave_cpu_launch &Launch, uint64_t FirstBlock,
                 uint64_t BlockCount);
 
   /// Every block of the grid.
-  Status launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
+  Result launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
                 const cleave_cpu_launch &Launch);
 
 private:

@@ -49,6 +49,10 @@ typedef struct cleave_cpu_kernel_desc {
   uint64_t private_bytes_per_thread; /* per-thread storage across barriers */
   uint32_t num_params;
   uint32_t flags;                   /* CLEAVE_CPU_* below */
+  /* The same variant with every global memory access validated first
+   * (CLEAVE_CHECK=memory); read only when flags has CLEAVE_CPU_HAS_CHECKED
+   * (include/cleave/CpuCheckABI.h), so hand-written descriptors may omit it. */
+  cleave_cpu_kernel_fn checked_fn;
 } cleave_cpu_kernel_desc;
 
 /* The variant schedules threads per warp-synchronous point (warp operations

@@ -1,0 +1,205 @@
+//===- MemCheck.cpp - CLEAVE_CHECK=memory: checked CPU variants ----------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/MemCheck.h.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/MemCheck.h"
+#include "cleave/CpuCheckABI.h"
+#include "cleave/rt/KernelFault.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string_view>
+
+#include <pthread.h>
+
+namespace cleave::rt {
+
+namespace {
+
+std::atomic<int> Enabled{-1}; // -1: not read yet
+
+/// Addresses below this are reported as a null pointer plus an offset
+/// (Linux maps nothing below vm.mmap_min_addr, 64 KiB by default).
+constexpr uintptr_t NullPageBytes = 64 * 1024;
+
+std::mutex RegistryMutex;
+std::map<uintptr_t, uint64_t> &registry() {
+  static auto *R = new std::map<uintptr_t, uint64_t>();
+  return *R;
+}
+
+/// What the checks of the calling thread see.
+struct ThreadContext {
+  MemCheckLaunch *Launch = nullptr;
+  uintptr_t ScratchLo = 0, ScratchHi = 0;
+  uintptr_t StackLo = 0, StackHi = 0;
+};
+thread_local ThreadContext Context;
+
+std::string hex(uintptr_t A) {
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "0x%llx", static_cast<unsigned long long>(A));
+  return Buf;
+}
+
+std::string triple(uint64_t Linear, const uint32_t Dims[3]) {
+  uint64_t X = Linear % Dims[0], Rest = Linear / Dims[0];
+  return "(" + std::to_string(X) + "," + std::to_string(Rest % Dims[1]) + "," +
+         std::to_string(Rest / Dims[1]) + ")";
+}
+
+} // namespace
+
+bool memoryChecksEnabled() {
+  int E = Enabled.load(std::memory_order_acquire);
+  if (E >= 0)
+    return E;
+  bool On = false;
+  if (const char *V = std::getenv("CLEAVE_CHECK"); V && *V) {
+    std::string_view S = V;
+    if (S == "memory")
+      On = true;
+    else if (S != "off" && S != "none")
+      std::fprintf(stderr,
+                   "cleave: CLEAVE_CHECK=%s is not memory, off or none; "
+                   "checking nothing\n",
+                   V);
+  }
+  int Expected = -1;
+  Enabled.compare_exchange_strong(Expected, On ? 1 : 0);
+  return Enabled.load(std::memory_order_acquire);
+}
+
+void setMemoryChecks(bool On) { Enabled.store(On ? 1 : 0); }
+
+void noteAllocation(const void *P, uint64_t Bytes) {
+  if (!memoryChecksEnabled())
+    return;
+  std::lock_guard<std::mutex> Lock(RegistryMutex);
+  registry()[reinterpret_cast<uintptr_t>(P)] = Bytes;
+}
+
+void noteFree(const void *P) {
+  if (!memoryChecksEnabled())
+    return;
+  std::lock_guard<std::mutex> Lock(RegistryMutex);
+  registry().erase(reinterpret_cast<uintptr_t>(P));
+}
+
+MemCheckLaunch::MemCheckLaunch(const cleave_cpu_kernel_desc &K,
+                               const cleave_cpu_launch &L)
+    : Kernel(K.name ? K.name : "?"), Launch(L) {
+  std::lock_guard<std::mutex> Lock(RegistryMutex);
+  Allocations.assign(registry().begin(), registry().end());
+}
+
+void MemCheckLaunch::enter(void *Scratch, uint64_t Bytes) {
+  ThreadContext &C = Context;
+  C.Launch = this;
+  C.ScratchLo = reinterpret_cast<uintptr_t>(Scratch);
+  C.ScratchHi = C.ScratchLo + Bytes;
+  if (!C.StackHi) {
+    pthread_attr_t A;
+    void *Lo = nullptr;
+    size_t Size = 0;
+    if (pthread_getattr_np(pthread_self(), &A) == 0) {
+      pthread_attr_getstack(&A, &Lo, &Size);
+      pthread_attr_destroy(&A);
+    }
+    C.StackLo = reinterpret_cast<uintptr_t>(Lo);
+    C.StackHi = C.StackLo + Size;
+  }
+}
+
+void MemCheckLaunch::leave() { Context.Launch = nullptr; }
+
+bool MemCheckLaunch::check(uintptr_t Addr, uint64_t Bytes, uint32_t Kind,
+                           uint64_t Block, uint64_t Thread) {
+  const ThreadContext &C = Context;
+  uint64_t End = Addr + Bytes;
+  bool Valid = End >= Addr && ((Addr >= C.ScratchLo && End <= C.ScratchHi) ||
+                               (Addr >= C.StackLo && End <= C.StackHi));
+  if (!Valid && End >= Addr) {
+    auto It = std::upper_bound(
+        Allocations.begin(), Allocations.end(), Addr,
+        [](uintptr_t A, const std::pair<uintptr_t, uint64_t> &X) {
+          return A < X.first;
+        });
+    Valid = It != Allocations.begin() &&
+            End - std::prev(It)->first <= std::prev(It)->second;
+  }
+  if (Valid)
+    return true;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!Failed.load(std::memory_order_relaxed)) {
+    First = {Addr, Bytes, Block, Thread, Kind};
+    Failed.store(true, std::memory_order_release);
+  }
+  return false;
+}
+
+std::string MemCheckLaunch::nearest(uintptr_t Addr, uint64_t Bytes) const {
+  // Page 0 and its neighbours are never mapped: a null pointer, offset.
+  if (Addr < NullPageBytes)
+    return "it is a null pointer (plus " + std::to_string(Addr) + ")";
+  auto It = std::upper_bound(
+      Allocations.begin(), Allocations.end(), Addr,
+      [](uintptr_t A, const std::pair<uintptr_t, uint64_t> &X) {
+        return A < X.first;
+      });
+  auto Name = [](const std::pair<uintptr_t, uint64_t> &X) {
+    return "the " + std::to_string(X.second) + "-byte allocation at " +
+           hex(X.first);
+  };
+  std::string Before, After;
+  uint64_t DBefore = ~uint64_t(0), DAfter = ~uint64_t(0);
+  if (It != Allocations.begin()) {
+    const auto &P = *std::prev(It);
+    if (Addr < P.first + P.second)
+      return "it runs " + std::to_string(Addr + Bytes - P.first - P.second) +
+             " byte(s) past the end of " + Name(P) + " (at offset " +
+             std::to_string(Addr - P.first) + ")";
+    DBefore = Addr - (P.first + P.second);
+    Before = std::to_string(DBefore) + " byte(s) past the end of " + Name(P);
+  }
+  if (It != Allocations.end()) {
+    DAfter = It->first - Addr;
+    After =
+        std::to_string(DAfter) + " byte(s) before the start of " + Name(*It);
+  }
+  if (Before.empty() && After.empty())
+    return "no allocation is live";
+  return "it is " + (DBefore <= DAfter ? Before : After);
+}
+
+std::string MemCheckLaunch::describe() const {
+  const char *What = First.Kind == CLEAVE_CHECK_STORE    ? "write"
+                     : First.Kind == CLEAVE_CHECK_ATOMIC ? "atomic access"
+                                                         : "read";
+  std::string Who = (First.Thread == CLEAVE_CHECK_UNKNOWN
+                         ? std::string("a thread")
+                         : "thread " + triple(First.Thread, Launch.block)) +
+                    (First.Block == CLEAVE_CHECK_UNKNOWN
+                         ? std::string()
+                         : " of block " + triple(First.Block, Launch.grid));
+  return "invalid " + std::string(What) + " of " + std::to_string(First.Bytes) +
+         " byte(s) at " + hex(First.Addr) + " by " + Who + " of kernel " +
+         Kernel + ": " + nearest(First.Addr, First.Bytes) +
+         " (CLEAVE_CHECK=memory)";
+}
+
+} // namespace cleave::rt
+
+extern "C" void __cleave_rt_check(const void *Addr, uint64_t Bytes,
+                                  uint32_t Kind, uint64_t Block,
+                                  uint64_t Thread) {
+  using namespace cleave::rt;
+  MemCheckLaunch *L = Context.Launch;
+  if (!L || Bytes == 0)
+    return;
+  if (!L->check(reinterpret_cast<uintptr_t>(Addr), Bytes, Kind, Block, Thread))
+    leaveGuarded();
+}
