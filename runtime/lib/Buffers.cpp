@@ -253,6 +253,10 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   for (size_t D = 0; D < Devices.size(); ++D)
     if (Devices[D]->properties().SharesHostMemory)
       B->Replica[D + 1] = B->Replica[0];
+  // The home device's memory now, as cudaMalloc takes it, not at the first
+  // copy or launch (which a program times); without room there, later.
+  if (Home >= 0)
+    (void)ensureReplicaLocked(*B, Home);
   uintptr_t Start = reinterpret_cast<uintptr_t>(Host);
   // The addresses are live again: forget that they were once freed.
   auto It = Freed.upper_bound(Start);

@@ -576,6 +576,7 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
     void *P = nullptr;
     ASSERT_TRUE(M.allocate(Size, P).ok());
     auto B = bufferOf(M, P);
+    EXPECT_TRUE(B->hasReplica(1)) << "allocated with the buffer";
     std::vector<uint8_t> In(Size);
     std::iota(In.begin(), In.end(), uint8_t(1));
     Gpu.clearLog();
