@@ -539,6 +539,11 @@ Engine::~Engine() {
         (void)Bufs.device(L).unloadModule(G.M);
 }
 
+namespace {
+Result gpuModule(BufferManager &Bufs, Program &P, Location L,
+                 Program::Gpu *&Out);
+} // namespace
+
 Result Engine::addProgram(const void *BundleData, size_t BundleSize,
                           std::map<std::string, void *> CpuSymbols) {
   auto P = std::make_unique<Program>();
@@ -600,6 +605,15 @@ Result Engine::addProgram(const void *BundleData, size_t BundleSize,
     P->Vars.push_back(std::move(PV));
   }
   std::lock_guard<std::mutex> Lock(I->Mutex);
+  // The GPUs' modules now, at registration, not in a program's first
+  // launch of each kernel (0.2-0.4 ms of host time on one H200, most of a
+  // short program's timed work; bench/results/programs/). A module that
+  // does not load is loaded, and its error reported, at the launch.
+  for (size_t L = 0; L < Bufs.numDevices(); ++L)
+    if (!Bufs.device(Location(L)).properties().SharesHostMemory) {
+      Program::Gpu *G = nullptr;
+      (void)gpuModule(Bufs, *P, Location(L), G);
+    }
   I->Programs.push_back(std::move(P));
   return Result::success();
 }
