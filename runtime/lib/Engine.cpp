@@ -244,6 +244,10 @@ struct ModelState {
   static constexpr size_t MaxCachedPlans = 4096;
 
   Planner &planner(BufferManager &Bufs);
+  /// Says which profile and cache the model uses (CLEAVE_LOG=plan), once,
+  /// at the first decision.
+  void announce();
+  bool Announced = false;
   /// Event \p Index of GPU \p L, created on first use; null if that fails.
   EventHandle event(BufferManager &Bufs, Location L, size_t Index);
   void release(BufferManager &Bufs);
@@ -268,6 +272,13 @@ Planner &ModelState::planner(BufferManager &Bufs) {
                   Bufs.device(Location(L)).properties().Description);
   std::string File = perfCacheFile(perfCacheDirectory(), Profile, Ids);
   P = std::make_unique<Planner>(std::move(Profile), std::move(File));
+  return *P;
+}
+
+void ModelState::announce() {
+  if (Announced || !P)
+    return;
+  Announced = true;
   if (envHas("CLEAVE_LOG", "plan")) {
     std::string S = "cleave: model policy: device profile " +
                     P->profile().Source;
@@ -279,7 +290,6 @@ Planner &ModelState::planner(BufferManager &Bufs) {
          "\n";
     std::fputs(S.c_str(), stderr);
   }
-  return *P;
 }
 
 EventHandle ModelState::event(BufferManager &Bufs, Location L, size_t Index) {
@@ -519,6 +529,12 @@ struct Engine::Impl {
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
     : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>()) {}
+
+void Engine::prepare() {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  if (Policy == PartitionPolicy::Model)
+    (void)I->Model.planner(Bufs);
+}
 
 void Engine::setMinSplitMs(double Ms) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
@@ -3373,6 +3389,7 @@ PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
 Result LaunchContext::planModel(const std::vector<Location> &Devs,
                                 std::vector<PartitionRange> &Out) {
   Planner &Pl = Model.planner(Bufs);
+  Model.announce();
   const DeviceProfile &Prof = Pl.profile();
   Timed = true;
   unsigned BlockThreads = Req.Block[0] * Req.Block[1] * Req.Block[2];

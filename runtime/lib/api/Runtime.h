@@ -336,6 +336,8 @@ private:
   std::unique_ptr<BufferManager> Buffers;
   std::unique_ptr<CpuExecutor> Exec;
   std::unique_ptr<Engine> Eng;
+  /// Engine::prepare() at start, off the program's thread.
+  std::thread Preparing;
   std::mutex EngineMutex;
   bool PolicyFromEnv = false;
   uint64_t SharedOptin = 0;

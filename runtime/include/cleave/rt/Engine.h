@@ -187,6 +187,11 @@ public:
   void setSplitWeights(std::vector<double> W) { SplitWeights = std::move(W); }
   const std::vector<double> &splitWeights() const { return SplitWeights; }
   BufferManager &buffers() { return Bufs; }
+  /// Loads what the model policy needs before its first decision (the
+  /// device profile, the performance cache), which the first launch would
+  /// otherwise wait for; a runtime calls it on a thread of its own at
+  /// start.
+  void prepare();
   /// The model policy's Planner::setMinSplitMs (tests of the policy's
   /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
   void setMinSplitMs(double Ms);
