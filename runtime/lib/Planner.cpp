@@ -380,23 +380,29 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Out.Devices[D].HostOut = C.HostOut;
   }
 
-  // A launch this short on its best device gains less from a split than a
-  // split launch costs the host: not searched, run whole.
-  bool Splittable = R.Splittable;
-  if (Splittable) {
+  // The best single device, transfers included (the search's root).
+  size_t SingleDevice = 0;
+  double SingleMs = Infinity;
+  {
     std::vector<uint64_t> Q(K, 0);
     std::vector<double> Times;
-    double Best = Infinity;
     for (size_t D = 0; D < K; ++D) {
       std::fill(Q.begin(), Q.end(), 0);
       Q[D] = N;
-      Best = std::min(Best, predictPartition(P, Q, Times));
+      double T = predictPartition(P, Q, Times);
+      if (T < SingleMs) {
+        SingleMs = T;
+        SingleDevice = D;
+      }
     }
-    if (Best < MinSplitMs) {
-      Splittable = false;
-      Out.Splittable = false;
-      Out.TooShortBelowMs = MinSplitMs;
-    }
+  }
+  // A launch this short on its best device gains less from a split than a
+  // split launch costs the host: not searched, run whole.
+  bool Splittable = R.Splittable;
+  if (Splittable && SingleMs < MinSplitMs) {
+    Splittable = false;
+    Out.Splittable = false;
+    Out.TooShortBelowMs = MinSplitMs;
   }
 
   PartitionDecision &Dec = Out.Decision;
@@ -525,21 +531,10 @@ PlanResult Planner::plan(const PlanRequest &R) {
         Out.HeldBestMs = BestMs;
       }
     }
-  } else if (!Splittable) {
-    // The best single device, transfers included (the search's root).
+  } else {
     Dec.Blocks.assign(K, 0);
-    Dec.SingleDeviceMs = Infinity;
-    std::vector<uint64_t> Q(K, 0);
-    std::vector<double> Times;
-    for (size_t D = 0; D < K; ++D) {
-      std::fill(Q.begin(), Q.end(), 0);
-      Q[D] = N;
-      double T = predictPartition(P, Q, Times);
-      if (T < Dec.SingleDeviceMs) {
-        Dec.SingleDeviceMs = T;
-        Dec.BaseDevice = D;
-      }
-    }
+    Dec.SingleDeviceMs = SingleMs;
+    Dec.BaseDevice = SingleDevice;
     Dec.Blocks[Dec.BaseDevice] = N;
     Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
   }
