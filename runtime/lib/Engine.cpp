@@ -207,12 +207,14 @@ struct ModelState {
   /// Per kernel: its table name (a hash of the program's source and the
   /// kernel's footprints).
   std::map<const void *, std::string> TableNames;
-  /// The last decision per launch shape (table key, grid, buffers and
-  /// device set; LaunchContext::planModel), run again without a new
-  /// decision until NextPlan launches (docs/partitioner.md, "Cached
-  /// decisions").
+  /// The last decision per launch shape (table key, which has the grid's
+  /// size class; buffers; device set; LaunchContext::planModel), run again
+  /// without a new decision until NextPlan launches (docs/partitioner.md,
+  /// "Cached decisions").
   struct CachedPlan {
     std::vector<PartitionRange> Ranges;
+    /// The grid's blocks when Ranges were decided.
+    uint64_t Total = 0;
     std::map<Location, PlanDevice> Devs;
     uint64_t Launches = 0;
     uint64_t NextPlan = 0;
@@ -3406,8 +3408,8 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   Key.SharedBytes = Req.DynamicSharedBytes;
   Key.GridClass = gridClass(Total);
 
-  // A cached decision for the same launch shape (key, grid, buffers and
-  // devices) runs again until its next planned search: launches 1-4 each
+  // A cached decision for the same launch shape (key, grid size class,
+  // buffers and devices) runs again until its next planned search: launches 1-4 each
   // search (the tables and the data's place settle), then launches 9, 19,
   // 39, ... (the gap doubles, at most 64). Only where to run is cached:
   // every launch still goes through decide() and attempt(), so correctness
@@ -3426,7 +3428,6 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     PlanKey.append(Digits,
                    std::to_chars(Digits, Digits + sizeof(Digits), V).ptr);
   };
-  Append('|', int64_t(Total));
   for (const PtrArg &P : Ptrs) {
     Append(';', P.ArgNo);
     Append(':', int64_t(P.Buf->id()));
@@ -3438,7 +3439,12 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     Model.Plans.clear();
   ModelState::CachedPlan &Cached = Model.Plans[PlanKey];
   uint64_t Prior = Cached.Launches++;
-  bool Kept = Prior > 0 && Prior < Cached.NextPlan;
+  // The key has the grid's size class (PerfKey::GridClass), not its block
+  // count: a grid that shrinks by a block per launch (an elimination) keeps
+  // a decision to run whole on one device, which holds for any count; a
+  // split holds for the count it was made for only.
+  bool Kept = Prior > 0 && Prior < Cached.NextPlan &&
+              (Cached.Total == Total || Cached.Ranges.size() == 1);
   // A kept decision of a quiet key searches again when the program's
   // copies precede two launches in a row: a phase of launches on resident
   // data has ended, and uploads (or read-backs) now come with every launch.
@@ -3465,6 +3471,8 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     // an elapsed-time query), as much as a short kernel's split gains.
     Timed = Prior + 1 == Cached.NextPlan;
     Out = Cached.Ranges;
+    if (Out.size() == 1) // whole on one device, at this launch's count
+      Out.front() = {Out.front().Device, 0, Total};
     if (Timed) // only timings read them
       PlanDevs = Cached.Devs;
     if (envHas("CLEAVE_LOG", "plan"))
@@ -3841,6 +3849,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                          "the model policy's shares of " + Info.Name +
                              " do not cover the grid");
   Cached.Ranges = Out;
+  Cached.Total = Total;
   Cached.Devs = PlanDevs;
   Cached.SawStaged |= AnyStaged;
   uint64_t Done = Prior + 1; // launches including this one

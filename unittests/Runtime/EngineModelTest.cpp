@@ -362,8 +362,7 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
       ASSERT_EQ(Got[I], float(3 * I)) << Launch << " " << I;
   }
   // The launch shape is the key: another scalar argument with the same
-  // grid and buffers keeps launch 9's decision (and is correct); another
-  // grid, or another buffer, is another entry.
+  // grid and buffers keeps launch 9's decision (and is correct).
   auto Logged = [&](float *X, float *Y, float *Z, int Elems) {
     testing::internal::CaptureStderr();
     setenv("CLEAVE_LOG", "plan", 1);
@@ -381,8 +380,15 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   std::vector<float> Got = download(PC, N);
   for (int I = 0; I < N; ++I)
     ASSERT_EQ(Got[I], I < N - 1 ? float(3 * I) : 0.0f) << I;
-  EXPECT_EQ(Logged(PA, PB, PC, N - 1000).find("kept until"),
+  // A grid of the same size class (PerfKey::GridClass) keeps a decision
+  // to run whole on one device, at its own block count; a grid of another
+  // class, or another buffer, is another entry.
+  EXPECT_NE(Logged(PA, PB, PC, N - 1000).find("kept until"),
             std::string::npos);
+  Got = download(PC, N);
+  for (int I = 0; I < N - 1000; ++I)
+    ASSERT_EQ(Got[I], float(3 * I)) << I;
+  EXPECT_EQ(Logged(PA, PB, PC, N / 4).find("kept until"), std::string::npos);
   EXPECT_EQ(Logged(PA, PD, PC, N).find("kept until"), std::string::npos);
   Got = download(PC, N);
   for (int I = 0; I < N; ++I)
