@@ -68,10 +68,16 @@ bool Buffer::holds(Location L, ByteRange R) const {
 
 bool Buffer::heldOnlyBy(Location L) const {
   std::lock_guard<std::mutex> Lock(Mutex);
-  size_t Own = static_cast<size_t>(Mgr.validityLocation(L) + 1);
-  for (size_t S = 0; S < Valid.size(); ++S)
-    if (S == Own ? !Valid[S].contains(0, Size) : !Valid[S].empty())
+  Location Own = Mgr.validityLocation(L);
+  // Only the locations validity is kept for: the host copy and each device
+  // with memory of its own (a host-sharing device's slot is the host's).
+  for (Location X = HostLocation; X < Location(Mgr.numDevices()); ++X) {
+    if (Mgr.validityLocation(X) != X)
+      continue;
+    const RangeSet &V = Valid[static_cast<size_t>(X + 1)];
+    if (X == Own ? !V.contains(0, Size) : !V.empty())
       return false;
+  }
   return true;
 }
 

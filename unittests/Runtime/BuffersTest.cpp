@@ -577,6 +577,8 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
     ASSERT_TRUE(M.allocate(Size, P).ok());
     auto B = bufferOf(M, P);
     EXPECT_TRUE(B->hasReplica(1)) << "allocated with the buffer";
+    // Fresh: valid everywhere, so not held by the GPU alone.
+    EXPECT_FALSE(B->heldOnlyBy(1));
     std::vector<uint8_t> In(Size);
     std::iota(In.begin(), In.end(), uint8_t(1));
     Gpu.clearLog();
@@ -584,6 +586,8 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
     EXPECT_TRUE(B->holds(1, {0, Size})) << Size;
     EXPECT_TRUE(B->validRanges(HostLocation).empty()) << Size;
     EXPECT_EQ(B->stagedBytes({0, Size}), 0u) << Size;
+    EXPECT_TRUE(B->heldOnlyBy(1)) << Size;
+    EXPECT_FALSE(B->heldOnlyBy(0)) << Size; // cpu0: the host copy
     ASSERT_TRUE(M.memset(static_cast<char *>(P) + 100, 9, 50).ok());
     EXPECT_TRUE(B->holds(1, {0, Size})) << Size;
     EXPECT_TRUE(B->validRanges(HostLocation).empty()) << Size;
