@@ -1,6 +1,7 @@
 // A program with a memory error in its kernel, chosen by argv[1], checked
 // the way CUDA programs check: the call named by argv[2] (sync, last or
-// memcpy; sticky: memcpy after the error was taken twice) must report it;
+// memcpy; sticky: memcpy after the error was taken twice; relaunch: a launch
+// after the error) must report it;
 // the program's own check then exits with 1.
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +59,11 @@ int main(int argc, char **argv) {
   } else if (!strcmp(via, "last")) {
     cudaDeviceSynchronize();
     CHECK(cudaGetLastError());
+  } else if (!strcmp(via, "relaunch")) {
+    // After the error, a launch returns it and runs nowhere.
+    cudaDeviceSynchronize();
+    fill<<<(n + 255) / 256, 256>>>(d, n, d, -(1LL << 40), 0);
+    fprintf(stderr, "relaunch: %s\n", cudaGetErrorName(cudaGetLastError()));
   } else if (!strcmp(via, "sticky")) {
     // The error is sticky: taking it does not clear it.
     cudaDeviceSynchronize();
