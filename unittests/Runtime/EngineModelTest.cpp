@@ -1502,6 +1502,22 @@ TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
   EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
+TEST_F(EngineNullGpuTest, ModulesLoadWhenTheProgramIsAdded) {
+  // Each GPU loads the program's module as it is added, not in the first
+  // launch of a kernel (which programs time), and only once.
+  TraceGpus = true;
+  start({{0}, {1}});
+  auto Loads = [](const NullGpu &G) {
+    std::vector<std::string> T = G.trace();
+    return std::count(T.begin(), T.end(), "load");
+  };
+  for (auto &G : Gpus)
+    EXPECT_EQ(Loads(*G), 1);
+  (void)launch();
+  for (auto &G : Gpus)
+    EXPECT_EQ(Loads(*G), 1);
+}
+
 TEST_F(EngineNullGpuTest, ALaunchAloneOnOneGpuDefersWhateverItsArguments) {
   // One GPU, launches queued behind each other whose scalar argument
   // changes every time (a row index): none is a repeat, yet each returns

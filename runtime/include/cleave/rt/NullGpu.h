@@ -81,7 +81,8 @@ public:
   }
 
   /// What was queued on or waited for on this device, in order, when
-  /// Options::Trace is set: "launch", "pull", "record", "wait gpuN" (a
+  /// Options::Trace is set: "load" (a module), "launch", "pull", "record",
+  /// "wait gpuN" (a
   /// stream waiting for gpuN's event) and "sync" (a stream or the device
   /// synchronized).
   std::vector<std::string> trace() const {
@@ -138,6 +139,7 @@ public:
   Result destroyEvent(EventHandle) override { return Result::success(); }
   Result synchronize() override { return sync(); }
   Result loadModule(const Bundle &, ModuleHandle &Out) override {
+    note("load");
     Out = &Tag[2];
     return Result::success();
   }
