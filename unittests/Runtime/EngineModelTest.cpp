@@ -272,6 +272,29 @@ TEST_F(EngineModelTest, CorrectOnOneCpuDeviceAndTimedIntoTheCache) {
   EXPECT_NE(Log.find("measured (1 sample(s))"), std::string::npos) << Log;
 }
 
+TEST_F(EngineModelTest, PreparedEarlyTheModelStillNamesItsProfileAtTheFirstDecision) {
+  // Engine::prepare() loads the profile and the cache before any launch
+  // (a runtime does it on a thread at start); CLEAVE_LOG=plan names them
+  // at the first decision all the same, and once.
+  Eng->prepare();
+  int N = 1000;
+  float *PA = upload(std::vector<float>(N, 1.0f));
+  float *PB = upload(std::vector<float>(N, 2.0f));
+  float *PC = upload(std::vector<float>(N));
+  for (int Launch = 0; Launch < 2; ++Launch) {
+    testing::internal::CaptureStderr();
+    setenv("CLEAVE_LOG", "plan", 1);
+    run(PA, PB, PC, N);
+    unsetenv("CLEAVE_LOG");
+    std::string Log = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(Log.find("cleave: model policy: device profile") !=
+                  std::string::npos,
+              Launch == 0)
+        << Log;
+  }
+  EXPECT_EQ(download(PC, N), std::vector<float>(N, 3.0f));
+}
+
 TEST_F(EngineModelTest, ResidencyPicksTheDeviceHoldingTheData) {
   int N = 50000;
   std::vector<float> A(N), B(N);
