@@ -1332,17 +1332,19 @@ Result BufferManager::syncToHost(const void *P, uint64_t Bytes) {
                          {RS.Offset, RS.Offset + Bytes});
 }
 
+std::vector<std::shared_ptr<Buffer>> BufferManager::liveBuffers() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  std::vector<std::shared_ptr<Buffer>> All;
+  for (const auto &[Start, B] : Live)
+    All.push_back(B);
+  return All;
+}
+
 Result BufferManager::syncAllToHost() {
   if (Result S = settle(); !S.ok())
     return S;
   ChangeCounter Count{*this};
-  std::vector<std::shared_ptr<Buffer>> All;
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    for (auto &[Start, B] : Live)
-      All.push_back(B);
-  }
-  for (const std::shared_ptr<Buffer> &B : All) {
+  for (const std::shared_ptr<Buffer> &B : liveBuffers()) {
     std::lock_guard<std::mutex> Lock(B->Mutex);
     if (B->Freed)
       continue;
@@ -1354,13 +1356,7 @@ Result BufferManager::syncAllToHost() {
 
 void BufferManager::markAllWrittenOnHost() {
   ChangeCounter Count{*this};
-  std::vector<std::shared_ptr<Buffer>> All;
-  {
-    std::lock_guard<std::mutex> Lock(Mutex);
-    for (auto &[Start, B] : Live)
-      All.push_back(B);
-  }
-  for (const std::shared_ptr<Buffer> &B : All) {
+  for (const std::shared_ptr<Buffer> &B : liveBuffers()) {
     std::lock_guard<std::mutex> Lock(B->Mutex);
     if (!B->Freed)
       markWrittenLocked(*B, HostLocation, RangeSet(0, B->Size));

@@ -450,6 +450,8 @@ private:
   bool DirectCopies = true;
   uint64_t DirectMinBytes = DirectCopyMinBytes;
   Location Home = -1;
+  /// Every live buffer, taken under the manager's lock.
+  std::vector<std::shared_ptr<Buffer>> liveBuffers() const;
   /// The home device, with a replica of \p B there; -1 when there is none
   /// or it has no room for one.
   Location homeFor(Buffer &B);
