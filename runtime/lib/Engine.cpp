@@ -790,6 +790,26 @@ Result Engine::originalFunction(const KernelHandle &K, size_t Device,
   return invalid("the kernel is not one of this engine's programs");
 }
 
+Result Engine::prepareDirect(const KernelHandle &K, Location Device,
+                             FunctionHandle &Out) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs) {
+    if (P.get() != K.Prog)
+      continue;
+    Result R = gpuFunction(Bufs, *P, Device,
+                           K.Info->variant(VariantKind::Original).Entry, Out);
+    for (const BundleVariableUse &U : K.Info->Variables) {
+      if (!R.ok())
+        break;
+      R = syncVariableTo(Bufs, *P, U.Variable, Device);
+      if (R.ok() && U.Written)
+        variableWritten(Bufs, *P, U.Variable, Device);
+    }
+    return R;
+  }
+  return invalid("the kernel is not one of this engine's programs");
+}
+
 const Bundle *Engine::bundleOf(const KernelHandle &K) const {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   for (auto &P : I->Programs)

@@ -20,6 +20,8 @@
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Fault.h"
+#include "cleave/rt/NullGpu.h"
+#include "../../runtime/lib/api/Runtime.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -887,6 +889,148 @@ TEST_P(ApiLaunch, KernelAttributesAndOccupancy) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, ApiLaunch,
                          ::testing::Values("cpu", "cpu,cpu,cpu"));
+
+/// What the null GPU of ApiDirect saw of its launches.
+struct GpuLaunches {
+  std::mutex Mutex;
+  std::vector<std::vector<void *>> Pointers;
+};
+GpuLaunches &gpuLaunches() {
+  static GpuLaunches L;
+  return L;
+}
+
+/// One GPU and nothing else: a null GPU that does vecadd's work in its own
+/// memory at each launch (the only kernel these tests launch), one block
+/// per millisecond in its event timings. Launches on an idle stream go to
+/// it directly (docs/runtime.md, "Direct launches").
+class ApiDirect : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(registerTestModules());
+    {
+      std::lock_guard<std::mutex> Lock(gpuLaunches().Mutex);
+      gpuLaunches().Pointers.clear();
+    }
+    cleave::rt::api::Runtime::setDeviceSourceForTesting([this] {
+      cleave::rt::NullGpu::Options O;
+      O.Trace = true;
+      O.BlocksPerMs = 1;
+      O.OnLaunch = [](const uint32_t G[3], const uint32_t B[3], void **P) {
+        const float *A = *static_cast<const float **>(P[0]);
+        const float *Bv = *static_cast<const float **>(P[1]);
+        float *C = *static_cast<float **>(P[2]);
+        int N = *static_cast<int *>(P[3]);
+        for (int I = 0; I < N && uint64_t(I) < uint64_t(G[0]) * B[0]; ++I)
+          C[I] = A[I] + Bv[I];
+        std::lock_guard<std::mutex> Lock(gpuLaunches().Mutex);
+        gpuLaunches().Pointers.push_back(
+            {const_cast<float *>(A), const_cast<float *>(Bv), C});
+      };
+      auto G = std::make_unique<cleave::rt::NullGpu>(std::move(O));
+      Gpu = G.get();
+      std::vector<std::unique_ptr<cleave::rt::Device>> V;
+      V.push_back(std::move(G));
+      return V;
+    });
+    restart("cpu"); // not used: the device source wins
+  }
+  void TearDown() override {
+    cleave::rt::api::Runtime::setDeviceSourceForTesting(nullptr);
+    cleave_reset();
+    while (cudaGetLastError() != cudaSuccess) {
+    }
+  }
+  std::string lastPlan() {
+    char Buf[8192];
+    EXPECT_EQ(cleave_last_plan(Buf, sizeof(Buf)), 0);
+    return Buf;
+  }
+  float *upload(const std::vector<float> &V) {
+    float *D = nullptr;
+    EXPECT_EQ(cudaMalloc(&D, V.size() * sizeof(float)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(D, V.data(), V.size() * sizeof(float),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return D;
+  }
+  std::vector<float> download(const float *D, size_t N) {
+    std::vector<float> V(N);
+    EXPECT_EQ(cudaMemcpy(V.data(), D, N * sizeof(float),
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    return V;
+  }
+  cleave::rt::NullGpu *Gpu = nullptr;
+};
+
+TEST_F(ApiDirect, LaunchesGoToTheGpuWithItsAddresses) {
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  Gpu->clearTrace();
+  LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  {
+    // The kernel got the GPU's addresses, not the program's pointers.
+    std::lock_guard<std::mutex> Lock(gpuLaunches().Mutex);
+    ASSERT_EQ(gpuLaunches().Pointers.size(), 1u);
+    for (void *P : gpuLaunches().Pointers[0])
+      EXPECT_TRUE(P != DA && P != DB && P != DC);
+  }
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  // The read-back waited for the GPU's work first.
+  std::vector<std::string> T = Gpu->trace();
+  auto Launch = std::find(T.begin(), T.end(), "launch");
+  ASSERT_NE(Launch, T.end());
+  EXPECT_NE(std::find(Launch, T.end(), "sync"), T.end());
+
+  // The host copy now holds c too; the next launch writes it on the GPU,
+  // so that copy must go stale: the read-back gets the new sums.
+  std::vector<float> A2 = randomFloats(N, 3);
+  ASSERT_EQ(cudaMemcpy(DA, A2.data(), N * sizeof(float),
+                       cudaMemcpyHostToDevice),
+            cudaSuccess);
+  LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+  EXPECT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A2[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+TEST_F(ApiDirect, EventsTimeTheGpusWork) {
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1);
+  float *DA = upload(A), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  cudaEvent_t Start, Stop;
+  ASSERT_EQ(cudaEventCreate(&Start), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&Stop), cudaSuccess);
+  Gpu->clearTrace();
+  ASSERT_EQ(cudaEventRecord(Start), cudaSuccess);
+  LAUNCH(vecadd, dim3(4), dim3(256), 0, 0, DA, DA, DC, N);
+  ASSERT_EQ(cudaEventRecord(Stop), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(Stop), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(Stop), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(0), cudaSuccess);
+  float Ms = 0;
+  ASSERT_EQ(cudaEventElapsedTime(&Ms, Start, Stop), cudaSuccess);
+  // The GPU's time (4 blocks at one per millisecond), not the host's.
+  EXPECT_FLOAT_EQ(Ms, 4.0f);
+  std::vector<std::string> T = Gpu->trace();
+  EXPECT_EQ(std::count(T.begin(), T.end(), "record"), 3)
+      << "the two events' and the launch's deferral";
+  ASSERT_EQ(cudaEventDestroy(Start), cudaSuccess);
+  ASSERT_EQ(cudaEventDestroy(Stop), cudaSuccess);
+  for (float *P : {DA, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
 
 } // namespace
 #endif
