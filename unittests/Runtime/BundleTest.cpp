@@ -9,10 +9,10 @@
 // must be refused with a status, and nothing may crash.
 //
 //===----------------------------------------------------------------------===//
-#include "../BundleFromIR.h"
-#include "cleave/Bundle/BundleWriter.h"
-#include "cleave/BundleFormat.h"
 #include "cleave/rt/Bundle.h"
+#include "../BundleFromIR.h"
+#include "cleave/ABI/BundleFormat.h"
+#include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Footprint.h"
 
 #include "llvm/AsmParser/Parser.h"
