@@ -1,5 +1,4 @@
-//===- BundleWriter.cpp - A device module to a kernel bundle
-//---------------===//
+//===- BundleWriter.cpp - A device module to a kernel bundle ---------------===//
 //
 // Part of Cleave. Collects what the runtime needs about each kernel from the
 // analyses, the variants the passes made (or the remarks that say why they
@@ -355,8 +354,8 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   for (Function *K : Kernels) {
     KW.str(K->getName());
     KW.str(displayName(*K));
-    KW.u8(uint8_t(isOpenCL(Device) ? fmt::Language::OpenCL
-                                   : fmt::Language::CUDA));
+    KW.u8(uint8_t(isOpenCL(Device) ? fmt::SourceLanguage::OpenCL
+                                   : fmt::SourceLanguage::CUDA));
 
     const ParamRoles &Roles = FAM.getResult<ParamRoleAnalysis>(*K);
     KW.u32(K->arg_size());

@@ -1,5 +1,4 @@
-//===- Bundle.cpp - Verify and decode a kernel bundle
-//----------------------===//
+//===- Bundle.cpp - Verify and decode a kernel bundle ----------------------===//
 //
 // Part of Cleave's runtime. The layout is docs/bundle.md; the primitive
 // decoders and the checksum are cleave/ABI/BundleFormat.h, shared with the
@@ -19,22 +18,6 @@ namespace cleave {
 namespace rt {
 
 namespace fmt = cleave::bundle;
-
-// The public enumerations are the format's codes.
-static_assert(uint8_t(SourceLanguage::OpenCL) == uint8_t(fmt::Language::OpenCL));
-static_assert(uint8_t(ParamKind::Scalar) == uint8_t(fmt::ParamKind::Scalar));
-static_assert(uint8_t(ParamKind::Pointer) == uint8_t(fmt::ParamKind::Pointer));
-static_assert(uint8_t(ParamKind::ByValue) == uint8_t(fmt::ParamKind::ByValue));
-static_assert(uint8_t(VariantKind::Original) ==
-              uint8_t(fmt::VariantKind::Original));
-static_assert(uint8_t(VariantKind::Partition) ==
-              uint8_t(fmt::VariantKind::Partition));
-static_assert(uint8_t(VariantKind::Merge) == uint8_t(fmt::VariantKind::Merge));
-static_assert(uint8_t(VariantKind::CPU) == uint8_t(fmt::VariantKind::CPU));
-static_assert(NumVariantKinds == fmt::NumVariantKinds);
-static_assert(uint8_t(ImageKind::Cubin) == uint8_t(fmt::ImageKind::Cubin));
-static_assert(uint8_t(VariableSpace::Constant) ==
-              uint8_t(fmt::VariableSpace::Constant));
 
 const char *getBundleErrcName(BundleErrc E) {
   switch (E) {
@@ -57,20 +40,6 @@ const char *getBundleErrcName(BundleErrc E) {
 }
 
 uint32_t getBundleFormatVersion() { return fmt::FormatVersion; }
-
-const char *getVariantKindName(VariantKind K) {
-  switch (K) {
-  case VariantKind::Original:
-    return "original";
-  case VariantKind::Partition:
-    return "partition";
-  case VariantKind::Merge:
-    return "merge";
-  case VariantKind::CPU:
-    return "cpu";
-  }
-  return "?";
-}
 
 namespace {
 

@@ -7,6 +7,7 @@
 // can, and tie the runtime's own types to the shared counts.
 //
 //===----------------------------------------------------------------------===//
+#include "cleave/ABI/BundleCodes.h"
 #include "cleave/ABI/BundleFormat.h"
 #include "cleave/ABI/CombineOp.h"
 #include "cleave/ABI/FootprintClass.h"
@@ -34,6 +35,11 @@ static_assert(std::is_same_v<rt::CombineOp, CombineOp>);
 static_assert(std::is_same_v<rt::FootprintClass, FootprintClass>);
 static_assert(std::is_same_v<bundle::ParamRole, ParamRole>);
 static_assert(std::is_same_v<bundle::CombineOp, CombineOp>);
+static_assert(std::is_same_v<rt::ParamKind, bundle::ParamKind>);
+static_assert(std::is_same_v<rt::VariantKind, bundle::VariantKind>);
+static_assert(std::is_same_v<rt::SourceLanguage, bundle::SourceLanguage>);
+static_assert(std::is_same_v<rt::ImageKind, bundle::ImageKind>);
+static_assert(std::is_same_v<rt::VariableSpace, bundle::VariableSpace>);
 static_assert(std::tuple_size_v<rt::model::ClassArray> == NumInstrClasses);
 
 // Bundles store these numbers: changing one needs a new
@@ -43,6 +49,22 @@ static_assert(uint8_t(ParamRole::NotPointer) == 0 &&
               uint8_t(ParamRole::Unused) == 1 &&
               uint8_t(ParamRole::Read) == 2 && uint8_t(ParamRole::Write) == 3 &&
               uint8_t(ParamRole::ReadWrite) == 4 && NumParamRoles == 5);
+static_assert(uint8_t(bundle::SourceLanguage::CUDA) == 0 &&
+              uint8_t(bundle::SourceLanguage::OpenCL) == 1);
+static_assert(uint8_t(bundle::ParamKind::Scalar) == 0 &&
+              uint8_t(bundle::ParamKind::Pointer) == 1 &&
+              uint8_t(bundle::ParamKind::ByValue) == 2);
+static_assert(uint8_t(bundle::VariantKind::Original) == 0 &&
+              uint8_t(bundle::VariantKind::Partition) == 1 &&
+              uint8_t(bundle::VariantKind::Merge) == 2 &&
+              uint8_t(bundle::VariantKind::CPU) == 3 &&
+              bundle::NumVariantKinds == 4);
+static_assert(uint8_t(bundle::ImageKind::PTX) == 0 &&
+              uint8_t(bundle::ImageKind::Cubin) == 1);
+static_assert(uint8_t(bundle::VariableSpace::Global) == 0 &&
+              uint8_t(bundle::VariableSpace::Constant) == 1);
+static_assert(std::string_view(bundle::getVariantKindName(
+                  bundle::VariantKind::CPU)) == "cpu");
 static_assert(uint8_t(CombineOp::Add) == 0 && uint8_t(CombineOp::And) == 1 &&
               uint8_t(CombineOp::Or) == 2 && uint8_t(CombineOp::Xor) == 3 &&
               uint8_t(CombineOp::UMin) == 4 && uint8_t(CombineOp::UMax) == 5 &&

@@ -101,9 +101,9 @@ TEST(InstrumentRecord, RefusesAnotherVersion) {
 
 TEST(InstrumentRecord, NamesTheFirstLineItCannotRead) {
   for (auto [Bad, Line] : std::initializer_list<std::pair<const char *, int>>{
-           {"warp 0 lanes 32\n", 2},             // before any block
-           {"launch k grid 1 1 1\n", 2},         // too few words
-           {"frobnicate 1\n", 2},                // unknown line
+           {"warp 0 lanes 32\n", 2},     // before any block
+           {"launch k grid 1 1 1\n", 2}, // too few words
+           {"frobnicate 1\n", 2},        // unknown line
            {"launch k grid 1 1 1 block 1 1 1 shared x launches 1 sampled 0\n",
             2}}) {
     std::vector<LaunchRecord> R;

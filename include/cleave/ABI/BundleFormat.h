@@ -16,6 +16,7 @@
 #ifndef CLEAVE_ABI_BUNDLEFORMAT_H
 #define CLEAVE_ABI_BUNDLEFORMAT_H
 
+#include "cleave/ABI/BundleCodes.h"
 #include "cleave/ABI/CombineOp.h"
 #include "cleave/ABI/ParamRole.h"
 
@@ -39,24 +40,12 @@ inline constexpr size_t FlagsOffset = 12;
 inline constexpr size_t PayloadSizeOffset = 16;
 inline constexpr size_t ChecksumOffset = 24;
 
-// Numeric codes stored in the payload. The runtime's public enumerations
-// (cleave/rt/Bundle.h) use the same values; Bundle.cpp checks that they do.
-// Parameter roles and combine operations are stored as the values of
-// cleave::ParamRole and cleave::CombineOp (ParamRole.h, CombineOp.h).
-enum class Language : uint8_t { CUDA = 0, OpenCL = 1 };
-enum class ParamKind : uint8_t { Scalar = 0, Pointer = 1, ByValue = 2 };
-using cleave::ParamRole;
-enum class VariantKind : uint8_t {
-  Original = 0,
-  Partition = 1,
-  Merge = 2,
-  CPU = 3
-};
-inline constexpr unsigned NumVariantKinds = 4;
-enum class ImageKind : uint8_t { PTX = 0, Cubin = 1 };
+// Numeric codes stored in the payload: the enumerations of BundleCodes.h,
+// and the values of cleave::ParamRole and cleave::CombineOp (ParamRole.h,
+// CombineOp.h).
 using cleave::CombineOp;
 using cleave::NumCombineOps;
-enum class VariableSpace : uint8_t { Global = 0, Constant = 1 };
+using cleave::ParamRole;
 
 // Flag bits.
 inline constexpr uint8_t ParamRoleIsGuess = 1; ///< the pointer escapes

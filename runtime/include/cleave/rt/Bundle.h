@@ -17,6 +17,7 @@
 #ifndef CLEAVE_RT_BUNDLE_H
 #define CLEAVE_RT_BUNDLE_H
 
+#include "cleave/ABI/BundleCodes.h"
 #include "cleave/ABI/CombineOp.h"
 #include "cleave/ABI/ParamRole.h"
 
@@ -55,18 +56,18 @@ struct BundleStatus {
 /// The format version this runtime reads (and only that one).
 uint32_t getBundleFormatVersion();
 
-// The numeric values are the format's (cleave/ABI/BundleFormat.h).
-enum class SourceLanguage : uint8_t { CUDA, OpenCL };
-enum class ParamKind : uint8_t { Scalar, Pointer, ByValue };
+// The format's enumerations (cleave/ABI/BundleCodes.h).
+using bundle::ImageKind;
+using bundle::NumVariantKinds;
+using bundle::ParamKind;
+using bundle::SourceLanguage;
+using bundle::VariableSpace;
+using bundle::VariantKind;
+/// "original", "partition", ...
+using bundle::getVariantKindName;
 /// The compiler's parameter roles (cleave/ABI/ParamRole.h).
 using cleave::getParamRoleName; ///< as print<cleave-param-roles>
 using cleave::ParamRole;
-enum class VariantKind : uint8_t { Original, Partition, Merge, CPU };
-inline constexpr unsigned NumVariantKinds = 4;
-enum class ImageKind : uint8_t { PTX, Cubin };
-enum class VariableSpace : uint8_t { Global, Constant };
-
-const char *getVariantKindName(VariantKind K); ///< "original", "partition", ...
 
 struct BundleParam {
   ParamKind Kind = ParamKind::Scalar;

@@ -1,4 +1,4 @@
-//===- InstrumentRecord.h - Reading an instrumented run's record -*- C++ -*-===//
+//===- InstrumentRecord.h - An instrumented run's record --------*- C++ -*-===//
 //
 // Part of Cleave's runtime (no LLVM). The CPU recorder of `cleave analyze`'s
 // instrumented build (runtime/lib/cpu/Instrument.cpp) writes one text record
@@ -44,8 +44,7 @@ struct WarpRecord {
 struct BlockRecord {
   uint64_t Block = 0; ///< its linear index in the grid
   unsigned Threads = 0;
-  uint64_t Requests = 0, Sectors = 0, DistinctSectors = 0,
-           DistinctSegments = 0;
+  uint64_t Requests = 0, Sectors = 0, DistinctSectors = 0, DistinctSegments = 0;
   bool Overflow = false; ///< the distinct counts stopped growing
   std::vector<WarpRecord> Warps;
 };
