@@ -23,8 +23,8 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/CPULower.h"
 
+#include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/Analysis/KernelLegality.h"
-#include "cleave/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
@@ -79,6 +79,10 @@ static constexpr const char *WarpBitsHelper = "__cleave_cpu_warp_bits";
 
 std::string cpuVariantName(StringRef Kernel) {
   return ("__cleave_cpu_" + Kernel).str();
+}
+
+std::string cpuDescriptorName(StringRef Kernel) {
+  return cpuVariantName(Kernel) + "_desc";
 }
 
 std::string cpuVariableName(StringRef Var) {
@@ -2231,7 +2235,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
                                            CLEAVE_CPU_HAS_CHECKED),
                  LK.Checked});
     new GlobalVariable(*Host, DescTy, true, GlobalValue::ExternalLinkage, Desc,
-                       cpuVariantName(LK.Name) + "_desc");
+                       cpuDescriptorName(LK.Name));
   }
   return Host;
 }

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/MemCheck.h"
-#include "cleave/CpuCheckABI.h"
+#include "cleave/ABI/CpuCheckABI.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"

@@ -1,7 +1,7 @@
 //===- MemCheck.h - Checked CPU variants (CLEAVE_CHECK=memory) -*- C++ -*-===//
 //
 // Part of Cleave. A lowered CPU variant's twin that validates every access to
-// global or generic memory at run time (include/cleave/CpuCheckABI.h). The
+// global or generic memory at run time (include/cleave/ABI/CpuCheckABI.h). The
 // ordinary variant is untouched, so checking costs nothing unless it is
 // asked for: the runtime runs the twin only under CLEAVE_CHECK=memory.
 //

@@ -1,4 +1,4 @@
-//===- BundleFormat.h - The kernel bundle's bytes, for both sides -*- C++ -*-===//
+//===- BundleFormat.h - The kernel bundle's bytes, both sides ---*- C++ -*-===//
 //
 // Part of Cleave. What the compiler's bundle writer (lib/Bundle) and the
 // runtime's bundle reader (runtime/lib/Bundle.cpp) must agree on byte for
@@ -6,14 +6,19 @@
 // in a bundle, the checksum, and the little-endian encoders and the
 // bounds-checked decoder of the primitive fields. Plain C++17, no LLVM and no
 // runtime headers, so that both layers include this one file instead of each
-// keeping a copy (docs/bundle.md says why it lives at the top of include/).
+// keeping a copy (docs/bundle.md). The enumerations that are facts of their
+// own (parameter roles, combine operations) have their own headers here.
 //
 // The layout of the payload is documented in docs/bundle.md; the writer and
 // the reader each follow it once.
 //
 //===----------------------------------------------------------------------===//
-#ifndef CLEAVE_BUNDLEFORMAT_H
-#define CLEAVE_BUNDLEFORMAT_H
+#ifndef CLEAVE_ABI_BUNDLEFORMAT_H
+#define CLEAVE_ABI_BUNDLEFORMAT_H
+
+#include "cleave/ABI/BundleCodes.h"
+#include "cleave/ABI/CombineOp.h"
+#include "cleave/ABI/ParamRole.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,7 +32,7 @@ namespace bundle {
 inline constexpr char Magic[8] = {'C', 'L', 'V', 'B', 'N', 'D', 'L', '\0'};
 /// Bumped whenever a reader of the previous version would misread a bundle.
 /// Readers accept exactly their own version.
-inline constexpr uint32_t FormatVersion = 2;
+inline constexpr uint32_t FormatVersion = 3;
 /// magic[8], u32 version, u32 flags (0), u64 payload size, u64 checksum.
 inline constexpr size_t HeaderSize = 32;
 inline constexpr size_t VersionOffset = 8;
@@ -35,48 +40,15 @@ inline constexpr size_t FlagsOffset = 12;
 inline constexpr size_t PayloadSizeOffset = 16;
 inline constexpr size_t ChecksumOffset = 24;
 
-// Numeric codes stored in the payload. The runtime's public enumerations
-// (cleave/rt/Bundle.h) use the same values; Bundle.cpp checks that they do.
-enum class Language : uint8_t { CUDA = 0, OpenCL = 1 };
-enum class ParamKind : uint8_t { Scalar = 0, Pointer = 1, ByValue = 2 };
-/// The same order as cleave::ParamRole (Analysis/ParamRoles.h).
-enum class ParamRole : uint8_t {
-  NotPointer = 0,
-  Unused = 1,
-  Read = 2,
-  Write = 3,
-  ReadWrite = 4
-};
-enum class VariantKind : uint8_t {
-  Original = 0,
-  Partition = 1,
-  Merge = 2,
-  CPU = 3
-};
-inline constexpr unsigned NumVariantKinds = 4;
-enum class ImageKind : uint8_t { PTX = 0, Cubin = 1 };
-/// The same order as cleave::CombineOp (Analysis/KernelLegality.h).
-enum class CombineOp : uint8_t {
-  Add = 0,
-  And = 1,
-  Or = 2,
-  Xor = 3,
-  UMin = 4,
-  UMax = 5
-};
-inline constexpr unsigned NumCombineOps = 6;
-/// Its stable lower-case name ("add", "umax", ...), the one the compiler's
-/// legality printer and the runtime's bundle dump use; "?" when out of
-/// range.
-inline constexpr const char *combineOpName(CombineOp Op) {
-  constexpr const char *Names[NumCombineOps] = {"add", "and",  "or",
-                                                "xor", "umin", "umax"};
-  return unsigned(Op) < NumCombineOps ? Names[unsigned(Op)] : "?";
-}
-enum class VariableSpace : uint8_t { Global = 0, Constant = 1 };
+// Numeric codes stored in the payload: the enumerations of BundleCodes.h,
+// and the values of cleave::ParamRole and cleave::CombineOp (ParamRole.h,
+// CombineOp.h).
+using cleave::CombineOp;
+using cleave::NumCombineOps;
+using cleave::ParamRole;
 
 // Flag bits.
-inline constexpr uint8_t ParamRoleIsGuess = 1;   ///< the pointer escapes
+inline constexpr uint8_t ParamRoleIsGuess = 1; ///< the pointer escapes
 inline constexpr uint8_t KernelCanSplit = 1;
 inline constexpr uint8_t KernelCanRunOnCPU = 2;
 inline constexpr uint8_t IssueForbidsSplit = 1;

@@ -12,8 +12,8 @@
  * compiler emits the calls (lib/Transforms/MemCheck.cpp). Plain C, no LLVM
  * and no runtime headers, so that both layers include this one file.
  *===----------------------------------------------------------------------===*/
-#ifndef CLEAVE_CPUCHECKABI_H
-#define CLEAVE_CPUCHECKABI_H
+#ifndef CLEAVE_ABI_CPUCHECKABI_H
+#define CLEAVE_ABI_CPUCHECKABI_H
 
 #define CLEAVE_CHECK_FUNCTION "__cleave_rt_check"
 
@@ -26,4 +26,4 @@
 /* cleave_cpu_kernel_desc.flags: the descriptor's checked_fn is present. */
 #define CLEAVE_CPU_HAS_CHECKED 2u
 
-#endif /* CLEAVE_CPUCHECKABI_H */
+#endif /* CLEAVE_ABI_CPUCHECKABI_H */
