@@ -44,6 +44,7 @@ config.substitutions.append(("%cuda_to_ir", "%s %s" % (os.path.join(tools, "clan
 config.substitutions.append(("%cl_to_ir", "%s %s" % (os.path.join(tools, "clang"), cl_flags)))
 config.substitutions.append(("%llc_ptx", "%s -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90" % os.path.join(tools, "llc")))
 config.substitutions.append(("%strip_comments", "%s %s" % (sys.executable, os.path.join(config.test_source_root, "utils", "strip-comments.py"))))
+config.substitutions.append(("%runtime_unittests", os.path.join(config.cleave_obj_root, "unittests", "CleaveRuntimeTests")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 # cleave-bundle-info prints a bundle through the runtime's reader.
 config.substitutions.append(("%bundle_info", os.path.join(config.cleave_obj_root, "bin", "cleave-bundle-info")))

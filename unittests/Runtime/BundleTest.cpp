@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../BundleFromIR.h"
+#include "../TestInputs.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/BundleFormat.h"
 #include "cleave/rt/Bundle.h"
@@ -62,7 +63,7 @@ exit:
   ret void
 }
 
-)IR") + cleave::test::HistIR + R"IR(
+)IR") + cleave::test::testInput("hist.ll") + R"IR(
 define ptx_kernel void @tiled(ptr noundef readonly %in, ptr noundef writeonly %out) #0 {
 entry:
   %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
