@@ -10,6 +10,7 @@
 #                   source-to-source tests rewrite so that no CHECK line
 #                   reaches the output they check
 import os
+import shutil
 import sys
 import lit.formats
 
@@ -72,3 +73,11 @@ if os.path.exists(os.path.join(config.cleave_obj_root, "lib", "libcleave_rt.so")
 # Programs that `cleave compile` builds link libcleave_rt.so (test/Driver
 # needs feature "cleave-rt-api" for them); %libcleave_rt names the library.
 config.substitutions.append(("%libcleave_rt", os.path.join(config.cleave_obj_root, "lib", "libcleave_rt.so")))
+# test/Install: the installed tree (cmake --install) and the Debian package
+# (cpack -G DEB) of the build, used as a user would.
+config.substitutions.append(("%build_root", config.cleave_obj_root))
+config.substitutions.append(("%src_root", config.cleave_src_root))
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
+if shutil.which("cpack") and shutil.which("dpkg-deb"):
+    config.available_features.add("cpack-deb")
