@@ -17,7 +17,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
