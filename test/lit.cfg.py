@@ -76,6 +76,7 @@ config.substitutions.append(("%libcleave_rt", os.path.join(config.cleave_obj_roo
 # test/Install: the installed tree (cmake --install) and the Debian package
 # (cpack -G DEB) of the build, used as a user would.
 config.substitutions.append(("%build_root", config.cleave_obj_root))
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%src_root", config.cleave_src_root))
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")

@@ -64,8 +64,8 @@
 // split by hand without Cleave (native_split.cu, one host thread) reached
 // 3.65x in one run and 3.72x in another: the suite measured that fixed
 // cost more than the split. At S = 2 the hand split reaches 3.82x
-// (bench/results/headline/scale-2026-11-22-h200x4-d01d453.md), hence the
-// default.
+// (bench/results/headline/headline-2026-11-22-h200x4-d01d453-scale.md),
+// hence the default.
 //
 // The host work on these inputs (filling them, the references, the host
 // mode's negation) runs on up to 64 threads (parallelFor): on one thread

@@ -12,7 +12,7 @@
 // 60 us of work per GPU, the rest the fixed cost of issuing and
 // synchronizing the launches. At 2^28 (--scale 1) it reached 3.65-3.72x,
 // at 2^29 (--scale 2) 3.82x
-// (bench/results/headline/scale-2026-11-22-h200x4-d01d453.md).
+// (bench/results/headline/headline-2026-11-22-h200x4-d01d453-scale.md).
 // The size follows the headline's vecadd; change both together.
 //
 // Built with nvcc on the GPU machine by bench/gpu/headline/run.sh (phase
