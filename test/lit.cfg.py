@@ -6,13 +6,18 @@
 #   %cl_to_ir       an OpenCL C file to optimized nvptx64 IR linked with libclc
 #   %llc_ptx        LLVM IR to PTX for sm_90
 #   %ptxas          CUDA's ptxas, when present (feature "ptxas")
+#   %strip_comments a source's copy without comments (test/utils), which
+#                   source-to-source tests rewrite so that no CHECK line
+#                   reaches the output they check
 import os
+import shutil
+import sys
 import lit.formats
 
 config.name = "Cleave"
 config.test_format = lit.formats.ShTest(not lit_config.quiet)
 config.suffixes = [".ll", ".cu", ".cl", ".test"]
-config.excludes = ["Inputs"]
+config.excludes = ["Inputs", "utils"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cleave_obj_root, "test")
 
@@ -41,6 +46,8 @@ config.substitutions.append(("%cleave", config.cleave_tool))
 config.substitutions.append(("%cuda_to_ir", "%s %s" % (os.path.join(tools, "clang++"), cuda_flags)))
 config.substitutions.append(("%cl_to_ir", "%s %s" % (os.path.join(tools, "clang"), cl_flags)))
 config.substitutions.append(("%llc_ptx", "%s -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90" % os.path.join(tools, "llc")))
+config.substitutions.append(("%strip_comments", "%s %s" % (sys.executable, os.path.join(config.test_source_root, "utils", "strip-comments.py"))))
+config.substitutions.append(("%runtime_unittests", os.path.join(config.cleave_obj_root, "unittests", "CleaveRuntimeTests")))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 # cleave-bundle-info prints a bundle through the runtime's reader.
 config.substitutions.append(("%bundle_info", os.path.join(config.cleave_obj_root, "bin", "cleave-bundle-info")))
@@ -68,3 +75,12 @@ if os.path.exists(os.path.join(config.cleave_obj_root, "lib", "libcleave_rt.so")
 # Programs that `cleave compile` builds link libcleave_rt.so (test/Driver
 # needs feature "cleave-rt-api" for them); %libcleave_rt names the library.
 config.substitutions.append(("%libcleave_rt", os.path.join(config.cleave_obj_root, "lib", "libcleave_rt.so")))
+# test/Install: the installed tree (cmake --install) and the Debian package
+# (cpack -G DEB) of the build, used as a user would.
+config.substitutions.append(("%build_root", config.cleave_obj_root))
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%src_root", config.cleave_src_root))
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
+if shutil.which("cpack") and shutil.which("dpkg-deb"):
+    config.available_features.add("cpack-deb")

@@ -1,7 +1,7 @@
 //===- ApiLaunchTest.cpp - Launches, symbols and stream order -------------===//
 //
-// Part of Cleave. A device module (inline IR) goes through the compiler's
-// bundle writer; its kernels get hand-written CPU variants (the
+// Part of Cleave. A device module (unittests/Inputs/api_launch_test.ll)
+// goes through the compiler's bundle writer at build time; its kernels get hand-written CPU variants (the
 // CpuKernelABI.h convention) and host stubs written the way the host
 // rewriter writes them (pop the call configuration, cudaLaunchKernel). The
 // module, kernels and a __constant__ variable are registered through
@@ -14,19 +14,14 @@
 //
 //===----------------------------------------------------------------------===//
 #if __has_include(<cuda_runtime_api.h>)
-#include "../BundleFromIR.h"
+#include "../TestInputs.h"
 #include "ApiTestUtil.h"
 
-#include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "../../runtime/lib/api/Runtime.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <atomic>
 #include <chrono>
@@ -41,89 +36,6 @@
 using namespace cleave_api_test;
 
 namespace {
-
-const char *DeviceIR = R"IR(
-target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
-
-@factor = addrspace(4) externally_initialized constant float 1.0, align 4
-
-define ptx_kernel void @vecadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %ok = icmp slt i32 %i, %n
-  br i1 %ok, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pa = getelementptr inbounds float, ptr %a, i64 %idx
-  %pb = getelementptr inbounds float, ptr %b, i64 %idx
-  %pc = getelementptr inbounds float, ptr %c, i64 %idx
-  %va = load float, ptr %pa, align 4
-  %vb = load float, ptr %pb, align 4
-  %s = fadd float %va, %vb
-  store float %s, ptr %pc, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-define ptx_kernel void @scale(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %ok = icmp slt i32 %i, %n
-  br i1 %ok, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pi = getelementptr inbounds float, ptr %in, i64 %idx
-  %v = load float, ptr %pi, align 4
-  %f = load float, ptr addrspace(4) @factor, align 4
-  %r = fmul float %v, %f
-  %po = getelementptr inbounds float, ptr %out, i64 %idx
-  store float %r, ptr %po, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-define ptx_kernel void @fill(ptr noundef writeonly %out, i32 noundef %v, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %ok = icmp slt i32 %i, %n
-  br i1 %ok, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %po = getelementptr inbounds i32, ptr %out, i64 %idx
-  store i32 %v, ptr %po, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-
-attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
-)IR";
-
-/// The bundle of \p IR, with its kernels renamed by \p Rename (so a second
-/// module can hold the same code under other names); empty on failure.
-std::string makeBundle(const char *IR, const char *Source,
-                       const std::map<std::string, std::string> &Rename = {}) {
-  return cleave::test::bundleFromIR(IR, Source, Rename);
-}
 
 // The CPU variants. ---------------------------------------------------------
 
@@ -327,11 +239,9 @@ bool registerModule(const std::string &Bytes,
 /// Registers the test module once per process.
 bool registerTestModules() {
   static bool Ok = [] {
-    std::string Main = makeBundle(DeviceIR, "api_launch_test.cu");
-    std::string Single = makeBundle(DeviceIR, "api_single_test.cu",
-                                    {{"vecadd", "vecadd_single"},
-                                     {"scale", "scale_single"},
-                                     {"fill", "fill_single"}});
+    // The same kernels, renamed *_single (unittests/CMakeLists.txt).
+    std::string Main = cleave::test::testBundle("api_launch_test");
+    std::string Single = cleave::test::testBundle("api_single_test");
     if (Main.empty() || Single.empty())
       return false;
     bool R = registerModule(

@@ -9,10 +9,11 @@
 // must be refused with a status, and nothing may crash.
 //
 //===----------------------------------------------------------------------===//
-#include "cleave/rt/Bundle.h"
 #include "../BundleFromIR.h"
+#include "../TestInputs.h"
 #include "cleave/ABI/BundleFormat.h"
 #include "cleave/Bundle/BundleWriter.h"
+#include "cleave/rt/Bundle.h"
 #include "cleave/rt/Footprint.h"
 
 #include "llvm/AsmParser/Parser.h"
@@ -62,7 +63,7 @@ exit:
   ret void
 }
 
-)IR") + cleave::test::HistIR + R"IR(
+)IR") + cleave::test::testInput("hist.ll") + R"IR(
 define ptx_kernel void @tiled(ptr noundef readonly %in, ptr noundef writeonly %out) #0 {
 entry:
   %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
