@@ -351,6 +351,7 @@ private:
     Value *Tid[3];
   };
   ThreadLoop buildThreadLoop(BasicBlock *Pre, const Twine &Name);
+  ThreadLoop buildFlatThreadLoop(BasicBlock *Pre, const Twine &Name);
   Value *perThreadSlot(IRBuilder<> &B, AllocaInst *A, Value *Lin);
   void emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post);
   BasicBlock *emitChainRegion(unsigned S, BasicBlock *Pre);
@@ -981,6 +982,8 @@ void KernelLowering::layOutStorage() {
 
 KernelLowering::ThreadLoop
 KernelLowering::buildThreadLoop(BasicBlock *Pre, const Twine &Name) {
+  if (Guarded)
+    return buildFlatThreadLoop(Pre, Name);
   Function *H = Host;
   Type *I32 = Type::getInt32Ty(Ctx);
   auto *ZH = BasicBlock::Create(Ctx, Name + ".z", H);
@@ -1026,6 +1029,46 @@ KernelLowering::buildThreadLoop(BasicBlock *Pre, const Twine &Name) {
   Lin = B.CreateAdd(Lin, B.CreateZExt(Tx, I64), "lin", true, true);
   Sites.Loops.push_back({Body, Lin});
   return {Body, XL, Exit, Lin, {Tx, Ty, Tz}};
+}
+
+/// The threads of a block as one loop over the linear id, the thread ids
+/// stepped along (x fastest): guarded regions are never vectorized, and one
+/// loop instead of three keeps the many regions and commit loops of a
+/// guarded kernel cheap to optimize.
+KernelLowering::ThreadLoop
+KernelLowering::buildFlatThreadLoop(BasicBlock *Pre, const Twine &Name) {
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  auto *Hdr = BasicBlock::Create(Ctx, Name + ".t", Host);
+  auto *Body = BasicBlock::Create(Ctx, Name + ".body", Host);
+  auto *Latch = BasicBlock::Create(Ctx, Name + ".latch", Host);
+  auto *Exit = BasicBlock::Create(Ctx, Name + ".exit", Host);
+  IRBuilder<> B(Pre);
+  B.CreateBr(Hdr);
+  B.SetInsertPoint(Hdr);
+  PHINode *Lin = B.CreatePHI(I64, 2, "lin");
+  PHINode *Tid[3];
+  for (unsigned D = 0; D < 3; ++D)
+    Tid[D] = B.CreatePHI(I32, 2, "tid." + Twine("xyz"[D]));
+  B.CreateCondBr(B.CreateICmpULT(Lin, NumThreads), Body, Exit);
+  B.SetInsertPoint(Latch);
+  Value *Next[3];
+  Value *Carry = B.getTrue();
+  for (unsigned D = 0; D < 3; ++D) {
+    Value *Up = B.CreateAdd(Tid[D], B.CreateZExt(Carry, I32));
+    Value *Wrap = B.CreateICmpEQ(Up, BlockDim[D]);
+    Next[D] = D == 2 ? Up : B.CreateSelect(Wrap, B.getInt32(0), Up);
+    Carry = Wrap;
+  }
+  Value *Lin1 = B.CreateAdd(Lin, B.getInt64(1), "", true, true);
+  B.CreateBr(Hdr);
+  Lin->addIncoming(B.getInt64(0), Pre);
+  Lin->addIncoming(Lin1, Latch);
+  for (unsigned D = 0; D < 3; ++D) {
+    Tid[D]->addIncoming(B.getInt32(0), Pre);
+    Tid[D]->addIncoming(Next[D], Latch);
+  }
+  Sites.Loops.push_back({Body, Lin});
+  return {Body, Latch, Exit, Lin, {Tid[0], Tid[1], Tid[2]}};
 }
 
 Value *KernelLowering::perThreadSlot(IRBuilder<> &B, AllocaInst *A,
@@ -1715,9 +1758,19 @@ void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
   IRBuilder<> DB(Post);
   PHINode *P = DB.CreatePHI(DB.getInt32Ty(), 1, "next.key");
   P->addIncoming(Next, PB.GetInsertBlock());
+  // Without guards all threads leave the region at one of its exits, so
+  // only those are cases: the state machine's CFG then has the kernel's own
+  // shape (no loop where the kernel has none), which keeps the optimizer's
+  // loop passes cheap. A guarded block may resume any pending state.
+  SmallPtrSet<BasicBlock *, 8> Exits;
+  for (BasicBlock *BB : Regions[S].Blocks)
+    for (BasicBlock *Succ : successors(BB))
+      if (SyncIndex.count(Succ))
+        Exits.insert(Succ);
   SwitchInst *SW = DB.CreateSwitch(P, BlockLatch, Syncs.size());
   for (unsigned T = 0; T < Syncs.size(); ++T)
-    SW->addCase(DB.getInt32(Syncs[T].Key), RegionPre[T]);
+    if (Guarded || Exits.contains(Syncs[T].BB))
+      SW->addCase(DB.getInt32(Syncs[T].Key), RegionPre[T]);
 }
 
 std::optional<Refusal> KernelLowering::checkChains() {
