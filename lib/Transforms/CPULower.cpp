@@ -1531,7 +1531,11 @@ Value *KernelLowering::analyzeGuards(
     Fast = Fast ? B.CreateAnd(Fast, Ok) : Ok;
     Folds.push_back({C, Assume});
   }
-  return Fast ? B.CreateFreeze(Fast, "all.threads.agree") : nullptr;
+  if (!Fast)
+    return nullptr;
+  Value *Agree = B.CreateFreeze(Fast, "all.threads.agree");
+  Sites.FastPaths.push_back(Agree);
+  return Agree;
 }
 
 KernelLowering::ThreadLoop KernelLowering::emitRegionCopy(
