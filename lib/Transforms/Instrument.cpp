@@ -579,14 +579,20 @@ Error linkInstrumentedVariants(Module &Plain, std::unique_ptr<Module> Instr,
     GV.setInitializer(nullptr);
     GV.setLinkage(GlobalValue::ExternalLinkage);
   }
+  // Erasing a descriptor leaves its initializer behind as a dead constant
+  // that still uses the variant it named: such users do not count.
   bool Changed = true;
   while (Changed) {
     Changed = false;
-    for (Function &F : make_early_inc_range(*Instr))
-      if (F.getName().starts_with("__cleave_cpu_") && F.use_empty()) {
+    for (Function &F : make_early_inc_range(*Instr)) {
+      if (!F.getName().starts_with("__cleave_cpu_"))
+        continue;
+      F.removeDeadConstantUsers();
+      if (F.use_empty()) {
         F.eraseFromParent();
         Changed = true;
       }
+    }
   }
   if (Linker::linkModules(Plain, std::move(Instr)))
     return createStringError(inconvertibleErrorCode(),
