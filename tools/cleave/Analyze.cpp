@@ -28,6 +28,7 @@
 #include "cleave/CodeGen/DeviceObject.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Rewrite/HostRewriter.h"
+#include "cleave/Support/Diagnosed.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/Instrument.h"
 #include "cleave/rt/HopperModel.h"
@@ -622,7 +623,8 @@ int emitOne(LLVMContext &Ctx) {
   } else {
     auto D = compileDeviceCode(In, deviceOptions(), Ctx, errs());
     if (!D) {
-      consumeError(D.takeError());
+      reportUnlessDiagnosed(D.takeError(),
+                            [](const std::string &M) { error(M); });
       return 1;
     }
     M = std::move(*D);
@@ -1889,9 +1891,8 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
     }
     Expected<std::string> Exe = buildInstrumented(Tmp.Path, Ctx, A);
     if (!Exe) {
-      std::string Msg = toString(Exe.takeError());
-      if (!StringRef(Msg).contains("compilation failed"))
-        error(Msg);
+      reportUnlessDiagnosed(Exe.takeError(),
+                            [](const std::string &M) { error(M); });
       return 1;
     }
     SmallString<256> Rec(Tmp.Path);

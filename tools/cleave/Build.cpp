@@ -16,6 +16,7 @@
 #include "cleave/CodeGen/DeviceObject.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Rewrite/HostRewriter.h"
+#include "cleave/Support/Diagnosed.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -445,7 +446,9 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         HO.CopyDir = CopyDir;
         Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
         if (!R) {
-          consumeError(R.takeError());
+          reportUnlessDiagnosed(R.takeError(), [&](const std::string &M) {
+            error(In + ": " + M);
+          });
           Failed = true;
           continue;
         }
@@ -455,11 +458,9 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         }
         Expected<std::string> Obj = deviceObjectOf(In, Opts, Ctx, &*R);
         if (!Obj) {
-          std::string Msg = toString(Obj.takeError());
-          // Frontend failures are already reported with their locations.
-          if (!StringRef(Msg).contains("compilation failed") &&
-              !StringRef(Msg).contains("symbols disagree"))
-            error(In + ": " + Msg);
+          reportUnlessDiagnosed(Obj.takeError(), [&](const std::string &M) {
+            error(In + ": " + M);
+          });
           Failed = true;
           continue;
         }

@@ -21,6 +21,7 @@
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Frontend/DeviceCompiler.h"
 #include "cleave/Rewrite/HostRewriter.h"
+#include "cleave/Support/Diagnosed.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -340,7 +341,8 @@ int runCompile() {
     Expected<std::string> Src = cleave::rewriteForHost(
         Input, Build, Output == "-" ? "<stdout>" : Output.getValue());
     if (!Src) {
-      consumeError(Src.takeError()); // the diagnostics are already printed
+      cleave::reportUnlessDiagnosed(Src.takeError(),
+                                    [](const std::string &M) { error(M); });
       return 1;
     }
     return writeOutput(*Src, /*IsText=*/true);
@@ -351,9 +353,8 @@ int runCompile() {
     Expected<std::string> Obj =
         cleave::buildDeviceObject(Input, Build, Ctx);
     if (!Obj) {
-      std::string Msg = toString(Obj.takeError());
-      if (!StringRef(Msg).contains("compilation failed"))
-        return error(Msg);
+      cleave::reportUnlessDiagnosed(Obj.takeError(),
+                                    [](const std::string &M) { error(M); });
       return 1;
     }
     return writeOutput(*Obj, /*IsText=*/false);
@@ -362,7 +363,8 @@ int runCompile() {
   const cleave::DeviceCompileOptions &Opts = Build.Device;
   auto M = cleave::compileDeviceCode(Input, Opts, Ctx, errs());
   if (!M) {
-    consumeError(M.takeError()); // the diagnostics are already printed
+    cleave::reportUnlessDiagnosed(M.takeError(),
+                                  [](const std::string &M) { error(M); });
     return 1;
   }
   // The bundle runs its own fixed pipeline: its variants must follow the
