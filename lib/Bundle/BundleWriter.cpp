@@ -14,7 +14,7 @@
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/BundleFormat.h"
 #include "cleave/CodeGen/PTXEmitter.h"
-#include "cleave/Plugin/PassRegistration.h"
+#include "cleave/Plugin/Pipelines.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/PartitionReady.h"
@@ -59,34 +59,6 @@ static_assert(uint8_t(CombineOp::Add) == uint8_t(fmt::CombineOp::Add) &&
               uint8_t(CombineOp::UMax) == uint8_t(fmt::CombineOp::UMax));
 
 namespace {
-
-/// Pass builder and analysis managers set up with Cleave's passes, kept
-/// together so that the analyses stay reachable after a pipeline ran.
-struct CleavePassSetup {
-  PassBuilder PB;
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-
-  explicit CleavePassSetup(TargetMachine *TM) : PB(TM) {
-    registerCleavePasses(PB);
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  }
-
-  Error run(Module &M, StringRef Pipeline) {
-    ModulePassManager MPM;
-    if (Error E = PB.parsePassPipeline(MPM, Pipeline))
-      return E;
-    MPM.addPass(VerifierPass());
-    MPM.run(M, MAM);
-    return Error::success();
-  }
-};
 
 struct CapturedRemark {
   std::string Pass, Message, Location;
@@ -269,74 +241,34 @@ void writeVariant(fmt::ByteWriter &W, fmt::VariantKind Kind,
   W.str(V.Location);
 }
 
-/// Replaces the device module \p M by its CPU module: every kernel's CPU
-/// variant and its merge kernel's. The merge kernels are made first
-/// (cleave-merge) and then marked as ordinary kernels, in this module only
-/// (it is the CPU module's scratch copy), so that cleave-cpu-lower lowers
-/// them too: the CPU merge variant of K is __cleave_cpu___cleave_merge_<K>,
-/// described by __cleave_cpu___cleave_merge_<K>_desc (docs/cpu-backend.md).
-/// A merge kernel the lowering refuses simply has no CPU variant.
-Error lowerForCPU(CleavePassSetup &Setup, Module &M) {
-  // The twins first (a no-op when the module already has them): they are
-  // kernels of the bundle, with CPU variants of their own.
-  if (Error E = Setup.run(M, "cleave-swap-grid,cleave-merge"))
-    return E;
-  for (Function &F : M)
-    if (F.getFnAttribute("cleave-variant").getValueAsString() == "merge")
-      F.removeFnAttr("cleave-variant");
-  return Setup.run(M, "cleave-cpu-lower");
-}
-
 } // namespace
 
-Error runCleavePipeline(Module &M, StringRef Pipeline, TargetMachine *TM) {
-  CleavePassSetup Setup(TM);
-  // The CPU object (`cleave compile --emit=cpu-obj|cpu-ir`) must define what
-  // the bundle's CPU variants assume, merge variants included.
-  if (Pipeline == "cleave-cpu-lower")
-    return lowerForCPU(Setup, M);
-  return Setup.run(M, Pipeline);
-}
-
-Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
+Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
   auto TM = createNVPTXTargetMachine(Device, Opts.GpuArch);
   if (!TM)
     return TM.takeError();
   std::vector<CapturedRemark> Remarks;
   RecordRemarks Recorder(Device.getContext(), Remarks);
 
-  // CPU variants: the pass form of the lowering on a clone, so the bundle
-  // names exactly what `cleave compile --emit=cpu-obj` defines. The merge
-  // kernels are made first and lowered too: the CPU merge variant of K is
-  // __cleave_cpu___cleave_merge_<K> (descriptor ..._desc), which the runtime
-  // finds by that name (docs/cpu-backend.md); it is not recorded in the
-  // bundle, whose merge variant gives its calling convention.
-  // The twins of 2-D kernels (cleave-swap-grid) are kernels like the
-  // others: made first, so the CPU clone and every pass below see them.
-  {
-    CleavePassSetup Swap(TM->get());
-    if (Error E = Swap.run(Device, "cleave-swap-grid"))
-      return std::move(E);
-  }
+  // The CPU module comes from the module as the frontend made it; its own
+  // twins and merge kernels are the device module's, made again.
   std::unique_ptr<Module> Host = CloneModule(Device);
+  CleavePassSetup Setup(TM->get());
+  if (Opts.Log)
+    *Opts.Log << "cleave: bundle: running " << DeviceVariantsPipeline << "\n";
+  if (Error E = Setup.run(Device, DeviceVariantsPipeline))
+    return std::move(E);
   {
     CleavePassSetup CPU(TM->get());
     if (Opts.Log)
-      *Opts.Log << "cleave: bundle: lowering kernels for the CPU\n";
+      *Opts.Log << "cleave: bundle: running " << CPUVariantsPipeline << "\n";
+    // Their remarks would repeat the device module's.
     Recorder.mute({"cleave-merge", "cleave-swap-grid"});
-    Error E = lowerForCPU(CPU, *Host);
+    Error E = CPU.run(*Host, CPUVariantsPipeline);
     Recorder.mute({});
     if (E)
       return std::move(E);
   }
-
-  CleavePassSetup Setup(TM->get());
-  if (Opts.Log)
-    *Opts.Log
-        << "cleave: bundle: running cleave-partition,cleave-rebase,cleave-merge\n";
-  if (Error E =
-          Setup.run(Device, "cleave-partition,cleave-rebase,cleave-merge"))
-    return std::move(E);
   FunctionAnalysisManager &FAM = Setup.FAM;
   const DataLayout &DL = Device.getDataLayout();
 
@@ -511,7 +443,7 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   const auto *Bytes = reinterpret_cast<const unsigned char *>(W.Bytes.data());
   W.patchU64(fmt::ChecksumOffset,
              fmt::bundleChecksum(Bytes, Bytes + fmt::HeaderSize, PayloadSize));
-  return std::move(W.Bytes);
+  return BuiltBundle{std::move(W.Bytes), std::move(Host)};
 }
 
 } // namespace cleave

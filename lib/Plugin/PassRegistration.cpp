@@ -1,5 +1,6 @@
 //===- PassRegistration.cpp - Register Cleave's passes by name -----------===//
 #include "cleave/Plugin/PassRegistration.h"
+#include "cleave/Plugin/Pipelines.h"
 
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
@@ -42,6 +43,14 @@ void cleave::registerCleavePasses(PassBuilder &PB) {
     return true;                                                               \
   }
 #include "Passes.def"
+        if (Name == DeviceVariantsPipeline) {
+          addDeviceVariantPasses(MPM);
+          return true;
+        }
+        if (Name == CPUVariantsPipeline) {
+          addCPUVariantPasses(MPM);
+          return true;
+        }
         return false;
       });
 }

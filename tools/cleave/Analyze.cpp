@@ -25,6 +25,7 @@
 #include "HostCompiler.h"
 
 #include "cleave/Bundle/BundleWriter.h"
+#include "cleave/Plugin/Pipelines.h"
 #include "cleave/CodeGen/DeviceObject.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Rewrite/HostRewriter.h"
@@ -580,28 +581,43 @@ cleave::DeviceCompileOptions deviceOptions() {
   return O;
 }
 
-/// The CPU module of \p Device with instrumented twins of its kernels
-/// (the device module is not changed). \p Info receives the sites.
-Expected<std::unique_ptr<Module>> instrumentedCPUModule(Module &Device,
-                                                        uint32_t Index,
-                                                        InstrumentInfo &Info) {
-  std::unique_ptr<Module> Plain = CloneModule(Device);
+/// The instrumented CPU variants of \p Device's kernels (the device module
+/// is not changed): a clone instrumented, lowered by cleave-cpu-lower alone
+/// (no twins, no merge kernels: the recorder runs the kernels themselves)
+/// and finalized. \p Info receives the sites.
+Expected<std::unique_ptr<Module>> instrumentedVariants(Module &Device,
+                                                       uint32_t Index,
+                                                       InstrumentInfo &Info) {
   std::unique_ptr<Module> Instr = CloneModule(Device);
   Expected<InstrumentInfo> I = instrumentModule(*Instr, Index);
   if (!I)
     return I.takeError();
   Info = std::move(*I);
-  for (Module *M : {Plain.get(), Instr.get()}) {
-    auto TM = createNVPTXTargetMachine(*M, GpuArch);
-    if (!TM)
-      return TM.takeError();
-    if (Error E = runCleavePipeline(*M, "cleave-cpu-lower", TM->get()))
-      return std::move(E);
-  }
+  auto TM = createNVPTXTargetMachine(*Instr, GpuArch);
+  if (!TM)
+    return TM.takeError();
+  if (Error E = runCleavePipeline(*Instr, "cleave-cpu-lower", TM->get()))
+    return std::move(E);
   if (Error E = finalizeInstrumentedCPU(*Instr))
     return std::move(E);
-  if (Error E = linkInstrumentedVariants(*Plain, std::move(Instr),
-                                         Info.Kernels))
+  return std::move(Instr);
+}
+
+/// The CPU module of \p Device (cleave-cpu-variants, as in its bundle) with
+/// the instrumented variants linked in, for --emit=cpu-ir.
+Expected<std::unique_ptr<Module>> instrumentedCPUModule(Module &Device,
+                                                        InstrumentInfo &Info) {
+  auto Instr = instrumentedVariants(Device, 0, Info);
+  if (!Instr)
+    return Instr.takeError();
+  std::unique_ptr<Module> Plain = CloneModule(Device);
+  auto TM = createNVPTXTargetMachine(*Plain, GpuArch);
+  if (!TM)
+    return TM.takeError();
+  if (Error E = runCleavePipeline(*Plain, CPUVariantsPipeline, TM->get()))
+    return std::move(E);
+  if (Error E =
+          linkInstrumentedVariants(*Plain, std::move(*Instr), Info.Kernels))
     return std::move(E);
   return std::move(Plain);
 }
@@ -631,7 +647,7 @@ int emitOne(LLVMContext &Ctx) {
   }
   if (Emit == EmitKind::CpuIR) {
     InstrumentInfo Info;
-    auto CPU = instrumentedCPUModule(*M, 0, Info);
+    auto CPU = instrumentedCPUModule(*M, Info);
     if (!CPU)
       return error(toString(CPU.takeError()));
     (*CPU)->print(outs(), nullptr);
@@ -737,21 +753,27 @@ Expected<std::string> buildInstrumented(StringRef Dir, LLVMContext &Ctx,
           A.Res[K] = V;
       }
       InstrumentInfo Info;
-      auto CPU = instrumentedCPUModule(**M, Index, Info);
-      if (!CPU)
-        return CPU.takeError();
+      auto Instr = instrumentedVariants(**M, Index, Info);
+      if (!Instr)
+        return Instr.takeError();
       if (Error E = refineCode(**M, Info, A))
         return std::move(E);
-      A.Sites.push_back(std::move(Info));
       BundleOptions BO;
       BO.GpuArch = GpuArch;
       BO.Ptxas = Ptxas;
-      Expected<std::string> Bundle = writeBundle(**M, BO);
+      Expected<BuiltBundle> Bundle = writeBundle(**M, BO);
       if (!Bundle)
         return Bundle.takeError();
+      // The bundle's CPU variants, each kernel's dispatching to its
+      // instrumented twin for the sampled blocks.
+      if (Error E = linkInstrumentedVariants(*Bundle->CPU, std::move(*Instr),
+                                             Info.Kernels))
+        return std::move(E);
+      A.Sites.push_back(std::move(Info));
       DeviceObjectOptions OO;
       OO.CPU = B.HostCPU;
-      Expected<std::string> Obj = emitDeviceObject(**CPU, *Bundle, OO);
+      Expected<std::string> Obj =
+          emitDeviceObject(*Bundle->CPU, Bundle->Bytes, OO);
       if (!Obj)
         return Obj.takeError();
       std::error_code EC;

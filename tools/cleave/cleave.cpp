@@ -20,6 +20,7 @@
 #include "cleave/CodeGen/HostObjectEmitter.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Frontend/DeviceCompiler.h"
+#include "cleave/Plugin/Pipelines.h"
 #include "cleave/Rewrite/HostRewriter.h"
 #include "cleave/Support/Diagnosed.h"
 
@@ -109,7 +110,7 @@ cl::opt<bool> Verbose("v", cl::desc("Print the steps and the Clang command"),
 cl::opt<std::string> Passes(
     "cleave-passes",
     cl::desc("Cleave pass pipeline run on the device module"),
-    cl::init("cleave-swap-grid,cleave-partition,cleave-rebase,cleave-merge"), cl::sub(CompileCmd),
+    cl::init(cleave::DeviceVariantsPipeline), cl::sub(CompileCmd),
     cl::cat(CompileCat));
 cl::opt<std::string>
     RemarksPassed("Rpass", cl::desc("Report transforms made by passes whose "
@@ -259,10 +260,10 @@ int emitBundle(Module &M) {
   BOpts.Ptxas = ptxasToUse();
   if (Verbose)
     BOpts.Log = &errs();
-  Expected<std::string> Bundle = cleave::writeBundle(M, BOpts);
+  Expected<cleave::BuiltBundle> Bundle = cleave::writeBundle(M, BOpts);
   if (!Bundle)
     return error(toString(Bundle.takeError()));
-  return writeOutput(*Bundle, /*IsText=*/false);
+  return writeOutput(Bundle->Bytes, /*IsText=*/false);
 }
 
 cleave::BuildOptions buildOptions() {
@@ -374,10 +375,11 @@ int runCompile() {
   auto TM = cleave::createNVPTXTargetMachine(**M, GpuArch);
   if (!TM)
     return error(toString(TM.takeError()));
-  // The CPU variants are a module of their own (x86-64): cleave-cpu-lower
-  // replaces the device module with it.
+  // The CPU variants are a module of their own (x86-64):
+  // cleave-cpu-variants replaces the device module with it.
   bool ForCPU = Emit == EmitKind::CpuIR || Emit == EmitKind::CpuObj;
-  std::string Pipeline = ForCPU ? "cleave-cpu-lower" : Passes.getValue();
+  std::string Pipeline =
+      ForCPU ? cleave::CPUVariantsPipeline : Passes.getValue();
   if (Verbose)
     errs() << "cleave: running passes '" << Pipeline << "'\n";
   if (Error E = cleave::runCleavePipeline(**M, Pipeline, TM->get()))
