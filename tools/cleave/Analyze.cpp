@@ -343,66 +343,9 @@ Expected<model::GpuParams> loadProfile(StringRef Path) {
 // ptxas -v
 //===----------------------------------------------------------------------===//
 
-struct Resources {
-  unsigned Registers = 0;
-  uint64_t StaticShared = 0;
+struct Resources : KernelResources {
   std::string From; ///< "ptxas" or "--registers"
 };
-
-/// Registers and static shared memory per kernel from `ptxas -v`.
-Expected<std::map<std::string, Resources>>
-ptxasResources(StringRef PTX, StringRef Ptxas, StringRef TmpDir) {
-  SmallString<256> In(TmpDir), Out(TmpDir), Log(TmpDir);
-  static unsigned Counter = 0;
-  std::string Stem = "kernels" + std::to_string(Counter++);
-  sys::path::append(In, Stem + ".ptx");
-  sys::path::append(Out, Stem + ".cubin");
-  sys::path::append(Log, Stem + ".ptxas.log");
-  {
-    std::error_code EC;
-    raw_fd_ostream OS(In, EC);
-    if (EC)
-      return makeError("cannot write '" + In + "': " + EC.message());
-    OS << PTX;
-  }
-  std::string Arch = "--gpu-name=" + GpuArch;
-  SmallVector<StringRef, 8> Args = {Ptxas, "-v", Arch, In, "-o", Out};
-  std::optional<StringRef> Redirects[3] = {std::nullopt, StringRef(Log),
-                                           StringRef(Log)};
-  std::string Msg;
-  int RC = sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Redirects, 0, 0,
-                               &Msg);
-  auto Text = MemoryBuffer::getFile(Log);
-  std::string LogText = Text ? (*Text)->getBuffer().str() : "";
-  if (RC != 0)
-    return makeError("ptxas failed (" + (Msg.empty() ? "exit " + Twine(RC).str() : Msg) +
-                     "):\n" + LogText);
-  // ptxas info    : Compiling entry function '_Z6vecadd...' for 'sm_90'
-  // ptxas info    : Used 10 registers, used 0 barriers, 380 bytes cmem[0]
-  //                 (and ", N bytes smem" when it has shared memory)
-  std::map<std::string, Resources> R;
-  Regex Entry("Compiling entry function '([^']+)'");
-  Regex Used("Used ([0-9]+) registers");
-  Regex Smem("([0-9]+) bytes smem");
-  std::string Current;
-  SmallVector<StringRef, 64> Lines;
-  StringRef(LogText).split(Lines, '\n');
-  for (StringRef L : Lines) {
-    SmallVector<StringRef, 3> M;
-    if (Entry.match(L, &M)) {
-      Current = M[1].str();
-      R[Current].From = "ptxas";
-      continue;
-    }
-    if (Current.empty())
-      continue;
-    if (Used.match(L, &M))
-      R[Current].Registers = unsigned(std::stoul(M[1].str()));
-    if (Smem.match(L, &M))
-      R[Current].StaticShared = std::stoull(M[1].str());
-  }
-  return R;
-}
 
 /// Static shared memory of a kernel from the IR (addrspace(3) globals it
 /// uses), for --registers without ptxas.
@@ -746,11 +689,11 @@ Expected<std::string> buildInstrumented(StringRef Dir, LLVMContext &Ctx,
         Expected<std::string> PTX = emitPTX(**M, GpuArch);
         if (!PTX)
           return PTX.takeError();
-        auto Res = ptxasResources(*PTX, Ptxas, Dir);
+        auto Res = ptxasResources(*PTX, GpuArch, Ptxas);
         if (!Res)
           return Res.takeError();
         for (auto &[K, V] : *Res)
-          A.Res[K] = V;
+          A.Res[K] = Resources{V, "ptxas"};
       }
       InstrumentInfo Info;
       auto Instr = instrumentedVariants(**M, Index, Info);
