@@ -12,6 +12,7 @@
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/BundleFormat.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Plugin/Pipelines.h"
@@ -60,112 +61,56 @@ static_assert(uint8_t(CombineOp::Add) == uint8_t(fmt::CombineOp::Add) &&
 
 namespace {
 
-struct CapturedRemark {
-  std::string Pass, Message, Location;
-};
-
-/// Records every remark of Cleave's passes while installed on a context
-/// (whether or not the user asked for remarks) and passes each diagnostic
-/// on to the handler it replaced exactly when that one wanted it, so the
-/// user sees what they would have seen without it.
-class RemarkRecorder : public DiagnosticHandler {
+/// While installed on a context, drops the remarks of some passes and passes
+/// every other diagnostic on to the handler it replaced, which also decides
+/// which remarks are enabled.
+class RemarkMuter : public DiagnosticHandler {
 public:
-  RemarkRecorder(std::unique_ptr<DiagnosticHandler> Inner,
-                 std::vector<CapturedRemark> &Out)
-      : Inner(std::move(Inner)), Out(Out) {}
+  RemarkMuter(std::unique_ptr<DiagnosticHandler> Inner,
+              std::vector<std::string> Passes)
+      : Inner(std::move(Inner)), Passes(std::move(Passes)) {}
 
   std::unique_ptr<DiagnosticHandler> Inner;
 
-  static bool isCleave(StringRef Pass) { return Pass.starts_with("cleave"); }
   bool isAnalysisRemarkEnabled(StringRef Pass) const override {
-    return isCleave(Pass) || Inner->isAnalysisRemarkEnabled(Pass);
+    return Inner->isAnalysisRemarkEnabled(Pass);
   }
   bool isMissedOptRemarkEnabled(StringRef Pass) const override {
-    return isCleave(Pass) || Inner->isMissedOptRemarkEnabled(Pass);
+    return Inner->isMissedOptRemarkEnabled(Pass);
   }
   bool isPassedOptRemarkEnabled(StringRef Pass) const override {
-    return isCleave(Pass) || Inner->isPassedOptRemarkEnabled(Pass);
+    return Inner->isPassedOptRemarkEnabled(Pass);
   }
-  bool isAnyRemarkEnabled() const override { return true; }
-
-  /// Remarks of these passes are dropped (neither recorded nor passed on):
-  /// the CPU module's own runs of cleave-merge and cleave-swap-grid repeat
-  /// the device module's.
-  std::vector<std::string> Mute;
-
+  bool isAnyRemarkEnabled() const override {
+    return Inner->isAnyRemarkEnabled();
+  }
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
-    if (const auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI)) {
-      StringRef Pass = R->getPassName();
-      if (is_contained(Mute, Pass))
+    if (const auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI))
+      if (is_contained(Passes, R->getPassName()))
         return true;
-      if (isCleave(Pass)) {
-        const auto *WithLoc = dyn_cast<DiagnosticInfoWithLocationBase>(R);
-        Out.push_back({Pass.str(), R->getMsg(),
-                       WithLoc && WithLoc->isLocationAvailable()
-                           ? WithLoc->getLocationStr()
-                           : std::string()});
-      }
-      bool InnerWants;
-      switch (R->getKind()) {
-      case DK_OptimizationRemark:
-        InnerWants = Inner->isPassedOptRemarkEnabled(Pass);
-        break;
-      case DK_OptimizationRemarkMissed:
-        InnerWants = Inner->isMissedOptRemarkEnabled(Pass);
-        break;
-      default:
-        InnerWants = Inner->isAnalysisRemarkEnabled(Pass);
-        break;
-      }
-      if (!InnerWants)
-        return true;
-    }
     return Inner->handleDiagnostics(DI);
   }
 
 private:
-  std::vector<CapturedRemark> &Out;
+  std::vector<std::string> Passes;
 };
 
-/// Installs a RemarkRecorder on Ctx for its lifetime.
-class RecordRemarks {
+/// Installs a RemarkMuter on Ctx for its lifetime.
+class MutedRemarks {
 public:
-  RecordRemarks(LLVMContext &Ctx, std::vector<CapturedRemark> &Out)
-      : Ctx(Ctx) {
-    auto R = std::make_unique<RemarkRecorder>(Ctx.getDiagnosticHandler(), Out);
-    Recorder = R.get();
-    Ctx.setDiagnosticHandler(std::move(R));
+  MutedRemarks(LLVMContext &Ctx, std::vector<std::string> Passes) : Ctx(Ctx) {
+    Ctx.setDiagnosticHandler(std::make_unique<RemarkMuter>(
+        Ctx.getDiagnosticHandler(), std::move(Passes)));
   }
-  /// Drops the remarks of \p Passes from now on (empty: none).
-  void mute(std::vector<std::string> Passes) {
-    Recorder->Mute = std::move(Passes);
-  }
-  ~RecordRemarks() {
+  ~MutedRemarks() {
     std::unique_ptr<DiagnosticHandler> Mine = Ctx.getDiagnosticHandler();
     Ctx.setDiagnosticHandler(
-        std::move(static_cast<RemarkRecorder &>(*Mine).Inner));
+        std::move(static_cast<RemarkMuter &>(*Mine).Inner));
   }
 
 private:
   LLVMContext &Ctx;
-  RemarkRecorder *Recorder = nullptr;
 };
-
-/// The remark of Pass about kernel K: Cleave's remarks begin with
-/// "kernel 'NAME'" (partition, merge) or "kernel NAME " (CPU lowering),
-/// NAME the display name, which includes the parameter list for C++.
-const CapturedRemark *findRemark(const std::vector<CapturedRemark> &Remarks,
-                                 StringRef Pass, const Function &K) {
-  std::string Display = displayName(K);
-  std::string Quoted = "kernel '" + Display + "'";
-  std::string Plain = "kernel " + Display + " ";
-  const CapturedRemark *Found = nullptr;
-  for (const CapturedRemark &R : Remarks)
-    if (R.Pass == Pass && (StringRef(R.Message).starts_with(Quoted) ||
-                           StringRef(R.Message).starts_with(Plain)))
-      Found = &R; // the last one: a later run repeats the same verdict
-  return Found;
-}
 
 /// "file:line:col" of I's outermost inlined-at location, or empty.
 std::string locationOf(const Instruction &I) {
@@ -205,19 +150,19 @@ struct VariantRecord {
   std::string Entry, Reason, Location;
 };
 
-/// The variant Name of K in M, or the remark of Pass that says why it is
-/// missing. \p Blocker is the legality issue behind a refusal, if any: a
-/// remark points at the innermost location of its instruction, often in a
-/// CUDA header (atomicAdd), the issue at the user's line it was inlined into.
+/// The variant Name of K in M, or why it is missing: the refusal its pass
+/// recorded (\p Refused), else that \p Pass did not make it. \p Blocker is
+/// the legality issue behind a refusal, if any: a remark points at the
+/// innermost location of its instruction, often in a CUDA header
+/// (atomicAdd), the issue at the user's line it was inlined into.
 VariantRecord variantFrom(const Module &M, StringRef Name, StringRef Pass,
-                          const Function &K,
-                          const std::vector<CapturedRemark> &Remarks,
+                          const VariantRefusal *Refused,
                           const LegalityIssue *Blocker) {
   if (const Function *F = M.getFunction(Name); F && !F->isDeclaration())
     return {Name.str(), "", ""};
   VariantRecord V{"", ("not generated by " + Pass).str(), ""};
-  if (const CapturedRemark *R = findRemark(Remarks, Pass, K))
-    V = {"", R->Message, R->Location};
+  if (Refused)
+    V = {"", Refused->Reason, Refused->Location};
   if (Blocker)
     if (std::string Loc = locationOf(*Blocker->Inst); !Loc.empty())
       V.Location = Loc;
@@ -247,9 +192,6 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
   auto TM = createNVPTXTargetMachine(Device, Opts.GpuArch);
   if (!TM)
     return TM.takeError();
-  std::vector<CapturedRemark> Remarks;
-  RecordRemarks Recorder(Device.getContext(), Remarks);
-
   // The CPU module comes from the module as the frontend made it; its own
   // twins and merge kernels are the device module's, made again.
   std::unique_ptr<Module> Host = CloneModule(Device);
@@ -258,17 +200,19 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
     *Opts.Log << "cleave: bundle: running " << DeviceVariantsPipeline << "\n";
   if (Error E = Setup.run(Device, DeviceVariantsPipeline))
     return std::move(E);
+  CleavePassSetup CPU(TM->get());
+  if (Opts.Log)
+    *Opts.Log << "cleave: bundle: running " << CPUVariantsPipeline << "\n";
   {
-    CleavePassSetup CPU(TM->get());
-    if (Opts.Log)
-      *Opts.Log << "cleave: bundle: running " << CPUVariantsPipeline << "\n";
     // Their remarks would repeat the device module's.
-    Recorder.mute({"cleave-merge", "cleave-swap-grid"});
-    Error E = CPU.run(*Host, CPUVariantsPipeline);
-    Recorder.mute({});
-    if (E)
+    MutedRemarks Muted(Device.getContext(), {"cleave-merge", "cleave-swap-grid"});
+    if (Error E = CPU.run(*Host, CPUVariantsPipeline))
       return std::move(E);
   }
+  const VariantRefusals &DeviceRefusals =
+      Setup.MAM.getResult<VariantRefusalAnalysis>(Device);
+  const VariantRefusals &CPURefusals =
+      CPU.MAM.getResult<VariantRefusalAnalysis>(*Host);
   FunctionAnalysisManager &FAM = Setup.FAM;
   const DataLayout &DL = Device.getDataLayout();
 
@@ -331,18 +275,22 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
 
     StringRef Name = K->getName();
     const LegalityIssue *SplitBlocker = Legality.firstSplitBlocker();
-    VariantRecord Merge = variantFrom(Device, mergeVariantName(Name),
-                                      "cleave-merge", *K, Remarks,
-                                      SplitBlocker);
+    VariantRecord Merge = variantFrom(
+        Device, mergeVariantName(Name), "cleave-merge",
+        DeviceRefusals.lookup(Name, RefusedVariant::Merge), SplitBlocker);
     KW.u32(fmt::NumVariantKinds);
     writeVariant(KW, fmt::VariantKind::Original, {Name.str(), "", ""});
     writeVariant(KW, fmt::VariantKind::Partition,
                  variantFrom(Device, partitionVariantName(Name),
-                             "cleave-partition", *K, Remarks, SplitBlocker));
+                             "cleave-partition",
+                             DeviceRefusals.lookup(Name,
+                                                   RefusedVariant::Partition),
+                             SplitBlocker));
     writeVariant(KW, fmt::VariantKind::Merge, Merge);
     writeVariant(KW, fmt::VariantKind::CPU,
                  variantFrom(*Host, cpuVariantName(Name), "cleave-cpu-lower",
-                             *K, Remarks, firstCPUBlocker(Legality)));
+                             CPURefusals.lookup(Name, RefusedVariant::CPU),
+                             firstCPUBlocker(Legality)));
 
     // cleave-merge takes one partial buffer per output, in parameter order.
     SmallVector<unsigned, 4> Outputs;

@@ -5,6 +5,7 @@
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/MergeKernel.h"
 #include "cleave/Transforms/PartitionReady.h"
@@ -18,6 +19,11 @@
 using namespace llvm;
 
 void cleave::registerCleavePasses(PassBuilder &PB) {
+  PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
+#define CLEAVE_MODULE_ANALYSIS(NAME, CREATE)                                   \
+  MAM.registerPass([] { return CREATE; });
+#include "Passes.def"
+  });
   PB.registerAnalysisRegistrationCallback([](FunctionAnalysisManager &FAM) {
 #define CLEAVE_FUNCTION_ANALYSIS(NAME, CREATE)                                 \
   FAM.registerPass([] { return CREATE; });

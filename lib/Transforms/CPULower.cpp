@@ -24,6 +24,7 @@
 #include "cleave/Transforms/CPULower.h"
 
 #include "cleave/Analysis/KernelLegality.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
@@ -2049,22 +2050,22 @@ struct LoweredKernel {
 
 } // namespace
 
-static void remarkRefused(OptimizationRemarkEmitter &ORE, Function &Kernel,
+static void remarkRefused(const CPULowerCallbacks &CB, Function &Kernel,
                           const Refusal &R) {
-  ORE.emit([&] {
-    std::string Where;
-    raw_string_ostream OS(Where);
-    if (R.At)
-      printLocation(OS, *R.At);
-    OptimizationRemarkMissed Remark =
-        R.At ? OptimizationRemarkMissed(PassName, "NoCPUVariant",
-                                        userLocation(*R.At), R.At->getParent())
-             : OptimizationRemarkMissed(PassName, "NoCPUVariant",
-                                        &*Kernel.getEntryBlock().begin());
-    Remark << "kernel " << displayName(Kernel)
-           << " stays GPU-only: " << R.What << OS.str();
-    return Remark;
-  });
+  std::string Where;
+  raw_string_ostream OS(Where);
+  if (R.At)
+    printLocation(OS, *R.At);
+  OptimizationRemarkMissed Remark =
+      R.At ? OptimizationRemarkMissed(PassName, "NoCPUVariant",
+                                      userLocation(*R.At), R.At->getParent())
+           : OptimizationRemarkMissed(PassName, "NoCPUVariant",
+                                      &*Kernel.getEntryBlock().begin());
+  Remark << "kernel " << displayName(Kernel)
+         << " stays GPU-only: " << R.What << OS.str();
+  if (CB.Refused)
+    CB.Refused(Kernel, Remark);
+  CB.GetORE(Kernel).emit(Remark);
 }
 
 std::unique_ptr<Module> createCPUModule(Module &Device,
@@ -2077,7 +2078,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
   for (Function *Kernel : getKernels(Device)) {
     OptimizationRemarkEmitter &ORE = CB.GetORE(*Kernel);
     if (std::string Blocker = CB.CPUBlocker(*Kernel); !Blocker.empty()) {
-      remarkRefused(ORE, *Kernel, {Blocker, nullptr});
+      remarkRefused(CB, *Kernel, {Blocker, nullptr});
       continue;
     }
     // The scratch copy of the kernel is changed in place; a refusal halfway
@@ -2085,7 +2086,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
     auto *K = cast<Function>(CloneMap[Kernel]);
     KernelLowering KL(*K, Kernel->getName(), CB);
     if (std::optional<Refusal> R = KL.run()) {
-      remarkRefused(ORE, *Kernel, *R);
+      remarkRefused(CB, *Kernel, *R);
       if (KL.Host)
         KL.Host->eraseFromParent();
       continue;
@@ -2264,6 +2265,10 @@ PreservedAnalyses CPULowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   CB.Forget = [&](Function &F) { FAM.clear(F, F.getName()); };
   CB.GetORE = [&](Function &F) -> OptimizationRemarkEmitter & {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
+  };
+  VariantRefusals &Refusals = MAM.getResult<VariantRefusalAnalysis>(M);
+  CB.Refused = [&](Function &F, const DiagnosticInfoOptimizationBase &R) {
+    Refusals.record(F.getName(), RefusedVariant::CPU, R);
   };
   std::unique_ptr<Module> Host = createCPUModule(M, CB);
 

@@ -200,6 +200,9 @@ public:
     return Missed && Missed->match(Pass);
   }
   bool isAnalysisRemarkEnabled(StringRef) const override { return false; }
+  // Passes build a remark only when some remark is enabled
+  // (OptimizationRemarkEmitter::enabled asks this).
+  bool isAnyRemarkEnabled() const override { return Passed || Missed; }
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
     auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI);
     if (!R) {
