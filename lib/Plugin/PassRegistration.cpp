@@ -3,6 +3,7 @@
 #include "cleave/Plugin/Pipelines.h"
 
 #include "cleave/Analysis/Footprint.h"
+#include "cleave/Analysis/InstructionMix.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/VariantRefusals.h"

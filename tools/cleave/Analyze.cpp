@@ -24,6 +24,7 @@
 #include "Build.h"
 #include "HostCompiler.h"
 
+#include "cleave/Analysis/InstructionMix.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/Plugin/Pipelines.h"
 #include "cleave/CodeGen/DeviceObject.h"
@@ -387,127 +388,48 @@ struct Analysis {
   std::map<uint32_t, SiteCode> Code;
 };
 
-/// The IR passes the NVPTX backend runs before instruction selection at
-/// -O1 and above (NVPTXTargetMachine::addIRPasses: address-space inference,
-/// the straight-line scalar optimizations, loop strength reduction, CSE,
-/// load/store vectorization), so that the code counted is the code ptxas
-/// gets.
-constexpr const char *BackendIRPasses =
-    "function(infer-address-spaces,separate-const-offset-from-gep,slsr,"
-    "early-cse,nary-reassociate,early-cse,loop-mssa(loop-reduce),early-cse,"
-    "load-store-vectorizer,sroa)";
-
-/// Instructions of \p I in a site's code: 0 for what the GPU does not
-/// execute as an instruction of its own, else Instrument.cpp's weight (one
-/// per element of vector arithmetic, one for loads, stores and calls):
-///  - an fmul whose only use is an fadd/fsub of the same block: ptxas
-///    contracts the pair into one fma (--fmad=true, its default);
-///  - a getelementptr with constant indices whose users are all loads and
-///    stores through it: the offset is the instruction's immediate
-///    ([reg + imm], 24 bits on sm_90);
-///  - a sign or zero extension used only by getelementptrs: the wide
-///    multiply-add (IMAD.WIDE) that computes the address takes the 32-bit
-///    index.
-unsigned codeEntries(const Instruction &I) {
-  if (I.getOpcode() == Instruction::FMul && I.hasOneUse()) {
-    const auto *U = cast<Instruction>(*I.user_begin());
-    if (U->getParent() == I.getParent() &&
-        (U->getOpcode() == Instruction::FAdd ||
-         U->getOpcode() == Instruction::FSub))
-      return 0;
-  }
-  if (const auto *GEP = dyn_cast<GetElementPtrInst>(&I)) {
-    bool AllMemory = !GEP->use_empty();
-    for (const Use &U : GEP->uses()) {
-      const auto *User = dyn_cast<Instruction>(U.getUser());
-      AllMemory &= User && ((isa<LoadInst>(User) && U.getOperandNo() == 0) ||
-                            (isa<StoreInst>(User) && U.getOperandNo() == 1));
-    }
-    if (GEP->hasAllConstantIndices() && AllMemory)
-      return 0;
-  }
-  if ((isa<SExtInst>(I) || isa<ZExtInst>(I)) && !I.use_empty() &&
-      llvm::all_of(I.users(),
-                   [](const User *U) { return isa<GetElementPtrInst>(U); }))
-    return 0;
-  if (isa<LoadInst>(I) || isa<StoreInst>(I) || isa<CallBase>(I))
-    return 1;
-  if (auto *VT = dyn_cast<FixedVectorType>(I.getType()))
-    return VT->getNumElements();
-  return 1;
-}
-
 /// Fills \p A.Code for the sites \p Info of the device module \p Device:
-/// on a copy that went through the backend's IR passes (BackendIRPasses),
-/// each site's block (found by function and block name; blocks the passes
-/// add, such as dedicated loop exits, hold only branches) with the rules of
-/// codeEntries. Sites whose block is not found keep their Sequence.
+/// the instruction mix (cleave/Analysis/InstructionMix.h) of a copy that
+/// went through the backend's IR passes, for each site's block (found by
+/// function and block name; blocks the passes add, such as dedicated loop
+/// exits, hold only branches). Sites whose block is not found keep their
+/// Sequence; dependences on blocks that are no site are left out.
 Error refineCode(Module &Device, const InstrumentInfo &Info, Analysis &A) {
   std::unique_ptr<Module> M = CloneModule(Device);
   auto TM = createNVPTXTargetMachine(*M, GpuArch);
   if (!TM)
     return TM.takeError();
-  if (Error E = runCleavePipeline(*M, BackendIRPasses, TM->get()))
+  CleavePassSetup Setup(TM->get());
+  if (Error E = Setup.run(*M, NVPTXBackendIRPipeline))
     return E;
-  DenseMap<const Instruction *, EntryRef> Entry;
-  std::vector<std::pair<const BasicBlock *, uint32_t>> Blocks;
-  std::map<uint32_t, SiteCode> Out;
+  // Per function: its mix and the site id of each of its blocks.
+  std::map<const Function *, std::map<uint32_t, uint32_t>> SiteOfBlock;
+  std::vector<std::pair<const BlockMix *, uint32_t>> Found;
   for (const BlockSite &S : Info.Blocks) {
     Function *F = M->getFunction(S.Function);
     if (!F || StringRef(S.Name).starts_with("#"))
       continue;
-    const BasicBlock *Found = nullptr;
-    for (const BasicBlock &BB : *F)
-      if (BB.getName() == S.Name)
-        Found = &BB;
-    if (!Found)
-      continue;
-    SiteCode &Code = Out[S.Id];
-    for (const Instruction &I : *Found) {
-      std::optional<InstrClass> C = classifyInstruction(I);
-      if (!C)
-        continue;
-      unsigned N = codeEntries(I);
-      if (!N)
-        continue;
-      Code.Sequence.insert(Code.Sequence.end(), N, *C);
-      Entry[&I] = (EntryRef(S.Id) << 32) | (Code.Sequence.size() - 1);
-    }
-    Blocks.push_back({Found, S.Id});
-  }
-  for (auto [BB, Id] : Blocks) {
-    SiteCode &Code = Out[Id];
-    for (const Instruction &I : *BB) {
-      if (!Entry.count(&I))
-        continue;
-      // The producers: instructions with entries, looking through phis and
-      // what has none.
-      std::vector<EntryRef> Producers;
-      SmallPtrSet<const Value *, 16> Seen;
-      SmallVector<const Value *, 16> Work(I.op_begin(), I.op_end());
-      while (!Work.empty()) {
-        const auto *Op = dyn_cast<Instruction>(Work.pop_back_val());
-        if (!Op || !Seen.insert(Op).second)
-          continue;
-        auto P = Entry.find(Op);
-        if (P != Entry.end()) {
-          Producers.push_back(P->second);
-          continue;
-        }
-        Work.append(Op->op_begin(), Op->op_end());
+    const InstructionMix &Mix = Setup.FAM.getResult<InstructionMixAnalysis>(*F);
+    for (const BlockMix &BM : Mix.Blocks)
+      if (BM.Block->getName() == S.Name) {
+        SiteOfBlock[F][uint32_t(&BM - Mix.Blocks.data())] = S.Id;
+        Found.push_back({&BM, S.Id});
       }
-      llvm::sort(Producers);
-      Producers.erase(std::unique(Producers.begin(), Producers.end()),
-                      Producers.end());
-      uint32_t Last = uint32_t(Entry[&I] & 0xffffffff);
-      for (unsigned W = 0, N = codeEntries(I); W < N; ++W)
-        Code.Deps.push_back(Producers);
-      assert(Code.Deps.size() == Last + 1 && "entries out of step");
-      (void)Last;
+  }
+  for (auto [BM, Id] : Found) {
+    const std::map<uint32_t, uint32_t> &Sites =
+        SiteOfBlock[BM->Block->getParent()];
+    SiteCode &Code = A.Code[Id];
+    Code.Sequence = BM->Sequence;
+    Code.Deps.clear();
+    for (const std::vector<MixEntry> &Deps : BM->Deps) {
+      std::vector<EntryRef> &Refs = Code.Deps.emplace_back();
+      for (const MixEntry &D : Deps)
+        if (auto It = Sites.find(D.Block); It != Sites.end())
+          Refs.push_back((EntryRef(It->second) << 32) | D.Index);
+      llvm::sort(Refs);
     }
   }
-  for (auto &[Id, Code] : Out)
-    A.Code[Id] = std::move(Code);
   return Error::success();
 }
 

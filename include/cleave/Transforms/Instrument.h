@@ -72,13 +72,8 @@ enum class InstrClass : uint8_t {
 };
 constexpr unsigned NumInstrClasses = unsigned(InstrClass::Other) + 1;
 
-/// The class's name in reports and in the analyze JSON ("fp32", "ld.global").
-llvm::StringRef instrClassName(InstrClass C);
-/// Global (and local) memory: the memory tasks of Luo's periods.
-bool isMemoryClass(InstrClass C);
-/// The class of one instruction of NVPTX IR; std::nullopt for what emits no
-/// PTX instruction (phis, no-op casts, lifetime markers, debug intrinsics).
-std::optional<InstrClass> classifyInstruction(const llvm::Instruction &I);
+// The classification of IR instructions into these classes:
+// cleave/Analysis/InstructionMix.h.
 
 /// A basic block of a kernel or of a function it calls.
 struct BlockSite {
