@@ -592,6 +592,160 @@ Expected<luo::Corrections> corrections() {
   return C;
 }
 
+/// --from-record: the saved record's text and its path; \p A gets what the
+/// build found.
+Expected<std::pair<std::string, std::string>>
+recordFromFile(Analysis &A, const model::GpuParams &Gpu,
+               ArrayRef<std::string> ProgramArgs) {
+  // The build options made the record; here they would do nothing.
+  cl::Option *BuildOptions[] = {
+      &SampleBlocks, &Registers, std::addressof(IncludeDirs),
+      std::addressof(Defines), &OptLevel, &Std, &GpuArch,
+      &CudaPath, &Cxx, &KeepTemps, &SaveRecord};
+  for (cl::Option *O : BuildOptions)
+    if (O->getNumOccurrences())
+      return makeError((O->ArgStr.size() == 1 ? "-" : "--") + O->ArgStr +
+                       " applies when building and running the program, not "
+                       "with --from-record (the record was made with its own)");
+  Expected<SavedRecord> Saved = readSavedRecord(FromRecord, A);
+  if (!Saved)
+    return Saved.takeError();
+  if (!Inputs.empty() || !ProgramArgs.empty())
+    if (Error E = checkSameProgram(FromRecord, *Saved, Inputs, ProgramArgs))
+      return std::move(E);
+  if (Saved->SmCount && Saved->SmCount != Gpu.Sms)
+    WithColor::warning(errs(), "cleave analyze")
+        << "the record was made telling the program " << Saved->SmCount
+        << " SMs; this profile's GPU has " << Gpu.Sms
+        << ": a grid sized from the SM count is not this GPU's\n";
+  return std::pair(std::move(Saved->Record), FromRecord.getValue());
+}
+
+/// Builds the instrumented program, runs it on the CPU and returns the
+/// recorder's output and where it is (the --save-record file, which gets it
+/// with what the build found, or the temporary file); \p A gets what the
+/// build found.
+Expected<std::pair<std::string, std::string>>
+recordByRunning(Analysis &A, const model::GpuParams &Gpu,
+                ArrayRef<std::string> ProgramArgs, LLVMContext &Ctx) {
+  if (Inputs.empty())
+    return makeError("no input files (or --from-record=FILE)");
+  // The inputs' identity now, before the build reads them.
+  SavedRecord Saved;
+  if (!SaveRecord.empty()) {
+    for (const std::string &In : Inputs) {
+      auto Id = inputIdentity(In);
+      if (!Id)
+        return Id.takeError();
+      Saved.Inputs.push_back(*Id);
+    }
+    Saved.Args.assign(ProgramArgs.begin(), ProgramArgs.end());
+    Saved.SampleBlocks = SampleBlocks;
+    Saved.SmCount = Gpu.Sms;
+  }
+  TempDir Tmp;
+  {
+    SmallString<256> P;
+    if (std::error_code EC =
+            sys::fs::createUniqueDirectory("cleave-analyze", P))
+      return makeError("cannot create a temporary directory: " +
+                       EC.message());
+    Tmp.Path = std::string(P);
+  }
+  Expected<std::string> Exe = buildInstrumented(Tmp.Path, Ctx, A);
+  if (!Exe)
+    return Exe.takeError();
+  SmallString<256> Rec(Tmp.Path);
+  sys::path::append(Rec, "record.txt");
+  int Exit = 0;
+  if (Error E = runProgram(*Exe, Rec, Tmp.Path, ProgramArgs, Gpu.Sms, Exit))
+    return std::move(E);
+  if (Exit != 0)
+    return makeError("the program exited with status " + Twine(Exit) +
+                     " on the CPU (its output is above); no report");
+  Expected<std::string> Text = readRecordFile(Rec);
+  if (!Text)
+    return Text.takeError();
+  if (SaveRecord.empty())
+    return std::pair(std::move(*Text), std::string(Rec));
+  Saved.Record = *Text;
+  if (Error E = writeSavedRecord(SaveRecord, A, Saved))
+    return std::move(E);
+  if (Verbose)
+    errs() << "cleave analyze: record saved to " << SaveRecord << "\n";
+  return std::pair(std::move(*Text), SaveRecord.getValue());
+}
+
+/// The reports, as text or as JSON (--json), with the model and the
+/// profile they were made with.
+void printReports(const std::vector<Report> &Reports,
+                  const std::vector<std::string> &NotLaunched, Analysis &A,
+                  const model::GpuParams &Gpu, const luo::Corrections &Fixes,
+                  StringRef Profile) {
+  std::string ModelName = Model == ModelKind::Paper ? "paper" : "hopper";
+  json::Array Fixed;
+  if (Model == ModelKind::Paper) {
+    const luo::Corrections &C = Fixes;
+    for (auto [On, Name] :
+         {std::pair(C.MpdSingleDivision, "mpd"), std::pair(C.ClampCpd, "cpd"),
+          std::pair(C.ClampTc4, "tc4"), std::pair(C.Waves, "waves"),
+          std::pair(C.Occupancy, "occupancy"), std::pair(C.Launch, "launch")})
+      if (On)
+        Fixed.push_back(Name);
+  }
+  if (Json) {
+    json::Array Kernels;
+    for (const Report &R : Reports)
+      Kernels.push_back(toJson(R, A));
+    json::Array NL;
+    for (const std::string &K : NotLaunched)
+      NL.push_back(K);
+    json::Object Doc{
+        {"tool", "cleave analyze"},
+        {"schema_version", 1},
+        {"model", ModelName},
+        {"paper_fixes", std::move(Fixed)},
+        {"profile",
+         json::Object{{"path", Profile},
+                      {"gpu_index", unsigned(GpuIndex)},
+                      {"name", Gpu.Name},
+                      {"sm_count", Gpu.Sms},
+                      {"sm_clock_mhz", Gpu.ClockMHz},
+                      {"dram_gbps", Gpu.DramGBps},
+                      {"l2_gbps", Gpu.L2GBps}}},
+        {"from_record", FromRecord.empty() ? json::Value(nullptr)
+                                           : json::Value(FromRecord)},
+        {"kernels", std::move(Kernels)},
+        {"not_launched", std::move(NL)}};
+    outs() << formatv("{0:2}", json::Value(std::move(Doc))) << "\n";
+    return;
+  }
+  outs() << "cleave analyze: model " << ModelName;
+  if (Model == ModelKind::Paper) {
+    outs() << " (corrections:";
+    if (Fixed.empty())
+      outs() << " none, as printed";
+    for (const json::Value &F : Fixed)
+      outs() << " " << *F.getAsString();
+    outs() << ")";
+  }
+  outs() << "; profile " << Profile << " (gpu" << GpuIndex << ": "
+         << Gpu.Name << ", " << Gpu.Sms << " SMs, "
+         << formatv("{0:f0}", Gpu.ClockMHz) << " MHz, DRAM "
+         << formatv("{0:f0}", Gpu.DramGBps) << " GB/s, L2 "
+         << formatv("{0:f0}", Gpu.L2GBps) << " GB/s)\n";
+  outs() << "cleave analyze: " << Reports.size()
+         << " launch configuration(s) recorded on the CPU";
+  if (!FromRecord.empty())
+    outs() << " (from the record " << FromRecord << ")";
+  outs() << "\n";
+  for (const Report &R : Reports)
+    printText(outs(), R, Gpu, Model);
+  for (const std::string &K : NotLaunched)
+    outs() << "\nkernel " << A.Display[K] << " [" << K
+           << "]: not launched by this run\n";
+}
+
 } // namespace
 
 bool analyzeRequested() { return bool(AnalyzeCmd); }
@@ -616,84 +770,15 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
 
   Analysis A;
   A.IssuedCode = Model == ModelKind::Hopper;
-  std::string RecordText, RecordPath;
-  if (!FromRecord.empty()) {
-    // The build options made the record; here they would do nothing.
-    cl::Option *BuildOptions[] = {
-        &SampleBlocks, &Registers, std::addressof(IncludeDirs),
-        std::addressof(Defines), &OptLevel, &Std, &GpuArch,
-        &CudaPath, &Cxx, &KeepTemps, &SaveRecord};
-    for (cl::Option *O : BuildOptions)
-      if (O->getNumOccurrences())
-        return error((O->ArgStr.size() == 1 ? "-" : "--") + O->ArgStr +
-                     " applies when building and running the program, not "
-                     "with --from-record (the record was made with its own)");
-    Expected<SavedRecord> Saved = readSavedRecord(FromRecord, A);
-    if (!Saved)
-      return error(toString(Saved.takeError()));
-    if (!Inputs.empty() || !ProgramArgs.empty())
-      if (Error E = checkSameProgram(FromRecord, *Saved, Inputs, ProgramArgs))
-        return error(toString(std::move(E)));
-    if (Saved->SmCount && Saved->SmCount != Gpu->Sms)
-      WithColor::warning(errs(), "cleave analyze")
-          << "the record was made telling the program " << Saved->SmCount
-          << " SMs; this profile's GPU has " << Gpu->Sms
-          << ": a grid sized from the SM count is not this GPU's\n";
-    RecordText = std::move(Saved->Record);
-    RecordPath = FromRecord;
-  } else {
-    if (Inputs.empty())
-      return error("no input files (or --from-record=FILE)");
-    // The inputs' identity now, before the build reads them.
-    SavedRecord Saved;
-    if (!SaveRecord.empty()) {
-      for (const std::string &In : Inputs) {
-        auto Id = inputIdentity(In);
-        if (!Id)
-          return error(toString(Id.takeError()));
-        Saved.Inputs.push_back(*Id);
-      }
-      Saved.Args.assign(ProgramArgs.begin(), ProgramArgs.end());
-      Saved.SampleBlocks = SampleBlocks;
-      Saved.SmCount = Gpu->Sms;
-    }
-    TempDir Tmp;
-    {
-      SmallString<256> P;
-      if (std::error_code EC =
-              sys::fs::createUniqueDirectory("cleave-analyze", P))
-        return error("cannot create a temporary directory: " + EC.message());
-      Tmp.Path = std::string(P);
-    }
-    Expected<std::string> Exe = buildInstrumented(Tmp.Path, Ctx, A);
-    if (!Exe) {
-      reportUnlessDiagnosed(Exe.takeError(),
-                            [](const std::string &M) { error(M); });
-      return 1;
-    }
-    SmallString<256> Rec(Tmp.Path);
-    sys::path::append(Rec, "record.txt");
-    int Exit = 0;
-    if (Error E =
-            runProgram(*Exe, Rec, Tmp.Path, ProgramArgs, Gpu->Sms, Exit))
-      return error(toString(std::move(E)));
-    if (Exit != 0)
-      return error("the program exited with status " + Twine(Exit) +
-                   " on the CPU (its output is above); no report");
-    Expected<std::string> Text = readRecordFile(Rec);
-    if (!Text)
-      return error(toString(Text.takeError()));
-    RecordText = std::move(*Text);
-    RecordPath = std::string(Rec);
-    if (!SaveRecord.empty()) {
-      Saved.Record = RecordText;
-      if (Error E = writeSavedRecord(SaveRecord, A, Saved))
-        return error(toString(std::move(E)));
-      if (Verbose)
-        errs() << "cleave analyze: record saved to " << SaveRecord << "\n";
-      RecordPath = SaveRecord;
-    }
+  Expected<std::pair<std::string, std::string>> Record =
+      FromRecord.empty() ? recordByRunning(A, *Gpu, ProgramArgs, Ctx)
+                         : recordFromFile(A, *Gpu, ProgramArgs);
+  if (!Record) {
+    reportUnlessDiagnosed(Record.takeError(),
+                          [](const std::string &M) { error(M); });
+    return 1;
   }
+  auto &[RecordText, RecordPath] = *Record;
   Expected<std::vector<LaunchRecord>> Launches =
       parseRecord(RecordText, RecordPath);
   if (!Launches)
@@ -727,68 +812,7 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
     if (!Launched.count(K))
       NotLaunched.push_back(K);
 
-  std::string ModelName = Model == ModelKind::Paper ? "paper" : "hopper";
-  json::Array Fixed;
-  if (Model == ModelKind::Paper) {
-    const luo::Corrections &C = *Fixes;
-    for (auto [On, Name] :
-         {std::pair(C.MpdSingleDivision, "mpd"), std::pair(C.ClampCpd, "cpd"),
-          std::pair(C.ClampTc4, "tc4"), std::pair(C.Waves, "waves"),
-          std::pair(C.Occupancy, "occupancy"), std::pair(C.Launch, "launch")})
-      if (On)
-        Fixed.push_back(Name);
-  }
-  if (Json) {
-    json::Array Kernels;
-    for (const Report &R : Reports)
-      Kernels.push_back(toJson(R, A));
-    json::Array NL;
-    for (const std::string &K : NotLaunched)
-      NL.push_back(K);
-    json::Object Doc{
-        {"tool", "cleave analyze"},
-        {"schema_version", 1},
-        {"model", ModelName},
-        {"paper_fixes", std::move(Fixed)},
-        {"profile",
-         json::Object{{"path", Profile},
-                      {"gpu_index", unsigned(GpuIndex)},
-                      {"name", Gpu->Name},
-                      {"sm_count", Gpu->Sms},
-                      {"sm_clock_mhz", Gpu->ClockMHz},
-                      {"dram_gbps", Gpu->DramGBps},
-                      {"l2_gbps", Gpu->L2GBps}}},
-        {"from_record", FromRecord.empty() ? json::Value(nullptr)
-                                           : json::Value(FromRecord)},
-        {"kernels", std::move(Kernels)},
-        {"not_launched", std::move(NL)}};
-    outs() << formatv("{0:2}", json::Value(std::move(Doc))) << "\n";
-    return 0;
-  }
-  outs() << "cleave analyze: model " << ModelName;
-  if (Model == ModelKind::Paper) {
-    outs() << " (corrections:";
-    if (Fixed.empty())
-      outs() << " none, as printed";
-    for (const json::Value &F : Fixed)
-      outs() << " " << *F.getAsString();
-    outs() << ")";
-  }
-  outs() << "; profile " << Profile << " (gpu" << GpuIndex << ": "
-         << Gpu->Name << ", " << Gpu->Sms << " SMs, "
-         << formatv("{0:f0}", Gpu->ClockMHz) << " MHz, DRAM "
-         << formatv("{0:f0}", Gpu->DramGBps) << " GB/s, L2 "
-         << formatv("{0:f0}", Gpu->L2GBps) << " GB/s)\n";
-  outs() << "cleave analyze: " << Reports.size()
-         << " launch configuration(s) recorded on the CPU";
-  if (!FromRecord.empty())
-    outs() << " (from the record " << FromRecord << ")";
-  outs() << "\n";
-  for (const Report &R : Reports)
-    printText(outs(), R, *Gpu, Model);
-  for (const std::string &K : NotLaunched)
-    outs() << "\nkernel " << A.Display[K] << " [" << K
-           << "]: not launched by this run\n";
+  printReports(Reports, NotLaunched, A, *Gpu, *Fixes, Profile);
   return 0;
 }
 

@@ -274,6 +274,31 @@ std::optional<InstrClass> instrClassByName(StringRef Name) {
   return std::nullopt;
 }
 
+/// The entries of a `code` line (F[0] "code", F[1] the site) into \p Code;
+/// why the line is malformed, or empty.
+std::string parseCodeLine(ArrayRef<StringRef> F, SiteCode &Code) {
+  for (size_t I = 2; I < F.size(); ++I) {
+    auto [Class, Refs] = F[I].split(':');
+    std::optional<InstrClass> C = instrClassByName(Class);
+    if (!C)
+      return ("unknown instruction class '" + Class + "'").str();
+    Code.Sequence.push_back(*C);
+    Code.Deps.emplace_back();
+    if (Refs == "-")
+      continue;
+    SmallVector<StringRef, 4> List;
+    Refs.split(List, ',');
+    for (StringRef Ref : List) {
+      auto [Site, Index] = Ref.split('.');
+      uint64_t S, X;
+      if (Site.getAsInteger(10, S) || Index.getAsInteger(10, X))
+        return ("producer '" + Ref + "' is not <site>.<index>").str();
+      Code.Deps.back().push_back((S << 32) | X);
+    }
+  }
+  return "";
+}
+
 Expected<SavedRecord> readSavedRecord(StringRef Path, Analysis &A) {
   auto Buf = MemoryBuffer::getFile(Path);
   if (!Buf)
@@ -375,26 +400,9 @@ Expected<SavedRecord> readSavedRecord(StringRef Path, Analysis &A) {
     } else if (F[0] == "code") {
       if (F.size() < 2 || !U(1, V[0]))
         return Bad(N, "code <site> <class>:<producers>...");
-      SiteCode &Code = A.Code[uint32_t(V[0])];
-      for (size_t I = 2; I < F.size(); ++I) {
-        auto [Class, Refs] = F[I].split(':');
-        std::optional<InstrClass> C = instrClassByName(Class);
-        if (!C)
-          return Bad(N, "unknown instruction class '" + Class + "'");
-        Code.Sequence.push_back(*C);
-        Code.Deps.emplace_back();
-        if (Refs == "-")
-          continue;
-        SmallVector<StringRef, 4> List;
-        Refs.split(List, ',');
-        for (StringRef Ref : List) {
-          auto [Site, Index] = Ref.split('.');
-          uint64_t S, X;
-          if (Site.getAsInteger(10, S) || Index.getAsInteger(10, X))
-            return Bad(N, "producer '" + Ref + "' is not <site>.<index>");
-          Code.Deps.back().push_back((S << 32) | X);
-        }
-      }
+      if (std::string Why = parseCodeLine(F, A.Code[uint32_t(V[0])]);
+          !Why.empty())
+        return Bad(N, Why);
     } else if (F[0] == "resources") {
       Resources Res;
       if (F.size() != 5 || !W(1, S[0]) || !U(2, V[0]) || !U(3, V[1]) ||

@@ -68,6 +68,46 @@ size_t traceLength(const Analysis &A, const WarpRecord &W) {
   return N;
 }
 
+/// The representative warp's stream of instructions (St.Stream) and, where
+/// every site has them, its data dependences: an entry depends on the
+/// latest earlier instance of each producer. \p BestCount is the warp's
+/// instruction count, which scales a trace that was cut short.
+void addStream(const Analysis &A, const WarpRecord &Rep, double BestCount,
+               Summary &S) {
+  model::LaunchStats &St = S.Stats;
+  // The stream and, where every site has them, its data dependences: an
+  // entry depends on the latest earlier instance of each producer.
+  bool HaveDeps = A.IssuedCode;
+  for (uint32_t Site : Rep.Trace)
+    HaveDeps &= findBlock(A, Site) && A.Code.count(Site);
+  std::unordered_map<EntryRef, uint32_t> Latest;
+  if (HaveDeps)
+    St.DepBegin.push_back(0);
+  for (uint32_t Site : Rep.Trace) {
+    const BlockSite *BS = findBlock(A, Site);
+    if (!BS)
+      continue;
+    const std::vector<InstrClass> &Seq = codeOf(A, *BS);
+    const std::vector<std::vector<EntryRef>> *D =
+        HaveDeps ? &A.Code.find(Site)->second.Deps : nullptr;
+    for (size_t I = 0; I < Seq.size(); ++I) {
+      if (D) {
+        for (EntryRef P : (*D)[I]) {
+          auto It = Latest.find(P);
+          if (It != Latest.end())
+            St.Deps.push_back(It->second);
+        }
+        St.DepBegin.push_back(uint32_t(St.Deps.size()));
+        Latest[(EntryRef(Site) << 32) | I] = uint32_t(St.Stream.size());
+      }
+      St.Stream.push_back(opClass(Seq[I]));
+    }
+  }
+  S.Truncated = Rep.Truncated;
+  if (!St.Stream.empty() && BestCount > double(St.Stream.size()))
+    St.StreamScale = BestCount / double(St.Stream.size());
+}
+
 /// The sampled blocks stand for the launch: the last block (often partial)
 /// for itself, the others evenly for the rest.
 Summary summarize(const Analysis &A, const LaunchRecord &L) {
@@ -191,39 +231,8 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
   St.FootprintBytes = double(Foot);
   // The representative warp: the sampled warp with the most instructions
   // (a block lasts as long as its slowest warp).
-  if (Rep) {
-    // The stream and, where every site has them, its data dependences: an
-    // entry depends on the latest earlier instance of each producer.
-    bool HaveDeps = A.IssuedCode;
-    for (uint32_t Site : Rep->Trace)
-      HaveDeps &= findBlock(A, Site) && A.Code.count(Site);
-    std::unordered_map<EntryRef, uint32_t> Latest;
-    if (HaveDeps)
-      St.DepBegin.push_back(0);
-    for (uint32_t Site : Rep->Trace) {
-      const BlockSite *BS = findBlock(A, Site);
-      if (!BS)
-        continue;
-      const std::vector<InstrClass> &Seq = codeOf(A, *BS);
-      const std::vector<std::vector<EntryRef>> *D =
-          HaveDeps ? &A.Code.find(Site)->second.Deps : nullptr;
-      for (size_t I = 0; I < Seq.size(); ++I) {
-        if (D) {
-          for (EntryRef P : (*D)[I]) {
-            auto It = Latest.find(P);
-            if (It != Latest.end())
-              St.Deps.push_back(It->second);
-          }
-          St.DepBegin.push_back(uint32_t(St.Deps.size()));
-          Latest[(EntryRef(Site) << 32) | I] = uint32_t(St.Stream.size());
-        }
-        St.Stream.push_back(opClass(Seq[I]));
-      }
-    }
-    S.Truncated = Rep->Truncated;
-    if (!St.Stream.empty() && BestCount > double(St.Stream.size()))
-      St.StreamScale = BestCount / double(St.Stream.size());
-  }
+  if (Rep)
+    addStream(A, *Rep, BestCount, S);
   return S;
 }
 
