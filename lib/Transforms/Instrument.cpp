@@ -12,7 +12,7 @@
 
 #include "cleave/Analysis/InstructionMix.h"
 
-#include "cleave/CpuCheckABI.h"
+#include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 

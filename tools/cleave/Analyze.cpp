@@ -34,7 +34,9 @@
 #include "cleave/Support/Diagnosed.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/Instrument.h"
+#include "cleave/rt/DeviceProfile.h"
 #include "cleave/rt/HopperModel.h"
+#include "cleave/rt/InstrumentRecord.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -779,13 +781,14 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
     return 1;
   }
   auto &[RecordText, RecordPath] = *Record;
-  Expected<std::vector<LaunchRecord>> Launches =
-      parseRecord(RecordText, RecordPath);
-  if (!Launches)
-    return error(toString(Launches.takeError()));
+  std::vector<LaunchRecord> Launches;
+  if (rt::Status S = rt::record::parseInstrumentRecord(RecordText, Launches);
+      !S)
+    return error("malformed instrumentation record '" + RecordPath +
+                 "': " + S.Message);
 
   std::vector<Report> Reports;
-  for (const LaunchRecord &L : *Launches) {
+  for (const LaunchRecord &L : Launches) {
     Report R;
     R.L = &L;
     R.S = summarize(A, L);
@@ -805,7 +808,7 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
     Reports.push_back(std::move(R));
   }
   std::set<std::string> Launched;
-  for (const LaunchRecord &L : *Launches)
+  for (const LaunchRecord &L : Launches)
     Launched.insert(L.Kernel);
   std::vector<std::string> NotLaunched;
   for (auto &[K, D] : A.Display)

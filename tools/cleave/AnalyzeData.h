@@ -12,6 +12,7 @@
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Transforms/Instrument.h"
 #include "cleave/rt/HopperModel.h"
+#include "cleave/rt/InstrumentRecord.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -68,35 +69,10 @@ struct Analysis {
   bool IssuedCode = true;
 };
 
-/// The recorder's output (runtime/lib/cpu/Instrument.cpp): per launch
-/// configuration, its sampled blocks and their warps.
-struct WarpRecord {
-  unsigned Lanes = 0;
-  std::vector<std::pair<uint32_t, uint64_t>> Sites;
-  struct Mem {
-    uint32_t Site;
-    uint64_t Requests, Lanes, Bytes, Sectors, Segments, Min, Max;
-  };
-  std::vector<Mem> Mems;
-  std::vector<uint32_t> Trace;
-  bool Truncated = false;
-};
-
-struct BlockRecord {
-  uint64_t Block = 0;
-  unsigned Threads = 0;
-  uint64_t Requests = 0, Sectors = 0, DistinctSectors = 0,
-           DistinctSegments = 0;
-  bool Overflow = false;
-  std::vector<WarpRecord> Warps;
-};
-
-struct LaunchRecord {
-  std::string Kernel;
-  unsigned Grid[3] = {0, 0, 0}, Block[3] = {0, 0, 0};
-  uint64_t Shared = 0, Launches = 0;
-  std::vector<BlockRecord> Blocks;
-};
+// The recorder's output has its reader beside its writer, in the runtime.
+using rt::record::BlockRecord;
+using rt::record::LaunchRecord;
+using rt::record::WarpRecord;
 
 /// What a saved record holds besides the analysis.
 struct SavedRecord {
@@ -137,10 +113,6 @@ llvm::Expected<model::GpuParams> loadProfile(llvm::StringRef Path,
                                              unsigned GpuIndex);
 
 // AnalyzeRecord.cpp
-/// Parses the recorder's output (runtime/lib/cpu/Instrument.cpp); \p Path
-/// names it in messages.
-llvm::Expected<std::vector<LaunchRecord>> parseRecord(llvm::StringRef Text,
-                                                      llvm::StringRef Path);
 /// The recorder's output file, as text.
 llvm::Expected<std::string> readRecordFile(llvm::StringRef Path);
 /// The identity of an input: its file name and a hash of its bytes.

@@ -27,103 +27,6 @@ using namespace llvm;
 namespace cleave {
 namespace analyze {
 
-/// Parses the recorder's output (runtime/lib/cpu/Instrument.cpp); \p Path
-/// names it in messages.
-Expected<std::vector<LaunchRecord>> parseRecord(StringRef Text,
-                                                StringRef Path) {
-  std::vector<LaunchRecord> Out;
-  SmallVector<StringRef, 0> Lines;
-  Text.split(Lines, '\n', -1, false);
-  if (Lines.empty() || Lines[0] != "cleave-instrument 1")
-    return makeError("'" + Path + "' is not an instrumentation record of "
-                     "this version");
-  auto Bad = [&](size_t N) {
-    return makeError("malformed instrumentation record '" + Path +
-                     "' at line " + Twine(N + 1) + ": " + Lines[N]);
-  };
-  for (size_t N = 1; N < Lines.size(); ++N) {
-    SmallVector<StringRef, 16> F;
-    Lines[N].split(F, ' ', -1, false);
-    if (F.empty())
-      continue;
-    auto U = [&](size_t I, uint64_t &V) {
-      return I < F.size() && !F[I].getAsInteger(0, V);
-    };
-    uint64_t V[8];
-    if (F[0] == "launch") {
-      LaunchRecord L;
-      if (F.size() != 16)
-        return Bad(N);
-      L.Kernel = F[1].str();
-      for (unsigned I = 0; I < 3; ++I) {
-        if (!U(3 + I, V[0]) || !U(7 + I, V[1]))
-          return Bad(N);
-        L.Grid[I] = unsigned(V[0]);
-        L.Block[I] = unsigned(V[1]);
-      }
-      if (!U(11, L.Shared) || !U(13, L.Launches))
-        return Bad(N);
-      Out.push_back(std::move(L));
-    } else if (F[0] == "block") {
-      if (Out.empty() || F.size() != 14)
-        return Bad(N);
-      BlockRecord B;
-      uint64_t T, O;
-      if (!U(1, B.Block) || !U(3, T) || !U(5, B.Requests) ||
-          !U(7, B.Sectors) || !U(9, B.DistinctSectors) ||
-          !U(11, B.DistinctSegments) || !U(13, O))
-        return Bad(N);
-      B.Threads = unsigned(T);
-      B.Overflow = O != 0;
-      Out.back().Blocks.push_back(std::move(B));
-    } else if (F[0] == "warp") {
-      if (Out.empty() || Out.back().Blocks.empty() || !U(3, V[0]))
-        return Bad(N);
-      WarpRecord W;
-      W.Lanes = unsigned(V[0]);
-      Out.back().Blocks.back().Warps.push_back(std::move(W));
-    } else if (F[0] == "site" || F[0] == "mem" || F[0] == "trace") {
-      if (Out.empty() || Out.back().Blocks.empty() ||
-          Out.back().Blocks.back().Warps.empty())
-        return Bad(N);
-      WarpRecord &W = Out.back().Blocks.back().Warps.back();
-      if (F[0] == "site") {
-        if (!U(1, V[0]) || !U(2, V[1]))
-          return Bad(N);
-        W.Sites.push_back({uint32_t(V[0]), V[1]});
-      } else if (F[0] == "mem") {
-        WarpRecord::Mem M;
-        uint64_t S;
-        if (F.size() != 9 || !U(1, S) || !U(2, M.Requests) ||
-            !U(3, M.Lanes) || !U(4, M.Bytes) || !U(5, M.Sectors) ||
-            !U(6, M.Segments) || !U(7, M.Min) || !U(8, M.Max))
-          return Bad(N);
-        M.Site = uint32_t(S);
-        W.Mems.push_back(M);
-      } else {
-        uint64_t Len, Trunc;
-        if (!U(1, Len) || !U(2, Trunc) || F.size() != 3 + Len)
-          return Bad(N);
-        W.Truncated = Trunc != 0;
-        for (size_t I = 0; I < Len; ++I) {
-          if (!U(3 + I, V[0]))
-            return Bad(N);
-          W.Trace.push_back(uint32_t(V[0]));
-        }
-      }
-    } else if (F[0] != "end") {
-      return Bad(N);
-    }
-  }
-  // The recorder writes blocks in the order they finished, which depends on
-  // how the host scheduled them; reports list them by index.
-  for (LaunchRecord &L : Out)
-    llvm::stable_sort(L.Blocks, [](const BlockRecord &A, const BlockRecord &B) {
-      return A.Block < B.Block;
-    });
-  return Out;
-}
-
 /// The recorder's output file, as text.
 Expected<std::string> readRecordFile(StringRef Path) {
   auto Buf = MemoryBuffer::getFile(Path);
@@ -268,10 +171,7 @@ Error writeSavedRecord(StringRef Path, const Analysis &A,
 }
 
 std::optional<InstrClass> instrClassByName(StringRef Name) {
-  for (unsigned C = 0; C < NumInstrClasses; ++C)
-    if (instrClassName(InstrClass(C)) == Name)
-      return InstrClass(C);
-  return std::nullopt;
+  return lookupInstrClass(std::string_view(Name));
 }
 
 /// The entries of a `code` line (F[0] "code", F[1] the site) into \p Code;

@@ -39,14 +39,6 @@ const MemSite *findMem(const Analysis &A, uint32_t Id) {
   return nullptr;
 }
 
-model::OpClass opClass(InstrClass C) {
-  model::OpClass O = model::OpClass::Other;
-  bool Found = model::opClassByName(instrClassName(C).str(), O);
-  assert(Found && "the compiler's and the model's class names differ");
-  (void)Found;
-  return O;
-}
-
 /// A block site's instructions for the model: as ptxas gets them
 /// (refineCode) when A.IssuedCode, as the instrumentation classified
 /// them otherwise (digest 000 counts the kernel's own code).
@@ -100,7 +92,7 @@ void addStream(const Analysis &A, const WarpRecord &Rep, double BestCount,
         St.DepBegin.push_back(uint32_t(St.Deps.size()));
         Latest[(EntryRef(Site) << 32) | I] = uint32_t(St.Stream.size());
       }
-      St.Stream.push_back(opClass(Seq[I]));
+      St.Stream.push_back(Seq[I]);
     }
   }
   S.Truncated = Rep.Truncated;
@@ -146,7 +138,7 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
           continue;
         }
         for (InstrClass C : codeOf(A, *BS)) {
-          St.Count[unsigned(opClass(C))] += W * double(N);
+          St.Count[unsigned(C)] += W * double(N);
           Count += double(N);
         }
       }
@@ -305,10 +297,9 @@ void printText(raw_ostream &OS, const Report &R, const model::GpuParams &G,
   for (double C : St.Count)
     Total += C;
   OS << formatv("  per warp: {0:f1} instructions:", Total);
-  for (unsigned C = 0; C < model::NumOpClasses; ++C)
+  for (unsigned C = 0; C < NumInstrClasses; ++C)
     if (St.Count[C] > 0)
-      OS << formatv(" {0} {1:f1}", model::opClassName(model::OpClass(C)),
-                    St.Count[C]);
+      OS << formatv(" {0} {1:f1}", instrClassName(InstrClass(C)), St.Count[C]);
   OS << "\n";
   if (St.Requests > 0)
     OS << formatv("  global memory: {0:f2} requests/warp; per request {1:f1} "
@@ -373,10 +364,10 @@ json::Value toJson(const Report &R, const Analysis &A) {
   const model::Prediction &P = R.P;
   json::Object Classes;
   double Total = 0;
-  for (unsigned C = 0; C < model::NumOpClasses; ++C) {
+  for (unsigned C = 0; C < NumInstrClasses; ++C) {
     Total += St.Count[C];
     if (St.Count[C] > 0)
-      Classes[model::opClassName(model::OpClass(C))] = St.Count[C];
+      Classes[instrClassName(InstrClass(C))] = St.Count[C];
   }
   json::Array Types;
   for (unsigned T = 0; T < 4; ++T)
@@ -395,7 +386,7 @@ json::Value toJson(const Report &R, const Analysis &A) {
                    {"lanes_per_request",
                     T.Requests > 0 ? T.Lanes / T.Requests : 0.0}};
     if (M) {
-      O["class"] = instrClassName(M->Class).str();
+      O["class"] = instrClassName(M->Class);
       O["bytes"] = M->Bytes;
       if (!M->Location.empty())
         O["location"] = M->Location;

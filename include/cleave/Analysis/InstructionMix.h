@@ -6,14 +6,14 @@
 // sequence of instructions the GPU issues with the data dependences between
 // them. `opt -passes='print<cleave-instr-mix>'` prints it.
 //
-// The classes are declared with the instrumentation that records them
-// (cleave/Transforms/Instrument.h).
+// The classes, their names and which are memory are shared with the
+// runtime's models (cleave/ABI/InstrClass.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_INSTRUCTIONMIX_H
 #define CLEAVE_ANALYSIS_INSTRUCTIONMIX_H
 
-#include "cleave/Transforms/Instrument.h"
+#include "cleave/ABI/InstrClass.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -32,10 +32,6 @@ class raw_ostream;
 
 namespace cleave {
 
-/// The class's name in reports and in the analyze JSON ("fp32", "ld.global").
-llvm::StringRef instrClassName(InstrClass C);
-/// Global (and local) memory: the memory tasks of Luo's periods.
-bool isMemoryClass(InstrClass C);
 /// The class of one instruction of NVPTX IR; std::nullopt for what emits no
 /// PTX instruction (phis, no-op casts, lifetime markers, debug intrinsics).
 std::optional<InstrClass> classifyInstruction(const llvm::Instruction &I);
