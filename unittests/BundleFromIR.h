@@ -39,12 +39,12 @@ bundleFromIR(const char *IR, const char *SourceName,
     if (llvm::Function *F = M->getFunction(From))
       F->setName(To);
   M->setSourceFileName(SourceName);
-  llvm::Expected<std::string> B = cleave::writeBundle(*M, BundleOptions());
+  llvm::Expected<BuiltBundle> B = cleave::writeBundle(*M, BundleOptions());
   if (!B) {
     llvm::errs() << llvm::toString(B.takeError()) << "\n";
     return std::string();
   }
-  return *B;
+  return std::move(B->Bytes);
 }
 
 } // namespace test

@@ -13,8 +13,9 @@
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/CodeGen/PTXEmitter.h"
-#include "cleave/Plugin/PassRegistration.h"
+#include "cleave/Plugin/Pipelines.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/PartitionReady.h"
@@ -44,140 +45,56 @@ namespace cleave {
 
 namespace {
 
-/// Pass builder and analysis managers set up with Cleave's passes, kept
-/// together so that the analyses stay reachable after a pipeline ran.
-struct CleavePassSetup {
-  PassBuilder PB;
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-
-  explicit CleavePassSetup(TargetMachine *TM) : PB(TM) {
-    registerCleavePasses(PB);
-    PB.registerModuleAnalyses(MAM);
-    PB.registerCGSCCAnalyses(CGAM);
-    PB.registerFunctionAnalyses(FAM);
-    PB.registerLoopAnalyses(LAM);
-    PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
-  }
-
-  Error run(Module &M, StringRef Pipeline) {
-    ModulePassManager MPM;
-    if (Error E = PB.parsePassPipeline(MPM, Pipeline))
-      return E;
-    MPM.addPass(VerifierPass());
-    MPM.run(M, MAM);
-    return Error::success();
-  }
-};
-
-struct CapturedRemark {
-  std::string Pass, Message, Location;
-};
-
-/// Records every remark of Cleave's passes while installed on a context
-/// (whether or not the user asked for remarks) and passes each diagnostic
-/// on to the handler it replaced exactly when that one wanted it, so the
-/// user sees what they would have seen without it.
-class RemarkRecorder : public DiagnosticHandler {
+/// While installed on a context, drops the remarks of some passes and passes
+/// every other diagnostic on to the handler it replaced, which also decides
+/// which remarks are enabled.
+class RemarkMuter : public DiagnosticHandler {
 public:
-  RemarkRecorder(std::unique_ptr<DiagnosticHandler> Inner,
-                 std::vector<CapturedRemark> &Out)
-      : Inner(std::move(Inner)), Out(Out) {}
+  RemarkMuter(std::unique_ptr<DiagnosticHandler> Inner,
+              std::vector<std::string> Passes)
+      : Inner(std::move(Inner)), Passes(std::move(Passes)) {}
 
   std::unique_ptr<DiagnosticHandler> Inner;
 
-  static bool isCleave(StringRef Pass) { return Pass.starts_with("cleave"); }
   bool isAnalysisRemarkEnabled(StringRef Pass) const override {
-    return isCleave(Pass) || Inner->isAnalysisRemarkEnabled(Pass);
+    return Inner->isAnalysisRemarkEnabled(Pass);
   }
   bool isMissedOptRemarkEnabled(StringRef Pass) const override {
-    return isCleave(Pass) || Inner->isMissedOptRemarkEnabled(Pass);
+    return Inner->isMissedOptRemarkEnabled(Pass);
   }
   bool isPassedOptRemarkEnabled(StringRef Pass) const override {
-    return isCleave(Pass) || Inner->isPassedOptRemarkEnabled(Pass);
+    return Inner->isPassedOptRemarkEnabled(Pass);
   }
-  bool isAnyRemarkEnabled() const override { return true; }
-
-  /// Remarks of these passes are dropped (neither recorded nor passed on):
-  /// the CPU module's own runs of cleave-merge and cleave-swap-grid repeat
-  /// the device module's.
-  std::vector<std::string> Mute;
-
+  bool isAnyRemarkEnabled() const override {
+    return Inner->isAnyRemarkEnabled();
+  }
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
-    if (const auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI)) {
-      StringRef Pass = R->getPassName();
-      if (is_contained(Mute, Pass))
+    if (const auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI))
+      if (is_contained(Passes, R->getPassName()))
         return true;
-      if (isCleave(Pass)) {
-        const auto *WithLoc = dyn_cast<DiagnosticInfoWithLocationBase>(R);
-        Out.push_back({Pass.str(), R->getMsg(),
-                       WithLoc && WithLoc->isLocationAvailable()
-                           ? WithLoc->getLocationStr()
-                           : std::string()});
-      }
-      bool InnerWants;
-      switch (R->getKind()) {
-      case DK_OptimizationRemark:
-        InnerWants = Inner->isPassedOptRemarkEnabled(Pass);
-        break;
-      case DK_OptimizationRemarkMissed:
-        InnerWants = Inner->isMissedOptRemarkEnabled(Pass);
-        break;
-      default:
-        InnerWants = Inner->isAnalysisRemarkEnabled(Pass);
-        break;
-      }
-      if (!InnerWants)
-        return true;
-    }
     return Inner->handleDiagnostics(DI);
   }
 
 private:
-  std::vector<CapturedRemark> &Out;
+  std::vector<std::string> Passes;
 };
 
-/// Installs a RemarkRecorder on Ctx for its lifetime.
-class RecordRemarks {
+/// Installs a RemarkMuter on Ctx for its lifetime.
+class MutedRemarks {
 public:
-  RecordRemarks(LLVMContext &Ctx, std::vector<CapturedRemark> &Out)
-      : Ctx(Ctx) {
-    auto R = std::make_unique<RemarkRecorder>(Ctx.getDiagnosticHandler(), Out);
-    Recorder = R.get();
-    Ctx.setDiagnosticHandler(std::move(R));
+  MutedRemarks(LLVMContext &Ctx, std::vector<std::string> Passes) : Ctx(Ctx) {
+    Ctx.setDiagnosticHandler(std::make_unique<RemarkMuter>(
+        Ctx.getDiagnosticHandler(), std::move(Passes)));
   }
-  /// Drops the remarks of \p Passes from now on (empty: none).
-  void mute(std::vector<std::string> Passes) {
-    Recorder->Mute = std::move(Passes);
-  }
-  ~RecordRemarks() {
+  ~MutedRemarks() {
     std::unique_ptr<DiagnosticHandler> Mine = Ctx.getDiagnosticHandler();
     Ctx.setDiagnosticHandler(
-        std::move(static_cast<RemarkRecorder &>(*Mine).Inner));
+        std::move(static_cast<RemarkMuter &>(*Mine).Inner));
   }
 
 private:
   LLVMContext &Ctx;
-  RemarkRecorder *Recorder = nullptr;
 };
-
-/// The remark of Pass about kernel K: Cleave's remarks begin with
-/// "kernel 'NAME'" (partition, merge) or "kernel NAME " (CPU lowering),
-/// NAME the display name, which includes the parameter list for C++.
-const CapturedRemark *findRemark(const std::vector<CapturedRemark> &Remarks,
-                                 StringRef Pass, const Function &K) {
-  std::string Display = displayName(K);
-  std::string Quoted = "kernel '" + Display + "'";
-  std::string Plain = "kernel " + Display + " ";
-  const CapturedRemark *Found = nullptr;
-  for (const CapturedRemark &R : Remarks)
-    if (R.Pass == Pass && (StringRef(R.Message).starts_with(Quoted) ||
-                           StringRef(R.Message).starts_with(Plain)))
-      Found = &R; // the last one: a later run repeats the same verdict
-  return Found;
-}
 
 /// "file:line:col" of I's outermost inlined-at location, or empty.
 std::string locationOf(const Instruction &I) {
@@ -219,19 +136,19 @@ struct VariantRecord {
   std::string CpuDescriptor;
 };
 
-/// The variant Name of K in M, or the remark of Pass that says why it is
-/// missing. \p Blocker is the legality issue behind a refusal, if any: a
-/// remark points at the innermost location of its instruction, often in a
-/// CUDA header (atomicAdd), the issue at the user's line it was inlined into.
+/// The variant Name of K in M, or why it is missing: the refusal its pass
+/// recorded (\p Refused), else that \p Pass did not make it. \p Blocker is
+/// the legality issue behind a refusal, if any: a remark points at the
+/// innermost location of its instruction, often in a CUDA header
+/// (atomicAdd), the issue at the user's line it was inlined into.
 VariantRecord variantFrom(const Module &M, StringRef Name, StringRef Pass,
-                          const Function &K,
-                          const std::vector<CapturedRemark> &Remarks,
+                          const VariantRefusal *Refused,
                           const LegalityIssue *Blocker) {
   if (const Function *F = M.getFunction(Name); F && !F->isDeclaration())
     return {Name.str(), "", ""};
   VariantRecord V{"", ("not generated by " + Pass).str(), ""};
-  if (const CapturedRemark *R = findRemark(Remarks, Pass, K))
-    V = {"", R->Message, R->Location};
+  if (Refused)
+    V = {"", Refused->Reason, Refused->Location};
   if (Blocker)
     if (std::string Loc = locationOf(*Blocker->Inst); !Loc.empty())
       V.Location = Loc;
@@ -264,73 +181,35 @@ std::string cpuDescriptorIn(const Module &Host, StringRef Kernel) {
   return GV && !GV->isDeclaration() ? Name : std::string();
 }
 
-/// Replaces the device module \p M by its CPU module: every kernel's CPU
-/// variant and its merge kernel's. The merge kernels are made first
-/// (cleave-merge) and then marked as ordinary kernels, in this module only
-/// (it is the CPU module's scratch copy), so that cleave-cpu-lower lowers
-/// them too: the CPU merge variant of K is __cleave_cpu___cleave_merge_<K>,
-/// described by __cleave_cpu___cleave_merge_<K>_desc (docs/cpu-backend.md).
-/// A merge kernel the lowering refuses simply has no CPU variant.
-Error lowerForCPU(CleavePassSetup &Setup, Module &M) {
-  // The twins first (a no-op when the module already has them): they are
-  // kernels of the bundle, with CPU variants of their own.
-  if (Error E = Setup.run(M, "cleave-swap-grid,cleave-merge"))
-    return E;
-  for (Function &F : M)
-    if (F.getFnAttribute("cleave-variant").getValueAsString() == "merge")
-      F.removeFnAttr("cleave-variant");
-  return Setup.run(M, "cleave-cpu-lower");
-}
-
 } // namespace
 
-Error runCleavePipeline(Module &M, StringRef Pipeline, TargetMachine *TM) {
-  CleavePassSetup Setup(TM);
-  // The CPU object (`cleave compile --emit=cpu-obj|cpu-ir`) must define what
-  // the bundle's CPU variants assume, merge variants included.
-  if (Pipeline == "cleave-cpu-lower")
-    return lowerForCPU(Setup, M);
-  return Setup.run(M, Pipeline);
-}
-
-Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
+Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
   auto TM = createNVPTXTargetMachine(Device, Opts.GpuArch);
   if (!TM)
     return TM.takeError();
-  std::vector<CapturedRemark> Remarks;
-  RecordRemarks Recorder(Device.getContext(), Remarks);
-
-  // CPU variants: the pass form of the lowering on a clone, so the bundle
-  // names exactly what `cleave compile --emit=cpu-obj` defines. The merge
-  // kernels are made first and lowered too: the CPU merge variant of K is
-  // __cleave_cpu___cleave_merge_<K>, whose descriptor the bundle's merge
-  // variant names (docs/cpu-backend.md).
-  // The twins of 2-D kernels (cleave-swap-grid) are kernels like the
-  // others: made first, so the CPU clone and every pass below see them.
-  {
-    CleavePassSetup Swap(TM->get());
-    if (Error E = Swap.run(Device, "cleave-swap-grid"))
-      return std::move(E);
-  }
+  // The CPU module comes from the module as the frontend made it; its own
+  // twins and merge kernels are the device module's, made again. The CPU
+  // merge variant of K is __cleave_cpu___cleave_merge_<K>, whose descriptor
+  // the bundle's merge variant names (docs/cpu-backend.md).
   std::unique_ptr<Module> Host = CloneModule(Device);
-  {
-    CleavePassSetup CPU(TM->get());
-    if (Opts.Log)
-      *Opts.Log << "cleave: bundle: lowering kernels for the CPU\n";
-    Recorder.mute({"cleave-merge", "cleave-swap-grid"});
-    Error E = lowerForCPU(CPU, *Host);
-    Recorder.mute({});
-    if (E)
-      return std::move(E);
-  }
-
   CleavePassSetup Setup(TM->get());
   if (Opts.Log)
-    *Opts.Log
-        << "cleave: bundle: running cleave-partition,cleave-rebase,cleave-merge\n";
-  if (Error E =
-          Setup.run(Device, "cleave-partition,cleave-rebase,cleave-merge"))
+    *Opts.Log << "cleave: bundle: running " << DeviceVariantsPipeline << "\n";
+  if (Error E = Setup.run(Device, DeviceVariantsPipeline))
     return std::move(E);
+  CleavePassSetup CPU(TM->get());
+  if (Opts.Log)
+    *Opts.Log << "cleave: bundle: running " << CPUVariantsPipeline << "\n";
+  {
+    // Their remarks would repeat the device module's.
+    MutedRemarks Muted(Device.getContext(), {"cleave-merge", "cleave-swap-grid"});
+    if (Error E = CPU.run(*Host, CPUVariantsPipeline))
+      return std::move(E);
+  }
+  const VariantRefusals &DeviceRefusals =
+      Setup.MAM.getResult<VariantRefusalAnalysis>(Device);
+  const VariantRefusals &CPURefusals =
+      CPU.MAM.getResult<VariantRefusalAnalysis>(*Host);
   FunctionAnalysisManager &FAM = Setup.FAM;
   const DataLayout &DL = Device.getDataLayout();
 
@@ -393,20 +272,24 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
 
     StringRef Name = K->getName();
     const LegalityIssue *SplitBlocker = Legality.firstSplitBlocker();
-    VariantRecord Merge = variantFrom(Device, mergeVariantName(Name),
-                                      "cleave-merge", *K, Remarks,
-                                      SplitBlocker);
+    VariantRecord Merge = variantFrom(
+        Device, mergeVariantName(Name), "cleave-merge",
+        DeviceRefusals.lookup(Name, RefusedVariant::Merge), SplitBlocker);
     KW.u32(fmt::NumVariantKinds);
     writeVariant(KW, fmt::VariantKind::Original, {Name.str(), "", ""});
     writeVariant(KW, fmt::VariantKind::Partition,
                  variantFrom(Device, partitionVariantName(Name),
-                             "cleave-partition", *K, Remarks, SplitBlocker));
+                             "cleave-partition",
+                             DeviceRefusals.lookup(Name,
+                                                   RefusedVariant::Partition),
+                             SplitBlocker));
     if (!Merge.Entry.empty())
       Merge.CpuDescriptor = cpuDescriptorIn(*Host, Merge.Entry);
     writeVariant(KW, fmt::VariantKind::Merge, Merge);
     VariantRecord Cpu =
-        variantFrom(*Host, cpuVariantName(Name), "cleave-cpu-lower", *K,
-                    Remarks, firstCPUBlocker(Legality));
+        variantFrom(*Host, cpuVariantName(Name), "cleave-cpu-lower",
+                    CPURefusals.lookup(Name, RefusedVariant::CPU),
+                    firstCPUBlocker(Legality));
     if (!Cpu.Entry.empty()) {
       Cpu.CpuDescriptor = cpuDescriptorIn(*Host, Name);
       if (Cpu.CpuDescriptor.empty())
@@ -517,7 +400,7 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   const auto *Bytes = reinterpret_cast<const unsigned char *>(W.Bytes.data());
   W.patchU64(fmt::ChecksumOffset,
              fmt::bundleChecksum(Bytes, Bytes + fmt::HeaderSize, PayloadSize));
-  return std::move(W.Bytes);
+  return BuiltBundle{std::move(W.Bytes), std::move(Host)};
 }
 
 } // namespace cleave

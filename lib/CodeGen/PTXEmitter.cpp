@@ -119,16 +119,26 @@ std::string findPtxas() {
   return "";
 }
 
-Expected<std::string> assemblePTX(StringRef PTX, StringRef GpuArch,
-                                  StringRef Ptxas) {
+namespace {
+
+/// What one ptxas run gave: its exit status, its messages and the cubin.
+struct PtxasRun {
+  int Status = 0;
+  std::string ExecError; ///< why ptxas could not be run at all
+  std::string Messages;  ///< its stdout and stderr
+  std::string Cubin;
+};
+
+/// Runs \p Ptxas on \p PTX for \p GpuArch with \p Extra options, in
+/// temporary files that are removed afterwards.
+Expected<PtxasRun> runPtxas(StringRef PTX, StringRef GpuArch, StringRef Ptxas,
+                            ArrayRef<StringRef> Extra) {
   SmallString<128> In, Out, Log;
-  auto Fail = [](const Twine &Msg) {
-    return createStringError(inconvertibleErrorCode(), Msg);
-  };
   if (sys::fs::createTemporaryFile("cleave", "ptx", In) ||
       sys::fs::createTemporaryFile("cleave", "cubin", Out) ||
       sys::fs::createTemporaryFile("cleave", "log", Log))
-    return Fail("cannot create temporary files for ptxas");
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create temporary files for ptxas");
   auto Cleanup = [&] {
     sys::fs::remove(In);
     sys::fs::remove(Out);
@@ -139,29 +149,94 @@ Expected<std::string> assemblePTX(StringRef PTX, StringRef GpuArch,
     raw_fd_ostream OS(In, EC);
     if (EC) {
       Cleanup();
-      return Fail("cannot write " + In);
+      return createStringError(inconvertibleErrorCode(),
+                               "cannot write " + In);
     }
     OS << PTX;
   }
   std::string Arch = ("-arch=" + GpuArch).str();
-  SmallVector<StringRef, 6> Args = {Ptxas, Arch, In, "-o", Out};
+  SmallVector<StringRef, 8> Args = {Ptxas, Arch};
+  Args.append(Extra.begin(), Extra.end());
+  Args.append({In, "-o", Out});
   std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
                                           StringRef(Log)};
-  std::string ErrMsg;
-  int RC = sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Redirects, 0, 0,
-                               &ErrMsg);
-  std::string Messages;
+  PtxasRun R;
+  R.Status = sys::ExecuteAndWait(Ptxas, Args, std::nullopt, Redirects, 0, 0,
+                                 &R.ExecError);
   if (auto Buf = MemoryBuffer::getFile(Log))
-    Messages = (*Buf)->getBuffer().trim().str();
-  std::string Cubin;
-  if (RC == 0)
+    R.Messages = (*Buf)->getBuffer().trim().str();
+  if (R.Status == 0)
     if (auto Buf = MemoryBuffer::getFile(Out, /*IsText=*/false))
-      Cubin = (*Buf)->getBuffer().str();
+      R.Cubin = (*Buf)->getBuffer().str();
   Cleanup();
-  if (RC != 0)
-    return Fail("ptxas rejected the generated PTX" +
-                (Messages.empty() ? Twine(ErrMsg) : Twine(":\n") + Messages));
-  return Cubin;
+  return R;
+}
+
+Error ptxasFailed(const PtxasRun &R) {
+  return createStringError(inconvertibleErrorCode(),
+                           "ptxas rejected the generated PTX" +
+                               (R.Messages.empty() ? Twine(R.ExecError)
+                                                   : Twine(":\n") + R.Messages));
+}
+
+} // namespace
+
+Expected<std::string> assemblePTX(StringRef PTX, StringRef GpuArch,
+                                  StringRef Ptxas) {
+  Expected<PtxasRun> R = runPtxas(PTX, GpuArch, Ptxas, {});
+  if (!R)
+    return R.takeError();
+  if (R->Status != 0)
+    return ptxasFailed(*R);
+  return std::move(R->Cubin);
+}
+
+std::map<std::string, KernelResources> parsePtxasResources(StringRef Log) {
+  // ptxas info    : Compiling entry function '_Z6vecadd...' for 'sm_90'
+  // ptxas info    : Used 10 registers, used 0 barriers, 380 bytes cmem[0]
+  //                 (and ", N bytes smem" when it has shared memory)
+  std::map<std::string, KernelResources> R;
+  StringRef Entry = "Compiling entry function '";
+  std::string Current;
+  SmallVector<StringRef, 64> Lines;
+  Log.split(Lines, '\n');
+  // The number before \p Unit in \p L, if any ("10 registers").
+  auto NumberBefore = [](StringRef L, StringRef Unit) -> std::optional<uint64_t> {
+    size_t At = L.find(Unit);
+    if (At == StringRef::npos)
+      return std::nullopt;
+    StringRef Head = L.take_front(At).rtrim();
+    StringRef Digits = Head.substr(Head.find_last_not_of("0123456789") + 1);
+    uint64_t V;
+    if (Digits.empty() || Digits.getAsInteger(10, V))
+      return std::nullopt;
+    return V;
+  };
+  for (StringRef L : Lines) {
+    if (size_t At = L.find(Entry); At != StringRef::npos) {
+      StringRef Name = L.substr(At + Entry.size());
+      Current = Name.take_until([](char C) { return C == '\''; }).str();
+      R[Current];
+      continue;
+    }
+    if (Current.empty() || !L.contains("Used "))
+      continue;
+    if (std::optional<uint64_t> N = NumberBefore(L, " registers"))
+      R[Current].Registers = unsigned(*N);
+    if (std::optional<uint64_t> N = NumberBefore(L, " bytes smem"))
+      R[Current].StaticShared = *N;
+  }
+  return R;
+}
+
+Expected<std::map<std::string, KernelResources>>
+ptxasResources(StringRef PTX, StringRef GpuArch, StringRef Ptxas) {
+  Expected<PtxasRun> R = runPtxas(PTX, GpuArch, Ptxas, {"-v"});
+  if (!R)
+    return R.takeError();
+  if (R->Status != 0)
+    return ptxasFailed(*R);
+  return parsePtxasResources(R->Messages);
 }
 
 } // namespace cleave

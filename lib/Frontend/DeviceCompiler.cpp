@@ -9,6 +9,7 @@
 #include "cleave/Frontend/ClangInvocation.h"
 #include "cleave/Frontend/LaunchSyntax.h"
 
+#include "cleave/Support/Diagnosed.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "clang/Basic/Diagnostic.h"
@@ -89,14 +90,14 @@ std::string runtimeIncludeDir() {
 Error checkSourceFile(StringRef Path, raw_ostream &DiagOS) {
   if (!sys::fs::exists(Path)) {
     DiagOS << "cleave: error: no such file: '" << Path << "'\n";
-    return createStringError(inconvertibleErrorCode(), "no such file");
+    return diagnosedError("no such file");
   }
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf) {
     DiagOS << "cleave: error: cannot read '" << Path
            << "': " << Buf.getError().message() << "\n";
-    return createStringError(Buf.getError(), "cannot read input");
+    return diagnosedError("cannot read input");
   }
   StringRef Text = (*Buf)->getBuffer();
   const char *Why = nullptr;
@@ -107,7 +108,7 @@ Error checkSourceFile(StringRef Path, raw_ostream &DiagOS) {
   if (!Why)
     return Error::success();
   DiagOS << Path << ":1:1: error: " << Why << "\n";
-  return createStringError(inconvertibleErrorCode(), Why);
+  return diagnosedError(Why);
 }
 
 static std::vector<std::string> buildDriverArgs(StringRef Path,
@@ -244,14 +245,13 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
   if (!Lang) {
     Error E = Lang.takeError();
     DiagOS << "cleave: error: " << toString(std::move(E)) << "\n";
-    return createStringError(inconvertibleErrorCode(), "unknown language");
+    return diagnosedError("unknown language");
   }
   if (Error E = checkSourceFile(Path, DiagOS))
     return std::move(E);
 
   auto Fail = [] {
-    return createStringError(inconvertibleErrorCode(),
-                             "device compilation failed");
+    return diagnosedError("device compilation failed");
   };
   // Clang's backend setup adds the target's own passes (NVVMReflect, which
   // resolves libdevice's __nvvm_reflect calls) only when it can create the
@@ -294,7 +294,7 @@ compileDeviceCode(StringRef Path, const DeviceCompileOptions &Opts,
            << (*Lang == SourceLanguage::CUDA ? "CUDA file needs a __global__"
                                              : "OpenCL file needs a __kernel")
            << " function\n";
-    return createStringError(inconvertibleErrorCode(), "no kernels");
+    return diagnosedError("no kernels");
   }
   return std::move(M);
 }

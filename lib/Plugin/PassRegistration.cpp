@@ -1,9 +1,12 @@
 //===- PassRegistration.cpp - Register Cleave's passes by name -----------===//
 #include "cleave/Plugin/PassRegistration.h"
+#include "cleave/Plugin/Pipelines.h"
 
 #include "cleave/Analysis/Footprint.h"
+#include "cleave/Analysis/InstructionMix.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/MergeKernel.h"
 #include "cleave/Transforms/PartitionReady.h"
@@ -17,6 +20,11 @@
 using namespace llvm;
 
 void cleave::registerCleavePasses(PassBuilder &PB) {
+  PB.registerAnalysisRegistrationCallback([](ModuleAnalysisManager &MAM) {
+#define CLEAVE_MODULE_ANALYSIS(NAME, CREATE)                                   \
+  MAM.registerPass([] { return CREATE; });
+#include "Passes.def"
+  });
   PB.registerAnalysisRegistrationCallback([](FunctionAnalysisManager &FAM) {
 #define CLEAVE_FUNCTION_ANALYSIS(NAME, CREATE)                                 \
   FAM.registerPass([] { return CREATE; });
@@ -42,6 +50,14 @@ void cleave::registerCleavePasses(PassBuilder &PB) {
     return true;                                                               \
   }
 #include "Passes.def"
+        if (Name == DeviceVariantsPipeline) {
+          addDeviceVariantPasses(MPM);
+          return true;
+        }
+        if (Name == CPUVariantsPipeline) {
+          addCPUVariantPasses(MPM);
+          return true;
+        }
         return false;
       });
 }

@@ -23,6 +23,7 @@
 #include "UnsupportedFeatures.h"
 #include "cleave/Frontend/ClangInvocation.h"
 #include "cleave/Frontend/LaunchSyntax.h"
+#include "cleave/Support/Diagnosed.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -864,8 +865,7 @@ llvm::Expected<HostRewriteResult>
 rewriteHostSource(StringRef Path, const HostRewriteOptions &Opts,
                   llvm::raw_ostream &DiagOS) {
   auto Fail = [] {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "host rewriting failed");
+    return diagnosedError("host rewriting failed");
   };
   llvm::Expected<SourceLanguage> Lang = languageOf(Path);
   if (!Lang || *Lang != SourceLanguage::CUDA) {
@@ -934,8 +934,7 @@ llvm::Error checkRegistrations(const HostRewriteResult &R,
     }
   }
   if (Missing)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   "host and device symbols disagree");
+    return diagnosedError("host and device symbols disagree");
   return llvm::Error::success();
 }
 

@@ -25,6 +25,7 @@
 
 #include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/Analysis/KernelLegality.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
@@ -2148,22 +2149,22 @@ struct LoweredKernel {
 
 } // namespace
 
-static void remarkRefused(OptimizationRemarkEmitter &ORE, Function &Kernel,
+static void remarkRefused(const CPULowerCallbacks &CB, Function &Kernel,
                           const Refusal &R) {
-  ORE.emit([&] {
-    std::string Where;
-    raw_string_ostream OS(Where);
-    if (R.At)
-      printLocation(OS, *R.At);
-    OptimizationRemarkMissed Remark =
-        R.At ? OptimizationRemarkMissed(PassName, "NoCPUVariant",
-                                        userLocation(*R.At), R.At->getParent())
-             : OptimizationRemarkMissed(PassName, "NoCPUVariant",
-                                        &*Kernel.getEntryBlock().begin());
-    Remark << "kernel " << displayName(Kernel)
-           << " stays GPU-only: " << R.What << OS.str();
-    return Remark;
-  });
+  std::string Where;
+  raw_string_ostream OS(Where);
+  if (R.At)
+    printLocation(OS, *R.At);
+  OptimizationRemarkMissed Remark =
+      R.At ? OptimizationRemarkMissed(PassName, "NoCPUVariant",
+                                      userLocation(*R.At), R.At->getParent())
+           : OptimizationRemarkMissed(PassName, "NoCPUVariant",
+                                      &*Kernel.getEntryBlock().begin());
+  Remark << "kernel " << displayName(Kernel)
+         << " stays GPU-only: " << R.What << OS.str();
+  if (CB.Refused)
+    CB.Refused(Kernel, Remark);
+  CB.GetORE(Kernel).emit(Remark);
 }
 
 std::unique_ptr<Module> createCPUModule(Module &Device,
@@ -2176,7 +2177,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
   for (Function *Kernel : getKernels(Device)) {
     OptimizationRemarkEmitter &ORE = CB.GetORE(*Kernel);
     if (std::string Blocker = CB.CPUBlocker(*Kernel); !Blocker.empty()) {
-      remarkRefused(ORE, *Kernel, {Blocker, nullptr});
+      remarkRefused(CB, *Kernel, {Blocker, nullptr});
       continue;
     }
     // The scratch copy of the kernel is changed in place; a refusal halfway
@@ -2184,7 +2185,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
     auto *K = cast<Function>(CloneMap[Kernel]);
     KernelLowering KL(*K, Kernel->getName(), CB);
     if (std::optional<Refusal> R = KL.run()) {
-      remarkRefused(ORE, *Kernel, *R);
+      remarkRefused(CB, *Kernel, *R);
       if (KL.Host)
         KL.Host->eraseFromParent();
       continue;
@@ -2363,6 +2364,10 @@ PreservedAnalyses CPULowerPass::run(Module &M, ModuleAnalysisManager &MAM) {
   CB.Forget = [&](Function &F) { FAM.clear(F, F.getName()); };
   CB.GetORE = [&](Function &F) -> OptimizationRemarkEmitter & {
     return FAM.getResult<OptimizationRemarkEmitterAnalysis>(F);
+  };
+  VariantRefusals &Refusals = MAM.getResult<VariantRefusalAnalysis>(M);
+  CB.Refused = [&](Function &F, const DiagnosticInfoOptimizationBase &R) {
+    Refusals.record(F.getName(), RefusedVariant::CPU, R);
   };
   std::unique_ptr<Module> Host = createCPUModule(M, CB);
 

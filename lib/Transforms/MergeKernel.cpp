@@ -27,6 +27,7 @@
 
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Analysis/WrittenData.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/PartitionReady.h"
@@ -624,13 +625,16 @@ static Function *buildMergeKernel(Function &K, ArrayRef<unsigned> Outputs,
 PreservedAnalyses MergeKernelPass::run(Module &M, ModuleAnalysisManager &MAM) {
   FunctionAnalysisManager &FAM =
       MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  VariantRefusals &Refusals = MAM.getResult<VariantRefusalAnalysis>(M);
   bool Changed = false;
   for (Function *K : getKernels(M)) {
     auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(*K);
     const KernelLegality &Legality = FAM.getResult<KernelLegalityAnalysis>(*K);
     if (!Legality.canSplit()) {
       // A kernel that runs whole on one device has nothing to merge.
-      remarkNotSplittable(*K, Legality, ORE, PassName);
+      OptimizationRemarkMissed R = notSplittableRemark(*K, Legality, PassName);
+      Refusals.record(K->getName(), RefusedVariant::Merge, R);
+      ORE.emit(R);
       continue;
     }
     const ParamRoles &Roles = FAM.getResult<ParamRoleAnalysis>(*K);
@@ -639,11 +643,11 @@ PreservedAnalyses MergeKernelPass::run(Module &M, ModuleAnalysisManager &MAM) {
       if (Roles.isOutput(I))
         Outputs.push_back(I);
     if (Outputs.empty()) {
-      ORE.emit([&] {
-        return OptimizationRemarkAnalysis(PassName, "NoOutputs", K)
-               << "kernel '" << displayName(*K)
-               << "' writes no parameter: no merge kernel";
-      });
+      OptimizationRemarkAnalysis R(PassName, "NoOutputs", K);
+      R << "kernel '" << displayName(*K)
+        << "' writes no parameter: no merge kernel";
+      Refusals.record(K->getName(), RefusedVariant::Merge, R);
+      ORE.emit(R);
       continue;
     }
     if (M.getFunction(mergeVariantName(K->getName())))
@@ -659,13 +663,13 @@ PreservedAnalyses MergeKernelPass::run(Module &M, ModuleAnalysisManager &MAM) {
       Refused = checkMergeSafety(
           *K, Roles, FAM.getResult<PostDominatorTreeAnalysis>(*K), Writes);
     if (Refused) {
-      ORE.emit([&] {
-        return OptimizationRemarkMissed(PassName, Refused->RemarkName,
-                                        userLocation(*Refused->At),
-                                        Refused->At->getParent())
-               << "kernel '" << displayName(*K)
-               << "' gets no merge kernel: " << Refused->Message;
-      });
+      OptimizationRemarkMissed R(PassName, Refused->RemarkName,
+                                 userLocation(*Refused->At),
+                                 Refused->At->getParent());
+      R << "kernel '" << displayName(*K)
+        << "' gets no merge kernel: " << Refused->Message;
+      Refusals.record(K->getName(), RefusedVariant::Merge, R);
+      ORE.emit(R);
       continue;
     }
 

@@ -11,6 +11,7 @@
 #include "cleave/Transforms/PartitionReady.h"
 
 #include "cleave/Analysis/KernelLegality.h"
+#include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -534,10 +535,11 @@ Function *clonePartitioned(Function &Kernel, const Twine &Name,
 // Remarks
 //===----------------------------------------------------------------------===//
 
-void remarkNotSplittable(const Function &Kernel, const KernelLegality &Legality,
-                         OptimizationRemarkEmitter &ORE, const char *Pass) {
+OptimizationRemarkMissed notSplittableRemark(const Function &Kernel,
+                                             const KernelLegality &Legality,
+                                             const char *Pass) {
   const LegalityIssue *Issue = Legality.firstSplitBlocker();
-  ORE.emit([&] {
+  {
     OptimizationRemarkMissed R =
         Issue ? OptimizationRemarkMissed(Pass, "NotSplittable",
                                          userLocation(*Issue->Inst),
@@ -562,7 +564,7 @@ void remarkNotSplittable(const Function &Kernel, const KernelLegality &Legality,
       }
     }
     return R;
-  });
+  }
 }
 
 /// Describes what the clone of Kernel remaps, e.g. "decodes blockIdx.x,
@@ -605,25 +607,28 @@ PreservedAnalyses PartitionReadyPass::run(Module &M,
                                           ModuleAnalysisManager &MAM) {
   FunctionAnalysisManager &FAM =
       MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+  VariantRefusals &Refusals = MAM.getResult<VariantRefusalAnalysis>(M);
   bool Changed = false;
   for (Function *K : getKernels(M)) {
     auto &ORE = FAM.getResult<OptimizationRemarkEmitterAnalysis>(*K);
     const KernelLegality &Legality = FAM.getResult<KernelLegalityAnalysis>(*K);
     if (!Legality.canSplit()) {
-      remarkNotSplittable(*K, Legality, ORE, PassName);
+      OptimizationRemarkMissed R = notSplittableRemark(*K, Legality, PassName);
+      Refusals.record(K->getName(), RefusedVariant::Partition, R);
+      ORE.emit(R);
       continue;
     }
     std::string Name = partitionVariantName(K->getName());
     if (M.getFunction(Name))
       continue; // Made by an earlier run of the pass.
     if (const Instruction *Call = findUnremappableCall(*K)) {
-      ORE.emit([&] {
-        return OptimizationRemarkMissed(PassName, "NotRemappable",
-                                        userLocation(*Call), Call->getParent())
-               << "kernel '" << displayName(*K)
-               << "' is not split: a call that cannot be inlined may read "
-                  "the block index or grid size";
-      });
+      OptimizationRemarkMissed R(PassName, "NotRemappable",
+                                 userLocation(*Call), Call->getParent());
+      R << "kernel '" << displayName(*K)
+        << "' is not split: a call that cannot be inlined may read the block "
+           "index or grid size";
+      Refusals.record(K->getName(), RefusedVariant::Partition, R);
+      ORE.emit(R);
       continue;
     }
     std::string Remap = describeRemap(*K);

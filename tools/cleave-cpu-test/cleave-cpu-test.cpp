@@ -1,7 +1,8 @@
 //===- cleave-cpu-test.cpp - Device IR to a CPU-variant object, for tests -===//
 //
 // Part of Cleave. Reads the device IR of a kernel module (nvptx64), builds
-// its host module with cleave-cpu-lower and writes an x86-64 object (or the
+// its host module with cleave-cpu-variants (the bundle's CPU module,
+// cleave/Plugin/Pipelines.h) and writes an x86-64 object (or the
 // optimized host IR with -S). The differential tests in test/CPU link that
 // object with their drivers; the driver proper will do the same through
 // `cleave compile --emit=cpu-obj`.
@@ -9,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/CodeGen/HostObjectEmitter.h"
 #include "cleave/Analysis/Footprint.h"
-#include "cleave/Plugin/PassRegistration.h"
+#include "cleave/Plugin/Pipelines.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/Rebase.h"
 
@@ -69,40 +70,28 @@ int main(int argc, char **argv) {
   std::unique_ptr<TargetMachine> TM(T->createTargetMachine(
       M->getTargetTriple(), "sm_90", "", TargetOptions(), std::nullopt));
 
-  LoopAnalysisManager LAM;
-  FunctionAnalysisManager FAM;
-  CGSCCAnalysisManager CGAM;
-  ModuleAnalysisManager MAM;
-  PassBuilder PB(TM.get());
-  cleave::registerCleavePasses(PB);
-  PB.registerModuleAnalyses(MAM);
-  PB.registerCGSCCAnalyses(CGAM);
-  PB.registerFunctionAnalyses(FAM);
-  PB.registerLoopAnalyses(LAM);
-  PB.crossRegisterProxies(LAM, FAM, CGAM, MAM);
+  cleave::CleavePassSetup Setup(TM.get());
   if (!RebasedDir.empty()) {
-    ModulePassManager RPM;
-    if (Error E = PB.parsePassPipeline(RPM, "cleave-rebase"))
+    if (Error E = Setup.run(*M, "cleave-rebase"))
       return fail(toString(std::move(E)));
-    RPM.run(*M, MAM);
     for (Function *K : cleave::getKernels(*M)) {
       std::error_code FEC;
       raw_fd_ostream FP(RebasedDir + "/" + K->getName().str() + ".fp", FEC);
       if (FEC)
         return fail(RebasedDir + ": " + FEC.message());
       FP << cleave::appendRebaseRecords(
-          *M, *K, FAM.getResult<cleave::FootprintAnalysis>(*K).serialize());
+          *M, *K,
+          Setup.FAM.getResult<cleave::FootprintAnalysis>(*K).serialize());
     }
     // The clones are variants; lower them as kernels of their own.
     for (Function &F : *M)
       if (F.getFnAttribute(cleave::VariantAttr).getValueAsString() == "rebase")
         F.removeFnAttr(cleave::VariantAttr);
-    MAM.clear();
+    Setup.MAM.clear();
   }
-  ModulePassManager MPM;
-  if (Error E = PB.parsePassPipeline(MPM, "cleave-cpu-lower"))
+  // What the bundle's CPU entries name: twins and merge kernels included.
+  if (Error E = Setup.run(*M, cleave::CPUVariantsPipeline))
     return fail(toString(std::move(E)));
-  MPM.run(*M, MAM);
 
   std::error_code EC;
   ToolOutputFile Out(Output, EC, EmitLL ? sys::fs::OF_Text : sys::fs::OF_None);

@@ -16,6 +16,7 @@
 #include "cleave/CodeGen/DeviceObject.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Rewrite/HostRewriter.h"
+#include "cleave/Support/Diagnosed.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -292,26 +293,19 @@ static Expected<std::string> deviceObjectOf(StringRef Input,
   if (getKernels(**M).empty())
     return std::string();
 
-  // The CPU variants come from the module as the frontend made it (the
-  // bundle's writer lowers a clone the same way, so the names agree).
-  std::unique_ptr<Module> CPU = CloneModule(**M);
   BundleOptions BO;
   BO.GpuArch = Opts.Device.GpuArch;
   BO.Ptxas = Opts.Ptxas;
   if (Opts.Verbose)
     BO.Log = &errs();
-  Expected<std::string> Bundle = writeBundle(**M, BO);
+  // The CPU variants are the ones the bundle names.
+  Expected<BuiltBundle> Bundle = writeBundle(**M, BO);
   if (!Bundle)
     return Bundle.takeError();
-  auto TM = createNVPTXTargetMachine(*CPU, Opts.Device.GpuArch);
-  if (!TM)
-    return TM.takeError();
-  if (Error E = runCleavePipeline(*CPU, "cleave-cpu-lower", TM->get()))
-    return std::move(E);
   DeviceObjectOptions OO;
   OO.SingleDevice = Opts.SingleDevice;
   OO.CPU = Opts.HostCPU;
-  return emitDeviceObject(*CPU, *Bundle, OO);
+  return emitDeviceObject(*Bundle->CPU, Bundle->Bytes, OO);
 }
 
 Expected<std::string> buildDeviceObject(StringRef Input,
@@ -445,7 +439,9 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         HO.CopyDir = CopyDir;
         Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
         if (!R) {
-          consumeError(R.takeError());
+          reportUnlessDiagnosed(R.takeError(), [&](const std::string &M) {
+            error(In + ": " + M);
+          });
           Failed = true;
           continue;
         }
@@ -455,11 +451,9 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
         }
         Expected<std::string> Obj = deviceObjectOf(In, Opts, Ctx, &*R);
         if (!Obj) {
-          std::string Msg = toString(Obj.takeError());
-          // Frontend failures are already reported with their locations.
-          if (!StringRef(Msg).contains("compilation failed") &&
-              !StringRef(Msg).contains("symbols disagree"))
-            error(In + ": " + Msg);
+          reportUnlessDiagnosed(Obj.takeError(), [&](const std::string &M) {
+            error(In + ": " + M);
+          });
           Failed = true;
           continue;
         }

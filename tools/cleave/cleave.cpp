@@ -20,7 +20,9 @@
 #include "cleave/CodeGen/HostObjectEmitter.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Frontend/DeviceCompiler.h"
+#include "cleave/Plugin/Pipelines.h"
 #include "cleave/Rewrite/HostRewriter.h"
+#include "cleave/Support/Diagnosed.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
@@ -108,7 +110,7 @@ cl::opt<bool> Verbose("v", cl::desc("Print the steps and the Clang command"),
 cl::opt<std::string> Passes(
     "cleave-passes",
     cl::desc("Cleave pass pipeline run on the device module"),
-    cl::init("cleave-swap-grid,cleave-partition,cleave-rebase,cleave-merge"), cl::sub(CompileCmd),
+    cl::init(cleave::DeviceVariantsPipeline), cl::sub(CompileCmd),
     cl::cat(CompileCat));
 cl::opt<std::string>
     RemarksPassed("Rpass", cl::desc("Report transforms made by passes whose "
@@ -198,6 +200,9 @@ public:
     return Missed && Missed->match(Pass);
   }
   bool isAnalysisRemarkEnabled(StringRef) const override { return false; }
+  // Passes build a remark only when some remark is enabled
+  // (OptimizationRemarkEmitter::enabled asks this).
+  bool isAnyRemarkEnabled() const override { return Passed || Missed; }
   bool handleDiagnostics(const DiagnosticInfo &DI) override {
     auto *R = dyn_cast<DiagnosticInfoOptimizationBase>(&DI);
     if (!R) {
@@ -258,10 +263,10 @@ int emitBundle(Module &M) {
   BOpts.Ptxas = ptxasToUse();
   if (Verbose)
     BOpts.Log = &errs();
-  Expected<std::string> Bundle = cleave::writeBundle(M, BOpts);
+  Expected<cleave::BuiltBundle> Bundle = cleave::writeBundle(M, BOpts);
   if (!Bundle)
     return error(toString(Bundle.takeError()));
-  return writeOutput(*Bundle, /*IsText=*/false);
+  return writeOutput(Bundle->Bytes, /*IsText=*/false);
 }
 
 cleave::BuildOptions buildOptions() {
@@ -340,7 +345,8 @@ int runCompile() {
     Expected<std::string> Src = cleave::rewriteForHost(
         Input, Build, Output == "-" ? "<stdout>" : Output.getValue());
     if (!Src) {
-      consumeError(Src.takeError()); // the diagnostics are already printed
+      cleave::reportUnlessDiagnosed(Src.takeError(),
+                                    [](const std::string &M) { error(M); });
       return 1;
     }
     return writeOutput(*Src, /*IsText=*/true);
@@ -351,9 +357,8 @@ int runCompile() {
     Expected<std::string> Obj =
         cleave::buildDeviceObject(Input, Build, Ctx);
     if (!Obj) {
-      std::string Msg = toString(Obj.takeError());
-      if (!StringRef(Msg).contains("compilation failed"))
-        return error(Msg);
+      cleave::reportUnlessDiagnosed(Obj.takeError(),
+                                    [](const std::string &M) { error(M); });
       return 1;
     }
     return writeOutput(*Obj, /*IsText=*/false);
@@ -362,7 +367,8 @@ int runCompile() {
   const cleave::DeviceCompileOptions &Opts = Build.Device;
   auto M = cleave::compileDeviceCode(Input, Opts, Ctx, errs());
   if (!M) {
-    consumeError(M.takeError()); // the diagnostics are already printed
+    cleave::reportUnlessDiagnosed(M.takeError(),
+                                  [](const std::string &M) { error(M); });
     return 1;
   }
   // The bundle runs its own fixed pipeline: its variants must follow the
@@ -372,10 +378,11 @@ int runCompile() {
   auto TM = cleave::createNVPTXTargetMachine(**M, GpuArch);
   if (!TM)
     return error(toString(TM.takeError()));
-  // The CPU variants are a module of their own (x86-64): cleave-cpu-lower
-  // replaces the device module with it.
+  // The CPU variants are a module of their own (x86-64):
+  // cleave-cpu-variants replaces the device module with it.
   bool ForCPU = Emit == EmitKind::CpuIR || Emit == EmitKind::CpuObj;
-  std::string Pipeline = ForCPU ? "cleave-cpu-lower" : Passes.getValue();
+  std::string Pipeline =
+      ForCPU ? cleave::CPUVariantsPipeline : Passes.getValue();
   if (Verbose)
     errs() << "cleave: running passes '" << Pipeline << "'\n";
   if (Error E = cleave::runCleavePipeline(**M, Pipeline, TM->get()))

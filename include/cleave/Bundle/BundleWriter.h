@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <memory>
 #include <string>
 
 namespace llvm {
@@ -33,21 +34,22 @@ struct BundleOptions {
   llvm::raw_ostream *Log = nullptr;
 };
 
-/// Builds the bundle of \p Device, a device module straight from the
-/// frontend: runs cleave-partition and cleave-merge on it (Device gains the
-/// variants; a module that already has them is left as it is), builds the CPU
-/// variants with cleave-cpu-lower on a clone, reads the analyses, emits PTX
-/// (and a cubin), and returns the bundle's bytes. The reasons for missing
-/// variants are the passes' remarks; remarks still reach the context's own
-/// diagnostic handler as before.
-llvm::Expected<std::string> writeBundle(llvm::Module &Device,
-                                        const BundleOptions &Opts);
+/// What writeBundle makes: the bundle and the CPU module whose variants
+/// its CPU entries name (cleave-cpu-variants of the device module).
+struct BuiltBundle {
+  std::string Bytes;
+  std::unique_ptr<llvm::Module> CPU;
+};
 
-/// Runs a pipeline of Cleave's passes (registered by name, plus the
-/// verifier) on \p M, with \p TM answering the target queries (the NVPTX
-/// target for device modules). One setup for the driver and the bundle.
-llvm::Error runCleavePipeline(llvm::Module &M, llvm::StringRef Pipeline,
-                              llvm::TargetMachine *TM);
+/// Builds the bundle of \p Device, a device module straight from the
+/// frontend: runs cleave-device-variants on it (Device gains the variants; a
+/// module that already has them is left as it is) and cleave-cpu-variants on
+/// a clone (cleave/Plugin/Pipelines.h), reads the analyses, emits PTX (and a
+/// cubin), and returns the bundle with the CPU module. The reasons for
+/// missing variants are the passes' remarks; remarks still reach the
+/// context's own diagnostic handler as before.
+llvm::Expected<BuiltBundle> writeBundle(llvm::Module &Device,
+                                        const BundleOptions &Opts);
 
 } // namespace cleave
 

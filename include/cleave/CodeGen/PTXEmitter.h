@@ -2,7 +2,11 @@
 #ifndef CLEAVE_CODEGEN_PTXEMITTER_H
 #define CLEAVE_CODEGEN_PTXEMITTER_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -42,6 +46,24 @@ std::string findPtxas();
 llvm::Expected<std::string> assemblePTX(llvm::StringRef PTX,
                                         llvm::StringRef GpuArch,
                                         llvm::StringRef Ptxas);
+
+/// Registers per thread and static shared memory of one kernel, as
+/// `ptxas -v` reports them.
+struct KernelResources {
+  unsigned Registers = 0;
+  uint64_t StaticShared = 0;
+};
+
+/// The resources of every entry function in the messages of `ptxas -v`
+/// ("Compiling entry function 'K'", then "Used N registers, ..., M bytes
+/// smem"), by entry name.
+std::map<std::string, KernelResources> parsePtxasResources(llvm::StringRef Log);
+
+/// Assembles PTX with `ptxas -v` for GpuArch and returns each entry
+/// function's resources (the cubin is not kept).
+llvm::Expected<std::map<std::string, KernelResources>>
+ptxasResources(llvm::StringRef PTX, llvm::StringRef GpuArch,
+               llvm::StringRef Ptxas);
 
 } // namespace cleave
 

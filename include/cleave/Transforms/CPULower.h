@@ -19,6 +19,7 @@
 namespace llvm {
 class Function;
 class Module;
+class DiagnosticInfoOptimizationBase;
 class OptimizationRemarkEmitter;
 class TargetTransformInfo;
 template <typename> class GenericSSAContext;
@@ -54,6 +55,10 @@ struct CPULowerCallbacks {
   std::function<void(llvm::Function &)> Forget;
   /// Where remarks about the kernel go.
   std::function<llvm::OptimizationRemarkEmitter &(llvm::Function &)> GetORE;
+  /// Told the remark of each kernel that gets no CPU variant (may be empty).
+  std::function<void(llvm::Function &,
+                     const llvm::DiagnosticInfoOptimizationBase &)>
+      Refused;
 };
 
 /// Builds the host (x86-64) module holding the CPU variant of every kernel of

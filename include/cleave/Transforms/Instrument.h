@@ -48,9 +48,8 @@ class raw_ostream;
 
 namespace cleave {
 
-/// The class of one instruction of NVPTX IR; std::nullopt for what emits no
-/// PTX instruction (phis, no-op casts, lifetime markers, debug intrinsics).
-std::optional<InstrClass> classifyInstruction(const llvm::Instruction &I);
+// The classification of IR instructions into these classes:
+// cleave/Analysis/InstructionMix.h.
 
 /// A basic block of a kernel or of a function it calls.
 struct BlockSite {

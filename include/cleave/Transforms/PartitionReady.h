@@ -25,6 +25,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Transforms/Utils/ValueMapper.h"
 
@@ -82,13 +83,12 @@ const llvm::Instruction *findUnremappableCall(const llvm::Function &Kernel);
 llvm::SmallPtrSet<const llvm::Function *, 8>
 getBlockIndexReaders(const llvm::Module &M);
 
-/// Emits the OptimizationRemarkMissed "NotSplittable" of pass PassName at the
+/// The OptimizationRemarkMissed "NotSplittable" of pass PassName at the
 /// instruction that blocks splitting Kernel, saying why:
 ///   kernel 'K' is not split: <kind> '<detail>'
-void remarkNotSplittable(const llvm::Function &Kernel,
-                         const KernelLegality &Legality,
-                         llvm::OptimizationRemarkEmitter &ORE,
-                         const char *PassName);
+llvm::OptimizationRemarkMissed
+notSplittableRemark(const llvm::Function &Kernel,
+                    const KernelLegality &Legality, const char *PassName);
 
 class PartitionReadyPass : public llvm::PassInfoMixin<PartitionReadyPass> {
 public:
