@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../BundleFromIR.h"
-#include "../../runtime/lib/IssuePool.h"
+#include "../../runtime/lib/engine/IssuePool.h"
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceFactories.h"
-#include "../Text.h"
+#include "../support/Text.h"
 
 #include <cctype>
 #include <cstdio>

@@ -6,7 +6,7 @@
 
 #include "cleave/rt/PerfCache.h"
 
-#include "JsonUtil.h"
+#include "../support/JsonUtil.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -9,7 +9,7 @@
 
 #include "cleave/rt/DeviceProfile.h"
 
-#include "JsonUtil.h"
+#include "../support/JsonUtil.h"
 
 #include <fstream>
 #include <sstream>
