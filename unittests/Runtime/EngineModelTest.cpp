@@ -1,6 +1,6 @@
 //===- EngineModelTest.cpp - The engine's model policy on CPU devices -----===//
 //
-// Part of Cleave. The model policy (Planner.h) inside the engine with real
+// Part of Cleave. The model policy (ModelPartitioner.h) inside the engine with real
 // buffers and a real bundle (inline IR through the compiler's bundle
 // writer; a hand-written CPU variant): results against a plain reference,
 // CPU devices kept on one device (they share the executor), residency
@@ -15,7 +15,7 @@
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
-#include "cleave/rt/Planner.h"
+#include "cleave/rt/ModelPartitioner.h"
 
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/IR/LLVMContext.h"
@@ -766,7 +766,7 @@ TEST_F(EngineNullGpuTest, ALaunchTooShortToPayForASplitRunsWhole) {
   start({{0, "model A"}, {1, "model A"}});
   LaunchPlan Split = launch();
   EXPECT_EQ(Split.Runs.size(), 2u) << Split.describe();
-  Eng->setMinSplitMs(Planner::DefaultMinSplitMs);
+  Eng->setMinSplitMs(ModelPartitioner::DefaultMinSplitMs);
   for (int I = 0; I < 3; ++I) {
     testing::internal::CaptureStderr();
     setenv("CLEAVE_LOG", "plan", 1);
@@ -834,7 +834,7 @@ TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
   ASSERT_TRUE(Bufs->memset(Ptr[0], 1, N * sizeof(float)).ok());
   ASSERT_TRUE(Bufs->memset(Ptr[1], 2, N * sizeof(float)).ok());
   // The first launch may leave a GPU out (the seed says a fourth share
-  // gains too little, Planner::MinDeviceGain); once measurements show it
+  // gains too little, ModelPartitioner::MinDeviceGain); once measurements show it
   // would gain, the steady-state decision may bring it in, moving its data
   // once. Nothing else moves.
   unsigned Moves = 0;

@@ -234,6 +234,51 @@ Result LaunchContext::merge(RunState &R, RunState &OnM) {
   return Res;
 }
 
+Result LaunchContext::mergeRuns(AttemptState &A,
+                                const std::vector<RunState *> &Redo) {
+  // Failed runs of other devices: on M, in place.
+  if (!Redo.empty()) {
+    std::map<Location, std::vector<std::pair<uint64_t, uint64_t>>> Blocks;
+    for (RunState *R : Redo)
+      Blocks[R->Dev].push_back({R->First, R->First + R->Count});
+    for (auto &[D, B] : Blocks) {
+      Excluded.insert(D);
+      report(D, A.Failed[D], B, MergeDev);
+    }
+    for (RunState *R : Redo)
+      if (Result Res = rerunOnMerge(*R, A.Runs); !Res.ok())
+        return Res;
+  }
+  RunState *OnM = nullptr;
+  for (RunState &R : A.Runs)
+    if (R.Dev == MergeDev)
+      OnM = &R;
+  if (!OnM) {
+    freeMergeTemps();
+    return Result::error(ErrorCode::Unknown, "merge device has no run");
+  }
+  for (RunState &R : A.Runs) {
+    if (R.Dev == MergeDev)
+      continue;
+    Result Res = merge(R, *OnM);
+    if (Res.ok())
+      continue;
+    // The partial could not be copied or merged: re-run on M in place.
+    Excluded.insert(R.Dev);
+    report(R.Dev, Res, {{R.First, R.First + R.Count}}, MergeDev);
+    if (Result Again = rerunOnMerge(R, A.Runs); !Again.ok())
+      return Again;
+  }
+  freeMergeTemps();
+  for (auto &[Id, W] : A.AllWrites)
+    for (ByteRange Rg : W.ranges()) {
+      Result Res = Bufs.markWritten(*BufById[Id], MergeDev, Rg);
+      if (!Res.ok())
+        return Res;
+    }
+  return Result::success();
+}
+
 } // namespace engine
 } // namespace rt
 } // namespace cleave

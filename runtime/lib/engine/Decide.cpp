@@ -211,55 +211,6 @@ void LaunchContext::resolveCoarse(const std::vector<PartitionRange> &Ranges,
     refineWrites((*Uses[I])[Id], BufById.at(Id)->size());
 }
 
-/// Splits [0, Total) over the devices that can run the kernel, by policy.
-Result makePolicyRanges(PartitionPolicy P, uint64_t Total,
-                        const std::vector<Location> &Devs,
-                        const std::vector<double> &Weights,
-                        std::vector<PartitionRange> &Out) {
-  Out.clear();
-  if (Devs.empty())
-    return Result::error(ErrorCode::NoDevice, "no device can run the kernel");
-  std::vector<uint64_t> Share(Devs.size(), 0);
-  if (P == PartitionPolicy::SingleDevice) {
-    Share[0] = Total;
-  } else {
-    std::vector<double> W(Devs.size(), 1.0);
-    if (P == PartitionPolicy::Proportional || P == PartitionPolicy::Weights)
-      W = Weights;
-    double Sum = 0;
-    for (double X : W)
-      Sum += X;
-    if (Sum <= 0 && P == PartitionPolicy::Weights)
-      return invalid("the split weights give no device that can run the "
-                     "kernel a share");
-    if (Sum <= 0) {
-      W.assign(Devs.size(), 1.0);
-      Sum = double(Devs.size());
-    }
-    uint64_t Given = 0;
-    for (size_t I = 0; I < Devs.size(); ++I) {
-      Share[I] = uint64_t(double(Total) * (W[I] / Sum));
-      Share[I] = std::min(Share[I], Total - Given);
-      Given += Share[I];
-    }
-    // The remainder, one block at a time, to the largest weights first
-    // (ties: the first device).
-    std::vector<size_t> Order(Devs.size());
-    for (size_t I = 0; I < Order.size(); ++I)
-      Order[I] = I;
-    std::stable_sort(Order.begin(), Order.end(),
-                     [&](size_t A, size_t B) { return W[A] > W[B]; });
-    for (size_t J = 0; Given < Total; J = (J + 1) % Order.size(), ++Given)
-      ++Share[Order[J]];
-  }
-  uint64_t First = 0;
-  for (size_t I = 0; I < Devs.size(); ++I)
-    if (Share[I]) {
-      Out.push_back({Devs[I], First, Share[I]});
-      First += Share[I];
-    }
-  return Result::success();
-}
 
 namespace {
 
@@ -281,6 +232,42 @@ void normalize(std::vector<PartitionRange> &Ranges) {
 }
 
 } // namespace
+
+std::string LaunchContext::whyNotSplit(bool GpuGetsPart) const {
+  if (!Info.CanSplit) {
+    std::string Why = "the kernel cannot be split";
+    for (const BundleIssue &Iss : Info.Issues)
+      if (Iss.ForbidsSplit) {
+        Why += ": " + Iss.Kind + (Iss.Detail.empty() ? "" : " " + Iss.Detail) +
+               (Iss.Location.empty() ? "" : " at " + Iss.Location);
+        break;
+      }
+    return Why;
+  }
+  for (const BundleVariableUse &U : Info.Variables)
+    if (U.Written)
+      return "it writes the variable " + Prog.B.Variables[U.Variable].Name;
+  if (!Fp)
+    return "the kernel's footprints are unusable: " +
+           Prog.FootprintErrors[&K - Prog.Kernels.data()];
+  const BundleVariant &Part = Info.variant(VariantKind::Partition);
+  if (GpuGetsPart && !Part.Present)
+    return "no partition-ready variant: " + Part.Reason;
+  return {};
+}
+
+std::string
+LaunchContext::whyNotMerged(const std::vector<Location> &Devices) const {
+  const BundleVariant &Merge = Info.variant(VariantKind::Merge);
+  if (!Merge.Present)
+    return "there is no merge kernel (" + Merge.Reason + ")";
+  for (Location L : Devices)
+    if (canMergeOn(L))
+      return {};
+  return "no device of the partition can run the merge kernel (CPU merge "
+         "variant: " +
+         std::string(K.CpuMerge ? "present" : "absent") + ")";
+}
 
 Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   M = Mode::Exact;
@@ -314,27 +301,11 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
                  : Result::success();
   };
 
-  if (!Info.CanSplit) {
-    std::string Why = "the kernel cannot be split";
-    for (const BundleIssue &Iss : Info.Issues)
-      if (Iss.ForbidsSplit) {
-        Why += ": " + Iss.Kind + (Iss.Detail.empty() ? "" : " " + Iss.Detail) +
-               (Iss.Location.empty() ? "" : " at " + Iss.Location);
-        break;
-      }
-    return Whole(Why);
-  }
-  for (const BundleVariableUse &U : Info.Variables)
-    if (U.Written)
-      return Whole("it writes the variable " +
-                   Prog.B.Variables[U.Variable].Name);
-  if (!Fp)
-    return Whole("the kernel's footprints are unusable: " +
-                 Prog.FootprintErrors[&K - Prog.Kernels.data()]);
-  const BundleVariant &Part = Info.variant(VariantKind::Partition);
+  bool GpuGetsPart = false;
   for (const PartitionRange &R : Ranges)
-    if (isGpu(R.Device) && R.Count != Total && !Part.Present)
-      return Whole("no partition-ready variant: " + Part.Reason);
+    GpuGetsPart |= isGpu(R.Device) && R.Count != Total;
+  if (std::string Why = whyNotSplit(GpuGetsPart); !Why.empty())
+    return Whole(Why);
   if (!Info.Combined.empty()) {
     std::string Why = setUpCombines();
     if (!Why.empty())
@@ -393,11 +364,12 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   if (Combining)
     return Whole(WhyNot + ", and a kernel with combined outputs is not "
                           "merged with a merge kernel");
+  std::vector<Location> Devices;
+  for (const PartitionRange &R : Ranges)
+    Devices.push_back(R.Device);
+  if (std::string Why = whyNotMerged(Devices); !Why.empty())
+    return Whole(WhyNot + ", and " + Why);
   // Merges: every written buffer must be reached through merge outputs.
-  const BundleVariant &Merge = Info.variant(VariantKind::Merge);
-  if (!Merge.Present)
-    return Whole(WhyNot + ", and there is no merge kernel (" + Merge.Reason +
-                 ")");
   std::set<unsigned> Outputs(Info.MergeOutputs.begin(),
                              Info.MergeOutputs.end());
   for (const PtrArg &P : Ptrs) {
@@ -417,6 +389,8 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
       }
     }
   }
+  // M: the device with the most blocks among those that can merge (one
+  // can: whyNotMerged()).
   std::map<Location, uint64_t> Share;
   for (const PartitionRange &R : Ranges)
     Share[R.Device] += R.Count;
@@ -424,10 +398,6 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
   for (const PartitionRange &R : Ranges)
     if (canMergeOn(R.Device) && (Best < 0 || Share[R.Device] > Share[Best]))
       Best = R.Device;
-  if (Best < 0)
-    return Whole(WhyNot + ", and no device of the partition can run the "
-                          "merge kernel (CPU merge variant: " +
-                 std::string(K.CpuMerge ? "present" : "absent") + ")");
   M = Mode::Merge;
   MergeDev = Best;
   Plan.Reconcile = "merge";
@@ -438,16 +408,5 @@ Result LaunchContext::decide(std::vector<PartitionRange> &Ranges) {
 
 } // namespace engine
 
-using namespace engine;
-
-// The policy split, exposed for the tests (see Engine.h).
-Result computePolicyPartition(PartitionPolicy P, uint64_t Blocks,
-                              const std::vector<Location> &Devices,
-                              const std::vector<double> &Weights,
-                              std::vector<PartitionRange> &Out) {
-  if (Weights.size() != Devices.size())
-    return invalid("one weight per device expected");
-  return makePolicyRanges(P, Blocks, Devices, Weights, Out);
-}
 } // namespace rt
 } // namespace cleave

@@ -31,7 +31,7 @@
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/Footprint.h"
 #include "cleave/rt/PartitionParams.h"
-#include "cleave/rt/Planner.h"
+#include "cleave/rt/ModelPartitioner.h"
 
 #include <algorithm>
 #include <charconv>
@@ -384,7 +384,7 @@ const KernelHandle *twinFor(const KernelLaunchRequest &Req,
   if (!T || NumDevices < 2 || Policy == PartitionPolicy::SingleDevice ||
       !Req.Partition.empty() || Req.Grid[2] != 1 ||
       Req.Grid[1] < 2 || Req.Grid[0] > 0xFFFFu || (K.Cpu && !T->Cpu) ||
-      envHas("CLEAVE_SWAP", "off"))
+      envListHas("CLEAVE_SWAP", "off"))
     return nullptr;
   const Program &P = *K.Prog;
   const FootprintProgram *Fk = P.Footprints[&K - P.Kernels.data()].get();
@@ -419,7 +419,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   // changed since (RepeatMemo).
   uint64_t Before = Bufs.stateChanges();
   std::vector<char> Args = argumentBytes(*Req.Kernel->Info, Req.Args);
-  bool SwapOff = envHas("CLEAVE_SWAP", "off");
+  bool SwapOff = envListHas("CLEAVE_SWAP", "off");
   const RepeatMemo *Memo = nullptr;
   if (auto It = I->Repeats.find(Req.Kernel);
       It != I->Repeats.end() && It->second.Changes == Before &&
@@ -499,7 +499,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     I->Model.P->maybeFlush();
   if (C.Phases.On)
     std::fputs(C.Phases.finish(Req.Kernel->Info->Name).c_str(), stderr);
-  if (envHas("CLEAVE_LOG", "plan"))
+  if (logHas("plan"))
     std::fputs((Plan.describe() + (R.ok() ? "" : "  error: " + R.toString() +
                                                      "\n"))
                    .c_str(),

@@ -126,7 +126,7 @@ LaunchContext::alignToSlabs(std::vector<PartitionRange> Ranges) const {
   unsigned Dim = slabDim();
   uint64_t Slab = slabBlocks(Dim);
   if (Explicit || Slab <= 1 || Ranges.size() < 2 || !Fp ||
-      !Fp->rebasedVariant(Dim) || envHas("CLEAVE_REBASE", "off"))
+      !Fp->rebasedVariant(Dim) || envListHas("CLEAVE_REBASE", "off"))
     return Ranges;
   std::sort(Ranges.begin(), Ranges.end(),
             [](const PartitionRange &A, const PartitionRange &B) {
@@ -157,7 +157,7 @@ Result LaunchContext::launchRebased(Location Dev, uint64_t First,
   uint64_t Slab = slabBlocks(Dim);
   const RebasedVariant *V = Fp ? Fp->rebasedVariant(Dim) : nullptr;
   if (!V || First % Slab || Count % Slab || Count / Slab > 0x7FFFFFFFu ||
-      envHas("CLEAVE_REBASE", "off"))
+      envListHas("CLEAVE_REBASE", "off"))
     return Result::success();
   std::vector<RebaseValue> Vals;
   std::string Why;
@@ -218,7 +218,7 @@ void LaunchContext::timeEvents(RunState &R) {
   // around its launch(es) on the compute stream (read after the stream is
   // synchronized).
   R.TimeStart = R.TimeEnd = nullptr;
-  if ((Timed && PlanDevs.count(R.Dev)) || LogTime) {
+  if ((Timed && SplitDevs.count(R.Dev)) || LogTime) {
     size_t &Used = EventsUsed[R.Dev];
     R.TimeStart = Model.event(Bufs, R.Dev, Used);
     R.TimeEnd = Model.event(Bufs, R.Dev, Used + 1);

@@ -13,7 +13,7 @@
 //   Finish.cpp      writes and reads marked; repeated and deferred launches
 //   Recover.cpp     where a failed device's blocks go
 //   Attempt.cpp     run() and attempt(): the phases in order
-//   ModelPolicy.cpp the model policy's decision (planModel()) and timing
+//   ModelPolicy.cpp the model policy's decision (scheduleByModel()) and timing
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_ENGINE_LAUNCHCONTEXT_H
@@ -21,13 +21,15 @@
 
 #include "cleave/rt/Engine.h"
 
+#include "../scheduler/SchedulingPolicy.h"
+
 #include "IssuePool.h"
 #include "LaunchSupport.h"
 
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/Footprint.h"
 #include "cleave/rt/PartitionParams.h"
-#include "cleave/rt/Planner.h"
+#include "cleave/rt/ModelPartitioner.h"
 
 #include <algorithm>
 #include <charconv>
@@ -105,16 +107,24 @@ inline bool deferralOff() {
   return Off;
 }
 
-inline bool envHas(const char *Var, const char *Word) {
+/// Whether the comma-separated list in \p Var names \p Word.
+inline bool envListHas(const char *Var, const char *Word) {
   const char *V = std::getenv(Var);
   if (!V)
     return false;
-  std::string S = V;
+  std::string_view S = V;
   size_t N = std::strlen(Word);
-  for (size_t P = S.find(Word); P != std::string::npos; P = S.find(Word, P + 1))
+  for (size_t P = S.find(Word); P != S.npos; P = S.find(Word, P + 1))
     if ((P == 0 || S[P - 1] == ',') && (P + N == S.size() || S[P + N] == ','))
       return true;
-  return S == "all";
+  return false;
+}
+
+/// CLEAVE_LOG names \p Word, or is `all`. `all` means every log and
+/// nothing else: a switch such as CLEAVE_SWAP has no `all`.
+inline bool logHas(const char *Word) {
+  const char *V = std::getenv("CLEAVE_LOG");
+  return V && (std::strcmp(V, "all") == 0 || envListHas("CLEAVE_LOG", Word));
 }
 
 /// The launch's arguments as the footprint evaluator takes them: integer
@@ -142,30 +152,30 @@ inline std::vector<int64_t> integerArgs(const BundleKernel &Info,
 /// uses it, with the device profile of CLEAVE_PROFILE and the cache file of
 /// this profile and device set) and the events that time GPU ranges.
 struct ModelState {
-  std::unique_ptr<Planner> P;
+  std::unique_ptr<ModelPartitioner> P;
   /// Per GPU, events reused by every launch (two per range).
   std::map<Location, std::vector<EventHandle>> Events;
   /// (device, table key) pairs timed once: the first range of a kernel on
   /// a GPU pays for loading its code (lazy module loading happens inside
   /// the first launch, between the events), so it is not recorded.
   std::set<std::pair<Location, std::string>> Warm;
-  /// The split's host bookkeeping estimate (PlanRequest::SplitMs) per
+  /// The split's host bookkeeping estimate (SplitRequest::SplitMs) per
   /// table key, grid and scalar arguments: evaluated once.
   std::map<std::string, double> SplitMs;
   /// Per kernel: its table name (a hash of the program's source and the
   /// kernel's footprints).
   std::map<const void *, std::string> TableNames;
   /// The last decision per launch shape (table key, which has the grid's
-  /// size class; buffers; device set; LaunchContext::planModel), run again
-  /// without a new decision until NextPlan launches (docs/partitioner.md,
+  /// size class; buffers; device set; LaunchContext::scheduleByModel), run again
+  /// without a new decision until NextSearch launches (docs/partitioner.md,
   /// "Cached decisions").
-  struct CachedPlan {
+  struct CachedDecision {
     std::vector<PartitionRange> Ranges;
     /// The grid's blocks when Ranges were decided.
     uint64_t Total = 0;
-    std::map<Location, PlanDevice> Devs;
+    std::map<Location, SplitDevice> Devs;
     uint64_t Launches = 0;
-    uint64_t NextPlan = 0;
+    uint64_t NextSearch = 0;
     /// The launch (1, 2, ...) whose search made Ranges.
     uint64_t PlannedAt = 0;
     /// A search found inputs staged in the host copy (Buffer::stagedBytes):
@@ -190,10 +200,10 @@ struct ModelState {
     uint64_t CopiesSeen = 0;
     uint64_t CopiedBefore = ~uint64_t(0);
   };
-  std::map<std::string, CachedPlan> Plans;
-  static constexpr size_t MaxCachedPlans = 4096;
+  std::map<std::string, CachedDecision> Decisions;
+  static constexpr size_t MaxCachedDecisions = 4096;
 
-  Planner &planner(BufferManager &Bufs);
+  ModelPartitioner &planner(BufferManager &Bufs);
   /// Says which profile and cache the model uses (CLEAVE_LOG=plan), once,
   /// at the first decision.
   void announce();
@@ -349,11 +359,6 @@ Result fetchVariable(BufferManager &Bufs, Program &P, size_t V);
 Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L);
 void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L);
 
-/// Splits [0, Total) over \p Devs by policy \p P (Decide.cpp).
-Result makePolicyRanges(PartitionPolicy P, uint64_t Total,
-                        const std::vector<Location> &Devs,
-                        const std::vector<double> &Weights,
-                        std::vector<PartitionRange> &Out);
 
 enum class Mode { Whole, Exact, Merge };
 
@@ -415,6 +420,9 @@ struct Failure {
 };
 
 class LaunchContext {
+  /// The model policy's schedule() is scheduleByModel().
+  friend class ModelPolicy;
+
 public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
@@ -460,17 +468,17 @@ private:
   /// them (ranges on these are timed and recorded), events used per GPU.
   bool Timed = false;
   PerfKey Key;
-  std::map<Location, PlanDevice> PlanDevs;
+  std::map<Location, SplitDevice> SplitDevs;
   std::map<Location, size_t> EventsUsed;
   /// CLEAVE_LOG=time: every range's time on stderr (GPU ranges timed with
   /// the model policy's events).
-  bool LogTime = envHas("CLEAVE_LOG", "time");
+  bool LogTime = logHas("time");
 
 public:
   /// CLEAVE_LOG=phases: the host time between the steps of the launch, one
   /// stderr line per launch (docs/runtime.md). Off, mark() is one test.
   struct PhaseTrace {
-    bool On = envHas("CLEAVE_LOG", "phases");
+    bool On = logHas("phases");
     std::chrono::steady_clock::time_point Start =
         On ? std::chrono::steady_clock::now()
            : std::chrono::steady_clock::time_point();
@@ -565,6 +573,13 @@ private:
   Result evaluate(uint64_t First, uint64_t Count, RangeUse &Out) const;
   void resolveCoarse(const std::vector<PartitionRange> &Ranges,
                      std::vector<RangeUse *> &Uses) const;
+  /// The split-refusal rules, the one place both decide() and the model
+  /// policy ask. whyNotSplit(): why the kernel runs whole whatever its
+  /// footprints say (\p GpuGetsPart: a GPU would run part of the grid);
+  /// whyNotMerged(): why writes that are not exact and disjoint cannot be
+  /// merged on any of \p Devices. Empty when there is no reason.
+  std::string whyNotSplit(bool GpuGetsPart) const;
+  std::string whyNotMerged(const std::vector<Location> &Devices) const;
   Result decide(std::vector<PartitionRange> &Ranges);
   /// Fills Combines for the launch, or says why the kernel's combined
   /// parameters cannot be combined.
@@ -574,12 +589,93 @@ private:
   Result fillScratch(RunState &R, StreamHandle S);
   Result readScratch(RunState &R, StreamHandle S);
   Result combineRuns(const std::vector<RunState> &Runs);
-  Result planModel(const std::vector<Location> &Devs,
+  /// The model policy (ModelPolicy.cpp): a cached decision for the launch's
+  /// shape, else a search by the planner. Its steps: setModelKey() (the
+  /// performance tables' key), cachedDecision() and keepDecision() (the
+  /// cached one, kept until its next search), weighWholeGrid() (bytes per
+  /// block, exact writes, the split's bookkeeping), whyModelKeepsWhole(),
+  /// countProgramCopies() and hostCopyRates() (the program's own copies and
+  /// their rates), searchModel() (the bytes each share misses; the planner).
+  Result scheduleByModel(const std::vector<Location> &Devs,
                    std::vector<PartitionRange> &Out);
-  PlanDevice planDevice(Location L, unsigned BlockThreads);
+  using SteadyTime = std::chrono::steady_clock::time_point;
+  void setModelKey();
+  ModelState::CachedDecision &cachedDecision(const std::vector<Location> &Devs,
+                                         uint64_t &Prior);
+  bool keepDecision(ModelState::CachedDecision &Cached, uint64_t Prior,
+                    bool &CopiesResumed, std::vector<PartitionRange> &Out);
+  Result weighWholeGrid(const std::vector<Location> &Devs, SplitRequest &PR,
+                        double &Written, bool &Exact);
+  std::string whyModelKeepsWhole(const std::vector<Location> &Devs,
+                                 const SplitRequest &PR, bool Exact) const;
+  void countProgramCopies(ModelState::CachedDecision &Cached, uint64_t Prior,
+                          bool CopiesResumed);
+  void hostCopyRates(const DeviceProfile &Prof,
+                     const std::vector<Location> &Devs, SplitRequest &PR) const;
+  SplitResult searchModel(ModelPartitioner &Pl, const std::vector<Location> &Devs,
+                         SplitRequest &PR, ModelState::CachedDecision &Cached,
+                         bool &AnyStaged, SteadyTime SearchStart);
+  /// Bandwidth of a copy from \p Src to \p Dst as the buffer layer makes
+  /// it, and of a GPU's pageable host link.
+  double pathGBps(const DeviceProfile &Prof, Location Src, Location Dst) const;
+  double hostLinkGBps(const DeviceProfile &Prof, Location L,
+                      bool ToDevice) const;
+  SplitDevice planDevice(Location L, unsigned BlockThreads);
   void recordTime(const RunState &R, double Ms);
   void logTime(const RunState &R, double Ms) const;
+  /// The runs of \p Ranges through the phases, again on the remaining
+  /// devices after a failure, until they ran (Attempt.cpp).
   Result attempt(std::vector<PartitionRange> Ranges, bool Decide);
+  /// One attempt's state, handed from phase to phase.
+  struct AttemptState {
+    bool Decide = false;
+    /// A repeat of Memo's runs; a replay makes Memo's copies again.
+    bool Repeat = false, Replay = false;
+    /// Queued behind the deferred work (or there was none to queue
+    /// behind).
+    bool Ordered = false;
+    std::vector<RunState> Runs;
+    std::map<uint64_t, RangeSet> AllWrites, AllReads;
+    /// A device that failed before anything ran: the attempt starts again
+    /// without it (failOver()).
+    std::optional<Failure> Fail;
+    /// Devices whose runs failed once issued, with their errors.
+    std::map<Location, Result> Failed;
+    /// Plan.Runs before this attempt's.
+    size_t PlanMark = 0;
+  };
+  /// The phases of an attempt, in order: decideRuns() (a repeat's kept
+  /// runs, or decide() and each run's footprints; whether the launch queues
+  /// behind deferred work), prepareRuns() (scratch, code, inputs moved,
+  /// partial buffers on M), issueRuns() (M's first), runCpuRanges(), then
+  /// finishDeferred() or waitRuns(), settleFailures(), and mergeRuns() or
+  /// commitRuns() with reassignFailed().
+  Result decideRuns(std::vector<PartitionRange> &Ranges,
+                    std::vector<PartitionRange> &Given, AttemptState &A);
+  Result prepareRuns(AttemptState &A);
+  Result issueRuns(AttemptState &A);
+  void runCpuRanges(AttemptState &A);
+  Result finishDeferred(AttemptState &A, std::vector<PartitionRange> &Given);
+  void waitRuns(AttemptState &A);
+  /// A repeat that ran cleanly, a failed merge device or a kernel's illegal
+  /// address end the attempt here (with the result to return).
+  std::optional<Result> settleFailures(AttemptState &A);
+  Result mergeRuns(AttemptState &A, const std::vector<RunState *> &Redo);
+  Result commitRuns(AttemptState &A);
+  /// Recovery (Recover.cpp). failOver(): \p F's device is dropped and its
+  /// ranges go to another (false, with \p Err, when none is left);
+  /// reassignFailed(): the failed runs of an exact or whole launch, after
+  /// the rest committed; rerunOnMerge(): a run again on M, in place;
+  /// mergeDeviceFailed(): M failed, which ends the launch.
+  bool failOver(const Failure &F, size_t PlanMark,
+                std::vector<PartitionRange> &Ranges, Result &Err);
+  Result reassignFailed(AttemptState &A, const std::vector<RunState *> &Redo,
+                        std::vector<PartitionRange> &Ranges);
+  Result rerunOnMerge(RunState &R, std::vector<RunState> &Runs);
+  Result mergeDeviceFailed(const Result &Res, std::vector<RunState> &Runs);
+  /// Partial buffers on M of the current attempt.
+  std::vector<DeviceAddr> MergeTemps;
+  void freeMergeTemps();
   Result makeRuns(std::vector<PartitionRange> &Ranges, bool Decide,
                   std::vector<RunState> &Runs,
                   std::map<uint64_t, RangeSet> &AllWrites,

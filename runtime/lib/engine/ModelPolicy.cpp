@@ -10,7 +10,7 @@ namespace cleave {
 namespace rt {
 namespace engine {
 
-Planner &ModelState::planner(BufferManager &Bufs) {
+ModelPartitioner &ModelState::planner(BufferManager &Bufs) {
   if (P)
     return *P;
   DeviceProfile Profile;
@@ -28,7 +28,7 @@ Planner &ModelState::planner(BufferManager &Bufs) {
     Ids.push_back(Bufs.device(Location(L)).name() + " " +
                   Bufs.device(Location(L)).properties().Description);
   std::string File = perfCacheFile(perfCacheDirectory(), Profile, Ids);
-  P = std::make_unique<Planner>(std::move(Profile), std::move(File));
+  P = std::make_unique<ModelPartitioner>(std::move(Profile), std::move(File));
   return *P;
 }
 
@@ -36,7 +36,7 @@ void ModelState::announce() {
   if (Announced || !P)
     return;
   Announced = true;
-  if (envHas("CLEAVE_LOG", "plan")) {
+  if (logHas("plan")) {
     std::string S = "cleave: model policy: device profile " +
                     P->profile().Source;
     if (!P->profile().FromFile)
@@ -69,7 +69,7 @@ void ModelState::release(BufferManager &Bufs) {
 }
 
 //===----------------------------------------------------------------------===//
-// The model policy (Planner.h, docs/partitioner.md)
+// The model policy (ModelPartitioner.h, docs/partitioner.md)
 //===----------------------------------------------------------------------===//
 
 namespace {
@@ -101,16 +101,16 @@ constexpr double CpuSeedNsPerThread = 1.0;
 constexpr double HostCopyPerTriad = 0.7;
 /// Launches without any of the program's copies, counted at one search,
 /// after which copies before two launches in a row search again at once
-/// (ModelState::CachedPlan::Quiet): more than a search's first gaps (1 to
+/// (ModelState::CachedDecision::Quiet): more than a search's first gaps (1 to
 /// 4 launches), which say nothing of a pattern.
 constexpr uint64_t QuietLaunches = 4;
 
 } // namespace
 
-PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
+SplitDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
   const DeviceProperties &Props = Bufs.device(L).properties();
   const DeviceProfile &Prof = Model.P->profile();
-  PlanDevice D;
+  SplitDevice D;
   D.Name = Props.Name;
   // GPUs of one model share a table (SKMD profiles device types): their
   // ranges pool their measurements, and equal GPUs get equal shares
@@ -174,13 +174,7 @@ PlanDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
   return D;
 }
 
-Result LaunchContext::planModel(const std::vector<Location> &Devs,
-                                std::vector<PartitionRange> &Out) {
-  Planner &Pl = Model.planner(Bufs);
-  Model.announce();
-  const DeviceProfile &Prof = Pl.profile();
-  Timed = true;
-  unsigned BlockThreads = Req.Block[0] * Req.Block[1] * Req.Block[2];
+void LaunchContext::setModelKey() {
   auto Name = Model.TableNames.find(&Info);
   if (Name == Model.TableNames.end())
     Name = Model.TableNames
@@ -193,7 +187,11 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     Key.Block[X] = Req.Block[X];
   Key.SharedBytes = Req.DynamicSharedBytes;
   Key.GridClass = gridClass(Total);
+}
 
+ModelState::CachedDecision &
+LaunchContext::cachedDecision(const std::vector<Location> &Devs,
+                             uint64_t &Prior) {
   // A cached decision for the same launch shape (key, grid size class,
   // buffers and devices) runs again until its next planned search: launches 1-4 each
   // search (the tables and the data's place settle), then launches 9, 19,
@@ -203,7 +201,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // not part of the shape: a loop whose launches differ only in a time
   // step or a row index (a dynamic program, an elimination) would
   // otherwise search at every launch, for a decision that the tables,
-  // which do not see arguments either, make the same. Past MaxCachedPlans
+  // which do not see arguments either, make the same. Past MaxCachedDecisions
   // shapes the cache starts over. Built at every launch, so without
   // temporaries.
   std::string PlanKey = Key.text();
@@ -220,16 +218,22 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   }
   for (Location L : Devs)
     Append('@', L);
-  if (Model.Plans.size() >= ModelState::MaxCachedPlans &&
-      !Model.Plans.count(PlanKey))
-    Model.Plans.clear();
-  ModelState::CachedPlan &Cached = Model.Plans[PlanKey];
-  uint64_t Prior = Cached.Launches++;
+  if (Model.Decisions.size() >= ModelState::MaxCachedDecisions &&
+      !Model.Decisions.count(PlanKey))
+    Model.Decisions.clear();
+  ModelState::CachedDecision &Cached = Model.Decisions[PlanKey];
+  Prior = Cached.Launches++;
+  return Cached;
+}
+
+bool LaunchContext::keepDecision(ModelState::CachedDecision &Cached,
+                                 uint64_t Prior, bool &CopiesResumed,
+                                 std::vector<PartitionRange> &Out) {
   // The key has the grid's size class (PerfKey::GridClass), not its block
   // count: a grid that shrinks by a block per launch (an elimination) keeps
   // a decision to run whole on one device, which holds for any count; a
   // split holds for the count it was made for only.
-  bool Kept = Prior > 0 && Prior < Cached.NextPlan &&
+  bool Kept = Prior > 0 && Prior < Cached.NextSearch &&
               (Cached.Total == Total || Cached.Ranges.size() == 1);
   // A kept decision of a quiet key searches again when the program's
   // copies precede two launches in a row: a phase of launches on resident
@@ -239,7 +243,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // the copies would count for a fraction of what they cost. Copies before
   // one launch only (an iteration's upload every few steps) change
   // nothing.
-  bool CopiesResumed = false;
+  CopiesResumed = false;
   if (Kept && Cached.Quiet) {
     uint64_t Copies = 0;
     for (const PtrArg &P : Ptrs)
@@ -255,34 +259,27 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     // next search, which then sees a fresh measurement: events around
     // every range cost each GPU a few microseconds per launch (two records,
     // an elapsed-time query), as much as a short kernel's split gains.
-    Timed = Prior + 1 == Cached.NextPlan;
+    Timed = Prior + 1 == Cached.NextSearch;
     Out = Cached.Ranges;
     if (Out.size() == 1) // whole on one device, at this launch's count
       Out.front() = {Out.front().Device, 0, Total};
     if (Timed) // only timings read them
-      PlanDevs = Cached.Devs;
-    if (envHas("CLEAVE_LOG", "plan"))
+      SplitDevs = Cached.Devs;
+    if (logHas("plan"))
       std::fprintf(stderr,
                    "plan %s (model): the decision of launch %llu, kept "
                    "until launch %llu\n",
                    Key.text().c_str(),
                    static_cast<unsigned long long>(Cached.PlannedAt),
-                   static_cast<unsigned long long>(Cached.NextPlan + 1));
-    return Result::success();
+                   static_cast<unsigned long long>(Cached.NextSearch + 1));
+    return true;
   }
+  return false;
+}
 
-  // The search's host time, for CLEAVE_LOG=plan: footprints, the bytes
-  // each device misses, the planner.
-  auto SearchStart = std::chrono::steady_clock::now();
-  PlanRequest PR;
-  PR.Key = Key;
-  PR.TotalBlocks = Total;
-  PR.PriorLaunches = Prior;
-  for (Location L : Devs) {
-    PlanDevs[L] = planDevice(L, BlockThreads);
-    PR.Devices.push_back(PlanDevs[L]);
-  }
-
+Result LaunchContext::weighWholeGrid(const std::vector<Location> &Devs,
+                                     SplitRequest &PR, double &Written,
+                                     bool &Exact) {
   // The whole grid's footprint: the seed's bytes per block, whether the
   // writes are exact, the bytes a merge would handle.
   // Combined outputs are left out of the footprints the search weighs, as
@@ -294,8 +291,9 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   Result Ev = evaluate(0, Total, Whole);
   if (!Ev.ok())
     return Ev;
-  double Bytes = 0, Written = 0;
-  bool Exact = true;
+  double Bytes = 0;
+  Written = 0;
+  Exact = true;
   for (auto &[Id, U] : Whole) {
     Bytes += double(U.Reads.totalBytes() + U.Writes.totalBytes());
     Written += double(U.Writes.totalBytes());
@@ -330,18 +328,17 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
     }
     Model.SplitMs[SplitKey] = PR.SplitMs;
   }
+  return Result::success();
+}
 
+std::string LaunchContext::whyModelKeepsWhole(const std::vector<Location> &Devs,
+                                              const SplitRequest &PR,
+                                              bool Exact) const {
   // What decide() would refuse: the planner then only picks the device.
-  const BundleVariant &Part = Info.variant(VariantKind::Partition);
-  const BundleVariant &Merge = Info.variant(VariantKind::Merge);
-  std::string Why;
-  if (!Info.CanSplit)
-    Why = "the kernel cannot be split";
-  for (const BundleVariableUse &U : Info.Variables)
-    if (Why.empty() && U.Written)
-      Why = "it writes the variable " + Prog.B.Variables[U.Variable].Name;
-  if (Why.empty() && !Fp)
-    Why = "its footprints are unusable";
+  bool AnyGpu = false;
+  for (Location L : Devs)
+    AnyGpu |= isGpu(L);
+  std::string Why = whyNotSplit(AnyGpu);
   // Combined outputs (docs/runtime.md): split by the model policy only
   // when the grid fills a wave of every GPU. The one-wave histogram of an
   // earlier headline, split over 2 and 4 H200s, measured 0.92x and 0.93x of
@@ -352,7 +349,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
   // combine.
   if (Why.empty() && !Info.Combined.empty()) {
     uint64_t Waves = 0;
-    for (const PlanDevice &D : PR.Devices)
+    for (const SplitDevice &D : PR.Devices)
       Waves += D.Gpu ? D.Wave : 0;
     if (Total < Waves)
       Why = "its combined outputs are split by the model policy only when "
@@ -360,131 +357,86 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
             std::to_string(Total) + " blocks, " + std::to_string(Waves) +
             " needed)";
   }
-  if (Why.empty() && !Part.Present)
-    for (Location L : Devs)
-      if (isGpu(L)) {
-        Why = "no partition-ready variant: " + Part.Reason;
-        break;
-      }
-  if (Why.empty() && !Exact) {
-    bool CanMerge = false;
-    for (Location L : Devs)
-      CanMerge |= canMergeOn(L);
-    if (!Merge.Present)
-      Why = "its writes are not exact and there is no merge kernel";
-    else if (!CanMerge)
-      Why = "its writes are not exact and no device can run the merge "
-            "kernel";
-  }
-  PR.Splittable = Why.empty();
-  PR.WhyWhole = Why;
-  PR.NeedsMerge = !Exact;
-  PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
-  PR.AggregateD2HGBps = Prof.AggregateD2HGBps;
+  if (Why.empty() && !Exact)
+    if (std::string NoMerge = whyNotMerged(Devs); !NoMerge.empty())
+      Why = "its writes are not exact, and " + NoMerge;
+  return Why;
+}
 
-  // Bandwidth of a copy from Src to Dst as the buffer layer makes it.
-  auto GpuLink = [&](Location L, bool ToDevice) {
-    const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
-    double V = !G ? 0 : ToDevice ? G->PageableH2DGBps : G->PageableD2HGBps;
-    return V > 0 ? V : profile_defaults::GpuHostLinkGBps;
-  };
-  double Memcpy = Prof.Cpu.TriadOneThreadGBps > 0
-                      ? Prof.Cpu.TriadOneThreadGBps
-                      : profile_defaults::CpuOneThreadGBps;
-  auto PathGBps = [&](Location Src, Location Dst) {
-    bool SG = Src != HostLocation && isGpu(Src);
-    bool DG = Dst != HostLocation && isGpu(Dst);
-    if (SG && DG) {
-      if (Bufs.device(Src).hasPeerLink(Bufs.device(Dst))) {
-        const GpuProfile *G =
-            Prof.gpu(Bufs.device(Src).properties().Ordinal);
-        auto It = G ? G->PeerGBps.find(Bufs.device(Dst).properties().Ordinal)
-                    : std::map<int, double>::const_iterator();
-        return G && It != G->PeerGBps.end() ? It->second
-                                            : profile_defaults::GpuPeerGBps;
-      }
-      return 1.0 / (1.0 / GpuLink(Src, false) + 1.0 / GpuLink(Dst, true));
+double LaunchContext::hostLinkGBps(const DeviceProfile &Prof, Location L,
+                                   bool ToDevice) const {
+  const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
+  double V = !G ? 0 : ToDevice ? G->PageableH2DGBps : G->PageableD2HGBps;
+  return V > 0 ? V : profile_defaults::GpuHostLinkGBps;
+}
+
+double LaunchContext::pathGBps(const DeviceProfile &Prof, Location Src,
+                               Location Dst) const {
+  bool SG = Src != HostLocation && isGpu(Src);
+  bool DG = Dst != HostLocation && isGpu(Dst);
+  if (SG && DG) {
+    if (Bufs.device(Src).hasPeerLink(Bufs.device(Dst))) {
+      const GpuProfile *G = Prof.gpu(Bufs.device(Src).properties().Ordinal);
+      auto It = G ? G->PeerGBps.find(Bufs.device(Dst).properties().Ordinal)
+                  : std::map<int, double>::const_iterator();
+      return G && It != G->PeerGBps.end() ? It->second
+                                          : profile_defaults::GpuPeerGBps;
     }
-    if (SG)
-      return GpuLink(Src, false);
-    if (DG)
-      return GpuLink(Dst, true);
-    return Memcpy;
-  };
-  double SlowestLink = std::numeric_limits<double>::infinity();
-  double FastestMemory = 0;
-  for (const PlanDevice &D : PR.Devices) {
-    SlowestLink = std::min(SlowestLink, D.LinkGBps);
-    FastestMemory = std::max(FastestMemory, D.SeedGBps);
+    return 1.0 / (1.0 / hostLinkGBps(Prof, Src, false) +
+                  1.0 / hostLinkGBps(Prof, Dst, true));
   }
-  // A merge moves what the other devices wrote to the merge device and
-  // reads it there once more: charged for every written byte (an upper
-  // bound: the merge device's own share does not move).
-  if (PR.NeedsMerge && Written > 0 && SlowestLink > 0 && FastestMemory > 0)
-    PR.MergeMs = Written / (SlowestLink * 1e6) + Written / (FastestMemory * 1e6);
+  if (SG)
+    return hostLinkGBps(Prof, Src, false);
+  if (DG)
+    return hostLinkGBps(Prof, Dst, true);
+  return Prof.Cpu.TriadOneThreadGBps > 0 ? Prof.Cpu.TriadOneThreadGBps
+                                         : profile_defaults::CpuOneThreadGBps;
+}
 
-  // Inputs a cudaMemcpy to the device left in the host copy would be on a
-  // device already in CUDA: the first search that meets them charges no
-  // device for fetching them (so a program that uploads once and launches
-  // many times does not keep its data on the CPU). If a later search meets
-  // staged inputs again, the host uploads before every launch: they are
-  // then the program's own copies (ShareBytes::HostIn), charged to the
-  // share that reads them, whichever device runs it (a GPU at the rate of
-  // the program's copies to it, the CPU at that of its copies into the
-  // host copy), in the steady state as well.
-  bool ChargeStaged = Cached.SawStaged;
-  bool AnyStaged = false;
+void LaunchContext::countProgramCopies(ModelState::CachedDecision &Cached,
+                                       uint64_t Prior, bool CopiesResumed) {
   // A program may upload once and launch several times before it uploads
   // again (the steps of an iteration): its copies then recur once per as
   // many launches of this key as it ran between its last search and this
   // one, over the uploads of the busiest buffer in that time (kept when
   // there were none); so for read-backs. The gaps between searches grow
   // (docs/partitioner.md, "Cached decisions"), and so does the count.
-  {
-    std::vector<uint64_t> Writes, Reads;
-    for (const PtrArg &P : Ptrs) {
-      Writes.push_back(P.Buf->programWrites());
-      Reads.push_back(P.Buf->programReads());
-    }
-    // Copies that resumed are counted from the launch before the first
-    // of them: the buffers' counts then were those of the last search.
-    if (CopiesResumed)
-      Cached.LaunchesAtSearch = Prior - 2;
-    Cached.Quiet = false;
-    if (Cached.WritesAtSearch.size() == Writes.size() &&
-        Prior > Cached.LaunchesAtSearch) {
-      double Launches = double(Prior - Cached.LaunchesAtSearch);
-      uint64_t MaxIn = 0, MaxOut = 0;
-      for (size_t I = 0; I < Writes.size(); ++I) {
-        MaxIn = std::max(MaxIn, Writes[I] - Cached.WritesAtSearch[I]);
-        MaxOut = std::max(MaxOut, Reads[I] - Cached.ReadsAtSearch[I]);
-      }
-      if (MaxIn)
-        Cached.InPeriod = std::max(1.0, Launches / double(MaxIn));
-      if (MaxOut)
-        Cached.OutPeriod = std::max(1.0, Launches / double(MaxOut));
-      Cached.Quiet = !MaxIn && !MaxOut && Launches >= QuietLaunches;
-    }
-    Cached.CopiesSeen = 0;
-    for (size_t I = 0; I < Writes.size(); ++I)
-      Cached.CopiesSeen += Writes[I] + Reads[I];
-    Cached.CopiedBefore = ~uint64_t(0);
-    Cached.LaunchesAtSearch = Prior;
-    Cached.WritesAtSearch = std::move(Writes);
-    Cached.ReadsAtSearch = std::move(Reads);
+  std::vector<uint64_t> Writes, Reads;
+  for (const PtrArg &P : Ptrs) {
+    Writes.push_back(P.Buf->programWrites());
+    Reads.push_back(P.Buf->programReads());
   }
-  // Inputs a direct host copy sent straight to a GPU (Buffer::pushedBytes)
-  // recur the same way, and once charged count the same way: as the
-  // program's copies into whichever device's share reads them (a CPU
-  // range's reads stay in the host copy at the next upload,
-  // BufferManager::memcpy). Uncharged, they are where they are, and the
-  // CPU would have to fetch them: a split that puts them on one GPU would
-  // never be undone.
-  double RecurringMax = 0;
-  // Results the host read back after the last launch are expected to go
-  // back again: the program's copies out of the share that writes them
-  // (ShareBytes::HostOut), from a GPU or from the host copy.
-  double ReadBackMax = 0;
+  // Copies that resumed are counted from the launch before the first
+  // of them: the buffers' counts then were those of the last search.
+  if (CopiesResumed)
+    Cached.LaunchesAtSearch = Prior - 2;
+  Cached.Quiet = false;
+  if (Cached.WritesAtSearch.size() == Writes.size() &&
+      Prior > Cached.LaunchesAtSearch) {
+    double Launches = double(Prior - Cached.LaunchesAtSearch);
+    uint64_t MaxIn = 0, MaxOut = 0;
+    for (size_t I = 0; I < Writes.size(); ++I) {
+      MaxIn = std::max(MaxIn, Writes[I] - Cached.WritesAtSearch[I]);
+      MaxOut = std::max(MaxOut, Reads[I] - Cached.ReadsAtSearch[I]);
+    }
+    if (MaxIn)
+      Cached.InPeriod = std::max(1.0, Launches / double(MaxIn));
+    if (MaxOut)
+      Cached.OutPeriod = std::max(1.0, Launches / double(MaxOut));
+    Cached.Quiet = !MaxIn && !MaxOut && Launches >= QuietLaunches;
+  }
+  Cached.CopiesSeen = 0;
+  for (size_t I = 0; I < Writes.size(); ++I)
+    Cached.CopiesSeen += Writes[I] + Reads[I];
+  Cached.CopiedBefore = ~uint64_t(0);
+  Cached.LaunchesAtSearch = Prior;
+  Cached.WritesAtSearch = std::move(Writes);
+  Cached.ReadsAtSearch = std::move(Reads);
+}
+
+void LaunchContext::hostCopyRates(const DeviceProfile &Prof,
+                                  const std::vector<Location> &Devs,
+                                  SplitRequest &PR) const {
   for (bool In : {true, false}) {
     // The rates of those copies, as the program's last ones ran
     // (BufferManager::programCopyGBps), averaged over the GPUs of one model
@@ -532,6 +484,37 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
       (In ? PR.Devices[D].HostInGBps : PR.Devices[D].HostOutGBps) = V;
     }
   }
+}
+
+SplitResult LaunchContext::searchModel(ModelPartitioner &Pl,
+                                      const std::vector<Location> &Devs,
+                                      SplitRequest &PR,
+                                      ModelState::CachedDecision &Cached,
+                                      bool &AnyStaged, SteadyTime SearchStart) {
+  const DeviceProfile &Prof = Pl.profile();
+  // Inputs a cudaMemcpy to the device left in the host copy would be on a
+  // device already in CUDA: the first search that meets them charges no
+  // device for fetching them (so a program that uploads once and launches
+  // many times does not keep its data on the CPU). If a later search meets
+  // staged inputs again, the host uploads before every launch: they are
+  // then the program's own copies (ShareBytes::HostIn), charged to the
+  // share that reads them, whichever device runs it (a GPU at the rate of
+  // the program's copies to it, the CPU at that of its copies into the
+  // host copy), in the steady state as well.
+  bool ChargeStaged = Cached.SawStaged;
+  AnyStaged = false;
+  // Inputs a direct host copy sent straight to a GPU (Buffer::pushedBytes)
+  // recur the same way, and once charged count the same way: as the
+  // program's copies into whichever device's share reads them (a CPU
+  // range's reads stay in the host copy at the next upload,
+  // BufferManager::memcpy). Uncharged, they are where they are, and the
+  // CPU would have to fetch them: a split that puts them on one GPU would
+  // never be undone.
+  double RecurringMax = 0;
+  // Results the host read back after the last launch are expected to go
+  // back again: the program's copies out of the share that writes them
+  // (ShareBytes::HostOut), from a GPU or from the host copy.
+  double ReadBackMax = 0;
   std::vector<Location> ValidityLocations{HostLocation};
   for (size_t L = 0; L < Bufs.numDevices(); ++L)
     if (Bufs.validityLocation(Location(L)) == Location(L))
@@ -565,7 +548,7 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
             Bytes -= double(B.stagedBytes({T.Offset, T.Offset + T.Bytes}));
           Out.Raw += Bytes;
           Out.Effective +=
-              Bytes * PR.Devices[D].LinkGBps / PathGBps(T.Src, T.Dst);
+              Bytes * PR.Devices[D].LinkGBps / pathGBps(Prof, T.Src, T.Dst);
         }
       }
       Out.HostIn += Recurring / Cached.InPeriod;
@@ -592,13 +575,13 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
           // After every launch, as the program's read-backs: at this
           // path's rate, as bytes at the share's rate of those.
           Out.Out += Bytes;
-          Out.HostOut += Bytes * PR.Devices[D].HostOutGBps / PathGBps(Dst, E);
+          Out.HostOut += Bytes * PR.Devices[D].HostOutGBps / pathGBps(Prof, Dst, E);
         }
     }
   };
 
-  PlanResult Res = Pl.plan(PR);
-  if (envHas("CLEAVE_LOG", "plan")) {
+  SplitResult Res = Pl.split(PR);
+  if (logHas("plan")) {
     std::fputs(Res.describe(PR).c_str(), stderr);
     if (AnyStaged && !ChargeStaged)
       std::fputs("  inputs a cudaMemcpy or cudaMemset left in the host copy "
@@ -623,6 +606,59 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                      std::chrono::steady_clock::now() - SearchStart)
                      .count());
   }
+  return Res;
+}
+
+Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
+                                std::vector<PartitionRange> &Out) {
+  ModelPartitioner &Pl = Model.planner(Bufs);
+  Model.announce();
+  const DeviceProfile &Prof = Pl.profile();
+  Timed = true;
+  setModelKey();
+  uint64_t Prior = 0;
+  ModelState::CachedDecision &Cached = cachedDecision(Devs, Prior);
+  bool CopiesResumed = false;
+  if (keepDecision(Cached, Prior, CopiesResumed, Out))
+    return Result::success();
+
+  // A search: the devices, the grid's footprints and what the kernel
+  // refuses, the program's copies, then the planner. Its host time is
+  // logged with CLEAVE_LOG=plan.
+  auto SearchStart = std::chrono::steady_clock::now();
+  unsigned BlockThreads = Req.Block[0] * Req.Block[1] * Req.Block[2];
+  SplitRequest PR;
+  PR.Key = Key;
+  PR.TotalBlocks = Total;
+  PR.PriorLaunches = Prior;
+  for (Location L : Devs) {
+    SplitDevs[L] = planDevice(L, BlockThreads);
+    PR.Devices.push_back(SplitDevs[L]);
+  }
+  double Written = 0;
+  bool Exact = true;
+  if (Result Ev = weighWholeGrid(Devs, PR, Written, Exact); !Ev.ok())
+    return Ev;
+  PR.WhyWhole = whyModelKeepsWhole(Devs, PR, Exact);
+  PR.Splittable = PR.WhyWhole.empty();
+  PR.NeedsMerge = !Exact;
+  PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
+  PR.AggregateD2HGBps = Prof.AggregateD2HGBps;
+  double SlowestLink = std::numeric_limits<double>::infinity();
+  double FastestMemory = 0;
+  for (const SplitDevice &D : PR.Devices) {
+    SlowestLink = std::min(SlowestLink, D.LinkGBps);
+    FastestMemory = std::max(FastestMemory, D.SeedGBps);
+  }
+  // A merge moves what the other devices wrote to the merge device and
+  // reads it there once more: charged for every written byte (an upper
+  // bound: the merge device's own share does not move).
+  if (PR.NeedsMerge && Written > 0 && SlowestLink > 0 && FastestMemory > 0)
+    PR.MergeMs = Written / (SlowestLink * 1e6) + Written / (FastestMemory * 1e6);
+  countProgramCopies(Cached, Prior, CopiesResumed);
+  hostCopyRates(Prof, Devs, PR);
+  bool AnyStaged = false;
+  SplitResult Res = searchModel(Pl, Devs, PR, Cached, AnyStaged, SearchStart);
   Out.clear();
   uint64_t First = 0;
   for (size_t D = 0; D < Devs.size(); ++D)
@@ -636,19 +672,27 @@ Result LaunchContext::planModel(const std::vector<Location> &Devs,
                              " do not cover the grid");
   Cached.Ranges = Out;
   Cached.Total = Total;
-  Cached.Devs = PlanDevs;
+  Cached.Devs = SplitDevs;
   Cached.SawStaged |= AnyStaged;
   uint64_t Done = Prior + 1; // launches including this one
   Cached.PlannedAt = Done;
-  Cached.NextPlan = Done < 4 ? Done : std::min(Done * 2, Done + 64);
+  Cached.NextSearch = Done < 4 ? Done : std::min(Done * 2, Done + 64);
   return Result::success();
 }
+
+class ModelPolicy final : public SchedulingPolicy {
+public:
+  Result schedule(const ScheduleQuery &Q,
+                  std::vector<PartitionRange> &Out) override {
+    return Q.Launch->scheduleByModel(Q.Devices, Out);
+  }
+};
 
 void LaunchContext::recordTime(const RunState &R, double Ms) {
   if (!Timed || !Model.P)
     return;
-  auto It = PlanDevs.find(R.Dev);
-  if (It == PlanDevs.end())
+  auto It = SplitDevs.find(R.Dev);
+  if (It == SplitDevs.end())
     return;
   if (isGpu(R.Dev) && Model.Warm.insert({R.Dev, Key.text()}).second)
     return;
@@ -677,5 +721,11 @@ void LaunchContext::logTime(const RunState &R, double Ms) const {
 }
 
 } // namespace engine
+
+SchedulingPolicy &modelPolicy() {
+  static engine::ModelPolicy Model;
+  return Model;
+}
+
 } // namespace rt
 } // namespace cleave

@@ -45,6 +45,78 @@ void LaunchContext::report(
   Plan.Recoveries.push_back({name(Failed), Err.message(), Blocks, name(To)});
 }
 
+void LaunchContext::freeMergeTemps() {
+  for (DeviceAddr A : MergeTemps)
+    (void)Bufs.device(MergeDev).free(A);
+  MergeTemps.clear();
+}
+
+bool LaunchContext::failOver(const Failure &F, size_t PlanMark,
+                             std::vector<PartitionRange> &Ranges,
+                             Result &Err) {
+  freeMergeTemps();
+  Plan.Runs.resize(PlanMark); // BytesMoved keeps what did move
+  Excluded.insert(F.Dev);
+  Location To = fallbackFor(F.Dev, Ranges);
+  if (To < 0) {
+    Err = F.Err;
+    return false;
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> Blocks;
+  for (PartitionRange &R : Ranges)
+    if (R.Device == F.Dev) {
+      Blocks.push_back({R.First, R.First + R.Count});
+      R.Device = To;
+    }
+  report(F.Dev, F.Err, Blocks, To);
+  return true;
+}
+
+Result LaunchContext::reassignFailed(AttemptState &A,
+                                     const std::vector<RunState *> &Redo,
+                                     std::vector<PartitionRange> &Ranges) {
+  std::vector<PartitionRange> Again;
+  std::map<Location, std::vector<std::pair<uint64_t, uint64_t>>> Blocks;
+  for (RunState *R : Redo) {
+    Excluded.insert(R->Dev);
+    Blocks[R->Dev].push_back({R->First, R->First + R->Count});
+  }
+  for (auto &[D, B] : Blocks) {
+    Location To = fallbackFor(D, Ranges);
+    if (To < 0)
+      return A.Failed[D];
+    report(D, A.Failed[D], B, To);
+    for (RunState *R : Redo)
+      if (R->Dev == D)
+        Again.push_back({To, R->First, R->Count});
+  }
+  Ranges = std::move(Again);
+  return Result::success();
+}
+
+Result LaunchContext::rerunOnMerge(RunState &R, std::vector<RunState> &Runs) {
+  R.Dev = MergeDev;
+  R.Partials.clear();
+  R.Failed = false;
+  Result Res = prepare(R, true);
+  if (Res.ok())
+    Res = issue(R);
+  if (Res.ok() && isCpu(MergeDev))
+    Res = runCpu(R);
+  if (Res.ok() && isGpu(MergeDev))
+    Res = Bufs.device(MergeDev).synchronizeStream(
+        Bufs.device(MergeDev).internalStream(0));
+  return Res.ok() ? Res : mergeDeviceFailed(Res, Runs);
+}
+
+Result LaunchContext::mergeDeviceFailed(const Result &Res,
+                                        std::vector<RunState> &Runs) {
+  for (RunState &X : Runs)
+    dropUnproduced(X);
+  freeMergeTemps();
+  return Result::error(Res.code(), "the merge device failed: " + Res.message());
+}
+
 } // namespace engine
 } // namespace rt
 } // namespace cleave
