@@ -24,7 +24,8 @@
 #   VARIANTS  "label:devices ..." ("nvcc gpu0:gpu0 cpu+gpu0:cpu,gpu0 default:")
 #   DRY=1     no GPU: variants cpu, cpu,cpu,cpu and the default devices, no
 #             nvcc runs; checks the script and the programs on this machine
-#   PHASES=1  also write programs-phases.log.gz
+#   PHASES=1  also write programs-phases.log.gz (one warm run under
+#             CLEAVE_LOG=phases per device set of PHASES_DEVICES, "gpu0")
 # Exit status: 0 when every run that was made passed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)

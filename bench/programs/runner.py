@@ -199,17 +199,21 @@ class Bench:
             self.say("    " + failure.replace("\n", "\n    "))
 
     def phases_log(self, prog, exe):
-        """One warm run on gpu0 (cpu in a dry run) with CLEAVE_LOG=phases."""
-        devices = "cpu" if self.dry else "gpu0"
-        cache = tempfile.mkdtemp(prefix="cache-")
-        try:
-            self.run_once(exe, devices, cache)
-            _, _, _, text, _ = self.run_once(exe, devices, cache,
-                                             {"CLEAVE_LOG": "phases"})
-        finally:
-            shutil.rmtree(cache, ignore_errors=True)
-        with gzip.open(os.path.join(self.out, "programs-phases.log.gz"), "at") as f:
-            f.write(f"## {prog} on {devices}, warm, scale {self.scale}\n{text}\n")
+        """One warm run with CLEAVE_LOG=phases on each device set of
+        PHASES_DEVICES (space-separated; default gpu0, cpu in a dry run)."""
+        default = "cpu" if self.dry else "gpu0"
+        for devices in os.environ.get("PHASES_DEVICES", default).split():
+            cache = tempfile.mkdtemp(prefix="cache-")
+            try:
+                self.run_once(exe, devices, cache)
+                _, _, _, text, _ = self.run_once(exe, devices, cache,
+                                                 {"CLEAVE_LOG": "phases"})
+            finally:
+                shutil.rmtree(cache, ignore_errors=True)
+            with gzip.open(os.path.join(self.out, "programs-phases.log.gz"),
+                           "at") as f:
+                f.write(f"## {prog} on {devices}, warm, scale {self.scale}\n"
+                        f"{text}\n")
 
     def program(self, prog):
         name = prog["name"]
