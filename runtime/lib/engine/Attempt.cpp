@@ -500,11 +500,8 @@ Result LaunchContext::run() {
     Q.NumLocations = Bufs.numDevices();
     Q.Launch = this;
     for (size_t L = 0; L < Bufs.numDevices(); ++L)
-      if (canRun(Location(L))) {
+      if (canRun(Location(L)))
         Q.Devices.push_back(Location(L));
-        Q.Throughput.push_back(throughput(Location(L)));
-        Q.IsGpu.push_back(isGpu(Location(L)));
-      }
     if (Q.Devices.empty())
       return Result::error(
           ErrorCode::NoDevice,
@@ -514,10 +511,16 @@ Result LaunchContext::run() {
                            Info.variant(VariantKind::CPU).Reason + ")"));
     // One device that can run the kernel: nothing to decide, so no policy
     // (no search, no footprints of the whole grid, no timing events).
-    if (Q.Devices.size() == 1)
+    if (Q.Devices.size() == 1) {
       Ranges = {{Q.Devices.front(), 0, Total}};
-    else if (R = schedulingPolicy(Policy).schedule(Q, Ranges); !R.ok())
-      return R;
+    } else {
+      for (Location L : Q.Devices) {
+        Q.Throughput.push_back(throughput(L));
+        Q.IsGpu.push_back(isGpu(L));
+      }
+      if (R = schedulingPolicy(Policy).schedule(Q, Ranges); !R.ok())
+        return R;
+    }
   }
   Phases.mark("plan");
   return attempt(alignToSlabs(std::move(Ranges)), true);
