@@ -1,10 +1,10 @@
 //===- BundleFromIR.h - Test helper: a kernel bundle from inline IR -*- C++ -*-===//
 //
-// Part of Cleave's unit tests. The bundle tests, the engine tests and the
-// API tests each write their kernels as NVPTX IR text; this turns such a
-// text into the bytes `cleave compile --emit=bundle` would write (PTX only,
-// no ptxas), optionally renaming kernels first so that two modules can hold
-// the same code under other names. Empty on failure, with the parser's or
+// Part of Cleave's unit tests. The bundle tests and cleave-make-test-bundle
+// (the runtime tests' bundles) write kernels as NVPTX IR text; this turns
+// such a text into the bytes `cleave compile --emit=bundle` would write
+// (PTX only, no ptxas), optionally renaming kernels first so that two
+// modules can hold the same code under other names. Empty on failure, with the parser's or
 // the writer's message on stderr.
 //
 //===----------------------------------------------------------------------===//
@@ -24,33 +24,6 @@
 
 namespace cleave {
 namespace test {
-
-/// @hist(data, bins, n): bins[data[i]] += 1 with a global atomicrmw whose
-/// result is unused (a combined output), for the engine tests' modules;
-/// the module around it declares the ctaid.x, ntid.x and tid.x reads and
-/// attributes #0.
-inline constexpr const char *HistIR =
-    R"IR(define ptx_kernel void @hist(ptr noundef readonly %data, ptr noundef %bins, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pd = getelementptr inbounds i8, ptr %data, i64 %idx
-  %d = load i8, ptr %pd, align 1
-  %bin = zext i8 %d to i64
-  %pbin = getelementptr inbounds i32, ptr %bins, i64 %bin
-  %old = atomicrmw add ptr %pbin, i32 1 monotonic, align 4
-  br label %exit
-exit:
-  ret void
-}
-)IR";
 
 inline std::string
 bundleFromIR(const char *IR, const char *SourceName,

@@ -12,10 +12,10 @@
 #   KERNELS     comma-separated subset (default: all)
 #   BUDGET_MS   target time per variant and kernel for the timed reps
 #               (reps = clamp(BUDGET_MS / first-run time, 10, 50)); default 1500
-#   OUT_NAME    results basename (default cpu-vs-pocl-<host>-<date>)
+#   OUT_NAME    results basename (default cpu-vs-pocl-<date>-<host>-<commit>)
 #
-# Writes bench/results/$OUT_NAME.jsonl (one line per kernel, variant and
-# thread count, with every repetition) and bench/results/$OUT_NAME.md (the
+# Writes bench/results/cpu-vs-pocl/$OUT_NAME.jsonl (one line per kernel, variant and
+# thread count, with every repetition) and bench/results/cpu-vs-pocl/$OUT_NAME.md (the
 # summary table, also printed). Intermediate files go to $BUILD_DIR/bench-cpu.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,10 +58,11 @@ g++ -std=c++17 -O3 -march=x86-64-v3 -fopenmp -I"$ROOT/runtime/include" \
 # 4. Run, one process per thread count (PoCL reads its thread count once).
 HOST=$(hostname -s)
 DATE=$(date -u +%Y-%m-%d)
-OUT_NAME=${OUT_NAME:-cpu-vs-pocl-$HOST-$DATE}
-JSONL="$ROOT/bench/results/$OUT_NAME.jsonl"
-MD="$ROOT/bench/results/$OUT_NAME.md"
 COMMIT=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+OUT_NAME=${OUT_NAME:-cpu-vs-pocl-$DATE-$HOST-${COMMIT:0:7}}
+mkdir -p "$ROOT/bench/results/cpu-vs-pocl"
+JSONL="$ROOT/bench/results/cpu-vs-pocl/$OUT_NAME.jsonl"
+MD="$ROOT/bench/results/cpu-vs-pocl/$OUT_NAME.md"
 DIRTY=false
 [ -z "$(git -C "$ROOT" status --porcelain -- lib runtime tools include bench/cpu 2>/dev/null)" ] || DIRTY=true
 CPU_MODEL=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')

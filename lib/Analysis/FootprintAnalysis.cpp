@@ -28,6 +28,7 @@
 // over-approximation, Unknown.
 //
 //===----------------------------------------------------------------------===//
+#include "cleave/ABI/FormatVersions.h"
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Support/KernelInfo.h"
 
@@ -2074,18 +2075,6 @@ void KernelAnalyzer::finish() {
 
 AnalysisKey FootprintAnalysis::Key;
 
-StringRef getFootprintClassName(FootprintClass C) {
-  switch (C) {
-  case FootprintClass::Exact:
-    return "exact";
-  case FootprintClass::Bounded:
-    return "bounded";
-  case FootprintClass::Unknown:
-    return "unknown";
-  }
-  llvm_unreachable("bad footprint class");
-}
-
 KernelFootprint::KernelFootprint() : Impl(std::make_unique<FootprintImpl>()) {}
 KernelFootprint::KernelFootprint(KernelFootprint &&) = default;
 KernelFootprint &KernelFootprint::operator=(KernelFootprint &&) = default;
@@ -2118,7 +2107,7 @@ std::string KernelFootprint::serialize() const {
   raw_string_ostream OS(S);
   if (!Impl || !Impl->IsKernel)
     return S;
-  OS << "cleave-footprint 1\n";
+  OS << FootprintMagic << " " << FootprintFormatVersion << "\n";
   OS << "kernel " << Impl->Name << '\n';
   for (unsigned I = 0; I < Impl->Args.size(); ++I) {
     const ArgInfo &A = Impl->Args[I];
@@ -2167,7 +2156,7 @@ void KernelFootprint::print(raw_ostream &OS, const Function &F) const {
   auto ClassOf = [&](unsigned I, unsigned Dir) -> std::string {
     if (!Impl->Accessed[I][Dir])
       return "none";
-    return getFootprintClassName(Impl->Class[I][Dir]).str();
+    return getFootprintClassName(Impl->Class[I][Dir]);
   };
   for (unsigned I = 0; I < Impl->Args.size(); ++I) {
     const ArgInfo &A = Impl->Args[I];

@@ -14,7 +14,6 @@
 #include "cleave/Analysis/HeaderAsm.h"
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/WrittenData.h"
-#include "cleave/BundleFormat.h"
 #include "cleave/Support/KernelInfo.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
@@ -58,10 +57,6 @@ StringRef getIssueKindName(LegalityIssueKind Kind) {
     return "data-dependent-store";
   }
   llvm_unreachable("unknown legality issue kind");
-}
-
-StringRef getCombineOpName(CombineOp Op) {
-  return bundle::combineOpName(bundle::CombineOp(Op));
 }
 
 bool KernelLegality::canSplit() const { return !firstSplitBlocker(); }

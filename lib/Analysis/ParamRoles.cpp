@@ -28,22 +28,6 @@ AnalysisKey ParamRoleAnalysis::Key;
 /// NVPTX's shared (per-block) address space.
 static constexpr unsigned SharedAddrSpace = 3;
 
-StringRef getParamRoleName(ParamRole Role) {
-  switch (Role) {
-  case ParamRole::NotPointer:
-    return "scalar";
-  case ParamRole::Unused:
-    return "unused";
-  case ParamRole::Read:
-    return "read";
-  case ParamRole::Write:
-    return "write";
-  case ParamRole::ReadWrite:
-    return "read-write";
-  }
-  llvm_unreachable("unknown parameter role");
-}
-
 bool ParamRoles::isOutput(unsigned ArgNo) const {
   if (ArgNo >= Params.size())
     return false;

@@ -3,22 +3,23 @@
 // Part of Cleave. Collects what the runtime needs about each kernel from the
 // analyses, the variants the passes made (or the remarks that say why they
 // did not) and the code generators, and encodes it as docs/bundle.md says,
-// with the primitives of cleave/BundleFormat.h that the runtime's reader
+// with the primitives of cleave/ABI/BundleFormat.h that the runtime's reader
 // shares.
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Bundle/BundleWriter.h"
 
+#include "cleave/ABI/BundleFormat.h"
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
-#include "cleave/BundleFormat.h"
 #include "cleave/CodeGen/PTXEmitter.h"
 #include "cleave/Plugin/PassRegistration.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Transforms/Rebase.h"
+#include "cleave/Transforms/SwapGrid.h"
 
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
@@ -40,23 +41,6 @@ using namespace llvm;
 namespace fmt = cleave::bundle;
 
 namespace cleave {
-
-
-// Parameter roles are stored as cleave::ParamRole's values.
-static_assert(uint8_t(ParamRole::NotPointer) ==
-                  uint8_t(fmt::ParamRole::NotPointer) &&
-              uint8_t(ParamRole::Unused) == uint8_t(fmt::ParamRole::Unused) &&
-              uint8_t(ParamRole::Read) == uint8_t(fmt::ParamRole::Read) &&
-              uint8_t(ParamRole::Write) == uint8_t(fmt::ParamRole::Write) &&
-              uint8_t(ParamRole::ReadWrite) ==
-                  uint8_t(fmt::ParamRole::ReadWrite));
-// Combine operations are stored as cleave::CombineOp's values.
-static_assert(uint8_t(CombineOp::Add) == uint8_t(fmt::CombineOp::Add) &&
-              uint8_t(CombineOp::And) == uint8_t(fmt::CombineOp::And) &&
-              uint8_t(CombineOp::Or) == uint8_t(fmt::CombineOp::Or) &&
-              uint8_t(CombineOp::Xor) == uint8_t(fmt::CombineOp::Xor) &&
-              uint8_t(CombineOp::UMin) == uint8_t(fmt::CombineOp::UMin) &&
-              uint8_t(CombineOp::UMax) == uint8_t(fmt::CombineOp::UMax));
 
 namespace {
 
@@ -231,6 +215,8 @@ bool isOpenCL(const Module &M) {
 
 struct VariantRecord {
   std::string Entry, Reason, Location;
+  /// The descriptor of this variant's code in the CPU module, if any.
+  std::string CpuDescriptor;
 };
 
 /// The variant Name of K in M, or the remark of Pass that says why it is
@@ -267,6 +253,15 @@ void writeVariant(fmt::ByteWriter &W, fmt::VariantKind Kind,
   W.str(V.Entry);
   W.str(V.Reason);
   W.str(V.Location);
+  W.str(V.CpuDescriptor);
+}
+
+/// The descriptor of the CPU variant of \p Kernel when the CPU module
+/// \p Host defines one, else empty.
+std::string cpuDescriptorIn(const Module &Host, StringRef Kernel) {
+  std::string Name = cpuDescriptorName(Kernel);
+  const GlobalVariable *GV = Host.getNamedGlobal(Name);
+  return GV && !GV->isDeclaration() ? Name : std::string();
 }
 
 /// Replaces the device module \p M by its CPU module: every kernel's CPU
@@ -308,9 +303,8 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   // CPU variants: the pass form of the lowering on a clone, so the bundle
   // names exactly what `cleave compile --emit=cpu-obj` defines. The merge
   // kernels are made first and lowered too: the CPU merge variant of K is
-  // __cleave_cpu___cleave_merge_<K> (descriptor ..._desc), which the runtime
-  // finds by that name (docs/cpu-backend.md); it is not recorded in the
-  // bundle, whose merge variant gives its calling convention.
+  // __cleave_cpu___cleave_merge_<K>, whose descriptor the bundle's merge
+  // variant names (docs/cpu-backend.md).
   // The twins of 2-D kernels (cleave-swap-grid) are kernels like the
   // others: made first, so the CPU clone and every pass below see them.
   {
@@ -360,8 +354,8 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
   for (Function *K : Kernels) {
     KW.str(K->getName());
     KW.str(displayName(*K));
-    KW.u8(uint8_t(isOpenCL(Device) ? fmt::Language::OpenCL
-                                   : fmt::Language::CUDA));
+    KW.u8(uint8_t(isOpenCL(Device) ? fmt::SourceLanguage::OpenCL
+                                   : fmt::SourceLanguage::CUDA));
 
     const ParamRoles &Roles = FAM.getResult<ParamRoleAnalysis>(*K);
     KW.u32(K->arg_size());
@@ -379,7 +373,7 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
         Role = Roles.Params[A.getArgNo()];
       Align Al = A.getParamAlign().value_or(DL.getABITypeAlign(Ty));
       KW.u8(uint8_t(Kind));
-      KW.u8(uint8_t(Role.Role)); // the same order as fmt::ParamRole
+      KW.u8(uint8_t(Role.Role));
       KW.u8(Role.Escapes ? fmt::ParamRoleIsGuess : 0);
       KW.u32(uint32_t(DL.getTypeAllocSize(Ty).getFixedValue()));
       KW.u32(uint32_t(Al.value()));
@@ -407,10 +401,22 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
     writeVariant(KW, fmt::VariantKind::Partition,
                  variantFrom(Device, partitionVariantName(Name),
                              "cleave-partition", *K, Remarks, SplitBlocker));
+    if (!Merge.Entry.empty())
+      Merge.CpuDescriptor = cpuDescriptorIn(*Host, Merge.Entry);
     writeVariant(KW, fmt::VariantKind::Merge, Merge);
-    writeVariant(KW, fmt::VariantKind::CPU,
-                 variantFrom(*Host, cpuVariantName(Name), "cleave-cpu-lower",
-                             *K, Remarks, firstCPUBlocker(Legality)));
+    VariantRecord Cpu =
+        variantFrom(*Host, cpuVariantName(Name), "cleave-cpu-lower", *K,
+                    Remarks, firstCPUBlocker(Legality));
+    if (!Cpu.Entry.empty()) {
+      Cpu.CpuDescriptor = cpuDescriptorIn(*Host, Name);
+      if (Cpu.CpuDescriptor.empty())
+        return createStringError(inconvertibleErrorCode(),
+                                 "bundle: the CPU variant '" + Cpu.Entry +
+                                     "' has no descriptor");
+    }
+    writeVariant(KW, fmt::VariantKind::CPU, Cpu);
+    const Function *Twin = Device.getFunction(swappedKernelName(Name));
+    KW.str(Twin && isSwappedTwin(*Twin) ? Twin->getName() : StringRef());
 
     // cleave-merge takes one partial buffer per output, in parameter order.
     SmallVector<unsigned, 4> Outputs;
@@ -433,7 +439,7 @@ Expected<std::string> writeBundle(Module &Device, const BundleOptions &Opts) {
     KW.u32(Legality.Combined.size());
     for (const CombinedParam &C : Legality.Combined) {
       KW.u32(C.Arg);
-      KW.u8(uint8_t(C.Op)); // the same order as fmt::CombineOp
+      KW.u8(uint8_t(C.Op));
       KW.u8(uint8_t(C.Bytes));
     }
 

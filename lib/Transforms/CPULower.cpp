@@ -23,11 +23,13 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/CPULower.h"
 
+#include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/Analysis/KernelLegality.h"
-#include "cleave/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
+#include "cleave/Transforms/NVVMCalls.h"
+#include "cleave/Transforms/WarpChain.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -81,89 +83,15 @@ std::string cpuVariantName(StringRef Kernel) {
   return ("__cleave_cpu_" + Kernel).str();
 }
 
+std::string cpuDescriptorName(StringRef Kernel) {
+  return cpuVariantName(Kernel) + "_desc";
+}
+
 std::string cpuVariableName(StringRef Var) {
   return ("__cleave_cpu_var_" + Var).str();
 }
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// What an NVVM call is
-//===----------------------------------------------------------------------===//
-
-enum class CallKind {
-  Ordinary,   ///< generic LLVM intrinsic: kept as is
-  SReg,       ///< special register read
-  Barrier,    ///< block-wide barrier
-  SyncWarp,   ///< __syncwarp
-  Shfl,       ///< shfl.sync.{idx,up,down,bfly}
-  Vote,       ///< vote.{any,all,uni,ballot}.sync
-  ActiveMask, ///< activemask
-  Match,      ///< match.{any,all}.sync.{i32,i64}
-  Redux,      ///< redux.sync.{add,min,max,umin,umax,and,or,xor}
-  BarrierRed, ///< barrier0.{popc,and,or}: __syncthreads_count/and/or
-  Fence,      ///< memory fence: a no-op order on one host thread's view
-  Math,       ///< NVVM math with a host equivalent
-  Unsupported,
-};
-
-CallKind classifyCall(const CallBase &CB) {
-  const Function *F = CB.getCalledFunction();
-  if (!F)
-    return CallKind::Unsupported;
-  StringRef N = F->getName();
-  if (!N.consume_front("llvm.nvvm."))
-    return F->isIntrinsic() ? CallKind::Ordinary : CallKind::Unsupported;
-  if (N.consume_front("read.ptx.sreg."))
-    return StringSwitch<CallKind>(N)
-        .Cases("tid.x", "tid.y", "tid.z", "ntid.x", "ntid.y", "ntid.z",
-               CallKind::SReg)
-        .Cases("ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y",
-               "nctaid.z", CallKind::SReg)
-        .Cases("laneid", "warpsize", "lanemask.eq", "lanemask.le",
-               "lanemask.lt", "lanemask.ge", "lanemask.gt", CallKind::SReg)
-        .Default(CallKind::Unsupported);
-  if (N == "barrier0")
-    return CallKind::Barrier;
-  if (N == "barrier0.popc" || N == "barrier0.and" || N == "barrier0.or")
-    return CallKind::BarrierRed;
-  if (N == "match.any.sync.i32" || N == "match.any.sync.i64" ||
-      N == "match.all.sync.i32p" || N == "match.all.sync.i64p")
-    return CallKind::Match;
-  if (N.starts_with("redux.sync.") &&
-      StringSwitch<bool>(N.drop_front(strlen("redux.sync.")))
-          .Cases("add", "min", "max", "umin", "umax", "and", "or", "xor",
-                 true)
-          .Default(false))
-    return CallKind::Redux;
-  if (N == "barrier.sync" || N == "barrier.sync.aligned" ||
-      N == "barrier.n" || N == "bar.sync") {
-    // Only barrier 0 is __syncthreads(); named barriers with other ids
-    // synchronize subsets of warps.
-    auto *Id = dyn_cast<ConstantInt>(CB.getArgOperand(0));
-    return Id && Id->isZero() ? CallKind::Barrier : CallKind::Unsupported;
-  }
-  if (N == "bar.warp.sync")
-    return CallKind::SyncWarp;
-  if (N.starts_with("shfl.sync.") &&
-      !N.starts_with("shfl.sync.idx.i32p.") /* never produced */)
-    return CallKind::Shfl;
-  if (N == "vote.any.sync" || N == "vote.all.sync" || N == "vote.uni.sync" ||
-      N == "vote.ballot.sync")
-    return CallKind::Vote;
-  if (N == "activemask")
-    return CallKind::ActiveMask;
-  if (N.starts_with("membar.") || N.starts_with("fence."))
-    return CallKind::Fence;
-  return CallKind::Math; // decided by lowerNVVMMath
-}
-
-bool isSyncPoint(CallKind K) {
-  return K == CallKind::Barrier || K == CallKind::SyncWarp ||
-         K == CallKind::Shfl || K == CallKind::Vote ||
-         K == CallKind::ActiveMask || K == CallKind::Match ||
-         K == CallKind::Redux || K == CallKind::BarrierRed;
-}
 
 /// A construct the lowering refuses: what and where.
 struct Refusal {
@@ -372,7 +300,9 @@ void fuseContractablePairs(Function &F) {
 // One kernel
 //===----------------------------------------------------------------------===//
 
-enum class SyncKind { Entry, Barrier, Gather, Resume };
+/// Chain: a run of warp collectives that runs once per warp on vectors of
+/// lanes (WarpChain.h) instead of a Gather and a Resume per collective.
+enum class SyncKind { Entry, Barrier, Gather, Chain, Resume };
 
 struct SyncPoint {
   BasicBlock *BB;
@@ -415,6 +345,7 @@ private:
   void computeRegions();
   bool liveAtSyncPoint(AllocaInst *A) const;
   void layOutStorage();
+  std::optional<Refusal> checkChains();
   void buildHost();
 
   // Host construction helpers.
@@ -424,8 +355,11 @@ private:
     Value *Tid[3];
   };
   ThreadLoop buildThreadLoop(BasicBlock *Pre, const Twine &Name);
+  ThreadLoop buildFlatThreadLoop(BasicBlock *Pre, const Twine &Name);
   Value *perThreadSlot(IRBuilder<> &B, AllocaInst *A, Value *Lin);
   void emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post);
+  BasicBlock *emitChainRegion(unsigned S, BasicBlock *Pre);
+  std::optional<SlotArray> slotsOf(AllocaInst *A) const;
   ThreadLoop emitRegionCopy(unsigned S, BasicBlock *Pre, const Twine &Name,
                             ArrayRef<std::pair<Instruction *, bool>> Folds);
   bool regionIsParallel(unsigned S) const;
@@ -447,6 +381,7 @@ private:
   const CPULowerCallbacks &CB;
 
   SmallVector<CallInst *, 8> SyncCalls;
+  SmallVector<WarpChain, 8> Chains;
   DenseMap<CallInst *, bool> SyncDivergent;
   SmallPtrSet<AllocaInst *, 16> Demoted;
   SmallPtrSet<AllocaInst *, 8> XchgAllocas;
@@ -831,7 +766,25 @@ void KernelLowering::splitAtSyncPoints() {
   Syncs.push_back({Start, SyncKind::Entry});
 
   IRBuilder<> AB(AllocaBB->getTerminator());
+  DenseMap<Instruction *, const WarpChain *> ChainAt;
+  SmallPtrSet<Instruction *, 16> InChain;
+  for (const WarpChain &C : Chains) {
+    ChainAt[C.First] = &C;
+    for (Instruction &I :
+         make_range(C.First->getIterator(), std::next(C.Last->getIterator())))
+      InChain.insert(&I);
+  }
   for (CallInst *CI : SyncCalls) {
+    if (const WarpChain *C = ChainAt.lookup(CI)) {
+      BasicBlock *At = CI->getParent()->splitBasicBlock(CI, "cpu.chain");
+      BasicBlock *After =
+          At->splitBasicBlock(std::next(C->Last->getIterator()), "cpu.resume");
+      Syncs.push_back({At, SyncKind::Chain});
+      Syncs.push_back({After, SyncKind::Resume});
+      continue;
+    }
+    if (InChain.contains(CI))
+      continue;
     CallKind Kind = classifyCall(*CI);
     BasicBlock *At = CI->getParent()->splitBasicBlock(CI, "cpu.sync");
     if (Kind == CallKind::Barrier || Kind == CallKind::SyncWarp) {
@@ -1033,6 +986,8 @@ void KernelLowering::layOutStorage() {
 
 KernelLowering::ThreadLoop
 KernelLowering::buildThreadLoop(BasicBlock *Pre, const Twine &Name) {
+  if (Guarded)
+    return buildFlatThreadLoop(Pre, Name);
   Function *H = Host;
   Type *I32 = Type::getInt32Ty(Ctx);
   auto *ZH = BasicBlock::Create(Ctx, Name + ".z", H);
@@ -1078,6 +1033,46 @@ KernelLowering::buildThreadLoop(BasicBlock *Pre, const Twine &Name) {
   Lin = B.CreateAdd(Lin, B.CreateZExt(Tx, I64), "lin", true, true);
   Sites.Loops.push_back({Body, Lin});
   return {Body, XL, Exit, Lin, {Tx, Ty, Tz}};
+}
+
+/// The threads of a block as one loop over the linear id, the thread ids
+/// stepped along (x fastest): guarded regions are never vectorized, and one
+/// loop instead of three keeps the many regions and commit loops of a
+/// guarded kernel cheap to optimize.
+KernelLowering::ThreadLoop
+KernelLowering::buildFlatThreadLoop(BasicBlock *Pre, const Twine &Name) {
+  Type *I32 = Type::getInt32Ty(Ctx), *I64 = Type::getInt64Ty(Ctx);
+  auto *Hdr = BasicBlock::Create(Ctx, Name + ".t", Host);
+  auto *Body = BasicBlock::Create(Ctx, Name + ".body", Host);
+  auto *Latch = BasicBlock::Create(Ctx, Name + ".latch", Host);
+  auto *Exit = BasicBlock::Create(Ctx, Name + ".exit", Host);
+  IRBuilder<> B(Pre);
+  B.CreateBr(Hdr);
+  B.SetInsertPoint(Hdr);
+  PHINode *Lin = B.CreatePHI(I64, 2, "lin");
+  PHINode *Tid[3];
+  for (unsigned D = 0; D < 3; ++D)
+    Tid[D] = B.CreatePHI(I32, 2, "tid." + Twine("xyz"[D]));
+  B.CreateCondBr(B.CreateICmpULT(Lin, NumThreads), Body, Exit);
+  B.SetInsertPoint(Latch);
+  Value *Next[3];
+  Value *Carry = B.getTrue();
+  for (unsigned D = 0; D < 3; ++D) {
+    Value *Up = B.CreateAdd(Tid[D], B.CreateZExt(Carry, I32));
+    Value *Wrap = B.CreateICmpEQ(Up, BlockDim[D]);
+    Next[D] = D == 2 ? Up : B.CreateSelect(Wrap, B.getInt32(0), Up);
+    Carry = Wrap;
+  }
+  Value *Lin1 = B.CreateAdd(Lin, B.getInt64(1), "", true, true);
+  B.CreateBr(Hdr);
+  Lin->addIncoming(B.getInt64(0), Pre);
+  Lin->addIncoming(Lin1, Latch);
+  for (unsigned D = 0; D < 3; ++D) {
+    Tid[D]->addIncoming(B.getInt32(0), Pre);
+    Tid[D]->addIncoming(Next[D], Latch);
+  }
+  Sites.Loops.push_back({Body, Lin});
+  return {Body, Latch, Exit, Lin, {Tid[0], Tid[1], Tid[2]}};
 }
 
 Value *KernelLowering::perThreadSlot(IRBuilder<> &B, AllocaInst *A,
@@ -1540,7 +1535,11 @@ Value *KernelLowering::analyzeGuards(
     Fast = Fast ? B.CreateAnd(Fast, Ok) : Ok;
     Folds.push_back({C, Assume});
   }
-  return Fast ? B.CreateFreeze(Fast, "all.threads.agree") : nullptr;
+  if (!Fast)
+    return nullptr;
+  Value *Agree = B.CreateFreeze(Fast, "all.threads.agree");
+  Sites.FastPaths.push_back(Agree);
+  return Agree;
 }
 
 KernelLowering::ThreadLoop KernelLowering::emitRegionCopy(
@@ -1635,15 +1634,93 @@ KernelLowering::ThreadLoop KernelLowering::emitRegionCopy(
   return L;
 }
 
+std::optional<SlotArray> KernelLowering::slotsOf(AllocaInst *A) const {
+  auto It = PerThreadOffset.find(A);
+  if (It == PerThreadOffset.end())
+    return std::nullopt;
+  return SlotArray{PerThreadBase.lookup(A), PerThreadStride.lookup(A)};
+}
+
+/// A chain region (WarpChain.h): one loop over the warps of the block, each
+/// running the chain block on vectors of its lanes; every lane that runs it
+/// goes on to the sync point after it.
+BasicBlock *KernelLowering::emitChainRegion(unsigned S, BasicBlock *Pre) {
+  const SyncPoint &SP = Syncs[S];
+  BasicBlock *Chain = SP.BB;
+  uint32_t NextKey =
+      Syncs[SyncIndex.lookup(Chain->getTerminator()->getSuccessor(0))].Key;
+  std::string Name = "r" + std::to_string(S);
+  auto *Hdr = BasicBlock::Create(Ctx, Name + ".warp", Host);
+  auto *Body = BasicBlock::Create(Ctx, Name + ".warp.body", Host);
+  auto *Exit = BasicBlock::Create(Ctx, Name + ".exit", Host);
+  IRBuilder<> B(Pre);
+  B.CreateBr(Hdr);
+  B.SetInsertPoint(Hdr);
+  PHINode *WarpBase = B.CreatePHI(B.getInt64Ty(), 2, "warp.base");
+  B.CreateCondBr(B.CreateICmpULT(WarpBase, NumThreads), Body, Exit);
+  B.SetInsertPoint(Body);
+  Value *Lanes =
+      B.CreateTrunc(B.CreateBinaryIntrinsic(Intrinsic::umin,
+                                            B.CreateSub(NumThreads, WarpBase),
+                                            B.getInt64(WarpSize)),
+                    B.getInt32Ty(), "lanes");
+  SmallVector<Constant *, WarpSize> Iota;
+  for (unsigned L = 0; L < WarpSize; ++L)
+    Iota.push_back(B.getInt32(L));
+  Value *Active = B.CreateICmpULT(ConstantVector::get(Iota),
+                                  B.CreateVectorSplat(WarpSize, Lanes));
+  Align PCAlign(4);
+  if (Guarded) {
+    Value *PCs =
+        loadLanes(B, B.getInt32Ty(), *slotsOf(PC), WarpBase, Active, PCAlign);
+    Active = B.CreateAnd(
+        Active,
+        B.CreateICmpEQ(PCs, B.CreateVectorSplat(WarpSize, B.getInt32(SP.Key))),
+        "lane.active");
+  }
+  WarpEnv Env;
+  Env.WarpBase = WarpBase;
+  Env.Lanes = Lanes;
+  Env.Active = Active;
+  for (unsigned D = 0; D < 3; ++D) {
+    Env.BlockDim[D] = BlockDim[D];
+    Env.GridDim[D] = GridDim[D];
+    Env.BlockIdx[D] = BlockIdx[D];
+  }
+  auto Uniform = [&](Value *V) -> Value * {
+    for (auto &[From, To] : BaseMap)
+      if (From == V)
+        return To;
+    llvm_unreachable("a kernel argument without a host value");
+  };
+  auto Slots = [&](AllocaInst *A) { return slotsOf(A); };
+  Env.Uniform = Uniform;
+  Env.Slots = Slots;
+  widenWarpChain(*Chain, B, Env);
+  if (Guarded)
+    storeLanes(B, B.CreateVectorSplat(WarpSize, B.getInt32(NextKey)),
+               *slotsOf(PCNext), WarpBase, Active, PCAlign);
+  Value *NextBase = B.CreateAdd(WarpBase, B.getInt64(WarpSize));
+  B.CreateBr(Hdr);
+  WarpBase->addIncoming(B.getInt64(0), Pre);
+  WarpBase->addIncoming(NextBase, B.GetInsertBlock());
+  if (!Guarded)
+    IRBuilder<>(Exit).CreateStore(B.getInt32(NextKey), NextSlot);
+  return Exit;
+}
+
 void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
   const SyncPoint &SP = Syncs[S];
   IRBuilder<> B(Pre);
   if (!Guarded)
     B.CreateStore(B.getInt32(RetKey), NextSlot);
   SmallVector<std::pair<Instruction *, bool>, 4> Folds;
-  Value *Fast = analyzeGuards(S, B, Folds);
+  Value *Fast =
+      SP.Kind == SyncKind::Chain ? nullptr : analyzeGuards(S, B, Folds);
   ThreadLoop L;
-  if (!Fast) {
+  if (SP.Kind == SyncKind::Chain) {
+    L.Exit = emitChainRegion(S, Pre);
+  } else if (!Fast) {
     L = emitRegionCopy(S, Pre, "r" + Twine(S), {});
   } else {
     // Two copies of the thread loops: the fast one with the guards folded,
@@ -1689,9 +1766,28 @@ void KernelLowering::emitRegion(unsigned S, BasicBlock *Pre, BasicBlock *Post) {
   IRBuilder<> DB(Post);
   PHINode *P = DB.CreatePHI(DB.getInt32Ty(), 1, "next.key");
   P->addIncoming(Next, PB.GetInsertBlock());
+  // Without guards all threads leave the region at one of its exits, so
+  // only those are cases: the state machine's CFG then has the kernel's own
+  // shape (no loop where the kernel has none), which keeps the optimizer's
+  // loop passes cheap. A guarded block may resume any pending state.
+  SmallPtrSet<BasicBlock *, 8> Exits;
+  for (BasicBlock *BB : Regions[S].Blocks)
+    for (BasicBlock *Succ : successors(BB))
+      if (SyncIndex.count(Succ))
+        Exits.insert(Succ);
   SwitchInst *SW = DB.CreateSwitch(P, BlockLatch, Syncs.size());
   for (unsigned T = 0; T < Syncs.size(); ++T)
-    SW->addCase(DB.getInt32(Syncs[T].Key), RegionPre[T]);
+    if (Guarded || Exits.contains(Syncs[T].BB))
+      SW->addCase(DB.getInt32(Syncs[T].Key), RegionPre[T]);
+}
+
+std::optional<Refusal> KernelLowering::checkChains() {
+  for (const SyncPoint &SP : Syncs)
+    if (SP.Kind == SyncKind::Chain)
+      if (auto Why = checkWarpChainBlock(
+              *SP.BB, [&](AllocaInst *A) { return PerThreadOffset.count(A); }))
+        return Refusal{Why->first, Why->second};
+  return std::nullopt;
 }
 
 void KernelLowering::buildHost() {
@@ -1854,11 +1950,14 @@ std::optional<Refusal> KernelLowering::run() {
     return R;
   fuseContractablePairs(K);
   rematerializeSRegs();
+  Chains = findWarpChains(SyncCalls);
   splitAtSyncPoints();
   rematerializePureValues();
   demoteCrossBlockValues();
   computeRegions();
   layOutStorage();
+  if (auto R = checkChains())
+    return R;
   buildHost();
   return std::nullopt;
 }
@@ -2231,7 +2330,7 @@ std::unique_ptr<Module> createCPUModule(Module &Device,
                                            CLEAVE_CPU_HAS_CHECKED),
                  LK.Checked});
     new GlobalVariable(*Host, DescTy, true, GlobalValue::ExternalLinkage, Desc,
-                       cpuVariantName(LK.Name) + "_desc");
+                       cpuDescriptorName(LK.Name));
   }
   return Host;
 }

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/Instrument.h"
 
-#include "cleave/CpuCheckABI.h"
+#include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/CPULower.h"
 
@@ -33,57 +33,6 @@ namespace cleave {
 
 static constexpr uint32_t SiteIndexBits = 20;
 static constexpr uint32_t MaxModules = 1u << (32 - SiteIndexBits);
-
-StringRef instrClassName(InstrClass C) {
-  switch (C) {
-  case InstrClass::Int:
-    return "int";
-  case InstrClass::IntDiv:
-    return "int.div";
-  case InstrClass::Fp32:
-    return "fp32";
-  case InstrClass::Fp32Div:
-    return "fp32.div";
-  case InstrClass::Fp64:
-    return "fp64";
-  case InstrClass::Fp64Div:
-    return "fp64.div";
-  case InstrClass::Sfu:
-    return "sfu";
-  case InstrClass::Conversion:
-    return "cvt";
-  case InstrClass::GlobalLoad:
-    return "ld.global";
-  case InstrClass::GlobalStore:
-    return "st.global";
-  case InstrClass::GlobalAtomic:
-    return "atom.global";
-  case InstrClass::SharedLoad:
-    return "ld.shared";
-  case InstrClass::SharedStore:
-    return "st.shared";
-  case InstrClass::SharedAtomic:
-    return "atom.shared";
-  case InstrClass::Local:
-    return "local";
-  case InstrClass::ConstLoad:
-    return "ld.const";
-  case InstrClass::Branch:
-    return "branch";
-  case InstrClass::Barrier:
-    return "barrier";
-  case InstrClass::Warp:
-    return "warp";
-  case InstrClass::Other:
-    return "other";
-  }
-  return "?";
-}
-
-bool isMemoryClass(InstrClass C) {
-  return C == InstrClass::GlobalLoad || C == InstrClass::GlobalStore ||
-         C == InstrClass::GlobalAtomic || C == InstrClass::Local;
-}
 
 std::string instrumentedVariantName(StringRef Kernel) {
   return ("__cleave_instr_" + Kernel).str();

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/MemCheck.h"
-#include "cleave/CpuCheckABI.h"
+#include "cleave/ABI/CpuCheckABI.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
@@ -125,6 +125,13 @@ Function *createCheckedVariant(Function &Host, const ThreadIdSites &Sites,
   SmallVector<std::pair<BasicBlock *, Value *>, 8> Loops;
   for (auto [Body, Lin] : Sites.Loops)
     Loops.push_back({cast<BasicBlock>(VMap[Body]), VMap[Lin]});
+  // The fast copies of guard-versioned regions exist for the vectorizer,
+  // which does not run here: the optimizer drops them as dead code.
+  for (Value *Fast : Sites.FastPaths) {
+    auto *I = cast<Instruction>(VMap[Fast]);
+    I->replaceAllUsesWith(ConstantInt::getFalse(Ctx));
+    I->eraseFromParent();
+  }
 
   DominatorTree DT(*C);
   for (const Access &A : accessesToCheck(*C)) {

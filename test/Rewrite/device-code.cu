@@ -1,7 +1,8 @@
 // __device__-only functions (and function templates) are removed; __host__
 // __device__ functions stay for the host; device variables stay as host
 // shadows and are registered; #line markers keep the user's line numbers.
-// RUN: %cleave compile --emit=host-source %s -o - | FileCheck %s
+// RUN: %strip_comments %s %t/device-code.cu
+// RUN: %cleave compile --emit=host-source %t/device-code.cu -o - | FileCheck %s
 #include <cuda_runtime.h>
 
 __device__ float square(float x) { return x * x; }

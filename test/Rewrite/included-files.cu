@@ -2,7 +2,8 @@
 // rewritten in a copy of it; the .cu file includes the copy (through a copy
 // of the header that includes it), and a copy names the files it includes
 // by their paths. System headers stay as they are.
-// RUN: %cleave compile --emit=host-source -I%S/Inputs %s -o - | FileCheck %s
+// RUN: %strip_comments %s %t/included-files.cu
+// RUN: %cleave compile --emit=host-source -I%S/Inputs %t/included-files.cu -o - | FileCheck %s
 #include <cuda_runtime.h>
 #include "inc/plain.h"
 #include <inc/via.h>

@@ -1,7 +1,8 @@
 // Overloaded kernels: each stub and each registration names its own
 // overload through its parameter types. Unnamed parameters get names so that
 // the stub can pass them on.
-// RUN: %cleave compile --emit=host-source %s -o - | FileCheck %s
+// RUN: %strip_comments %s %t/overloads.cu
+// RUN: %cleave compile --emit=host-source %t/overloads.cu -o - | FileCheck %s
 
 __global__ void fill(float *p, float v) { p[threadIdx.x] = v; }
 __global__ void fill(int *p, int v) { p[threadIdx.x] = v; }

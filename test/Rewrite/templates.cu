@@ -2,8 +2,10 @@
 // instantiation the host code makes is registered under the device symbol
 // the device compilation gives it, and launches inside function templates
 // and lambdas are rewritten like any other.
-// RUN: %cleave compile --emit=host-source %s -o %t.cpp
+// RUN: %strip_comments %s %t/templates.cu
+// RUN: %cleave compile --emit=host-source %t/templates.cu -o %t.cpp
 // RUN: FileCheck %s < %t.cpp
+// RUN: FileCheck %s --check-prefix=PACK < %t.cpp
 // The names registered are the names the device code defines.
 // RUN: %cleave compile --emit=ir %s -o %t.ll
 // RUN: cat %t.cpp %t.ll | FileCheck %s --check-prefix=NAMES
@@ -63,9 +65,9 @@ void runSum(float *out) {
   sum<<<1, 4>>>(out, 1, 2.5f);
   sum<<<1, 4>>>(out);
 }
-// CHECK: void *__cleave_args[] = {(void *)&out, (void *)&ts..., nullptr};
-// CHECK-NEXT: cleaveLaunchFromStub((const void *)static_cast<void (*)(decltype(out), decltype(ts)...)>(&::sum<Ts...>), __cleave_args);
-// CHECK-DAG: cleave_register_kernel((const void *)static_cast<void (*)(float *, int, float)>(&::sum<int, float>), "_Z3sumIJifEEvPfDpT_");
-// CHECK-DAG: cleave_register_kernel((const void *)static_cast<void (*)(float *)>(&::sum<>), "_Z3sumIJEEvPfDpT_");
+// PACK: void *__cleave_args[] = {(void *)&out, (void *)&ts..., nullptr};
+// PACK-NEXT: cleaveLaunchFromStub((const void *)static_cast<void (*)(decltype(out), decltype(ts)...)>(&::sum<Ts...>), __cleave_args);
+// PACK-DAG: cleave_register_kernel((const void *)static_cast<void (*)(float *, int, float)>(&::sum<int, float>), "_Z3sumIJifEEvPfDpT_");
+// PACK-DAG: cleave_register_kernel((const void *)static_cast<void (*)(float *)>(&::sum<>), "_Z3sumIJEEvPfDpT_");
 // NAMES-DAG: define {{.*}}void @_Z3sumIJifEEvPfDpT_(
 // NAMES-DAG: define {{.*}}void @_Z3sumIJEEvPfDpT_(

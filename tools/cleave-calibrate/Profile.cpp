@@ -55,8 +55,8 @@ Json errorJson(const std::string &Message) {
 
 Json profileHeader(bool Quick, const std::string &Devices) {
   Json J;
-  J["schema"] = ProfileSchema;
-  J["schema_version"] = ProfileSchemaVersion;
+  J["schema"] = DeviceProfileSchema;
+  J["schema_version"] = DeviceProfileSchemaVersion;
   Json Tool;
   Tool["name"] = "cleave-calibrate";
   Tool["version"] = CLEAVE_CALIBRATE_VERSION;
@@ -87,41 +87,20 @@ Json profileHeader(bool Quick, const std::string &Devices) {
 std::string checkProfileHeader(const Json &P) {
   if (!P.is_object())
     return "the profile is not a JSON object";
-  if (!P.contains("schema") || P["schema"] != ProfileSchema)
-    return std::string("\"schema\" is not \"") + ProfileSchema + "\"";
+  if (!P.contains("schema") || P["schema"] != DeviceProfileSchema)
+    return std::string("\"schema\" is not \"") + DeviceProfileSchema + "\"";
   if (!P.contains("schema_version") || !P["schema_version"].is_number_integer())
     return "\"schema_version\" is missing or not an integer";
-  if (P["schema_version"].get<int>() > ProfileSchemaVersion)
+  if (P["schema_version"].get<int>() > DeviceProfileSchemaVersion)
     return "schema_version " + std::to_string(P["schema_version"].get<int>()) +
-           " is newer than this tool's " + std::to_string(ProfileSchemaVersion);
+           " is newer than this tool's " +
+           std::to_string(DeviceProfileSchemaVersion);
   for (const char *K : {"tool", "host"})
     if (!P.contains(K) || !P[K].is_object())
       return std::string("\"") + K + "\" is missing or not an object";
   if (!P.contains("date") || !P["date"].is_string())
     return "\"date\" is missing or not a string";
   return "";
-}
-
-bool cpdFitFromJson(const Json &Cpd, rt::luo::CpdFit &Fit, std::string &Why) {
-  if (!Cpd.is_object() || !Cpd.contains("fit")) {
-    Why = "no \"fit\" in the CPD object";
-    return false;
-  }
-  const Json &F = Cpd["fit"];
-  if (F.contains("error")) {
-    Why = "the CPD fit failed: " + F["error"].get<std::string>();
-    return false;
-  }
-  double *Slots[] = {&Fit.A, &Fit.B, &Fit.C, &Fit.D, &Fit.M};
-  const char *Keys[] = {"a", "b", "c", "d", "m"};
-  for (int I = 0; I < 5; ++I) {
-    if (!F.contains(Keys[I]) || !F[Keys[I]].is_number()) {
-      Why = std::string("the CPD fit has no number \"") + Keys[I] + "\"";
-      return false;
-    }
-    *Slots[I] = F[Keys[I]].get<double>();
-  }
-  return true;
 }
 
 } // namespace calibrate

@@ -1,9 +1,11 @@
 //===- Profile.h - The JSON profile: schema and helpers ---------*- C++ -*-===//
 //
 // Part of cleave-calibrate (no LLVM). The profile's schema is documented in
-// docs/calibrate.md; ProfileSchemaVersion changes whenever a key changes
-// meaning or moves. Objects keep their keys in insertion order (so the file
-// reads top-down like the documentation).
+// docs/calibrate.md; cleave::DeviceProfileSchemaVersion
+// (cleave/ABI/FormatVersions.h) changes whenever a key changes meaning or
+// moves. Its one reader is the runtime's (cleave/rt/DeviceProfile.h). Objects
+// keep their keys in insertion order (so the file reads top-down like the
+// documentation).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_CALIBRATE_PROFILE_H
@@ -11,6 +13,7 @@
 
 #include "CpdFit.h"
 #include "Stats.h"
+#include "cleave/ABI/FormatVersions.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,9 +23,6 @@ namespace cleave {
 namespace calibrate {
 
 using Json = nlohmann::ordered_json;
-
-constexpr const char *ProfileSchema = "cleave-device-profile";
-constexpr int ProfileSchemaVersion = 1;
 
 /// {"median": m, "min": a, "max": b, "mean": x, "spread": s, "samples": n}
 /// (spread = (max - min) / median).
@@ -42,10 +42,6 @@ Json profileHeader(bool Quick, const std::string &Devices);
 /// Checks that \p Profile has the header keys with the right types and a
 /// supported schema version; returns the first problem, or "".
 std::string checkProfileHeader(const Json &Profile);
-
-/// Reads a profile's CPD fit back (what `cleave analyze` does with one GPU's
-/// "cpd" object); false with \p Why when a key is missing or not a number.
-bool cpdFitFromJson(const Json &Cpd, rt::luo::CpdFit &Fit, std::string &Why);
 
 } // namespace calibrate
 } // namespace cleave

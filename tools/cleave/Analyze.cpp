@@ -30,7 +30,9 @@
 #include "cleave/Rewrite/HostRewriter.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/Instrument.h"
+#include "cleave/rt/DeviceProfile.h"
 #include "cleave/rt/HopperModel.h"
+#include "cleave/rt/InstrumentRecord.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -202,137 +204,28 @@ std::string profilePath() {
   return std::string(P);
 }
 
-/// A number of the profile: a plain number, or the median of a summary.
-std::optional<double> number(const json::Value *V) {
-  if (!V)
-    return std::nullopt;
-  if (auto N = V->getAsNumber())
-    return *N;
-  if (const json::Object *O = V->getAsObject())
-    return number(O->get("median"));
-  return std::nullopt;
-}
-
-/// Follows a dotted path of object keys.
-const json::Value *at(const json::Object &O, StringRef Path) {
-  const json::Object *Cur = &O;
-  const json::Value *V = nullptr;
-  SmallVector<StringRef, 4> Parts;
-  Path.split(Parts, '.');
-  for (StringRef Key : Parts) {
-    if (!Cur)
-      return nullptr;
-    V = Cur->get(Key);
-    if (!V)
-      return nullptr;
-    Cur = V->getAsObject();
-  }
-  return V;
-}
-
+/// The model's numbers for GPU --gpu-index of the profile at \p Path, read
+/// by the runtime's reader (the planner reads the same file with it).
 Expected<model::GpuParams> loadProfile(StringRef Path) {
-  auto Buf = MemoryBuffer::getFile(Path);
-  if (!Buf)
-    return makeError("cannot read the device profile '" + Path +
-                     "': " + Buf.getError().message());
-  Expected<json::Value> Doc = json::parse((*Buf)->getBuffer());
-  if (!Doc)
-    return makeError("'" + Path + "' is not JSON: " +
-                     toString(Doc.takeError()));
-  const json::Object *Root = Doc->getAsObject();
-  if (!Root || Root->getString("schema") != "cleave-device-profile")
-    return makeError("'" + Path + "' is not a cleave device profile "
-                     "(schema \"cleave-device-profile\", docs/calibrate.md)");
-  const json::Array *Gpus = Root->getArray("gpus");
-  if (!Gpus || Gpus->empty())
-    return makeError("the profile '" + Path + "' has no GPU");
-  if (GpuIndex >= Gpus->size())
+  rt::DeviceProfile Profile;
+  rt::Result R = rt::loadDeviceProfile(Path.str(), Profile);
+  if (!R.ok())
+    return makeError(R.message());
+  if (GpuIndex >= Profile.GpuEntries)
     return makeError("--gpu-index=" + Twine(GpuIndex) + ": the profile '" +
-                     Path + "' has " + Twine(Gpus->size()) + " GPU(s)");
-  const json::Object *G = (*Gpus)[GpuIndex].getAsObject();
+                     Path + "' has " + Twine(Profile.GpuEntries) + " GPU(s)");
+  const rt::GpuProfile *G = nullptr;
+  for (const rt::GpuProfile &X : Profile.Gpus)
+    if (X.Entry == GpuIndex)
+      G = &X;
   if (!G)
-    return makeError("the profile's gpus[" + Twine(GpuIndex) +
-                     "] is not an object");
-  std::string Missing;
-  auto Need = [&](StringRef Key) -> double {
-    std::optional<double> V = number(at(*G, Key));
-    if (!V || !std::isfinite(*V)) {
-      if (Missing.empty())
-        Missing = Key.str();
-      return 0;
-    }
-    return *V;
-  };
-  model::GpuParams P;
-  P.Name = G->getString("name").value_or("GPU").str();
-  P.Sms = unsigned(Need("sm_count"));
-  P.ClockMHz = Need("sm_clock_mhz");
-  P.MaxWarpsPerSm = unsigned(Need("max_warps_per_sm"));
-  P.MaxBlocksPerSm = unsigned(Need("max_blocks_per_sm"));
-  P.MaxThreadsPerSm = unsigned(Need("max_threads_per_sm"));
-  P.MaxThreadsPerBlock = unsigned(Need("max_threads_per_block"));
-  P.RegistersPerSm = unsigned(Need("registers_per_sm"));
-  P.SharedPerSm = uint64_t(Need("shared_bytes_per_sm"));
-  P.SharedPerBlockMax = uint64_t(Need("shared_bytes_per_block_optin"));
-  P.SharedReservedPerBlock = uint64_t(Need("shared_bytes_reserved_per_block"));
-  P.L2Bytes = uint64_t(Need("l2_bytes"));
-  P.DramGBps = Need("bandwidth.dram.read_gbps");
-  P.L2GBps = Need("bandwidth.l2.read_gbps");
-  // Optional: writes go at the read bandwidth without it.
-  P.DramCopyGBps = number(at(*G, "bandwidth.dram.copy_gbps")).value_or(0);
-  P.LatencyL2 = Need("memory_latency.l2.clocks");
-  // Optional: L1 hits wait the L2 latency without it.
-  P.LatencyL1 = number(at(*G, "memory_latency.l1.clocks")).value_or(0);
-  P.LatencyDram = Need("memory_latency.dram.clocks");
-  P.LaunchUs = Need("launch.throughput.wall_us");
-  P.Cpd.A = Need("cpd.fit.a");
-  P.Cpd.B = Need("cpd.fit.b");
-  P.Cpd.C = Need("cpd.fit.c");
-  P.Cpd.D = Need("cpd.fit.d");
-  P.Cpd.M = Need("cpd.fit.m");
-  StringMap<double> Clocks;
-  if (const json::Array *Classes = at(*G, "instructions.classes")
-                                       ? at(*G, "instructions.classes")
-                                             ->getAsArray()
-                                       : nullptr)
-    for (const json::Value &C : *Classes)
-      if (const json::Object *O = C.getAsObject())
-        if (auto Name = O->getString("name"))
-          if (auto V = number(O->get("clocks")))
-            Clocks[*Name] = *V;
-  // Which measured instruction stands for each class (docs/analyze.md).
-  auto Clock = [&](StringRef Name) {
-    auto It = Clocks.find(Name);
-    if (It == Clocks.end()) {
-      if (Missing.empty())
-        Missing = ("instructions.classes[" + Name + "]").str();
-      return 0.0;
-    }
-    return It->second;
-  };
-  using model::OpClass;
-  auto Set = [&](OpClass C, double V) { P.Latency[unsigned(C)] = V; };
-  Set(OpClass::Int, Clock("add.s32"));
-  Set(OpClass::IntDiv, Clock("div.s32"));
-  Set(OpClass::Fp32, Clock("fma.f32"));
-  Set(OpClass::Fp32Div, Clock("div.rn.f32"));
-  Set(OpClass::Fp64, Clock("fma.f64"));
-  Set(OpClass::Fp64Div, Clock("div.rn.f64"));
-  Set(OpClass::Sfu, Clock("ex2.approx.f32"));
-  Set(OpClass::Conversion, Clock("cvt.s32.f32"));
-  for (OpClass C : {OpClass::GlobalLoad, OpClass::GlobalStore,
-                    OpClass::GlobalAtomic, OpClass::Local, OpClass::ConstLoad})
-    Set(C, Clock("ld.global.ca"));
-  Set(OpClass::SharedLoad, Clock("ld.shared"));
-  Set(OpClass::SharedStore, Clock("st.shared"));
-  Set(OpClass::SharedAtomic, Clock("ld.shared"));
-  Set(OpClass::Warp, Clock("ld.shared"));
-  for (OpClass C : {OpClass::Branch, OpClass::Barrier, OpClass::Other})
-    Set(C, Clock("add.s32"));
-  if (!Missing.empty())
     return makeError("the profile '" + Path + "' (gpus[" + Twine(GpuIndex) +
-                     "]) has no usable '" + Missing +
+                     "]) holds a failed measurement, not a GPU");
+  if (!G->ModelMissing.empty())
+    return makeError("the profile '" + Path + "' (gpus[" + Twine(GpuIndex) +
+                     "]) has no usable '" + G->ModelMissing +
                      "' (docs/calibrate.md lists the fields)");
+  model::GpuParams P = G->Model;
   P.Issue = model::hopperIssueCosts();
   return P;
 }
@@ -830,130 +723,10 @@ Error runProgram(StringRef Exe, StringRef Record, StringRef Dir,
 // The record
 //===----------------------------------------------------------------------===//
 
-struct WarpRecord {
-  unsigned Lanes = 0;
-  std::vector<std::pair<uint32_t, uint64_t>> Sites;
-  struct Mem {
-    uint32_t Site;
-    uint64_t Requests, Lanes, Bytes, Sectors, Segments, Min, Max;
-  };
-  std::vector<Mem> Mems;
-  std::vector<uint32_t> Trace;
-  bool Truncated = false;
-};
-
-struct BlockRecord {
-  uint64_t Block = 0;
-  unsigned Threads = 0;
-  uint64_t Requests = 0, Sectors = 0, DistinctSectors = 0,
-           DistinctSegments = 0;
-  bool Overflow = false;
-  std::vector<WarpRecord> Warps;
-};
-
-struct LaunchRecord {
-  std::string Kernel;
-  unsigned Grid[3] = {0, 0, 0}, Block[3] = {0, 0, 0};
-  uint64_t Shared = 0, Launches = 0;
-  std::vector<BlockRecord> Blocks;
-};
-
-/// Parses the recorder's output (runtime/lib/cpu/Instrument.cpp); \p Path
-/// names it in messages.
-Expected<std::vector<LaunchRecord>> parseRecord(StringRef Text,
-                                                StringRef Path) {
-  std::vector<LaunchRecord> Out;
-  SmallVector<StringRef, 0> Lines;
-  Text.split(Lines, '\n', -1, false);
-  if (Lines.empty() || Lines[0] != "cleave-instrument 1")
-    return makeError("'" + Path + "' is not an instrumentation record of "
-                     "this version");
-  auto Bad = [&](size_t N) {
-    return makeError("malformed instrumentation record '" + Path +
-                     "' at line " + Twine(N + 1) + ": " + Lines[N]);
-  };
-  for (size_t N = 1; N < Lines.size(); ++N) {
-    SmallVector<StringRef, 16> F;
-    Lines[N].split(F, ' ', -1, false);
-    if (F.empty())
-      continue;
-    auto U = [&](size_t I, uint64_t &V) {
-      return I < F.size() && !F[I].getAsInteger(0, V);
-    };
-    uint64_t V[8];
-    if (F[0] == "launch") {
-      LaunchRecord L;
-      if (F.size() != 16)
-        return Bad(N);
-      L.Kernel = F[1].str();
-      for (unsigned I = 0; I < 3; ++I) {
-        if (!U(3 + I, V[0]) || !U(7 + I, V[1]))
-          return Bad(N);
-        L.Grid[I] = unsigned(V[0]);
-        L.Block[I] = unsigned(V[1]);
-      }
-      if (!U(11, L.Shared) || !U(13, L.Launches))
-        return Bad(N);
-      Out.push_back(std::move(L));
-    } else if (F[0] == "block") {
-      if (Out.empty() || F.size() != 14)
-        return Bad(N);
-      BlockRecord B;
-      uint64_t T, O;
-      if (!U(1, B.Block) || !U(3, T) || !U(5, B.Requests) ||
-          !U(7, B.Sectors) || !U(9, B.DistinctSectors) ||
-          !U(11, B.DistinctSegments) || !U(13, O))
-        return Bad(N);
-      B.Threads = unsigned(T);
-      B.Overflow = O != 0;
-      Out.back().Blocks.push_back(std::move(B));
-    } else if (F[0] == "warp") {
-      if (Out.empty() || Out.back().Blocks.empty() || !U(3, V[0]))
-        return Bad(N);
-      WarpRecord W;
-      W.Lanes = unsigned(V[0]);
-      Out.back().Blocks.back().Warps.push_back(std::move(W));
-    } else if (F[0] == "site" || F[0] == "mem" || F[0] == "trace") {
-      if (Out.empty() || Out.back().Blocks.empty() ||
-          Out.back().Blocks.back().Warps.empty())
-        return Bad(N);
-      WarpRecord &W = Out.back().Blocks.back().Warps.back();
-      if (F[0] == "site") {
-        if (!U(1, V[0]) || !U(2, V[1]))
-          return Bad(N);
-        W.Sites.push_back({uint32_t(V[0]), V[1]});
-      } else if (F[0] == "mem") {
-        WarpRecord::Mem M;
-        uint64_t S;
-        if (F.size() != 9 || !U(1, S) || !U(2, M.Requests) ||
-            !U(3, M.Lanes) || !U(4, M.Bytes) || !U(5, M.Sectors) ||
-            !U(6, M.Segments) || !U(7, M.Min) || !U(8, M.Max))
-          return Bad(N);
-        M.Site = uint32_t(S);
-        W.Mems.push_back(M);
-      } else {
-        uint64_t Len, Trunc;
-        if (!U(1, Len) || !U(2, Trunc) || F.size() != 3 + Len)
-          return Bad(N);
-        W.Truncated = Trunc != 0;
-        for (size_t I = 0; I < Len; ++I) {
-          if (!U(3 + I, V[0]))
-            return Bad(N);
-          W.Trace.push_back(uint32_t(V[0]));
-        }
-      }
-    } else if (F[0] != "end") {
-      return Bad(N);
-    }
-  }
-  // The recorder writes blocks in the order they finished, which depends on
-  // how the host scheduled them; reports list them by index.
-  for (LaunchRecord &L : Out)
-    llvm::stable_sort(L.Blocks, [](const BlockRecord &A, const BlockRecord &B) {
-      return A.Block < B.Block;
-    });
-  return Out;
-}
+// The recorder's output has its reader beside its writer, in the runtime.
+using rt::record::BlockRecord;
+using rt::record::LaunchRecord;
+using rt::record::WarpRecord;
 
 /// The recorder's output file, as text.
 Expected<std::string> readRecordFile(StringRef Path) {
@@ -1108,10 +881,7 @@ Error writeSavedRecord(StringRef Path, const Analysis &A,
 }
 
 std::optional<InstrClass> instrClassByName(StringRef Name) {
-  for (unsigned C = 0; C < NumInstrClasses; ++C)
-    if (instrClassName(InstrClass(C)) == Name)
-      return InstrClass(C);
-  return std::nullopt;
+  return lookupInstrClass(std::string_view(Name));
 }
 
 Expected<SavedRecord> readSavedRecord(StringRef Path, Analysis &A) {
@@ -1337,14 +1107,6 @@ const MemSite *findMem(const Analysis &A, uint32_t Id) {
   return nullptr;
 }
 
-model::OpClass opClass(InstrClass C) {
-  model::OpClass O = model::OpClass::Other;
-  bool Found = model::opClassByName(instrClassName(C).str(), O);
-  assert(Found && "the compiler's and the model's class names differ");
-  (void)Found;
-  return O;
-}
-
 /// A block site's instructions for the model: as ptxas gets them
 /// (refineCode) for the hopper model, as the instrumentation classified
 /// them for the paper model (digest 000 counts the kernel's own code).
@@ -1404,7 +1166,7 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
           continue;
         }
         for (InstrClass C : codeOf(A, *BS)) {
-          St.Count[unsigned(opClass(C))] += W * double(N);
+          St.Count[unsigned(C)] += W * double(N);
           Count += double(N);
         }
       }
@@ -1515,7 +1277,7 @@ Summary summarize(const Analysis &A, const LaunchRecord &L) {
           St.DepBegin.push_back(uint32_t(St.Deps.size()));
           Latest[(EntryRef(Site) << 32) | I] = uint32_t(St.Stream.size());
         }
-        St.Stream.push_back(opClass(Seq[I]));
+        St.Stream.push_back(Seq[I]);
       }
     }
     S.Truncated = Rep->Truncated;
@@ -1604,10 +1366,9 @@ void printText(raw_ostream &OS, const Report &R, const model::GpuParams &G) {
   for (double C : St.Count)
     Total += C;
   OS << formatv("  per warp: {0:f1} instructions:", Total);
-  for (unsigned C = 0; C < model::NumOpClasses; ++C)
+  for (unsigned C = 0; C < NumInstrClasses; ++C)
     if (St.Count[C] > 0)
-      OS << formatv(" {0} {1:f1}", model::opClassName(model::OpClass(C)),
-                    St.Count[C]);
+      OS << formatv(" {0} {1:f1}", instrClassName(InstrClass(C)), St.Count[C]);
   OS << "\n";
   if (St.Requests > 0)
     OS << formatv("  global memory: {0:f2} requests/warp; per request {1:f1} "
@@ -1672,10 +1433,10 @@ json::Value toJson(const Report &R, const Analysis &A) {
   const model::Prediction &P = R.P;
   json::Object Classes;
   double Total = 0;
-  for (unsigned C = 0; C < model::NumOpClasses; ++C) {
+  for (unsigned C = 0; C < NumInstrClasses; ++C) {
     Total += St.Count[C];
     if (St.Count[C] > 0)
-      Classes[model::opClassName(model::OpClass(C))] = St.Count[C];
+      Classes[instrClassName(InstrClass(C))] = St.Count[C];
   }
   json::Array Types;
   for (unsigned T = 0; T < 4; ++T)
@@ -1694,7 +1455,7 @@ json::Value toJson(const Report &R, const Analysis &A) {
                    {"lanes_per_request",
                     T.Requests > 0 ? T.Lanes / T.Requests : 0.0}};
     if (M) {
-      O["class"] = instrClassName(M->Class).str();
+      O["class"] = instrClassName(M->Class);
       O["bytes"] = M->Bytes;
       if (!M->Location.empty())
         O["location"] = M->Location;
@@ -1917,13 +1678,14 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
       RecordPath = SaveRecord;
     }
   }
-  Expected<std::vector<LaunchRecord>> Launches =
-      parseRecord(RecordText, RecordPath);
-  if (!Launches)
-    return error(toString(Launches.takeError()));
+  std::vector<LaunchRecord> Launches;
+  if (rt::Status S = rt::record::parseInstrumentRecord(RecordText, Launches);
+      !S)
+    return error("malformed instrumentation record '" + RecordPath +
+                 "': " + S.Message);
 
   std::vector<Report> Reports;
-  for (const LaunchRecord &L : *Launches) {
+  for (const LaunchRecord &L : Launches) {
     Report R;
     R.L = &L;
     R.S = summarize(A, L);
@@ -1943,7 +1705,7 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
     Reports.push_back(std::move(R));
   }
   std::set<std::string> Launched;
-  for (const LaunchRecord &L : *Launches)
+  for (const LaunchRecord &L : Launches)
     Launched.insert(L.Kernel);
   std::vector<std::string> NotLaunched;
   for (auto &[K, D] : A.Display)

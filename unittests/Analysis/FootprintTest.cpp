@@ -1353,17 +1353,16 @@ void checkLaunch(const rt::FootprintProgram &P, const rt::LaunchConfig &L,
     const rt::ParamFootprint *PF = R.find(Arg);
     ASSERT_NE(PF, nullptr) << "no footprint for pointer argument " << Arg;
     for (bool Write : {false, true}) {
-      FootprintClass Got = static_cast<FootprintClass>(
-          static_cast<int>(Write ? PF->WriteClass : PF->ReadClass));
+      FootprintClass Got = Write ? PF->WriteClass : PF->ReadClass;
       const char *Dir = Write ? "write" : "read";
       std::string What =
           std::string(Dir) + " of arg " + std::to_string(Arg) + ", " + str(L);
       if (std::optional<FootprintClass> Want = Expect(L, Arg, Write))
-        EXPECT_EQ(cleave::getFootprintClassName(Got).str(),
-                  cleave::getFootprintClassName(*Want).str())
+        EXPECT_STREQ(cleave::getFootprintClassName(Got),
+                     cleave::getFootprintClassName(*Want))
             << What;
       ++S.Classes[std::string(Dir) + " " + std::to_string(Arg) + " " +
-                  cleave::getFootprintClassName(Got).str()];
+                  cleave::getFootprintClassName(Got)];
       if (Got == FootprintClass::Unknown)
         continue; // the whole buffer: nothing to compare
       std::vector<rt::ByteInterval> Have;

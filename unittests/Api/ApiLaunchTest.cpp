@@ -1,7 +1,7 @@
 //===- ApiLaunchTest.cpp - Launches, symbols and stream order -------------===//
 //
-// Part of Cleave. A device module (inline IR) goes through the compiler's
-// bundle writer; its kernels get hand-written CPU variants (the
+// Part of Cleave. A device module (unittests/Inputs/api_launch_test.ll)
+// goes through the compiler's bundle writer at build time; its kernels get hand-written CPU variants (the
 // CpuKernelABI.h convention) and host stubs written the way the host
 // rewriter writes them (pop the call configuration, cudaLaunchKernel). The
 // module, kernels and a __constant__ variable are registered through
@@ -14,17 +14,14 @@
 //
 //===----------------------------------------------------------------------===//
 #if __has_include(<cuda_runtime_api.h>)
-#include "../BundleFromIR.h"
+#include "../TestInputs.h"
 #include "ApiTestUtil.h"
 
-#include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Fault.h"
+#include "cleave/rt/NullGpu.h"
+#include "../../runtime/lib/api/Runtime.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
 
 #include <atomic>
 #include <chrono>
@@ -39,89 +36,6 @@
 using namespace cleave_api_test;
 
 namespace {
-
-const char *DeviceIR = R"IR(
-target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
-
-@factor = addrspace(4) externally_initialized constant float 1.0, align 4
-
-define ptx_kernel void @vecadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %ok = icmp slt i32 %i, %n
-  br i1 %ok, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pa = getelementptr inbounds float, ptr %a, i64 %idx
-  %pb = getelementptr inbounds float, ptr %b, i64 %idx
-  %pc = getelementptr inbounds float, ptr %c, i64 %idx
-  %va = load float, ptr %pa, align 4
-  %vb = load float, ptr %pb, align 4
-  %s = fadd float %va, %vb
-  store float %s, ptr %pc, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-define ptx_kernel void @scale(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %ok = icmp slt i32 %i, %n
-  br i1 %ok, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pi = getelementptr inbounds float, ptr %in, i64 %idx
-  %v = load float, ptr %pi, align 4
-  %f = load float, ptr addrspace(4) @factor, align 4
-  %r = fmul float %v, %f
-  %po = getelementptr inbounds float, ptr %out, i64 %idx
-  store float %r, ptr %po, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-define ptx_kernel void @fill(ptr noundef writeonly %out, i32 noundef %v, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %ok = icmp slt i32 %i, %n
-  br i1 %ok, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %po = getelementptr inbounds i32, ptr %out, i64 %idx
-  store i32 %v, ptr %po, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-
-attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
-)IR";
-
-/// The bundle of \p IR, with its kernels renamed by \p Rename (so a second
-/// module can hold the same code under other names); empty on failure.
-std::string makeBundle(const char *IR, const char *Source,
-                       const std::map<std::string, std::string> &Rename = {}) {
-  return cleave::test::bundleFromIR(IR, Source, Rename);
-}
 
 // The CPU variants. ---------------------------------------------------------
 
@@ -325,11 +239,9 @@ bool registerModule(const std::string &Bytes,
 /// Registers the test module once per process.
 bool registerTestModules() {
   static bool Ok = [] {
-    std::string Main = makeBundle(DeviceIR, "api_launch_test.cu");
-    std::string Single = makeBundle(DeviceIR, "api_single_test.cu",
-                                    {{"vecadd", "vecadd_single"},
-                                     {"scale", "scale_single"},
-                                     {"fill", "fill_single"}});
+    // The same kernels, renamed *_single (unittests/CMakeLists.txt).
+    std::string Main = cleave::test::testBundle("api_launch_test");
+    std::string Single = cleave::test::testBundle("api_single_test");
     if (Main.empty() || Single.empty())
       return false;
     bool R = registerModule(
@@ -887,6 +799,148 @@ TEST_P(ApiLaunch, KernelAttributesAndOccupancy) {
 
 INSTANTIATE_TEST_SUITE_P(Devices, ApiLaunch,
                          ::testing::Values("cpu", "cpu,cpu,cpu"));
+
+/// What the null GPU of ApiDirect saw of its launches.
+struct GpuLaunches {
+  std::mutex Mutex;
+  std::vector<std::vector<void *>> Pointers;
+};
+GpuLaunches &gpuLaunches() {
+  static GpuLaunches L;
+  return L;
+}
+
+/// One GPU and nothing else: a null GPU that does vecadd's work in its own
+/// memory at each launch (the only kernel these tests launch), one block
+/// per millisecond in its event timings. Launches on an idle stream go to
+/// it directly (docs/runtime.md, "Direct launches").
+class ApiDirect : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(registerTestModules());
+    {
+      std::lock_guard<std::mutex> Lock(gpuLaunches().Mutex);
+      gpuLaunches().Pointers.clear();
+    }
+    cleave::rt::api::Runtime::setDeviceSourceForTesting([this] {
+      cleave::rt::NullGpu::Options O;
+      O.Trace = true;
+      O.BlocksPerMs = 1;
+      O.OnLaunch = [](const uint32_t G[3], const uint32_t B[3], void **P) {
+        const float *A = *static_cast<const float **>(P[0]);
+        const float *Bv = *static_cast<const float **>(P[1]);
+        float *C = *static_cast<float **>(P[2]);
+        int N = *static_cast<int *>(P[3]);
+        for (int I = 0; I < N && uint64_t(I) < uint64_t(G[0]) * B[0]; ++I)
+          C[I] = A[I] + Bv[I];
+        std::lock_guard<std::mutex> Lock(gpuLaunches().Mutex);
+        gpuLaunches().Pointers.push_back(
+            {const_cast<float *>(A), const_cast<float *>(Bv), C});
+      };
+      auto G = std::make_unique<cleave::rt::NullGpu>(std::move(O));
+      Gpu = G.get();
+      std::vector<std::unique_ptr<cleave::rt::Device>> V;
+      V.push_back(std::move(G));
+      return V;
+    });
+    restart("cpu"); // not used: the device source wins
+  }
+  void TearDown() override {
+    cleave::rt::api::Runtime::setDeviceSourceForTesting(nullptr);
+    cleave_reset();
+    while (cudaGetLastError() != cudaSuccess) {
+    }
+  }
+  std::string lastPlan() {
+    char Buf[8192];
+    EXPECT_EQ(cleave_last_plan(Buf, sizeof(Buf)), 0);
+    return Buf;
+  }
+  float *upload(const std::vector<float> &V) {
+    float *D = nullptr;
+    EXPECT_EQ(cudaMalloc(&D, V.size() * sizeof(float)), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(D, V.data(), V.size() * sizeof(float),
+                         cudaMemcpyHostToDevice),
+              cudaSuccess);
+    return D;
+  }
+  std::vector<float> download(const float *D, size_t N) {
+    std::vector<float> V(N);
+    EXPECT_EQ(cudaMemcpy(V.data(), D, N * sizeof(float),
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    return V;
+  }
+  cleave::rt::NullGpu *Gpu = nullptr;
+};
+
+TEST_F(ApiDirect, LaunchesGoToTheGpuWithItsAddresses) {
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  Gpu->clearTrace();
+  LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  EXPECT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  {
+    // The kernel got the GPU's addresses, not the program's pointers.
+    std::lock_guard<std::mutex> Lock(gpuLaunches().Mutex);
+    ASSERT_EQ(gpuLaunches().Pointers.size(), 1u);
+    for (void *P : gpuLaunches().Pointers[0])
+      EXPECT_TRUE(P != DA && P != DB && P != DC);
+  }
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  // The read-back waited for the GPU's work first.
+  std::vector<std::string> T = Gpu->trace();
+  auto Launch = std::find(T.begin(), T.end(), "launch");
+  ASSERT_NE(Launch, T.end());
+  EXPECT_NE(std::find(Launch, T.end(), "sync"), T.end());
+
+  // The host copy now holds c too; the next launch writes it on the GPU,
+  // so that copy must go stale: the read-back gets the new sums.
+  std::vector<float> A2 = randomFloats(N, 3);
+  ASSERT_EQ(cudaMemcpy(DA, A2.data(), N * sizeof(float),
+                       cudaMemcpyHostToDevice),
+            cudaSuccess);
+  LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+  EXPECT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A2[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+TEST_F(ApiDirect, EventsTimeTheGpusWork) {
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1);
+  float *DA = upload(A), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  cudaEvent_t Start, Stop;
+  ASSERT_EQ(cudaEventCreate(&Start), cudaSuccess);
+  ASSERT_EQ(cudaEventCreate(&Stop), cudaSuccess);
+  Gpu->clearTrace();
+  ASSERT_EQ(cudaEventRecord(Start), cudaSuccess);
+  LAUNCH(vecadd, dim3(4), dim3(256), 0, 0, DA, DA, DC, N);
+  ASSERT_EQ(cudaEventRecord(Stop), cudaSuccess);
+  ASSERT_EQ(cudaEventSynchronize(Stop), cudaSuccess);
+  EXPECT_EQ(cudaEventQuery(Stop), cudaSuccess);
+  EXPECT_EQ(cudaStreamQuery(0), cudaSuccess);
+  float Ms = 0;
+  ASSERT_EQ(cudaEventElapsedTime(&Ms, Start, Stop), cudaSuccess);
+  // The GPU's time (4 blocks at one per millisecond), not the host's.
+  EXPECT_FLOAT_EQ(Ms, 4.0f);
+  std::vector<std::string> T = Gpu->trace();
+  EXPECT_EQ(std::count(T.begin(), T.end(), "record"), 3)
+      << "the two events' and the launch's deferral";
+  ASSERT_EQ(cudaEventDestroy(Start), cudaSuccess);
+  ASSERT_EQ(cudaEventDestroy(Stop), cudaSuccess);
+  for (float *P : {DA, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
 
 } // namespace
 #endif

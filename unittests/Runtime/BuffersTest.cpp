@@ -577,8 +577,10 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
     ASSERT_TRUE(M.allocate(Size, P).ok());
     auto B = bufferOf(M, P);
     EXPECT_TRUE(B->hasReplica(1)) << "allocated with the buffer";
-    // Fresh: valid everywhere, so not held by the GPU alone.
-    EXPECT_FALSE(B->heldOnlyBy(1));
+    // Fresh: its undefined contents are the home device's alone, so that a
+    // launch there finds nothing to move or make stale.
+    EXPECT_TRUE(B->heldOnlyBy(1));
+    EXPECT_TRUE(B->validRanges(HostLocation).empty());
     std::vector<uint8_t> In(Size);
     std::iota(In.begin(), In.end(), uint8_t(1));
     Gpu.clearLog();
@@ -602,6 +604,8 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
   N.setHomeDevice(N.soleDeviceWithOwnMemory());
   void *P = nullptr;
   ASSERT_TRUE(N.allocate(4096, P).ok());
+  EXPECT_TRUE(bufferOf(N, P)->holds(HostLocation, {0, 4096}))
+      << "no room on the home device: held everywhere";
   std::vector<uint8_t> In(4096, 5), Out(4096);
   ASSERT_TRUE(N.memcpy(P, In.data(), 4096, MemcpyKind::HostToDevice).ok());
   EXPECT_TRUE(bufferOf(N, P)->holds(HostLocation, {0, 4096}));
@@ -612,6 +616,55 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
   FakeDevice G0("gpu0"), G1("gpu1");
   BufferManager Two({&G0, &G1});
   EXPECT_EQ(Two.soleDeviceWithOwnMemory(), -1);
+}
+
+TEST(BuffersTest, TwoDimensionalCopiesMoveOnceWithTheHomeDevice) {
+  // cudaMemcpy2D into and out of a pitched buffer on the home device: one
+  // 2-D transfer each way, not one per row; the bytes between the rows
+  // (the pitch's padding) are not touched.
+  FakeDevice Gpu("gpu0");
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+  BufferManager M({Reg->devices()[0], &Gpu});
+  M.setHomeDevice(M.soleDeviceWithOwnMemory());
+  const uint64_t Pitch = 64, Width = 40, Height = 10;
+  void *P = nullptr;
+  ASSERT_TRUE(M.allocate(Pitch * Height, P).ok());
+  ASSERT_TRUE(M.memset(P, 0xab, Pitch * Height).ok());
+  std::vector<uint8_t> In(Width * Height);
+  std::iota(In.begin(), In.end(), uint8_t(1));
+  Gpu.clearLog();
+  ASSERT_TRUE(M.memcpy2D(P, Pitch, In.data(), Width, Width, Height,
+                         MemcpyKind::HostToDevice)
+                  .ok());
+  EXPECT_EQ(Gpu.count("h2d-2d"), 1u);
+  EXPECT_EQ(Gpu.count("h2d"), 0u);
+  auto B = bufferOf(M, P);
+  EXPECT_TRUE(B->heldOnlyBy(1));
+  // Read back whole: the rows, and the padding as it was.
+  std::vector<uint8_t> All(Pitch * Height);
+  ASSERT_TRUE(M.memcpy(All.data(), P, All.size(), MemcpyKind::DeviceToHost)
+                  .ok());
+  for (uint64_t Row = 0; Row < Height; ++Row)
+    for (uint64_t X = 0; X < Pitch; ++X)
+      ASSERT_EQ(All[Row * Pitch + X],
+                X < Width ? In[Row * Width + X] : uint8_t(0xab))
+          << Row << ", " << X;
+  // Out again into a wider host pitch: one transfer.
+  std::vector<uint8_t> Out(48 * Height, 0);
+  Gpu.clearLog();
+  ASSERT_TRUE(M.memcpy2D(Out.data(), 48, P, Pitch, Width, Height,
+                         MemcpyKind::DeviceToHost)
+                  .ok());
+  EXPECT_EQ(Gpu.count("d2h-2d"), 1u);
+  for (uint64_t Row = 0; Row < Height; ++Row)
+    for (uint64_t X = 0; X < Width; ++X)
+      ASSERT_EQ(Out[Row * 48 + X], In[Row * Width + X]) << Row << ", " << X;
+  // A row past the buffer's end is refused before anything moves.
+  EXPECT_FALSE(M.memcpy2D(P, Pitch, In.data(), Width, Width, Height + 1,
+                          MemcpyKind::HostToDevice)
+                   .ok());
+  ASSERT_TRUE(M.free(P).ok());
 }
 
 /// Several real CPU devices: cpu0 works on the host copies, cpu1 and cpu2

@@ -10,8 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../BundleFromIR.h"
+#include "../TestInputs.h"
+#include "cleave/ABI/BundleFormat.h"
 #include "cleave/Bundle/BundleWriter.h"
-#include "cleave/BundleFormat.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Footprint.h"
 
@@ -62,7 +63,7 @@ exit:
   ret void
 }
 
-)IR") + cleave::test::HistIR + R"IR(
+)IR") + cleave::test::testInput("hist.ll") + R"IR(
 define ptx_kernel void @tiled(ptr noundef readonly %in, ptr noundef writeonly %out) #0 {
 entry:
   %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -166,6 +167,13 @@ TEST(Bundle, RoundTrip) {
   EXPECT_EQ(V->variant(VariantKind::Partition).Entry, "__cleave_pr_vecadd");
   EXPECT_EQ(V->variant(VariantKind::Merge).Entry, "__cleave_merge_vecadd");
   EXPECT_EQ(V->variant(VariantKind::CPU).Entry, "__cleave_cpu_vecadd");
+  // The runtime finds CPU code by the descriptor names the bundle gives.
+  EXPECT_EQ(V->variant(VariantKind::CPU).CpuDescriptor,
+            "__cleave_cpu_vecadd_desc");
+  EXPECT_EQ(V->variant(VariantKind::Merge).CpuDescriptor,
+            "__cleave_cpu___cleave_merge_vecadd_desc");
+  EXPECT_EQ(V->variant(VariantKind::Partition).CpuDescriptor, "");
+  EXPECT_EQ(V->SwappedTwin, "");
   EXPECT_EQ(V->MergeOutputs, std::vector<uint32_t>{2});
   EXPECT_EQ(V->StaticSharedBytes, 0u);
   // The footprints are the runtime evaluator's input.
@@ -207,6 +215,7 @@ TEST(Bundle, RoundTrip) {
   EXPECT_FALSE(A->CanRunOnCPU);
   const BundleVariant &AC = A->variant(VariantKind::CPU);
   EXPECT_FALSE(AC.Present);
+  EXPECT_EQ(AC.CpuDescriptor, "");
   EXPECT_NE(AC.Reason.find("stays GPU-only"), std::string::npos) << AC.Reason;
   EXPECT_NE(AC.Reason.find("inline"), std::string::npos) << AC.Reason;
 
@@ -227,7 +236,8 @@ TEST(Bundle, Deterministic) {
 TEST(Bundle, RefusesOtherVersion) {
   std::string S = bundleBytes();
   ASSERT_FALSE(S.empty());
-  for (uint32_t V : {0u, fmt::FormatVersion + 1, 0xffffffffu}) {
+  for (uint32_t V :
+       {0u, fmt::FormatVersion - 1, fmt::FormatVersion + 1, 0xffffffffu}) {
     std::string T = S;
     for (int I = 0; I < 4; ++I)
       T[fmt::VersionOffset + I] = char(V >> (8 * I));

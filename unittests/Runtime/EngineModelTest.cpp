@@ -1,26 +1,22 @@
 //===- EngineModelTest.cpp - The engine's model policy on CPU devices -----===//
 //
 // Part of Cleave. The model policy (ModelPartitioner.h) inside the engine with real
-// buffers and a real bundle (inline IR through the compiler's bundle
-// writer; a hand-written CPU variant): results against a plain reference,
-// CPU devices kept on one device (they share the executor), residency
+// buffers and a real bundle (unittests/Inputs/engine_model_test.ll through
+// the compiler's bundle writer at build time; a hand-written CPU variant):
+// results against a plain reference, CPU devices kept on one device (they
+// share the executor), residency
 // deciding which device runs, ranges timed into the performance cache and
 // persisted, and a corrupt cache file reported once.
 //
 //===----------------------------------------------------------------------===//
-#include "../BundleFromIR.h"
+#include "../TestInputs.h"
 #include "../../runtime/lib/engine/IssuePool.h"
-#include "cleave/Bundle/BundleWriter.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
 #include "cleave/rt/ModelPartitioner.h"
 
-#include "llvm/AsmParser/Parser.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Support/SourceMgr.h"
 #include "gtest/gtest.h"
 
 #include <algorithm>
@@ -37,79 +33,9 @@ using namespace cleave::rt;
 
 namespace {
 
-const std::string DeviceIR = std::string(R"IR(
-target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
-
-define ptx_kernel void @vadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %pa = getelementptr inbounds float, ptr %a, i64 %idx
-  %pb = getelementptr inbounds float, ptr %b, i64 %idx
-  %pc = getelementptr inbounds float, ptr %c, i64 %idx
-  %va = load float, ptr %pa, align 4
-  %vb = load float, ptr %pb, align 4
-  %s = fadd float %va, %vb
-  store float %s, ptr %pc, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-; out[i] = in[i-1] + in[i] + in[i+1] inside (0, n - 1): a row split reads one
-; element of each neighbour's band (a halo).
-define ptx_kernel void @blur(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %lo = icmp sgt i32 %i, 0
-  %n1 = sub i32 %n, 1
-  %hi = icmp slt i32 %i, %n1
-  %in.range = and i1 %lo, %hi
-  br i1 %in.range, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %im = add nsw i64 %idx, -1
-  %ip = add nsw i64 %idx, 1
-  %p0 = getelementptr inbounds float, ptr %in, i64 %im
-  %p1 = getelementptr inbounds float, ptr %in, i64 %idx
-  %p2 = getelementptr inbounds float, ptr %in, i64 %ip
-  %v0 = load float, ptr %p0, align 4
-  %v1 = load float, ptr %p1, align 4
-  %v2 = load float, ptr %p2, align 4
-  %s0 = fadd float %v0, %v1
-  %s1 = fadd float %s0, %v2
-  %po = getelementptr inbounds float, ptr %out, i64 %idx
-  store float %s1, ptr %po, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-; Global atomics whose results are unused: combined outputs.
-)IR") + cleave::test::HistIR + R"IR(
-
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-
-attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
-)IR";
-
 const std::string &bundleBytes() {
   static const std::string Bytes =
-      cleave::test::bundleFromIR(DeviceIR.c_str(), "engine_model_test.cu");
+      cleave::test::testBundle("engine_model_test");
   return Bytes;
 }
 
@@ -1763,91 +1689,6 @@ TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
   }
   EXPECT_TRUE(IssuePool::choose("auto"));
   EXPECT_FALSE(IssuePool::choose("sometimes"));
-}
-
-TEST(IssuePool, TasksOfDifferentWorkersRunAtOnce) {
-  // Each task waits until all three have started: run one after the other,
-  // they would never finish (the test gives up after 10 s).
-  IssuePool Pool;
-  std::atomic<int> Started{0};
-  std::atomic<bool> GaveUp{false};
-  auto Task = [&] {
-    ++Started;
-    auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (Started.load() < 3)
-      if (std::chrono::steady_clock::now() > Until) {
-        GaveUp = true;
-        return;
-      }
-  };
-  for (size_t Slot = 0; Slot < 3; ++Slot)
-    ASSERT_TRUE(Pool.tryPost(Slot, Task)); // new workers poll for work
-  for (size_t Slot = 0; Slot < 3; ++Slot)
-    Pool.wait(Slot);
-  EXPECT_EQ(Started.load(), 3);
-  EXPECT_FALSE(GaveUp.load());
-}
-
-TEST(IssuePool, SlotsNeedNotBeDense) {
-  // Slots are device locations: with the CPU at 0 and GPUs at 1-3, slot 0
-  // never has a worker, and the pool must still stop the others.
-  auto Pool = std::make_unique<IssuePool>();
-  std::atomic<int> Ran{0};
-  for (size_t Slot : {2, 3})
-    if (Pool->tryPost(Slot, [&] { ++Ran; }))
-      Pool->wait(Slot);
-  Pool->wait(0); // no worker: returns at once
-  Pool.reset();
-  EXPECT_EQ(Ran.load(), 2);
-}
-
-TEST(IssuePool, ASleepingWorkerIsWokenForTheNextLaunch) {
-  // A worker polls for CLEAVE_SPIN_US (200 us) after its last task, then
-  // sleeps: a post then says no (the caller issues inline) and wakes it,
-  // and a later post is taken again.
-  IssuePool Pool;
-  int Ran = 0;
-  auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  bool Refused = false;
-  while (!Refused && std::chrono::steady_clock::now() < Until) {
-    if (Pool.tryPost(0, [&] { ++Ran; }))
-      Pool.wait(0);
-    else
-      Refused = true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  ASSERT_TRUE(Refused);
-  int Before = Ran;
-  bool Taken = false;
-  while (!Taken && std::chrono::steady_clock::now() < Until) {
-    Taken = Pool.tryPost(0, [&] { ++Ran; });
-    if (Taken)
-      Pool.wait(0);
-  }
-  ASSERT_TRUE(Taken);
-  EXPECT_EQ(Ran, Before + 1);
-}
-
-TEST(IssuePool, AWorkerWokenAsALaunchStartsTakesItsTask) {
-  // After 5 ms without work a worker sleeps (CLEAVE_SPIN_US is 200 us), and
-  // a post alone is refused. wake() sets it polling again at once, so a
-  // post right after it is taken (unless the worker, woken, gave up
-  // polling again first: 200 us later, hence 3 of 5 rather than all).
-  IssuePool Pool;
-  int Ran = 0;
-  ASSERT_TRUE(Pool.tryPost(0, [&] { ++Ran; })); // a new worker polls
-  Pool.wait(0);
-  int Taken = 0;
-  for (int Try = 0; Try < 5; ++Try) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    Pool.wake(0);
-    if (Pool.tryPost(0, [&] { ++Ran; })) {
-      Pool.wait(0);
-      ++Taken;
-    }
-  }
-  EXPECT_GE(Taken, 3);
-  EXPECT_EQ(Ran, 1 + Taken);
 }
 
 } // namespace

@@ -68,6 +68,21 @@ public:
   /// The device's own memory, for a test to play a kernel writing it.
   char *hostView(DeviceAddr A) { return reinterpret_cast<char *>(A); }
 
+  Result copy2DImpl(bool ToDevice, DeviceAddr Dev, uint64_t DevPitch,
+                    void *Host, uint64_t HostPitch, uint64_t Width,
+                    uint64_t Height) override {
+    Log.push_back({ToDevice ? "h2d-2d" : "d2h-2d", Width * Height, ""});
+    char *H = static_cast<char *>(Host);
+    for (uint64_t Row = 0; Row < Height; ++Row) {
+      char *D = hostView(Dev + Row * DevPitch);
+      if (ToDevice)
+        std::memcpy(D, H + Row * HostPitch, Width);
+      else
+        std::memcpy(H + Row * HostPitch, D, Width);
+    }
+    return Result::success();
+  }
+
   unsigned numInternalStreams() const override { return 3; }
   StreamHandle internalStream(unsigned I) override { return &Streams[I % 3]; }
   Result createStream(StreamHandle &Out) override {

@@ -16,6 +16,8 @@
 
 using namespace cleave::rt;
 using namespace cleave::rt::model;
+using cleave::InstrClass;
+using cleave::NumInstrClasses;
 
 namespace {
 
@@ -40,7 +42,7 @@ GpuParams h100() {
   G.LaunchUs = 5.7;
   for (double &L : G.Latency)
     L = 6;
-  G.Latency[unsigned(OpClass::Fp32)] = 4;
+  G.Latency[unsigned(InstrClass::Fp32)] = 4;
   G.Issue = hopperIssueCosts();
   G.Cpd = luo::CpdFit(); // GTX 260's a = 3, b = 11, c = 0.5, d = 80, m = 32
   return G;
@@ -53,23 +55,23 @@ LaunchStats vecadd() {
   LaunchStats S;
   S.Blocks = 4096;
   S.ThreadsPerBlock = 256;
-  S.Count[unsigned(OpClass::Other)] = 2;
-  S.Count[unsigned(OpClass::Int)] = 10;
-  S.Count[unsigned(OpClass::Branch)] = 1;
-  S.Count[unsigned(OpClass::GlobalLoad)] = 2;
-  S.Count[unsigned(OpClass::Fp32)] = 1;
-  S.Count[unsigned(OpClass::GlobalStore)] = 1;
+  S.Count[unsigned(InstrClass::Other)] = 2;
+  S.Count[unsigned(InstrClass::Int)] = 10;
+  S.Count[unsigned(InstrClass::Branch)] = 1;
+  S.Count[unsigned(InstrClass::GlobalLoad)] = 2;
+  S.Count[unsigned(InstrClass::Fp32)] = 1;
+  S.Count[unsigned(InstrClass::GlobalStore)] = 1;
   S.Requests = 3;
   S.LanesPerRequest = 32;
   S.BytesPerLane = 4;
   S.SectorsPerRequest = 4;
   S.SegmentsPerRequest = 1;
-  S.Stream = {OpClass::Other, OpClass::Other};
+  S.Stream = {InstrClass::Other, InstrClass::Other};
   for (int I = 0; I < 10; ++I)
-    S.Stream.push_back(OpClass::Int);
-  S.Stream.insert(S.Stream.end(),
-                  {OpClass::Branch, OpClass::GlobalLoad, OpClass::GlobalLoad,
-                   OpClass::Fp32, OpClass::GlobalStore});
+    S.Stream.push_back(InstrClass::Int);
+  S.Stream.insert(S.Stream.end(), {InstrClass::Branch, InstrClass::GlobalLoad,
+                                   InstrClass::GlobalLoad, InstrClass::Fp32,
+                                   InstrClass::GlobalStore});
   S.BlockDistinctBytes = 3 * 1024;
   S.FootprintBytes = 3.0 * 4096 * 256 * 4; // a, b, c: 12 MiB
   S.StoreRequests = 1;
@@ -140,16 +142,16 @@ TEST(HopperModelTest, OccupancyLimiters) {
 
 TEST(HopperModelTest, PeriodsOfAStream) {
   ClassArray Cost{};
-  Cost[unsigned(OpClass::Int)] = 6;
-  Cost[unsigned(OpClass::Fp32)] = 4;
+  Cost[unsigned(InstrClass::Int)] = 6;
+  Cost[unsigned(InstrClass::Fp32)] = 4;
   auto Task = [](unsigned L, unsigned S, const void *) {
     return 100.0 * L + 10.0 * S;
   };
   // int int ld ld fp32 st int: (12, 200) (4, 10) (6, 0)
-  std::vector<OpClass> Stream = {
-      OpClass::Int,  OpClass::Int,         OpClass::GlobalLoad,
-      OpClass::GlobalLoad, OpClass::Fp32, OpClass::GlobalStore,
-      OpClass::Int};
+  std::vector<InstrClass> Stream = {
+      InstrClass::Int,        InstrClass::Int,  InstrClass::GlobalLoad,
+      InstrClass::GlobalLoad, InstrClass::Fp32, InstrClass::GlobalStore,
+      InstrClass::Int};
   std::vector<luo::Period> P = periodsOf(Stream, Cost, Task, nullptr);
   ASSERT_EQ(P.size(), 3u);
   EXPECT_DOUBLE_EQ(P[0].Compute, 12);
@@ -159,7 +161,8 @@ TEST(HopperModelTest, PeriodsOfAStream) {
   EXPECT_DOUBLE_EQ(P[2].Compute, 6);
   EXPECT_DOUBLE_EQ(P[2].Memory, 0);
   // A stream that starts with memory: a period without computation.
-  P = periodsOf({OpClass::GlobalLoad, OpClass::Fp32}, Cost, Task, nullptr);
+  P = periodsOf({InstrClass::GlobalLoad, InstrClass::Fp32}, Cost, Task,
+                nullptr);
   ASSERT_EQ(P.size(), 2u);
   EXPECT_DOUBLE_EQ(P[0].Compute, 0);
   EXPECT_DOUBLE_EQ(P[0].Memory, 100);
@@ -202,7 +205,7 @@ TEST(HopperModelTest, DependentPathInOrder) {
   EXPECT_DOUBLE_EQ(Rounds, 2);
   // A load whose address is the data of the load before it: two rounds.
   LaunchStats P;
-  P.Stream = {OpClass::GlobalLoad, OpClass::GlobalLoad, OpClass::Fp32};
+  P.Stream = {InstrClass::GlobalLoad, InstrClass::GlobalLoad, InstrClass::Fp32};
   P.DepBegin = {0, 0, 1, 2};
   P.Deps = {0, 1};
   EXPECT_DOUBLE_EQ(dependentPath(G, P, 100, nullptr, &Rounds), 204);
@@ -227,43 +230,43 @@ TEST(HopperModelTest, DramReadsAndWrites) {
 
 TEST(HopperModelTest, PipesAndDispatch) {
   GpuParams G = h100();
-  EXPECT_EQ(pipeOf(OpClass::Fp32), Pipe::Fma);
-  EXPECT_EQ(pipeOf(OpClass::Int), Pipe::Alu);
-  EXPECT_EQ(pipeOf(OpClass::Fp64), Pipe::Fp64);
-  EXPECT_EQ(pipeOf(OpClass::Sfu), Pipe::Xu);
-  EXPECT_EQ(pipeOf(OpClass::SharedLoad), Pipe::Mio);
+  EXPECT_EQ(pipeOf(InstrClass::Fp32), Pipe::Fma);
+  EXPECT_EQ(pipeOf(InstrClass::Int), Pipe::Alu);
+  EXPECT_EQ(pipeOf(InstrClass::Fp64), Pipe::Fp64);
+  EXPECT_EQ(pipeOf(InstrClass::Sfu), Pipe::Xu);
+  EXPECT_EQ(pipeOf(InstrClass::SharedLoad), Pipe::Mio);
   // 132 blocks of one warp: one warp per SM, 1 / 4 of the per-warp
   // cycles. 400 fp32 + 100 int: FMA 400, ALU 200, dispatch 500: dispatch.
   LaunchStats S;
   S.Blocks = 132;
   S.ThreadsPerBlock = 32;
-  S.Count[unsigned(OpClass::Fp32)] = 400;
-  S.Count[unsigned(OpClass::Int)] = 100;
+  S.Count[unsigned(InstrClass::Fp32)] = 400;
+  S.Count[unsigned(InstrClass::Int)] = 100;
   Prediction P = predictHopper(G, S, {16, 0, 0});
   EXPECT_EQ(P.IssueLimit, "dispatch");
   EXPECT_NEAR(P.ComputeSeconds, 500 / 4 / 1.98e9, 1e-15);
   // 300 int: ALU 600 > dispatch 700? no: dispatch 700 still.
-  S.Count[unsigned(OpClass::Int)] = 300;
+  S.Count[unsigned(InstrClass::Int)] = 300;
   EXPECT_EQ(predictHopper(G, S, {16, 0, 0}).IssueLimit, "dispatch");
   // 100 sfu (8 clocks each, XU) with 100 fp32: XU 800 > dispatch 200.
   S.Count = ClassArray{};
-  S.Count[unsigned(OpClass::Sfu)] = 100;
-  S.Count[unsigned(OpClass::Fp32)] = 100;
+  S.Count[unsigned(InstrClass::Sfu)] = 100;
+  S.Count[unsigned(InstrClass::Fp32)] = 100;
   P = predictHopper(G, S, {16, 0, 0});
   EXPECT_EQ(P.IssueLimit, "xu");
   EXPECT_NEAR(P.ComputeSeconds, 800 / 4 / 1.98e9, 1e-15);
   // 100 shared loads and 100 global loads that touch 4 lines each: MIO
   // 100 x 4 + 400 x 4 = 2000.
   S.Count = ClassArray{};
-  S.Count[unsigned(OpClass::SharedLoad)] = 100;
-  S.Count[unsigned(OpClass::GlobalLoad)] = 100;
+  S.Count[unsigned(InstrClass::SharedLoad)] = 100;
+  S.Count[unsigned(InstrClass::GlobalLoad)] = 100;
   S.LoadSegments = 400;
   P = predictHopper(G, S, {16, 0, 0});
   EXPECT_EQ(P.IssueLimit, "mio");
   EXPECT_NEAR(P.ComputeSeconds, 2000 / 4 / 1.98e9, 1e-15);
   // A division sequence dispatches its cost: 10 fp32.div = 160.
   S.Count = ClassArray{};
-  S.Count[unsigned(OpClass::Fp32Div)] = 10;
+  S.Count[unsigned(InstrClass::Fp32Div)] = 10;
   P = predictHopper(G, S, {16, 0, 0});
   EXPECT_NEAR(P.ComputeSeconds, 160 / 4 / 1.98e9, 1e-15);
 }
@@ -373,7 +376,7 @@ TEST(HopperModelTest, HopperL2HitsShortenTheLatency) {
   EXPECT_NEAR(P.MemoryCycles, 0.5 * 40 + 0.5 * Beyond + 8 + 4, 1e-9);
   // A second round of loads (a chain) waits the mean latency.
   LaunchStats Two;
-  Two.Stream = {OpClass::GlobalLoad, OpClass::GlobalLoad};
+  Two.Stream = {InstrClass::GlobalLoad, InstrClass::GlobalLoad};
   Two.DepBegin = {0, 0, 1};
   Two.Deps = {0};
   EXPECT_DOUBLE_EQ(dependentPath(G, Two, 100, nullptr, nullptr, 300), 400);
@@ -386,8 +389,8 @@ TEST(HopperModelTest, UncoalescedStoresGoToL2ByTheLine) {
   LaunchStats S;
   S.Blocks = 65536;
   S.ThreadsPerBlock = 256;
-  S.Count[unsigned(OpClass::GlobalLoad)] = 1;
-  S.Count[unsigned(OpClass::GlobalStore)] = 1;
+  S.Count[unsigned(InstrClass::GlobalLoad)] = 1;
+  S.Count[unsigned(InstrClass::GlobalStore)] = 1;
   S.Requests = 2;
   S.SectorsPerRequest = 18;
   S.SegmentsPerRequest = 16.5;
@@ -418,12 +421,12 @@ TEST(HopperModelTest, ExposedLatencyPerWave) {
   LaunchStats S;
   S.Blocks = 1056;
   S.ThreadsPerBlock = 256;
-  S.Count[unsigned(OpClass::GlobalLoad)] = 4;
+  S.Count[unsigned(InstrClass::GlobalLoad)] = 4;
   S.Requests = 4;
   S.SectorsPerRequest = 4;
   S.SegmentsPerRequest = 1;
   S.LoadSegments = 4;
-  S.Stream.assign(4, OpClass::GlobalLoad);
+  S.Stream.assign(4, InstrClass::GlobalLoad);
   S.DepBegin = {0, 0, 1, 2, 3};
   S.Deps = {0, 1, 2};
   S.BlockDistinctBytes = 4 * 8 * 128;
@@ -504,18 +507,6 @@ TEST(HopperModelTest, PaperMpdZeroIsReported) {
   luo::Corrections C = luo::Corrections::paper();
   C.MpdSingleDivision = true;
   EXPECT_GE(predictPaper(G, S, {16, 0, 0}, C).Mpd, 1);
-}
-
-TEST(HopperModelTest, ClassNamesRoundTrip) {
-  for (unsigned I = 0; I < NumOpClasses; ++I) {
-    OpClass C;
-    ASSERT_TRUE(opClassByName(opClassName(OpClass(I)), C));
-    EXPECT_EQ(unsigned(C), I);
-  }
-  OpClass C;
-  EXPECT_FALSE(opClassByName("fp16", C));
-  EXPECT_TRUE(isMemoryOp(OpClass::GlobalLoad));
-  EXPECT_FALSE(isMemoryOp(OpClass::SharedLoad));
 }
 
 } // namespace

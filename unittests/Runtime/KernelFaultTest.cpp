@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/KernelFault.h"
-#include "../BundleFromIR.h"
+#include "../TestInputs.h"
 #include "cleave/rt/CpuExecutor.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/GuardedMemory.h"
@@ -218,35 +218,6 @@ TEST(KernelFaultTest, ExecutorReportsIllegalAddressAndGoesOn) {
   freeGuarded(Mem, N * sizeof(int));
 }
 
-/// fill(out, n): out[i] = i, one thread per element.
-const char *FillIR = R"IR(
-target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-target triple = "nvptx64-nvidia-cuda"
-
-define ptx_kernel void @fill(ptr noundef writeonly %out, i32 noundef %n) #0 {
-entry:
-  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  %m = mul i32 %bid, %bdim
-  %i = add i32 %m, %tid
-  %in = icmp slt i32 %i, %n
-  br i1 %in, label %body, label %exit
-body:
-  %idx = sext i32 %i to i64
-  %p = getelementptr inbounds i32, ptr %out, i64 %idx
-  store i32 %i, ptr %p, align 4
-  br label %exit
-exit:
-  ret void
-}
-
-declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-
-attributes #0 = { "target-cpu"="sm_90" "target-features"="+ptx85,+sm_90" }
-)IR";
 
 /// The block whose CPU run also stores one element past the end (-1: none).
 std::atomic<int64_t> FillFaultBlock{-1};
@@ -272,7 +243,8 @@ const cleave_cpu_kernel_desc FillDesc = {"fill", fillCpu, 0, 0, 2, 0};
 // (no recovery), and the buffers stay consistent: a correct launch after it
 // gives the right result everywhere.
 TEST(KernelFaultTest, EngineLaunchFailsWithoutRecovery) {
-  static const std::string Bundle = cleave::test::bundleFromIR(FillIR, "f.cu");
+  static const std::string Bundle = 
+      cleave::test::testBundle("kernel_fault_test");
   ASSERT_FALSE(Bundle.empty());
   std::unique_ptr<DeviceRegistry> Reg;
   ASSERT_TRUE(

@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/PartitionParams.h"
-#include "cleave/Transforms/PartitionReady.h"
 
 #include "gtest/gtest.h"
 
@@ -18,21 +17,6 @@
 using namespace cleave::rt;
 
 namespace {
-
-// The compiler's parameter layout is the runtime's.
-static_assert(cleave::NumPartitionParams == NumPartitionParams);
-static_assert(unsigned(cleave::pp::FirstX) == unsigned(FirstX));
-static_assert(unsigned(cleave::pp::FirstY) == unsigned(FirstY));
-static_assert(unsigned(cleave::pp::FirstZ) == unsigned(FirstZ));
-static_assert(unsigned(cleave::pp::GridX) == unsigned(GridX));
-static_assert(unsigned(cleave::pp::GridY) == unsigned(GridY));
-static_assert(unsigned(cleave::pp::GridZ) == unsigned(GridZ));
-static_assert(unsigned(cleave::pp::MagicX) == unsigned(MagicX));
-static_assert(unsigned(cleave::pp::ShiftX) == unsigned(ShiftX));
-static_assert(unsigned(cleave::pp::IncX) == unsigned(IncX));
-static_assert(unsigned(cleave::pp::MagicY) == unsigned(MagicY));
-static_assert(unsigned(cleave::pp::ShiftY) == unsigned(ShiftY));
-static_assert(unsigned(cleave::pp::IncY) == unsigned(IncY));
 
 // Usable in constant expressions (a runtime may build tables at compile
 // time).
@@ -151,9 +135,9 @@ void checkLaunch(uint64_t First, uint64_t Count, uint32_t GX, uint32_t GY,
   ASSERT_TRUE(isValidPartitionLaunch(First, Count, GX, GY, GZ));
   uint32_t V[NumPartitionParams];
   ASSERT_TRUE(computePartitionParams(First, GX, GY, GZ, V));
-  EXPECT_EQ(V[GridX], GX);
-  EXPECT_EQ(V[GridY], GY);
-  EXPECT_EQ(V[GridZ], GZ);
+  EXPECT_EQ(V[cleave::pp::GridX], GX);
+  EXPECT_EQ(V[cleave::pp::GridY], GY);
+  EXPECT_EQ(V[cleave::pp::GridZ], GZ);
   std::vector<uint64_t> Cs = {0, Count - 1, Count / 2};
   for (uint64_t K = 1; K < 4 && K < Count; ++K)
     Cs.push_back(K), Cs.push_back(Count - 1 - K);

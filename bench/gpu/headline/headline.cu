@@ -29,8 +29,8 @@
 // take well past the runtime's fixed cost per launch (about 20 us). At
 // the earlier sizes the memory-bound kernels took 0.2-0.4 ms on one H200,
 // about 60 us per GPU on 4, and even vecadd split by hand without Cleave
-// (2^26 floats, native_split.cu) reached only 3.09x on 4 H200s
-// (bench/results/headline-h200x4-2026-11-21-s4.md). Those kernels now have
+// (2^26 floats, native_split.cu) reached only 3.09x on 4 H200s (2026-11-21,
+// commit 0df30f0; raw files in git history). Those kernels now have
 // 4 times the data, so that one resident launch on one H200 takes roughly
 // 1 ms (extrapolated from the earlier timings, not yet measured):
 //
@@ -64,7 +64,8 @@
 // split by hand without Cleave (native_split.cu, one host thread) reached
 // 3.65x in one run and 3.72x in another: the suite measured that fixed
 // cost more than the split. At S = 2 the hand split reaches 3.82x
-// (bench/results/scale-h200x4-2026-11-22-s26.md), hence the default.
+// (bench/results/headline/headline-2026-11-22-h200x4-d01d453-scale.md),
+// hence the default.
 //
 // The host work on these inputs (filling them, the references, the host
 // mode's negation) runs on up to 64 threads (parallelFor): on one thread
@@ -201,7 +202,7 @@ __global__ void reduction(const float *in, float *out, unsigned n) {
 // each device its own part only. With a grid-stride loop, as before, every
 // block's reads spread over the whole array, every device needed all of
 // it, and with the data starting on the host two H200s were no faster
-// than one (bench/results/headline-h200x2-2026-11-22-s10.md).
+// than one (bench/results/headline/headline-2026-11-22-h200x2-9a503e5.md).
 constexpr int Bins = 256, HistThreads = 256;
 template <int Items>
 __global__ void histogram(const unsigned char *data, unsigned *bins, long n) {
@@ -240,7 +241,7 @@ constexpr float Softening2 = 0.01f;
 // one thread per body, a quarter grid (each GPU's share over 4 GPUs) held
 // about 16 warps per SM and took 13.30 ms on one H200 against 47.61 ms for
 // the whole grid (3.58x); with 4 lanes per body, 12.46 against 47.15 ms
-// (3.78x; bench/results/probe-nbody-h200x4-2026-11-22-s25.jsonl). The
+// (3.78x; 4x H200, 2026-11-22; raw file in git history). The
 // constant trip count lets the inner loop be unrolled.
 constexpr int NbodyLanes = 4, NbodyBodies = 32, NbodyTile = 512;
 __global__ void nbody(const float4 *pos, const float4 *vel, float4 *posNext,

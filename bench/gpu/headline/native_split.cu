@@ -8,10 +8,11 @@
 // and the GPUs themselves allow, before any runtime's own work.
 //
 // At 2^26 floats (the headline's earlier size) it reached only 3.09x on
-// 4 H200s (bench/results/headline-h200x4-2026-11-21-s4.md): 78 us against
+// 4 H200s (2026-11-21, commit 0df30f0; raw files in git history): 78 us against
 // 60 us of work per GPU, the rest the fixed cost of issuing and
 // synchronizing the launches. At 2^28 (--scale 1) it reached 3.65-3.72x,
-// at 2^29 (--scale 2) 3.82x (bench/results/scale-h200x4-2026-11-22-s26.md).
+// at 2^29 (--scale 2) 3.82x
+// (bench/results/headline/headline-2026-11-22-h200x4-d01d453-scale.md).
 // The size follows the headline's vecadd; change both together.
 //
 // Built with nvcc on the GPU machine by bench/gpu/headline/run.sh (phase

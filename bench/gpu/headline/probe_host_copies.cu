@@ -1,4 +1,4 @@
-// Probe for the host-mode design (bench/results/probe-host-copies-*): how
+// Probe for the host-mode design (bench/results/probe-host-copies/): how
 // fast, on the GPU machine, each way of moving a program's pageable host
 // array to and from the GPUs is, alone and on every GPU at once:
 //

@@ -13,15 +13,13 @@
 #ifndef CLEAVE_ANALYSIS_FOOTPRINT_H
 #define CLEAVE_ANALYSIS_FOOTPRINT_H
 
+#include "cleave/ABI/FootprintClass.h"
+
 #include "llvm/IR/PassManager.h"
 #include <memory>
 #include <string>
 
 namespace cleave {
-
-enum class FootprintClass { Exact, Bounded, Unknown };
-
-llvm::StringRef getFootprintClassName(FootprintClass C);
 
 struct FootprintImpl;
 

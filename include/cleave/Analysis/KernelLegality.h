@@ -9,6 +9,8 @@
 #ifndef CLEAVE_ANALYSIS_KERNELLEGALITY_H
 #define CLEAVE_ANALYSIS_KERNELLEGALITY_H
 
+#include "cleave/ABI/CombineOp.h"
+
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/PassManager.h"
 #include <string>
@@ -47,14 +49,6 @@ struct LegalityIssue {
   /// data the store address depends on (data-dependent-store).
   const llvm::Instruction *Cause = nullptr;
 };
-
-/// How the partial results of a combined parameter (below) merge: the
-/// operation of its atomics. Each has an identity that is a byte pattern
-/// (0x00 or 0xff), so a replica is filled with a memset.
-enum class CombineOp : uint8_t { Add, And, Or, Xor, UMin, UMax };
-
-/// Stable lower-case name ("add", "umax", ...), as in the bundle's text.
-llvm::StringRef getCombineOpName(CombineOp Op);
 
 /// A pointer parameter that the kernel touches only through integer atomic
 /// read-modify-writes of one commutative kind whose results it never uses

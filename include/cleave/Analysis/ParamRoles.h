@@ -14,6 +14,8 @@
 #ifndef CLEAVE_ANALYSIS_PARAMROLES_H
 #define CLEAVE_ANALYSIS_PARAMROLES_H
 
+#include "cleave/ABI/ParamRole.h"
+
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -30,11 +32,6 @@ class Value;
 } // namespace llvm
 
 namespace cleave {
-
-enum class ParamRole { NotPointer, Unused, Read, Write, ReadWrite };
-
-/// "scalar", "unused", "read", "write", "read-write".
-llvm::StringRef getParamRoleName(ParamRole Role);
 
 struct ParamRoleEntry {
   ParamRole Role = ParamRole::NotPointer;

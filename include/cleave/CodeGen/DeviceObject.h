@@ -25,6 +25,7 @@ namespace cleave {
 // {const char *, void *}; cleave_module_desc is {u32 abi_version, u32 flags,
 // u32 num_symbols, u32 reserved, const void *bundle, u64 bundle_size,
 // const cleave_symbol *symbols}.
+// unittests/Support/ModuleABITest.cpp checks both against cleave_rt.h.
 constexpr unsigned DeviceObjectABIVersion = 1; // CLEAVE_RT_ABI_VERSION
 constexpr unsigned ModuleFlagSingleDevice = 1; // CLEAVE_MODULE_SINGLE_DEVICE
 

@@ -31,6 +31,11 @@ namespace cleave {
 /// The name of the CPU variant of kernel \p Kernel.
 std::string cpuVariantName(llvm::StringRef Kernel);
 
+/// The name of the `cleave_cpu_kernel_desc` that describes the CPU variant
+/// of kernel \p Kernel (cleave/rt/CpuKernelABI.h); the bundle records it and
+/// the runtime looks it up by that name.
+std::string cpuDescriptorName(llvm::StringRef Kernel);
+
 /// The name of the CPU module's copy of a `__device__`/`__constant__`
 /// variable \p Var (its device symbol): `__cleave_cpu_var_<Var>`.
 std::string cpuVariableName(llvm::StringRef Var);

@@ -27,6 +27,8 @@
 #ifndef CLEAVE_TRANSFORMS_INSTRUMENT_H
 #define CLEAVE_TRANSFORMS_INSTRUMENT_H
 
+#include "cleave/ABI/InstrClass.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/IR/PassManager.h"
@@ -46,36 +48,6 @@ class raw_ostream;
 
 namespace cleave {
 
-/// What a PTX-level instruction is, for the models (docs/analyze.md has the
-/// mapping from LLVM IR).
-enum class InstrClass : uint8_t {
-  Int,          ///< integer arithmetic, compares, selects, address math
-  IntDiv,       ///< integer division and remainder (a sequence in SASS)
-  Fp32,         ///< f32 add/mul/fma/compare/min/max
-  Fp32Div,      ///< f32 division and square root (IEEE sequences)
-  Fp64,         ///< f64 add/mul/fma/compare/min/max
-  Fp64Div,      ///< f64 division and square root
-  Sfu,          ///< MUFU: ex2, lg2, sin, cos, rsqrt, rcp, sqrt approx
-  Conversion,   ///< float <-> int, float <-> float
-  GlobalLoad,   ///< ld.global (and generic pointers not known to be shared)
-  GlobalStore,  ///< st.global
-  GlobalAtomic, ///< atom/red on global memory
-  SharedLoad,   ///< ld.shared
-  SharedStore,  ///< st.shared
-  SharedAtomic, ///< atom.shared
-  Local,        ///< ld/st.local (private arrays)
-  ConstLoad,    ///< ld.const
-  Branch,       ///< bra (conditional or not), switch
-  Barrier,      ///< bar.sync (__syncthreads)
-  Warp,         ///< shfl, vote, match, redux, activemask, syncwarp
-  Other,        ///< the rest (special registers, moves, returns)
-};
-constexpr unsigned NumInstrClasses = unsigned(InstrClass::Other) + 1;
-
-/// The class's name in reports and in the analyze JSON ("fp32", "ld.global").
-llvm::StringRef instrClassName(InstrClass C);
-/// Global (and local) memory: the memory tasks of Luo's periods.
-bool isMemoryClass(InstrClass C);
 /// The class of one instruction of NVPTX IR; std::nullopt for what emits no
 /// PTX instruction (phis, no-op casts, lifetime markers, debug intrinsics).
 std::optional<InstrClass> classifyInstruction(const llvm::Instruction &I);

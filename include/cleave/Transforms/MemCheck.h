@@ -1,7 +1,7 @@
 //===- MemCheck.h - Checked CPU variants (CLEAVE_CHECK=memory) -*- C++ -*-===//
 //
 // Part of Cleave. A lowered CPU variant's twin that validates every access to
-// global or generic memory at run time (include/cleave/CpuCheckABI.h). The
+// global or generic memory at run time (include/cleave/ABI/CpuCheckABI.h). The
 // ordinary variant is untouched, so checking costs nothing unless it is
 // asked for: the runtime runs the twin only under CLEAVE_CHECK=memory.
 //
@@ -28,10 +28,14 @@ std::string cpuCheckedVariantName(llvm::StringRef Kernel);
 
 /// Where a lowered CPU variant keeps the ids that a report names: the linear
 /// block id, and per thread loop its body (which dominates the loop's code)
-/// and the linear thread id computed there.
+/// and the linear thread id computed there. FastPaths are the conditions
+/// that choose a region's guard-versioned copy (CPULower.cpp): the checked
+/// variant, compiled for size and never vectorized, keeps only the general
+/// copy.
 struct ThreadIdSites {
   llvm::Value *BlockId = nullptr;
   llvm::SmallVector<std::pair<llvm::BasicBlock *, llvm::Value *>, 8> Loops;
+  llvm::SmallVector<llvm::Value *, 4> FastPaths;
 };
 
 /// Clones \p Host, a lowered CPU variant whose pointers still carry their

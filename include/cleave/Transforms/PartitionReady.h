@@ -12,13 +12,16 @@
 //    i32 %cleave.{magic,shift,inc}.y)
 // launched with grid (count, 1, 1), the original block dims and the original
 // dynamic shared memory size; block b of the launch runs original block
-// first + b, de-linearised x-fastest over the original grid. The runtime
-// computes the values with cleave::rt::computePartitionParams
+// first + b, de-linearised x-fastest over the original grid. The count and
+// order of the appended parameters are cleave/ABI/PartitionABI.h; the
+// runtime computes their values with cleave::rt::computePartitionParams
 // (runtime/include/cleave/rt/PartitionParams.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_TRANSFORMS_PARTITIONREADY_H
 #define CLEAVE_TRANSFORMS_PARTITIONREADY_H
+
+#include "cleave/ABI/PartitionABI.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -38,38 +41,6 @@ class Twine;
 namespace cleave {
 
 class KernelLegality;
-
-/// Number of parameters cleave-partition appends, all i32: the first
-/// block's index (x, y, z), the original grid size (x, y, z), and the
-/// multiply-shift divisors of grid x and grid y (magic, shift, inc each).
-/// The same as cleave::rt::NumPartitionParams.
-inline constexpr unsigned NumPartitionParams = 12;
-
-/// Positions among the partition parameters; the same as
-/// cleave::rt::PartitionParam (runtime/include/cleave/rt/PartitionParams.h,
-/// which says what each value is; unittests/Runtime checks they agree).
-namespace pp {
-enum : unsigned {
-  FirstX,
-  FirstY,
-  FirstZ,
-  GridX,
-  GridY,
-  GridZ,
-  MagicX,
-  ShiftX,
-  IncX,
-  MagicY,
-  ShiftY,
-  IncY,
-};
-} // namespace pp
-
-/// Names of the appended parameters, in order.
-inline constexpr const char *PartitionParamNames[NumPartitionParams] = {
-    "cleave.first.x", "cleave.first.y", "cleave.first.z", "cleave.grid.x",
-    "cleave.grid.y",  "cleave.grid.z",  "cleave.magic.x", "cleave.shift.x",
-    "cleave.inc.x",   "cleave.magic.y", "cleave.shift.y", "cleave.inc.y"};
 
 /// One parameter a caller of clonePartitioned inserts between the kernel's
 /// own parameters and the partition parameters.

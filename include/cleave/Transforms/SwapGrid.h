@@ -39,8 +39,8 @@ class Module;
 
 namespace cleave {
 
-/// "__cleave_sw_<Kernel>". The runtime finds a kernel's twin by this name
-/// (cleave::rt::swappedKernelName).
+/// "__cleave_sw_<Kernel>". The bundle records each kernel's twin by this
+/// name (BundleKernel::SwappedTwin).
 std::string swappedKernelName(llvm::StringRef Kernel);
 
 /// cleave-swap-grid: one twin per kernel that reads the block index along

@@ -58,6 +58,7 @@ static_assert(int(ErrInvalidConfiguration) == cudaErrorInvalidConfiguration,
               "");
 static_assert(int(ErrInvalidPitchValue) == cudaErrorInvalidPitchValue, "");
 static_assert(int(ErrInvalidSymbol) == cudaErrorInvalidSymbol, "");
+static_assert(EventDisableTiming == cudaEventDisableTiming, "");
 static_assert(int(ErrInvalidDeviceFunction) == cudaErrorInvalidDeviceFunction,
               "");
 static_assert(int(MemcpyKind::Default) == cudaMemcpyDefault &&
@@ -81,14 +82,7 @@ Result runCopy(BufferManager &B, void *Dst, const void *Src, CopyShape C,
                MemcpyKind Kind) {
   if (C.DPitch == C.Width && C.SPitch == C.Width)
     return B.memcpy(Dst, Src, C.Width * C.Height, Kind);
-  for (uint64_t Row = 0; Row < C.Height; ++Row) {
-    Result R = B.memcpy(static_cast<char *>(Dst) + Row * C.DPitch,
-                        static_cast<const char *>(Src) + Row * C.SPitch,
-                        C.Width, Kind);
-    if (!R.ok())
-      return R;
-  }
-  return Result::success();
+  return B.memcpy2D(Dst, C.DPitch, Src, C.SPitch, C.Width, C.Height, Kind);
 }
 
 /// Every cudaMemcpy*: checks what can be checked at the call, then runs the
@@ -144,7 +138,10 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
       return ret(Result::error(R.code(),
                                std::string(What) + " source: " + R.message()));
   auto Run = [&B, Dst, Src, C, Kind] { return runCopy(B, Dst, Src, C, Kind); };
-  if (!Async)
+  // An asynchronous copy with nothing queued before it is done here and
+  // now (runSync runs it on this thread): queued, the launch behind it
+  // would find its stream busy and go through the engine.
+  if (!Async || RT->idleFor(S))
     return ret(RT->runSync(S, Run, What));
   Op O;
   O.What = What;
@@ -187,6 +184,9 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
         return R;
     return Result::success();
   };
+  // Nothing queued before it: done now, as copy() does.
+  if (RT->idleFor(S))
+    return ret(RT->runSync(S, O.Run, What));
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
 }
@@ -282,6 +282,13 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
     return ret(RT->runSync(S, O.Run, What));
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
+}
+
+/// Whether \p Rec, the latest record of \p E, was recorded on the direct
+/// device's compute stream (its completion and time are the GPU event's).
+bool gpuRecord(Event &E, EventRecord &Rec) {
+  std::lock_guard<std::mutex> Lock(Rec.Mutex);
+  return Rec.Done && Rec.OnGpu && E.OnGpu;
 }
 
 /// "cudaErrorInvalidValue" from the enumerators of CUDA's headers.
@@ -659,6 +666,14 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
     return ret(Result::error(R.code(), "cudaStreamQuery: " + R.message()));
   if (!S->done(S->lastTicket()))
     return static_cast<cudaError_t>(ErrorCode::NotReady); // not an error
+  // Direct launches' work, on the GPU (any stream's: it is one queue).
+  bool Done = true;
+  if (Result R = RT->buffers().queryDeferred(Done); !R.ok()) {
+    RT->settleDeferred(); // the failure, as an asynchronous error
+    return ret(RT->takeAsyncError());
+  }
+  if (!Done)
+    return static_cast<cudaError_t>(ErrorCode::NotReady);
   return ret(Result::success());
 }
 
@@ -682,6 +697,11 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
     Rec = E->Last;
   }
   if (!Rec || Rec->S == S) // never recorded, or already in order
+    return ret(Result::success());
+  // Recorded on the direct device's compute stream, with nothing left in
+  // its stream's queue: what S queues next is ordered behind it there (a
+  // direct launch) or waits for that stream's work first (its worker).
+  if (gpuRecord(*E, *Rec) && Rec->S->done(Rec->Ticket))
     return ret(Result::success());
   Op O;
   O.What = "cudaStreamWaitEvent";
@@ -727,17 +747,40 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     return ret(Result::error(R.code(), "cudaEventRecord: " + R.message()));
   auto Rec = std::make_shared<EventRecord>();
   Rec->S = S;
+  std::lock_guard<std::mutex> Lock(E->Mutex);
+  // With a direct device, the GPU event is recorded on its compute stream,
+  // behind the direct launches queued there: the time between two records
+  // is the GPU's, as under CUDA.
+  EventHandle Gpu = nullptr;
+  Location Dev = RT->directDevice();
+  if (Dev >= 0)
+    if (Result R = RT->gpuEvent(*E, Gpu); !R.ok())
+      return ret(Result::error(R.code(), "cudaEventRecord: " + R.message()));
+  // E holds the GPU event until the worker has recorded it.
+  auto Stamp = [RT, Rec, Gpu, Dev, E] {
+    Result R = Result::success();
+    if (Gpu) {
+      Device &D = RT->buffers().device(Dev);
+      R = D.recordEvent(Gpu, D.internalStream(0));
+    }
+    std::lock_guard<std::mutex> Lock(Rec->Mutex);
+    Rec->When = std::chrono::steady_clock::now();
+    Rec->OnGpu = Gpu && R.ok();
+    Rec->Done = true;
+    return R;
+  };
+  if (Gpu && RT->idleFor(S)) {
+    Rec->Ticket = S->lastTicket();
+    if (Result R = Stamp(); !R.ok())
+      return ret(Result::error(R.code(), "cudaEventRecord: " + R.message()));
+    E->Last = Rec;
+    return ret(Result::success());
+  }
   Op O;
   O.What = "cudaEventRecord";
   // The worker reaches this when everything queued before it is done: the
   // time it sees is the completion time of that work.
-  O.Run = [Rec] {
-    std::lock_guard<std::mutex> Lock(Rec->Mutex);
-    Rec->When = std::chrono::steady_clock::now();
-    Rec->Done = true;
-    return Result::success();
-  };
-  std::lock_guard<std::mutex> Lock(E->Mutex);
+  O.Run = Stamp;
   Rec->Ticket = RT->enqueue(S, std::move(O));
   E->Last = Rec;
   return ret(Result::success());
@@ -755,6 +798,15 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
   }
   if (Rec && !Rec->S->done(Rec->Ticket))
     return static_cast<cudaError_t>(ErrorCode::NotReady); // not an error
+  if (Rec && gpuRecord(*E, *Rec)) {
+    bool Done = false;
+    if (Result R = E->Gpu->queryEvent(E->OnGpu, Done); !R.ok()) {
+      RT->settleDeferred(); // the failure, as an asynchronous error
+      return ret(RT->takeAsyncError());
+    }
+    if (!Done)
+      return static_cast<cudaError_t>(ErrorCode::NotReady);
+  }
   return ret(Result::success());
 }
 
@@ -770,6 +822,8 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
   }
   if (Rec)
     Rec->S->wait(Rec->Ticket);
+  if (Rec && gpuRecord(*E, *Rec) && !E->Gpu->synchronizeEvent(E->OnGpu).ok())
+    RT->settleDeferred(); // the failure, as an asynchronous error
   return ret(RT->takeAsyncError());
 }
 
@@ -796,11 +850,22 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                        "cudaEventElapsedTime: an event was never recorded"));
   }
   std::chrono::steady_clock::time_point T[2];
+  bool OnGpu[2];
   for (int I = 0; I < 2; ++I) {
     std::lock_guard<std::mutex> Lock(Rec[I]->Mutex);
     if (!Rec[I]->Done)
       return static_cast<cudaError_t>(ErrorCode::NotReady);
     T[I] = Rec[I]->When;
+    OnGpu[I] = Rec[I]->OnGpu;
+  }
+  if (OnGpu[0] && OnGpu[1]) {
+    // Both on the direct device's compute stream: the GPU's own time.
+    Result R = E[0]->Gpu->elapsedTime(E[0]->OnGpu, E[1]->OnGpu, *ms);
+    if (R.code() == ErrorCode::NotReady)
+      return static_cast<cudaError_t>(ErrorCode::NotReady);
+    return ret(R.ok() ? R
+                      : Result::error(R.code(),
+                                      "cudaEventElapsedTime: " + R.message()));
   }
   *ms = std::chrono::duration<float, std::milli>(T[1] - T[0]).count();
   return ret(Result::success());

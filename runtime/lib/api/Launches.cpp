@@ -21,6 +21,38 @@ namespace rt {
 namespace api {
 namespace {
 
+/// A launch's argument values, copied with max_align_t alignment at the
+/// offsets their sizes and alignments give (the bundle's), and the
+/// kernelParams array pointing at them.
+struct ArgumentCopy {
+  std::vector<std::max_align_t> Storage;
+  std::vector<void *> Params;
+
+  void fill(const BundleKernel &Info, void **Args) {
+    size_t N = Info.Params.size();
+    std::vector<size_t> Offsets(N);
+    size_t Total = 0;
+    for (size_t I = 0; I < N; ++I) {
+      const BundleParam &P = Info.Params[I];
+      size_t Align = P.Align ? P.Align : 1;
+      if (Align > alignof(std::max_align_t))
+        Align = alignof(std::max_align_t);
+      Total = (Total + Align - 1) / Align * Align;
+      Offsets[I] = Total;
+      Total += P.Size;
+    }
+    Storage.resize((Total + sizeof(std::max_align_t) - 1) /
+                       sizeof(std::max_align_t) +
+                   1);
+    char *Base = reinterpret_cast<char *>(Storage.data());
+    Params.resize(N);
+    for (size_t I = 0; I < N; ++I) {
+      std::memcpy(Base + Offsets[I], Args[I], Info.Params[I].Size);
+      Params[I] = Base + Offsets[I];
+    }
+  }
+};
+
 /// What a queued launch owns.
 struct QueuedLaunch {
   const KernelHandle *Kernel = nullptr;
@@ -28,10 +60,7 @@ struct QueuedLaunch {
   uint32_t Grid[3] = {1, 1, 1};
   uint32_t Block[3] = {1, 1, 1};
   uint64_t SharedBytes = 0;
-  /// The argument values (max_align_t storage, so any parameter's
-  /// alignment holds) and the kernelParams array pointing into it.
-  std::vector<std::max_align_t> Storage;
-  std::vector<void *> Args;
+  ArgumentCopy Args;
   std::vector<PartitionRange> Partition;
 };
 
@@ -43,8 +72,6 @@ struct PlanSlot {
   /// microseconds that every launch would otherwise pay.
   LaunchPlan Plan;
 };
-
-thread_local std::shared_ptr<PlanSlot> LastPlan;
 
 /// CLEAVE_LOG=phases: how long each launch waited in its stream's queue
 /// (the engine prints the rest of the launch's steps).
@@ -63,6 +90,99 @@ Result configError(const std::string &Msg) {
 std::string dims(const uint32_t D[3]) {
   return "(" + std::to_string(D[0]) + ", " + std::to_string(D[1]) + ", " +
          std::to_string(D[2]) + ")";
+}
+
+thread_local std::shared_ptr<PlanSlot> LastPlan;
+
+bool writes(ParamRole R) {
+  return R == ParamRole::Write || R == ParamRole::ReadWrite;
+}
+
+/// The launch of \p K on the direct device's compute stream from the
+/// calling thread (docs/runtime.md, "Direct launches"), when nothing stands
+/// in the way: \p S and the streams it waits for have nothing queued, the
+/// kernel reads no pointer it loads from memory, and every buffer its
+/// arguments point into is whole on the device (so nothing moves; where
+/// another copy exists, one that the kernel may write goes stale). False
+/// (and nothing done) otherwise: the launch is queued for the engine.
+/// True with \p Out the launch's own error (the configuration, the
+/// driver's refusal).
+bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
+                     const uint32_t Block[3], void **Args,
+                     uint64_t SharedBytes, const std::shared_ptr<Stream> &S,
+                     Result &Out) {
+  Location Dev = RT.directDevice();
+  if (Dev < 0 || !RT.idleFor(S))
+    return false;
+  auto Start = logQueueTime() ? std::chrono::steady_clock::now()
+                               : std::chrono::steady_clock::time_point();
+  const BundleKernel &Info = *K->Info;
+  for (const BundleIssue &Iss : Info.Issues)
+    if (Iss.Kind == "loaded-pointer")
+      return false;
+  BufferManager &Bufs = RT.buffers();
+  ArgumentCopy A;
+  A.fill(Info, Args);
+  std::vector<std::shared_ptr<Buffer>> Written;
+  for (size_t I = 0; I < Info.Params.size(); ++I) {
+    const BundleParam &P = Info.Params[I];
+    if (P.Kind != ParamKind::Pointer || P.Size != sizeof(void *))
+      continue;
+    void *V;
+    std::memcpy(&V, A.Params[I], sizeof(V));
+    if (!V)
+      continue;
+    BufferManager::Resolved Res;
+    if (!Bufs.resolve(V, Res).ok() ||
+        !Res.Buf->holds(Dev, ByteRange{0, Res.Buf->size()}))
+      return false;
+    DeviceAddr Addr;
+    if (!Bufs.addressOn(*Res.Buf, Dev, Res.Offset, Addr).ok())
+      return false;
+    std::memcpy(A.Params[I], &Addr, sizeof(Addr));
+    if (writes(P.Role) && !Res.Buf->heldOnlyBy(Dev))
+      Written.push_back(Res.Buf);
+  }
+  FunctionHandle F = Info.Variables.empty() ? RT.cachedDirectFunction(K)
+                                            : nullptr;
+  if (!F) {
+    if (!RT.engine().prepareDirect(*K, Dev, F).ok())
+      return false; // the engine's launch reports it
+    if (Info.Variables.empty())
+      RT.cacheDirectFunction(K, F);
+  }
+  for (const std::shared_ptr<Buffer> &B : Written)
+    (void)Bufs.markWritten(*B, Dev, ByteRange{0, B->size()});
+  Device &D = Bufs.device(Dev);
+  Out = D.launchKernel(F, Grid, Block, SharedBytes, D.internalStream(0),
+                       A.Params.data());
+  if (Out.ok())
+    Out = Bufs.defer(Dev, {});
+
+  auto Slot = std::make_shared<PlanSlot>();
+  Slot->S = S;
+  Slot->Ticket = 0;
+  LaunchPlan &Plan = Slot->Plan;
+  Plan.KernelName = Info.Name;
+  Plan.Direct = true;
+  Plan.Deferred = true;
+  LaunchPlan::Run Run;
+  Run.Device = Dev;
+  Run.DeviceName = D.name();
+  Run.Count = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+  Run.Variant = "original";
+  Plan.Runs.push_back(std::move(Run));
+  LastPlan = Slot;
+  if (logOptions().Plan)
+    logLine(Plan.describe() +
+            (Out.ok() ? std::string() : "  error: " + Out.toString()));
+  if (logQueueTime())
+    std::fprintf(stderr, "cleave phases %s: direct=%.1f us\n",
+                 Info.Name.c_str(),
+                 std::chrono::duration<double, std::micro>(
+                     std::chrono::steady_clock::now() - Start)
+                     .count());
+  return true;
 }
 
 } // namespace
@@ -149,42 +269,30 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   if (!R.ok())
     return Result::error(R.code(), "kernel " + Display + ": " + R.message());
 
+  // The argument values (their sizes are the bundle's) are copied.
+  size_t N = Info.Params.size();
+  if (N && !Args)
+    return Result::error(ErrorCode::InvalidValue,
+                         "kernel " + Display + " takes " + std::to_string(N) +
+                             " arguments, and the argument array is null");
+  for (size_t I = 0; I < N; ++I)
+    if (!Args[I])
+      return Result::error(ErrorCode::InvalidValue,
+                           "kernel " + Display + ": argument " +
+                               std::to_string(I) + " is a null pointer");
+  if (Result Direct;
+      tryDirectLaunch(*RT, K, Grid, Block, Args, SharedBytes, S, Direct))
+    return Direct.ok() ? Direct
+                       : Result::error(Direct.code(), "kernel " + Display +
+                                                          ": " +
+                                                          Direct.message());
   auto L = std::make_shared<QueuedLaunch>();
   L->Kernel = K;
   L->What = "kernel " + Display;
   std::memcpy(L->Grid, Grid, sizeof(L->Grid));
   std::memcpy(L->Block, Block, sizeof(L->Block));
   L->SharedBytes = SharedBytes;
-
-  // Copy the argument values: their sizes are the bundle's.
-  size_t N = Info.Params.size();
-  if (N && !Args)
-    return Result::error(ErrorCode::InvalidValue,
-                         "kernel " + Display + " takes " + std::to_string(N) +
-                             " arguments, and the argument array is null");
-  std::vector<size_t> Offsets(N);
-  size_t Total = 0;
-  for (size_t I = 0; I < N; ++I) {
-    const BundleParam &P = Info.Params[I];
-    if (!Args[I])
-      return Result::error(ErrorCode::InvalidValue,
-                           "kernel " + Display + ": argument " +
-                               std::to_string(I) + " is a null pointer");
-    size_t Align = P.Align ? P.Align : 1;
-    if (Align > alignof(std::max_align_t))
-      Align = alignof(std::max_align_t);
-    Total = (Total + Align - 1) / Align * Align;
-    Offsets[I] = Total;
-    Total += P.Size;
-  }
-  L->Storage.resize(
-      (Total + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
-  char *Base = reinterpret_cast<char *>(L->Storage.data());
-  L->Args.resize(N);
-  for (size_t I = 0; I < N; ++I) {
-    std::memcpy(Base + Offsets[I], Args[I], Info.Params[I].Size);
-    L->Args[I] = Base + Offsets[I];
-  }
+  L->Args.fill(Info, Args);
 
   // A module built with --single-device runs each launch whole on the best
   // device unless CLEAVE_PARTITION says otherwise.
@@ -219,7 +327,7 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     std::memcpy(Req.Grid, L->Grid, sizeof(Req.Grid));
     std::memcpy(Req.Block, L->Block, sizeof(Req.Block));
     Req.DynamicSharedBytes = L->SharedBytes;
-    Req.Args = L->Args.data();
+    Req.Args = L->Args.Params.data();
     Req.Partition = L->Partition;
     // The stream waits for it later (Op::Deferrable), when another launch
     // is queued behind it to overlap with.

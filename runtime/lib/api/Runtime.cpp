@@ -39,6 +39,7 @@ struct Global {
   bool ExitHookInstalled = false;
 
   std::vector<RegisteredModule> Modules;
+  Runtime::DeviceSource TestDevices;
   std::map<const void *, std::string> Kernels;
   std::map<const void *, std::pair<std::string, uint64_t>> Variables;
 };
@@ -396,6 +397,11 @@ void Stream::work() {
     ++Taken;
     for (auto &W : O.Waits)
       W.first->wait(W.second);
+    // Work left running on a GPU by direct launches (or by another stream's
+    // deferred launches) comes first: only the engine's launches order
+    // themselves behind it on the GPU.
+    if (!O.Deferrable && RT.buffers().hasDeferred())
+      RT.settleDeferred();
     Result R = O.Run ? O.Run() : Result::success();
     if (!R.ok())
       RT.postAsyncError(R, O.What);
@@ -469,11 +475,22 @@ void Runtime::reset() {
   delete RT;
 }
 
+void Runtime::setDeviceSourceForTesting(DeviceSource Make) {
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  G.TestDevices = std::move(Make);
+}
+
 Result Runtime::start() {
   readLogOptions();
-  Result R = DeviceRegistry::createFromEnvironment(Registry);
-  if (!R.ok())
+  // get() holds the global lock.
+  const DeviceSource &Make = global().TestDevices;
+  if (Make) {
+    Registry = DeviceRegistry::fromDevices(Make());
+  } else if (Result R = DeviceRegistry::createFromEnvironment(Registry);
+             !R.ok()) {
     return R;
+  }
   if (logOptions().Devices)
     logLine("cleave: devices (CLEAVE_DEVICES):\n" + Registry->describe());
 
@@ -538,6 +555,14 @@ Result Runtime::start() {
     }
   }
   SharedOptin = Major ? sharedOptinFor(Major, Minor) : sharedOptinFor(9, 0);
+
+  // One GPU and nothing else: launches go straight to it (docs/runtime.md,
+  // "Direct launches"), unless faults are injected, which only the
+  // engine's launches recover from.
+  if (Buffers->numDevices() == 1 &&
+      Buffers->device(0).kind() == DeviceKind::Cuda &&
+      !std::getenv("CLEAVE_FAULT"))
+    DirectDev = 0;
 
   Legacy = std::make_shared<Stream>(*this, Stream::Kind::Legacy, 0);
   Stream::start(Legacy);
@@ -703,32 +728,70 @@ Result Runtime::destroyStream(void *Handle) {
   return Result::success();
 }
 
-uint64_t Runtime::enqueue(const std::shared_ptr<Stream> &S, Op O) {
-  std::lock_guard<std::mutex> Lock(StreamsMutex);
-  auto AddWait = [&](const std::shared_ptr<Stream> &Other) {
-    if (Other == S)
-      return;
-    uint64_t T = Other->lastTicket();
-    if (T && !Other->done(T))
-      O.Waits.emplace_back(Other, T);
-  };
+/// Calls \p Fn with each stream whose queued work what is queued on \p S
+/// waits for implicitly (CUDA's legacy default stream semantics; the
+/// file comment of Runtime.h).
+template <class F>
+static void forEachImplicitWait(
+    const std::shared_ptr<Stream> &S, const std::shared_ptr<Stream> &Legacy,
+    const std::map<void *, std::shared_ptr<Stream>> &Streams,
+    const std::map<std::thread::id, std::shared_ptr<Stream>> &PerThread,
+    const std::vector<std::shared_ptr<Stream>> &Retiring, F Fn) {
   if (S->kind() == Stream::Kind::Legacy) {
     for (auto &Other : Streams)
       if (Other.second->kind() == Stream::Kind::Blocking)
-        AddWait(Other.second);
+        Fn(Other.second);
     for (auto &Other : PerThread)
-      AddWait(Other.second);
+      Fn(Other.second);
     for (auto &Other : Retiring)
       if (Other->kind() == Stream::Kind::Blocking)
-        AddWait(Other);
+        Fn(Other);
   } else if (S->kind() == Stream::Kind::Blocking) {
-    AddWait(Legacy);
+    Fn(Legacy);
   }
+}
+
+uint64_t Runtime::enqueue(const std::shared_ptr<Stream> &S, Op O) {
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  forEachImplicitWait(S, Legacy, Streams, PerThread, Retiring,
+                      [&](const std::shared_ptr<Stream> &Other) {
+                        if (Other == S)
+                          return;
+                        uint64_t T = Other->lastTicket();
+                        if (T && !Other->done(T))
+                          O.Waits.emplace_back(Other, T);
+                      });
   return S->push(std::move(O));
+}
+
+bool Runtime::idleFor(const std::shared_ptr<Stream> &S) {
+  if (!S->done(S->lastTicket()))
+    return false;
+  std::lock_guard<std::mutex> Lock(StreamsMutex);
+  bool Idle = true;
+  forEachImplicitWait(S, Legacy, Streams, PerThread, Retiring,
+                      [&](const std::shared_ptr<Stream> &Other) {
+                        Idle = Idle && Other->done(Other->lastTicket());
+                      });
+  return Idle;
+}
+
+void Runtime::settleDeferred() {
+  if (Result R = Buffers->settle(); !R.ok())
+    postAsyncError(R, "a kernel launch");
 }
 
 Result Runtime::runSync(const std::shared_ptr<Stream> &S,
                         std::function<Result()> Fn, std::string What) {
+  // Nothing queued to wait for: run here rather than hand it to the
+  // stream's worker and wait for that (a thread hand-off each way).
+  if (idleFor(S)) {
+    if (Buffers->hasDeferred())
+      settleDeferred();
+    if (Result R = Fn(); !R.ok())
+      return R;
+    return takeAsyncError();
+  }
   auto Slot = std::make_shared<Result>();
   Op O;
   O.What = std::move(What);
@@ -750,11 +813,16 @@ Result Runtime::synchronize(const std::shared_ptr<Stream> &S) {
   else
     T = S->lastTicket();
   S->wait(T);
+  // Direct launches' work, ordered on the GPU, not in the queue.
+  if (Buffers->hasDeferred())
+    settleDeferred();
   return takeAsyncError();
 }
 
 Result Runtime::synchronizeAll() {
   drain();
+  if (Buffers->hasDeferred())
+    settleDeferred();
   return takeAsyncError();
 }
 
@@ -778,6 +846,37 @@ void Runtime::drain() {
 //===----------------------------------------------------------------------===//
 // Events
 //===----------------------------------------------------------------------===//
+
+Event::~Event() {
+  if (OnGpu)
+    (void)Gpu->destroyEvent(OnGpu);
+}
+
+Result Runtime::gpuEvent(Event &E, EventHandle &Out) {
+  // E.Mutex held by the caller.
+  Out = E.OnGpu;
+  if (Out)
+    return Result::success();
+  Device &D = Buffers->device(DirectDev);
+  Result R = (E.Flags & EventDisableTiming) ? D.createOrderingEvent(Out)
+                                                : D.createEvent(Out);
+  if (!R.ok())
+    return R;
+  E.Gpu = &D;
+  E.OnGpu = Out;
+  return Result::success();
+}
+
+FunctionHandle Runtime::cachedDirectFunction(const KernelHandle *K) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  auto It = DirectFunctions.find(K);
+  return It == DirectFunctions.end() ? nullptr : It->second;
+}
+
+void Runtime::cacheDirectFunction(const KernelHandle *K, FunctionHandle F) {
+  std::lock_guard<std::mutex> Lock(AttrMutex);
+  DirectFunctions[K] = F;
+}
 
 Result Runtime::createEvent(unsigned Flags, void *&Handle) {
   auto E = std::make_shared<Event>();

@@ -65,6 +65,9 @@ constexpr ErrorCode ErrInvalidDeviceFunction = ErrorCode::InvalidDeviceFunction;
 /// compute capability 2.0).
 constexpr uint64_t StaticSharedLimit = 48 * 1024;
 
+/// cudaEventDisableTiming (the CUDA translation unit checks the value).
+constexpr unsigned EventDisableTiming = 0x02;
+
 /// "cudaErrorInvalidValue", ... for every cudaError_t value the runtime
 /// returns (and CUDA's other values; defined with the CUDA subset).
 const char *errorName(ErrorCode C);
@@ -201,13 +204,26 @@ struct EventRecord {
   std::mutex Mutex;
   bool Done = false;
   std::chrono::steady_clock::time_point When;
+  /// Recorded on the direct device's compute stream too (Event::OnGpu):
+  /// its completion and time are that GPU event's.
+  bool OnGpu = false;
 };
 
 struct Event {
+  Event() = default;
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  ~Event();
   unsigned Flags = 0;
   std::mutex Mutex;
   /// The latest record; null until the event is first recorded.
   std::shared_ptr<EventRecord> Last;
+  /// With a direct device (Runtime::directDevice), the GPU event every
+  /// record of this event also records on that device's compute stream,
+  /// behind the work queued before it: cudaEventElapsedTime is then the
+  /// GPU's time between two records, as under CUDA, not the host's.
+  Device *Gpu = nullptr;
+  EventHandle OnGpu = nullptr;
 };
 
 //===----------------------------------------------------------------------===//
@@ -228,6 +244,10 @@ public:
   static void reset();
   /// Whether a runtime exists (started or not), without starting one.
   static bool started();
+  /// Tests: the devices the next runtimes start with instead of
+  /// CLEAVE_DEVICES' (null: CLEAVE_DEVICES again).
+  using DeviceSource = std::function<std::vector<std::unique_ptr<Device>>()>;
+  static void setDeviceSourceForTesting(DeviceSource Make);
 
   ~Runtime();
 
@@ -270,6 +290,26 @@ public:
   Result synchronizeAll();
   /// Waits for all work of all streams.
   void drain();
+  /// Whether work queued on \p S now would wait for nothing: the work
+  /// queued on S is done, and so is that of the streams S synchronizes with
+  /// implicitly (enqueue()). Work left running on a GPU (deferred) counts
+  /// as done: it is ordered on the GPU's compute stream.
+  bool idleFor(const std::shared_ptr<Stream> &S);
+  /// Waits for the GPUs' deferred work (BufferManager::settle), posting a
+  /// failure as an asynchronous error.
+  void settleDeferred();
+
+  // Direct launches (docs/runtime.md, "Direct launches"). ------------------
+  /// The runtime's only device when it is a GPU, -1 otherwise: a launch
+  /// there has nothing to decide or move, and work on an idle stream goes
+  /// straight to that GPU's compute stream from the calling thread.
+  Location directDevice() const { return DirectDev; }
+  /// The function of a direct launch of \p K, cached for kernels without
+  /// variables (null when not cached).
+  FunctionHandle cachedDirectFunction(const KernelHandle *K);
+  void cacheDirectFunction(const KernelHandle *K, FunctionHandle F);
+  /// The event's GPU event on the direct device, created on first use.
+  Result gpuEvent(Event &E, EventHandle &Out);
 
   // Events. ----------------------------------------------------------------
   Result createEvent(unsigned Flags, void *&Handle);
@@ -340,6 +380,7 @@ private:
   std::thread Preparing;
   std::mutex EngineMutex;
   bool PolicyFromEnv = false;
+  Location DirectDev = -1;
   uint64_t SharedOptin = 0;
 
   std::mutex ModulesMutex;
@@ -375,6 +416,7 @@ private:
   std::map<std::string, uint64_t> MaxDynShared;
   std::map<std::string, const KernelHandle *> Kernels;
   std::map<std::string, uint64_t> SymbolSizes;
+  std::map<const KernelHandle *, FunctionHandle> DirectFunctions;
 };
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- CpuExecutor.cpp - Runs a kernel's CPU variant on all cores --------===//
 #include "cleave/rt/CpuExecutor.h"
-#include "cleave/CpuCheckABI.h"
+#include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/rt/KernelFault.h"
 #include "cleave/rt/MemCheck.h"
 

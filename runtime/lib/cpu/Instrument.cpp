@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "Instrument.h"
 
+#include "cleave/ABI/FormatVersions.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
@@ -238,7 +240,8 @@ private:
                    Path.c_str(), std::strerror(errno));
       return;
     }
-    std::fprintf(F, "cleave-instrument 1\n");
+    std::fprintf(F, "%s %u\n", cleave::InstrumentRecordMagic,
+                 cleave::InstrumentRecordVersion);
     for (const ConfigKey &K : Order) {
       const Config &C = Configs[K];
       std::fprintf(F,

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/MemCheck.h"
-#include "cleave/CpuCheckABI.h"
+#include "cleave/ABI/CpuCheckABI.h"
 #include "cleave/rt/KernelFault.h"
 
 #include <algorithm>

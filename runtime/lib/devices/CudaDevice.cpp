@@ -336,6 +336,19 @@ public:
       return fail(R, "cuEventSynchronize");
     return Result::success();
   }
+  Result queryEvent(EventHandle E, bool &Done) override {
+    Done = false;
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUresult R = Drv.cuEventQuery(static_cast<CUevent>(E));
+    if (R == CUDA_ERROR_NOT_READY)
+      return Result::success();
+    if (R)
+      return fail(R, "cuEventQuery");
+    Done = true;
+    return Result::success();
+  }
   Result elapsedTime(EventHandle Start, EventHandle End, float &Ms) override {
     Result Cur = makeCurrent();
     if (!Cur.ok())
@@ -586,6 +599,41 @@ protected:
     if (!S)
       if (CUresult R = Drv.cuStreamSynchronize(St))
         return fail(R, "cuStreamSynchronize");
+    return Result::success();
+  }
+
+  Result copy2DImpl(bool ToDevice, DeviceAddr Dev, uint64_t DevPitch,
+                    void *Host, uint64_t HostPitch, uint64_t Width,
+                    uint64_t Height) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUDA_MEMCPY2D C = {};
+    C.WidthInBytes = Width;
+    C.Height = Height;
+    CUmemorytype HostType = CU_MEMORYTYPE_HOST;
+    if (ToDevice) {
+      C.srcMemoryType = HostType;
+      C.srcHost = Host;
+      C.srcPitch = HostPitch;
+      C.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+      C.dstDevice = Dev;
+      C.dstPitch = DevPitch;
+    } else {
+      C.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+      C.srcDevice = Dev;
+      C.srcPitch = DevPitch;
+      C.dstMemoryType = HostType;
+      C.dstHost = Host;
+      C.dstPitch = HostPitch;
+    }
+    // The streams of the 1-D copies, each way; pageable memory is staged
+    // by the driver.
+    CUstream St = ToDevice ? Streams[1] : Streams[2];
+    if (CUresult R = Drv.cuMemcpy2DAsync(&C, St))
+      return fail(R, "cuMemcpy2DAsync");
+    if (CUresult R = Drv.cuStreamSynchronize(St))
+      return fail(R, "cuStreamSynchronize");
     return Result::success();
   }
 

@@ -52,6 +52,7 @@ namespace rt {
   X(cuMemcpyDtoHAsync)                                                         \
   X(cuMemcpyDtoDAsync)                                                         \
   X(cuMemcpyPeerAsync)                                                         \
+  X(cuMemcpy2DAsync)                                                           \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \
   X(cuStreamDestroy)                                                           \
@@ -59,6 +60,7 @@ namespace rt {
   X(cuEventCreate)                                                             \
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
+  X(cuEventQuery)                                                              \
   X(cuStreamWaitEvent)                                                         \
   X(cuEventElapsedTime)                                                        \
   X(cuEventDestroy)                                                            \

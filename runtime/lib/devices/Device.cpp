@@ -125,6 +125,12 @@ Result Device::waitForEvent(StreamHandle, Device &Src, EventHandle E) {
   return Src.synchronizeEvent(E);
 }
 
+Result Device::queryEvent(EventHandle E, bool &Done) {
+  Result R = synchronizeEvent(E);
+  Done = R.ok();
+  return R;
+}
+
 Result Device::pullFromPeer(Device &SrcDev, DeviceAddr Dst, DeviceAddr Src,
                             uint64_t Bytes, StreamHandle S) {
   return pullFromPeers({{&SrcDev, Dst, Src, Bytes}}, S);
@@ -196,6 +202,39 @@ Result Device::memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
   if (faultHere(FaultOp::Memset))
     return injectedFault(FaultOp::Memset);
   return memsetImpl(Dst, Value, Bytes, S);
+}
+
+Result Device::copy2D(bool ToDevice, DeviceAddr Dev, uint64_t DevPitch,
+                      void *Host, uint64_t HostPitch, uint64_t Width,
+                      uint64_t Height) {
+  if (Width == 0 || Height == 0)
+    return Result::success();
+  if (!Dev || !Host)
+    return Result::error(ErrorCode::InvalidValue,
+                         "null pointer in a 2-D copy with " + name());
+  if (DevPitch < Width || HostPitch < Width)
+    return Result::error(ErrorCode::InvalidPitchValue,
+                         "a 2-D copy's pitch is below its width");
+  if (faultHere(FaultOp::Copy))
+    return injectedFault(FaultOp::Copy);
+  return copy2DImpl(ToDevice, Dev, DevPitch, Host, HostPitch, Width, Height);
+}
+
+Result Device::copy2DImpl(bool ToDevice, DeviceAddr Dev, uint64_t DevPitch,
+                          void *Host, uint64_t HostPitch, uint64_t Width,
+                          uint64_t Height) {
+  char *H = static_cast<char *>(Host);
+  for (uint64_t Row = 0; Row < Height; ++Row) {
+    Result R = ToDevice ? copyHostToDeviceImpl(Dev + Row * DevPitch,
+                                               H + Row * HostPitch, Width,
+                                               nullptr)
+                        : copyDeviceToHostImpl(H + Row * HostPitch,
+                                               Dev + Row * DevPitch, Width,
+                                               nullptr);
+    if (!R.ok())
+      return R;
+  }
+  return Result::success();
 }
 
 Result Device::loadModule(const Bundle &, ModuleHandle &Out) {

@@ -28,6 +28,13 @@ static bool parseGpuOrdinal(std::string_view Tok, unsigned &N) {
   return true;
 }
 
+std::unique_ptr<DeviceRegistry>
+DeviceRegistry::fromDevices(std::vector<std::unique_ptr<Device>> Devices) {
+  std::unique_ptr<DeviceRegistry> R(new DeviceRegistry());
+  R->Devices = std::move(Devices);
+  return R;
+}
+
 Result DeviceRegistry::create(std::string_view Selection,
                               std::unique_ptr<DeviceRegistry> &Out,
                               const RegistryOptions &Opts) {

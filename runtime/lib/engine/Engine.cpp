@@ -155,14 +155,14 @@ Result Engine::addProgram(const void *BundleData, size_t BundleSize,
     H.Info = &BK;
     const BundleVariant &Cpu = BK.variant(VariantKind::CPU);
     if (Cpu.Present)
-      if (void *D = Sym(Cpu.Entry + "_desc")) {
+      if (void *D = Sym(Cpu.CpuDescriptor)) {
         auto *Desc = static_cast<const cleave_cpu_kernel_desc *>(D);
         if (Desc->fn && Desc->num_params == BK.Params.size())
           H.Cpu = Desc;
       }
     const BundleVariant &Merge = BK.variant(VariantKind::Merge);
-    if (Merge.Present)
-      if (void *D = Sym("__cleave_cpu_" + Merge.Entry + "_desc")) {
+    if (!Merge.CpuDescriptor.empty())
+      if (void *D = Sym(Merge.CpuDescriptor)) {
         auto *Desc = static_cast<const cleave_cpu_kernel_desc *>(D);
         if (Desc->fn && Desc->num_params == BK.Params.size() +
                                                 BK.MergeOutputs.size() +
@@ -178,10 +178,10 @@ Result Engine::addProgram(const void *BundleData, size_t BundleSize,
           FS ? "its footprints describe another parameter count"
              : "its footprints do not parse: " + FS.Message;
   }
-  // Twins with x and y swapped, by name (lib/Transforms/SwapGrid.cpp).
+  // Twins with x and y swapped, as the bundle names them.
   for (KernelHandle &H : P->Kernels)
     for (const KernelHandle &T : P->Kernels)
-      if (T.Info->Name == "__cleave_sw_" + H.Info->Name)
+      if (!H.Info->SwappedTwin.empty() && T.Info->Name == H.Info->SwappedTwin)
         H.Swapped = &T;
   for (const BundleVariable &V : P->B.Variables) {
     Program::Var PV;
@@ -222,6 +222,26 @@ Result Engine::originalFunction(const KernelHandle &K, size_t Device,
     if (P.get() == K.Prog)
       return gpuFunction(Bufs, *P, Location(Device),
                          K.Info->variant(VariantKind::Original).Entry, Out);
+  return invalid("the kernel is not one of this engine's programs");
+}
+
+Result Engine::prepareDirect(const KernelHandle &K, Location Device,
+                             FunctionHandle &Out) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  for (auto &P : I->Programs) {
+    if (P.get() != K.Prog)
+      continue;
+    Result R = gpuFunction(Bufs, *P, Device,
+                           K.Info->variant(VariantKind::Original).Entry, Out);
+    for (const BundleVariableUse &U : K.Info->Variables) {
+      if (!R.ok())
+        break;
+      R = syncVariableTo(Bufs, *P, U.Variable, Device);
+      if (R.ok() && U.Written)
+        variableWritten(Bufs, *P, U.Variable, Device);
+    }
+    return R;
+  }
   return invalid("the kernel is not one of this engine's programs");
 }
 

@@ -92,6 +92,11 @@ bool IssuePool::usedFor(size_t Gpus) {
   return C == Parallel || (Gpus >= 3 && Cores >= Gpus + 2);
 }
 
+IssuePool::IssuePool()
+    : Poll([](const std::atomic<bool> &Posted) {
+        return spinUntil([&] { return Posted.load(std::memory_order_acquire); });
+      }) {}
+
 IssuePool::~IssuePool() {
   for (auto &W : Workers) {
     if (!W) // a slot no GPU used (slots are device locations)
@@ -111,14 +116,14 @@ IssuePool::Worker &IssuePool::worker(size_t Slot) {
   if (!Workers[Slot]) {
     Workers[Slot] = std::make_unique<Worker>();
     Worker *W = Workers[Slot].get();
-    W->Thread = std::thread([W] { W->loop(); });
+    W->Thread = std::thread([W, this] { W->loop(Poll); });
   }
   return *Workers[Slot];
 }
 
-void IssuePool::Worker::loop() {
+void IssuePool::Worker::loop(const PollFn &Poll) {
   for (;;) {
-    bool Got = spinUntil([&] { return Posted.load(std::memory_order_acquire); });
+    bool Got = Poll(Posted);
     if (!Got) {
       int Was = Polling;
       if (St.compare_exchange_strong(Was, Asleep)) {
@@ -171,6 +176,11 @@ bool IssuePool::tryPost(size_t Slot, std::function<void()> Task) {
   W.Done.store(false, std::memory_order_relaxed);
   W.Posted.store(true, std::memory_order_release);
   return true;
+}
+
+bool IssuePool::asleep(size_t Slot) const {
+  return Slot < Workers.size() && Workers[Slot] &&
+         Workers[Slot]->St.load(std::memory_order_acquire) == Worker::Asleep;
 }
 
 void IssuePool::wait(size_t Slot) {

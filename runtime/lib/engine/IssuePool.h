@@ -29,7 +29,14 @@ namespace rt {
 
 class IssuePool {
 public:
-  IssuePool() = default;
+  /// How an idle worker polls for its next task: true once \p Posted is
+  /// set, false when it gives up and sleeps.
+  using PollFn = std::function<bool(const std::atomic<bool> &Posted)>;
+
+  /// Workers poll for CLEAVE_SPIN_US (spinUntil).
+  IssuePool();
+  /// Workers poll with \p Poll: tests decide when a worker gives up.
+  explicit IssuePool(PollFn Poll) : Poll(std::move(Poll)) {}
   IssuePool(const IssuePool &) = delete;
   IssuePool &operator=(const IssuePool &) = delete;
   ~IssuePool();
@@ -59,6 +66,9 @@ public:
   /// Waits until the task given to \p Slot has run (at once if none).
   void wait(size_t Slot);
 
+  /// Whether worker \p Slot exists and sleeps.
+  bool asleep(size_t Slot) const;
+
 private:
   struct Worker {
     std::thread Thread;
@@ -72,8 +82,9 @@ private:
     std::atomic<bool> Posted{false};
     std::atomic<bool> Done{true};
     bool Stop = false;
-    void loop();
+    void loop(const PollFn &Poll);
   };
+  PollFn Poll;
   std::vector<std::unique_ptr<Worker>> Workers;
   Worker &worker(size_t Slot);
 };

@@ -43,6 +43,8 @@ std::string LaunchPlan::describe() const {
     S += ", replayed";
   else if (Repeated)
     S += ", repeated";
+  if (Direct)
+    S += ", direct";
   if (Deferred)
     S += ", completion deferred";
   S += "\n";

@@ -142,8 +142,8 @@ SplitDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
                      ? G->DramGBps
                      : SMs * profile_defaults::GpuDramGBpsPerSM;
     D.SeedMinWaveMs = GpuSeedMinWaveMs;
-    double Us = G && G->LaunchUs > 0 ? G->LaunchUs + G->SyncUs
-                                     : profile_defaults::GpuLaunchUs;
+    double Us = G && G->LaunchRoundTripUs > 0 ? G->LaunchRoundTripUs + G->SyncUs
+                                              : profile_defaults::GpuLaunchUs;
     D.FixedMs = Us / 1000.0 + EngineRangeMs;
     // A copy is issued and waited for like a launch.
     D.CopyLatencyMs = Us / 1000.0;
@@ -160,9 +160,10 @@ SplitDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
     D.FixedMs = CpuRangeMs;
     // Its inputs come from GPUs: a copy there, issued and waited for.
     const GpuProfile *G = Prof.gpu(0);
-    D.CopyLatencyMs = (G && G->LaunchUs > 0 ? G->LaunchUs + G->SyncUs
-                                            : profile_defaults::GpuLaunchUs) /
-                      1000.0;
+    D.CopyLatencyMs =
+        (G && G->LaunchRoundTripUs > 0 ? G->LaunchRoundTripUs + G->SyncUs
+                                       : profile_defaults::GpuLaunchUs) /
+        1000.0;
     D.LinkGBps = Prof.Cpu.TriadOneThreadGBps > 0
                      ? Prof.Cpu.TriadOneThreadGBps
                      : profile_defaults::CpuOneThreadGBps;

@@ -167,7 +167,8 @@ bool Buffer::hasReplica(Location L) const {
 BufferManager::BufferManager(std::vector<Device *> Devs)
     : Devices(std::move(Devs)), Deferred(Devices.size()) {
   for (Device *D : Devices)
-    GuardHostCopies |= D->kind() == DeviceKind::Cpu;
+    HostCopyWorks |= D->kind() == DeviceKind::Cpu;
+  GuardHostCopies = HostCopyWorks;
   if (const char *E = std::getenv("CLEAVE_PIN_HOST"); E && *E) {
     std::string V = E;
     if (V == "off" || V == "0")
@@ -261,8 +262,13 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
       B->Replica[D + 1] = B->Replica[0];
   // The home device's memory now, as cudaMalloc takes it, not at the first
   // copy or launch (which a program times); without room there, later.
-  if (Home >= 0)
-    (void)ensureReplicaLocked(*B, Home);
+  // There, the undefined contents are held by the home device alone, as
+  // CUDA's are: a launch on it finds every byte in place and no other copy
+  // to make stale (no footprints needed; Api "Direct launches").
+  if (Home >= 0 && ensureReplicaLocked(*B, Home).ok())
+    for (Location L = HostLocation; L < Location(Devices.size()); ++L)
+      if (validityLocation(L) == L && L != validityLocation(Home))
+        B->Valid[slot(L)].clear();
   uintptr_t Start = reinterpret_cast<uintptr_t>(Host);
   // The addresses are live again: forget that they were once freed.
   auto It = Freed.upper_bound(Start);
@@ -904,6 +910,18 @@ Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
   return Result::success();
 }
 
+Result BufferManager::queryDeferred(bool &Done) {
+  Done = true;
+  if (!hasDeferred())
+    return Result::success();
+  std::lock_guard<std::mutex> Lock(DeferMutex);
+  for (size_t I = 0; I < Deferred.size() && Done; ++I)
+    if (Deferred[I].Pending)
+      if (Result R = Devices[I]->queryEvent(Deferred[I].Done, Done); !R.ok())
+        return R;
+  return Result::success();
+}
+
 bool BufferManager::deferredOnlyOn(Location Gpu) {
   if (!hasDeferred())
     return true;
@@ -986,6 +1004,66 @@ Result BufferManager::settle() {
 
 //===-- Host-side operations ----------------------------------------------===//
 
+Result BufferManager::memcpy2D(void *Dst, uint64_t DPitch, const void *Src,
+                               uint64_t SPitch, uint64_t Width,
+                               uint64_t Height, MemcpyKind Kind) {
+  auto ByRows = [&] {
+    for (uint64_t Row = 0; Row < Height; ++Row)
+      if (Result R = memcpy(static_cast<char *>(Dst) + Row * DPitch,
+                            static_cast<const char *>(Src) + Row * SPitch,
+                            Width, Kind);
+          !R.ok())
+        return R;
+    return Result::success();
+  };
+  if (Height <= 1 || Width == 0 || Home < 0)
+    return ByRows();
+  bool ToDevice = isDevicePointer(Dst);
+  if (ToDevice == isDevicePointer(Src) ||
+      Kind == (ToDevice ? MemcpyKind::DeviceToHost : MemcpyKind::HostToDevice) ||
+      Kind == MemcpyKind::DeviceToDevice || Kind == MemcpyKind::HostToHost)
+    return ByRows();
+  uint64_t DevPitch = ToDevice ? DPitch : SPitch;
+  Resolved R;
+  if (Result C = resolveRange(ToDevice ? Dst : Src,
+                              DevPitch * (Height - 1) + Width, R);
+      !C.ok())
+    return Result::error(C.code(), std::string("memcpy2D ") +
+                                       (ToDevice ? "destination" : "source") +
+                                       ": " + C.message());
+  if (Result S = settle(); !S.ok())
+    return S;
+  {
+    ChangeCounter Count{*this};
+    Buffer &B = *R.Buf;
+    std::lock_guard<std::mutex> Lock(B.Mutex);
+    ByteRange Hull{R.Offset, R.Offset + DevPitch * (Height - 1) + Width};
+    if (Result C = checkRange(B, HostLocation, Hull); !C.ok())
+      return C;
+    Location H = homeFor(B);
+    // From the device, every byte of the rows must be current there.
+    if (H >= 0 && (ToDevice || B.Valid[slot(validityLocation(H))].contains(
+                                   Hull.Lo, Hull.Hi))) {
+      Result C = Devices[H]->copy2D(
+          ToDevice, addressLocked(B, H, R.Offset), DevPitch,
+          ToDevice ? const_cast<void *>(Src) : Dst, ToDevice ? SPitch : DPitch,
+          Width, Height);
+      if (!C.ok() || !ToDevice)
+        return C;
+      ++B.ProgramWrites;
+      RangeSet Rows;
+      for (uint64_t Row = 0; Row < Height; ++Row)
+        Rows.insert(Hull.Lo + Row * DevPitch,
+                    Hull.Lo + Row * DevPitch + Width);
+      markWrittenLocked(B, H, Rows);
+      for (ByteRange G : Rows.ranges())
+        B.Staged.erase(G);
+      return Result::success();
+    }
+  }
+  return ByRows();
+}
+
 Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
                              MemcpyKind Kind) {
   if (Result S = settle(); !S.ok())
@@ -1030,7 +1108,9 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     std::lock_guard<std::mutex> Lock(S.Mutex);
     ++S.ProgramReads;
     ByteRange SRange{RS.Offset, RS.Offset + Bytes};
-    if (DirectCopies && Bytes >= DirectMinBytes)
+    // Without a CPU device the host copy is only a stop on the way: every
+    // read goes straight to the program's memory.
+    if (DirectCopies && (Bytes >= DirectMinBytes || !HostCopyWorks))
       return readToHostLocked(S, SRange, static_cast<char *>(Dst));
     Result C = makeValidLocked(S, HostLocation, SRange);
     if (!C.ok())
@@ -1210,8 +1290,11 @@ Result BufferManager::readToHostLocked(Buffer &B, ByteRange R, char *Dst) {
   std::vector<std::thread> Threads;
   size_t K = 0;
   auto Start = std::chrono::steady_clock::now();
-  for (auto &[Src, List] : BySource)
-    Threads.emplace_back([&, Src = Src, &List = List, &Out = Done[K++]] {
+  // One device and nothing from the host copy: on this thread (a thread
+  // costs more than a small copy).
+  bool Here1 = BySource.size() == 1 && FromHost.empty();
+  for (auto &[Src, List] : BySource) {
+    auto Read = [&, Src = Src, &List = List, &Out = Done[K++]] {
       uint64_t Moved = 0;
       for (const Transfer &T : List)
         Moved += T.Bytes;
@@ -1230,7 +1313,12 @@ Result BufferManager::readToHostLocked(Buffer &B, ByteRange R, char *Dst) {
         }
       }
       noteProgramCopy(Src, false, Moved, Start);
-    });
+    };
+    if (Here1)
+      Read();
+    else
+      Threads.emplace_back(Read);
+  }
   uint64_t Here = 0;
   for (ByteRange G : FromHost.ranges()) {
     hostCopy(Dst + (G.Lo - R.Lo), B.Host + G.Lo, G.size());

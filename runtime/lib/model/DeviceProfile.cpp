@@ -1,6 +1,7 @@
 //===- DeviceProfile.cpp - Reading cleave-calibrate's profiles ------------===//
 //
-// Part of Cleave's runtime (no LLVM). See cleave/rt/DeviceProfile.h. The
+// Part of Cleave's runtime (no LLVM). See cleave/rt/DeviceProfile.h; the
+// writer is tools/cleave-calibrate (docs/calibrate.md has the keys). The
 // runtime builds with -fno-exceptions: nlohmann::json is only parsed with
 // allow_exceptions = false, and every value is type-checked before it is
 // read (a wrong type would otherwise abort).
@@ -9,10 +10,15 @@
 
 #include "cleave/rt/DeviceProfile.h"
 
+#include "cleave/ABI/FormatVersions.h"
+
 #include "../support/JsonUtil.h"
 #include "../support/ReadFile.h"
 
+#include <cmath>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 namespace cleave {
@@ -42,6 +48,105 @@ std::string allIn(const char *State, size_t N) {
   return S;
 }
 
+/// The number at a dotted path of object keys: a plain number or a
+/// summary's median; nothing when a key is missing or it is not finite.
+std::optional<double> numberAt(const nlohmann::json &O, std::string_view Path) {
+  const nlohmann::json *V = &O;
+  while (V) {
+    size_t Dot = Path.find('.');
+    V = field(*V, std::string(Path.substr(0, Dot)).c_str());
+    if (Dot == std::string_view::npos)
+      break;
+    Path.remove_prefix(Dot + 1);
+  }
+  if (V && V->is_object())
+    V = field(*V, "median");
+  if (!V || !V->is_number())
+    return std::nullopt;
+  double D = V->get<double>();
+  return std::isfinite(D) ? std::optional<double>(D) : std::nullopt;
+}
+
+/// What the GPU models need of one "gpus" entry (docs/analyze.md); the
+/// first key that is missing goes to \p Missing.
+void readModelParams(const nlohmann::json &G, model::GpuParams &P,
+                     std::string &Missing) {
+  auto Need = [&](std::string_view Key) -> double {
+    std::optional<double> V = numberAt(G, Key);
+    if (!V && Missing.empty())
+      Missing = std::string(Key);
+    return V.value_or(0);
+  };
+  if (const nlohmann::json *N = field(G, "name"); N && N->is_string())
+    P.Name = N->get<std::string>();
+  else
+    P.Name = "GPU";
+  P.Sms = unsigned(Need("sm_count"));
+  P.ClockMHz = Need("sm_clock_mhz");
+  P.MaxWarpsPerSm = unsigned(Need("max_warps_per_sm"));
+  P.MaxBlocksPerSm = unsigned(Need("max_blocks_per_sm"));
+  P.MaxThreadsPerSm = unsigned(Need("max_threads_per_sm"));
+  P.MaxThreadsPerBlock = unsigned(Need("max_threads_per_block"));
+  P.RegistersPerSm = unsigned(Need("registers_per_sm"));
+  P.SharedPerSm = uint64_t(Need("shared_bytes_per_sm"));
+  P.SharedPerBlockMax = uint64_t(Need("shared_bytes_per_block_optin"));
+  P.SharedReservedPerBlock = uint64_t(Need("shared_bytes_reserved_per_block"));
+  P.L2Bytes = uint64_t(Need("l2_bytes"));
+  P.DramGBps = Need("bandwidth.dram.read_gbps");
+  P.L2GBps = Need("bandwidth.l2.read_gbps");
+  // Optional: writes go at the read bandwidth without it.
+  P.DramCopyGBps = numberAt(G, "bandwidth.dram.copy_gbps").value_or(0);
+  P.LatencyL2 = Need("memory_latency.l2.clocks");
+  // Optional: L1 hits wait the L2 latency without it.
+  P.LatencyL1 = numberAt(G, "memory_latency.l1.clocks").value_or(0);
+  P.LatencyDram = Need("memory_latency.dram.clocks");
+  P.LaunchUs = Need("launch.throughput.wall_us");
+  P.Cpd.A = Need("cpd.fit.a");
+  P.Cpd.B = Need("cpd.fit.b");
+  P.Cpd.C = Need("cpd.fit.c");
+  P.Cpd.D = Need("cpd.fit.d");
+  P.Cpd.M = Need("cpd.fit.m");
+
+  std::map<std::string, double, std::less<>> Clocks;
+  const nlohmann::json *Instr = field(G, "instructions");
+  if (const nlohmann::json *Classes =
+          Instr ? field(*Instr, "classes") : nullptr;
+      Classes && Classes->is_array())
+    for (const nlohmann::json &C : *Classes)
+      if (const nlohmann::json *N = field(C, "name"); N && N->is_string())
+        if (std::optional<double> V = numberAt(C, "clocks"))
+          Clocks[N->get<std::string>()] = *V;
+  // Which measured instruction stands for each class (docs/analyze.md).
+  auto Clock = [&](const char *Name) {
+    auto It = Clocks.find(Name);
+    if (It != Clocks.end())
+      return It->second;
+    if (Missing.empty())
+      Missing = std::string("instructions.classes[") + Name + "]";
+    return 0.0;
+  };
+  auto Set = [&](InstrClass C, double V) { P.Latency[unsigned(C)] = V; };
+  Set(InstrClass::Int, Clock("add.s32"));
+  Set(InstrClass::IntDiv, Clock("div.s32"));
+  Set(InstrClass::Fp32, Clock("fma.f32"));
+  Set(InstrClass::Fp32Div, Clock("div.rn.f32"));
+  Set(InstrClass::Fp64, Clock("fma.f64"));
+  Set(InstrClass::Fp64Div, Clock("div.rn.f64"));
+  Set(InstrClass::Sfu, Clock("ex2.approx.f32"));
+  Set(InstrClass::Conversion, Clock("cvt.s32.f32"));
+  for (InstrClass C :
+       {InstrClass::GlobalLoad, InstrClass::GlobalStore,
+        InstrClass::GlobalAtomic, InstrClass::Local, InstrClass::ConstLoad})
+    Set(C, Clock("ld.global.ca"));
+  Set(InstrClass::SharedLoad, Clock("ld.shared"));
+  Set(InstrClass::SharedStore, Clock("st.shared"));
+  Set(InstrClass::SharedAtomic, Clock("ld.shared"));
+  Set(InstrClass::Warp, Clock("ld.shared"));
+  for (InstrClass C :
+       {InstrClass::Branch, InstrClass::Barrier, InstrClass::Other})
+    Set(C, Clock("add.s32"));
+}
+
 } // namespace
 
 Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
@@ -51,10 +156,12 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
     return bad("not a JSON object");
   const nlohmann::json *Schema = field(J, "schema");
   if (!Schema || !Schema->is_string() ||
-      Schema->get<std::string>() != "cleave-device-profile")
-    return bad("the schema is not \"cleave-device-profile\"");
-  if (number(field(J, "schema_version")) != 1)
-    return bad("schema_version is not 1");
+      Schema->get<std::string>() != DeviceProfileSchema)
+    return bad(std::string("the schema is not \"") + DeviceProfileSchema +
+               "\"");
+  if (number(field(J, "schema_version")) != DeviceProfileSchemaVersion)
+    return bad("schema_version is not " +
+               std::to_string(DeviceProfileSchemaVersion));
 
   DeviceProfile P;
   P.FromFile = true;
@@ -68,9 +175,11 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
 
   if (const nlohmann::json *Gpus = field(J, "gpus"); Gpus && Gpus->is_array())
     for (const nlohmann::json &G : *Gpus) {
+      unsigned Entry = P.GpuEntries++;
       if (!G.is_object() || field(G, "error"))
         continue;
       GpuProfile GP;
+      GP.Entry = Entry;
       GP.Index = int(number(field(G, "index")));
       if (const nlohmann::json *N = field(G, "name"); N && N->is_string())
         GP.Name = N->get<std::string>();
@@ -82,9 +191,10 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
         if (const nlohmann::json *D = field(*B, "dram"))
           GP.DramGBps = number(field(*D, "read_gbps"));
       if (const nlohmann::json *L = field(G, "launch"))
-        GP.LaunchUs = number(field(*L, "roundtrip_us"));
+        GP.LaunchRoundTripUs = number(field(*L, "roundtrip_us"));
       if (const nlohmann::json *S = field(G, "sync"))
         GP.SyncUs = number(field(*S, "stream_sync_idle_us"));
+      readModelParams(G, GP.Model, GP.ModelMissing);
       P.Gpus.push_back(std::move(GP));
     }
 

@@ -18,12 +18,6 @@ namespace model {
 
 namespace {
 
-const char *const ClassNames[NumOpClasses] = {
-    "int",       "int.div",   "fp32",        "fp32.div",  "fp64",
-    "fp64.div",  "sfu",       "cvt",         "ld.global", "st.global",
-    "atom.global", "ld.shared", "st.shared", "atom.shared", "local",
-    "ld.const",  "branch",    "barrier",     "warp",      "other"};
-
 double ceilDiv(double A, double B) { return std::ceil(A / B); }
 
 double clockHz(const GpuParams &G) { return G.ClockMHz * 1e6; }
@@ -33,9 +27,9 @@ double bytesPerClock(const GpuParams &G, double GBps) {
   return GBps * 1e9 / clockHz(G);
 }
 
-bool isLoad(OpClass C) {
-  return C == OpClass::GlobalLoad || C == OpClass::GlobalAtomic ||
-         C == OpClass::Local;
+bool isLoad(InstrClass C) {
+  return C == InstrClass::GlobalLoad || C == InstrClass::GlobalAtomic ||
+         C == InstrClass::Local;
 }
 
 /// Period types and cycles of the breakdown (the same classification as
@@ -58,70 +52,52 @@ void breakdown(Prediction &P, const std::vector<luo::Period> &Periods,
 
 } // namespace
 
-const char *opClassName(OpClass C) {
-  return unsigned(C) < NumOpClasses ? ClassNames[unsigned(C)] : "?";
-}
-
-bool opClassByName(const std::string &Name, OpClass &Out) {
-  for (unsigned I = 0; I < NumOpClasses; ++I)
-    if (Name == ClassNames[I]) {
-      Out = OpClass(I);
-      return true;
-    }
-  return false;
-}
-
-bool isMemoryOp(OpClass C) {
-  return C == OpClass::GlobalLoad || C == OpClass::GlobalStore ||
-         C == OpClass::GlobalAtomic || C == OpClass::Local;
-}
-
 ClassArray hopperIssueCosts() {
   ClassArray A{};
-  auto Set = [&](OpClass C, double V) { A[unsigned(C)] = V; };
-  Set(OpClass::Int, 2);         // 16 INT32 lanes per sub-partition
-  Set(OpClass::IntDiv, 40);     // ~18 integer instructions + MUFU.RCP
-  Set(OpClass::Fp32, 1);        // 32 FP32 lanes per sub-partition
-  Set(OpClass::Fp32Div, 16);    // ~10 instructions + MUFU.RCP
-  Set(OpClass::Fp64, 2);        // 16 FP64 lanes per sub-partition
-  Set(OpClass::Fp64Div, 40);    // ~20 FP64 instructions
-  Set(OpClass::Sfu, 8);         // 4 SFU lanes per sub-partition
-  Set(OpClass::Conversion, 8);  // 16 conversions per SM and clock
-  Set(OpClass::GlobalLoad, 4);  // 8 LSUs per sub-partition
-  Set(OpClass::GlobalStore, 4);
-  Set(OpClass::GlobalAtomic, 4);
-  Set(OpClass::SharedLoad, 4);
-  Set(OpClass::SharedStore, 4);
-  Set(OpClass::SharedAtomic, 4);
-  Set(OpClass::Local, 4);
-  Set(OpClass::ConstLoad, 2);
-  Set(OpClass::Branch, 2);
-  Set(OpClass::Barrier, 2);
-  Set(OpClass::Warp, 4);        // shuffles: 32 lanes per SM and clock
-  Set(OpClass::Other, 1);
+  auto Set = [&](InstrClass C, double V) { A[unsigned(C)] = V; };
+  Set(InstrClass::Int, 2);        // 16 INT32 lanes per sub-partition
+  Set(InstrClass::IntDiv, 40);    // ~18 integer instructions + MUFU.RCP
+  Set(InstrClass::Fp32, 1);       // 32 FP32 lanes per sub-partition
+  Set(InstrClass::Fp32Div, 16);   // ~10 instructions + MUFU.RCP
+  Set(InstrClass::Fp64, 2);       // 16 FP64 lanes per sub-partition
+  Set(InstrClass::Fp64Div, 40);   // ~20 FP64 instructions
+  Set(InstrClass::Sfu, 8);        // 4 SFU lanes per sub-partition
+  Set(InstrClass::Conversion, 8); // 16 conversions per SM and clock
+  Set(InstrClass::GlobalLoad, 4); // 8 LSUs per sub-partition
+  Set(InstrClass::GlobalStore, 4);
+  Set(InstrClass::GlobalAtomic, 4);
+  Set(InstrClass::SharedLoad, 4);
+  Set(InstrClass::SharedStore, 4);
+  Set(InstrClass::SharedAtomic, 4);
+  Set(InstrClass::Local, 4);
+  Set(InstrClass::ConstLoad, 2);
+  Set(InstrClass::Branch, 2);
+  Set(InstrClass::Barrier, 2);
+  Set(InstrClass::Warp, 4); // shuffles: 32 lanes per SM and clock
+  Set(InstrClass::Other, 1);
   return A;
 }
 
-Pipe pipeOf(OpClass C) {
+Pipe pipeOf(InstrClass C) {
   switch (C) {
-  case OpClass::Fp32:
-  case OpClass::Fp32Div:
+  case InstrClass::Fp32:
+  case InstrClass::Fp32Div:
     return Pipe::Fma;
-  case OpClass::Fp64:
-  case OpClass::Fp64Div:
+  case InstrClass::Fp64:
+  case InstrClass::Fp64Div:
     return Pipe::Fp64;
-  case OpClass::Sfu:
-  case OpClass::Conversion:
+  case InstrClass::Sfu:
+  case InstrClass::Conversion:
     return Pipe::Xu;
-  case OpClass::GlobalLoad:
-  case OpClass::GlobalStore:
-  case OpClass::GlobalAtomic:
-  case OpClass::SharedLoad:
-  case OpClass::SharedStore:
-  case OpClass::SharedAtomic:
-  case OpClass::Local:
-  case OpClass::ConstLoad:
-  case OpClass::Warp:
+  case InstrClass::GlobalLoad:
+  case InstrClass::GlobalStore:
+  case InstrClass::GlobalAtomic:
+  case InstrClass::SharedLoad:
+  case InstrClass::SharedStore:
+  case InstrClass::SharedAtomic:
+  case InstrClass::Local:
+  case InstrClass::ConstLoad:
+  case InstrClass::Warp:
     return Pipe::Mio;
   default:
     return Pipe::Alu;
@@ -213,7 +189,7 @@ Occupancy occupancy(const GpuParams &G, const KernelResources &R,
 }
 
 std::vector<luo::Period>
-periodsOf(const std::vector<OpClass> &Stream, const ClassArray &Cost,
+periodsOf(const std::vector<InstrClass> &Stream, const ClassArray &Cost,
           double (*MemoryTask)(unsigned, unsigned, const void *),
           const void *Ctx) {
   std::vector<luo::Period> Out;
@@ -228,8 +204,8 @@ periodsOf(const std::vector<OpClass> &Stream, const ClassArray &Cost,
     Compute = 0;
     Loads = Stores = 0;
   };
-  for (OpClass C : Stream) {
-    if (isMemoryOp(C)) {
+  for (InstrClass C : Stream) {
+    if (isMemoryClass(C)) {
       (isLoad(C) ? Loads : Stores) += 1;
       Open = true;
       continue;
@@ -265,16 +241,16 @@ double dependentPath(const GpuParams &G, const LaunchStats &S,
     } else if (I) {
       At = std::max(At, Ready[I - 1]);
     }
-    OpClass C = S.Stream[I];
+    InstrClass C = S.Stream[I];
     double Latency = G.Latency[unsigned(C)];
-    if (C == OpClass::GlobalLoad || C == OpClass::GlobalAtomic ||
-        C == OpClass::Local) {
+    if (C == InstrClass::GlobalLoad || C == InstrClass::GlobalAtomic ||
+        C == InstrClass::Local) {
       if (At >= RoundEnd) {
         ++NRounds;
         RoundEnd = At + (NRounds == 1 ? FirstLatency : MemLatency);
       }
       Latency = NRounds == 1 ? FirstLatency : MemLatency;
-    } else if (C == OpClass::GlobalStore) {
+    } else if (C == InstrClass::GlobalStore) {
       Latency = 0;
     }
     Ready[I] = At + Latency;
@@ -412,18 +388,18 @@ Prediction predictHopper(const GpuParams &G, const LaunchStats &S,
   // instruction per clock (a division sequence: its cost in instructions).
   std::array<double, NumPipes> PipeCycles{};
   double Dispatch = 0;
-  for (unsigned C = 0; C < NumOpClasses; ++C) {
-    OpClass K = OpClass(C);
+  for (unsigned C = 0; C < NumInstrClasses; ++C) {
+    InstrClass K = InstrClass(C);
     double Cycles = S.Count[C] * G.Issue[C];
-    if (K == OpClass::GlobalLoad || K == OpClass::GlobalAtomic) {
-      double Loads = S.Count[unsigned(OpClass::GlobalLoad)] +
-                     S.Count[unsigned(OpClass::GlobalAtomic)];
+    if (K == InstrClass::GlobalLoad || K == InstrClass::GlobalAtomic) {
+      double Loads = S.Count[unsigned(InstrClass::GlobalLoad)] +
+                     S.Count[unsigned(InstrClass::GlobalAtomic)];
       double Lines = std::max(S.LoadSegments, Loads);
       Cycles = Loads > 0 ? S.Count[C] / Loads * Lines * G.Issue[C] : 0;
     }
     PipeCycles[unsigned(pipeOf(K))] += Cycles;
-    bool Sequence = K == OpClass::IntDiv || K == OpClass::Fp32Div ||
-                    K == OpClass::Fp64Div;
+    bool Sequence = K == InstrClass::IntDiv || K == InstrClass::Fp32Div ||
+                    K == InstrClass::Fp64Div;
     Dispatch += S.Count[C] * (Sequence ? G.Issue[C] : 1.0);
   }
   static const char *const PipeNames[NumPipes] = {"fma", "alu", "fp64", "xu",
@@ -473,7 +449,7 @@ Prediction predictHopper(const GpuParams &G, const LaunchStats &S,
     double Latency, Issue;
   } Ctx{L1Hit * (G.LatencyL1 > 0 ? G.LatencyL1 : G.LatencyL2) +
             (1 - L1Hit) * Beyond,
-        G.Issue[unsigned(OpClass::GlobalLoad)]};
+        G.Issue[unsigned(InstrClass::GlobalLoad)]};
   std::vector<luo::Period> Periods = periodsOf(
       S.Stream, G.Latency,
       [](unsigned L, unsigned St, const void *X) {

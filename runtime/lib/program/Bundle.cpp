@@ -1,14 +1,14 @@
 //===- Bundle.cpp - Verify and decode a kernel bundle ----------------------===//
 //
 // Part of Cleave's runtime. The layout is docs/bundle.md; the primitive
-// decoders and the checksum are cleave/BundleFormat.h, shared with the
+// decoders and the checksum are cleave/ABI/BundleFormat.h, shared with the
 // compiler's writer. Every count is checked against the bytes left before
 // anything is allocated, every enumeration and index against its range.
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Bundle.h"
 
-#include "cleave/BundleFormat.h"
+#include "cleave/ABI/BundleFormat.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -18,31 +18,6 @@ namespace cleave {
 namespace rt {
 
 namespace fmt = cleave::bundle;
-
-// The public enumerations are the format's codes.
-static_assert(uint8_t(SourceLanguage::OpenCL) == uint8_t(fmt::Language::OpenCL));
-static_assert(uint8_t(ParamKind::Scalar) == uint8_t(fmt::ParamKind::Scalar));
-static_assert(uint8_t(ParamKind::Pointer) == uint8_t(fmt::ParamKind::Pointer));
-static_assert(uint8_t(ParamKind::ByValue) == uint8_t(fmt::ParamKind::ByValue));
-static_assert(uint8_t(ParamRole::NotPointer) ==
-              uint8_t(fmt::ParamRole::NotPointer));
-static_assert(uint8_t(ParamRole::Unused) == uint8_t(fmt::ParamRole::Unused));
-static_assert(uint8_t(ParamRole::Read) == uint8_t(fmt::ParamRole::Read));
-static_assert(uint8_t(ParamRole::Write) == uint8_t(fmt::ParamRole::Write));
-static_assert(uint8_t(ParamRole::ReadWrite) ==
-              uint8_t(fmt::ParamRole::ReadWrite));
-static_assert(uint8_t(VariantKind::Original) ==
-              uint8_t(fmt::VariantKind::Original));
-static_assert(uint8_t(VariantKind::Partition) ==
-              uint8_t(fmt::VariantKind::Partition));
-static_assert(uint8_t(VariantKind::Merge) == uint8_t(fmt::VariantKind::Merge));
-static_assert(uint8_t(CombineOp::Add) == uint8_t(fmt::CombineOp::Add) &&
-              uint8_t(CombineOp::UMax) == uint8_t(fmt::CombineOp::UMax));
-static_assert(uint8_t(VariantKind::CPU) == uint8_t(fmt::VariantKind::CPU));
-static_assert(NumVariantKinds == fmt::NumVariantKinds);
-static_assert(uint8_t(ImageKind::Cubin) == uint8_t(fmt::ImageKind::Cubin));
-static_assert(uint8_t(VariableSpace::Constant) ==
-              uint8_t(fmt::VariableSpace::Constant));
 
 const char *getBundleErrcName(BundleErrc E) {
   switch (E) {
@@ -65,40 +40,6 @@ const char *getBundleErrcName(BundleErrc E) {
 }
 
 uint32_t getBundleFormatVersion() { return fmt::FormatVersion; }
-
-const char *getParamRoleName(ParamRole R) {
-  switch (R) {
-  case ParamRole::NotPointer:
-    return "scalar";
-  case ParamRole::Unused:
-    return "unused";
-  case ParamRole::Read:
-    return "read";
-  case ParamRole::Write:
-    return "write";
-  case ParamRole::ReadWrite:
-    return "read-write";
-  }
-  return "?";
-}
-
-const char *getVariantKindName(VariantKind K) {
-  switch (K) {
-  case VariantKind::Original:
-    return "original";
-  case VariantKind::Partition:
-    return "partition";
-  case VariantKind::Merge:
-    return "merge";
-  case VariantKind::CPU:
-    return "cpu";
-  }
-  return "?";
-}
-
-const char *getCombineOpName(CombineOp Op) {
-  return fmt::combineOpName(fmt::CombineOp(Op));
-}
 
 namespace {
 
@@ -146,7 +87,7 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   for (BundleParam &P : K.Params) {
     uint8_t Flags = 0;
     enumField(P.Kind, 3);
-    enumField(P.Role, 5);
+    enumField(P.Role, uint8_t(NumParamRoles));
     R.u8(Flags);
     R.u32(P.Size);
     R.u32(P.Align);
@@ -170,7 +111,7 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   }
 
   // Exactly one record per variant kind, in kind order.
-  R.count(N, 14);
+  R.count(N, 18);
   if (R.Ok && N != NumVariantKinds)
     return R.Ok = false;
   for (unsigned V = 0; R.Ok && V < NumVariantKinds; ++V) {
@@ -184,11 +125,16 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
     R.str(Var.Entry);
     R.str(Var.Reason);
     R.str(Var.Location);
+    R.str(Var.CpuDescriptor);
     if (R.Ok && Var.Present == Var.Entry.empty())
       return R.Ok = false; // present <=> named
   }
   if (R.Ok && !K.Variants[0].Present)
     return R.Ok = false; // the original always exists
+  const BundleVariant &Cpu = K.variant(VariantKind::CPU);
+  if (R.Ok && Cpu.Present && Cpu.CpuDescriptor.empty())
+    return R.Ok = false; // a CPU variant is reached through its descriptor
+  R.str(K.SwappedTwin);
 
   R.count(N, 4);
   K.MergeOutputs.resize(R.Ok ? N : 0);
@@ -266,6 +212,11 @@ std::string PayloadDecoder::run(Bundle &B) {
   What = "end of payload";
   if (!R.Ok)
     return error();
+  for (const BundleKernel &K : B.Kernels)
+    if (!K.SwappedTwin.empty() &&
+        (K.SwappedTwin == K.Name || !B.findKernel(K.SwappedTwin)))
+      return "kernel " + K.Name + " names a swapped twin '" + K.SwappedTwin +
+             "' that is no other kernel of the bundle";
   if (R.remaining() != 0)
     return std::to_string(R.remaining()) + " unexpected trailing byte(s)";
   return {};
@@ -401,11 +352,16 @@ std::string Bundle::describe() const {
       const BundleVariant &Var = K.Variants[V];
       std::string Name = getVariantKindName(VariantKind(V));
       if (Var.Present)
-        S += line("  variant " + Name + ": " + Var.Entry);
+        S += line("  variant " + Name + ": " + Var.Entry +
+                  (Var.CpuDescriptor.empty()
+                       ? ""
+                       : " (cpu descriptor " + Var.CpuDescriptor + ")"));
       else
         S += line("  variant " + Name + ": none: " + Var.Reason +
                   (Var.Location.empty() ? "" : " [" + Var.Location + "]"));
     }
+    if (!K.SwappedTwin.empty())
+      S += line("  swapped twin: " + K.SwappedTwin);
     if (!K.MergeOutputs.empty()) {
       std::string L = "  merge outputs:";
       for (uint32_t O : K.MergeOutputs)

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Footprint.h"
 
+#include "cleave/ABI/FormatVersions.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -581,11 +583,12 @@ Status Parser::run(std::string_view Text) {
     switch (State) {
     case Header:
       ++Pos;
-      if (Kw != "cleave-footprint") {
-        Ok = fail("expected 'cleave-footprint 1'");
+      if (Kw != FootprintMagic) {
+        Ok = fail(std::string("expected '") + FootprintMagic + " " +
+                  std::to_string(FootprintFormatVersion) + "'");
         break;
       }
-      if (peek() != "1") {
+      if (peek() != std::to_string(FootprintFormatVersion)) {
         Ok = fail("unsupported version '" + std::string(peek()) + "'");
         break;
       }
@@ -1444,18 +1447,6 @@ bool tryMerge(ByteRegion &A, const ByteRegion &B) {
 } // namespace
 
 //===-- Public API ------------------------------------------------------===//
-
-const char *getFootprintClassName(FootprintClass C) {
-  switch (C) {
-  case FootprintClass::Exact:
-    return "exact";
-  case FootprintClass::Bounded:
-    return "bounded";
-  case FootprintClass::Unknown:
-    return "unknown";
-  }
-  return "unknown";
-}
 
 bool ByteRegion::operator==(const ByteRegion &O) const {
   return Base == O.Base && Bytes == O.Bytes && Rows == O.Rows &&

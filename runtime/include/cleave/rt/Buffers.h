@@ -328,6 +328,14 @@ public:
   /// crosses host memory once instead of twice.
   Result memcpy(void *Dst, const void *Src, uint64_t Bytes,
                 MemcpyKind Kind = MemcpyKind::Default);
+  /// cudaMemcpy2D: \p Height rows of \p Width bytes, \p DPitch and
+  /// \p SPitch apart. Between the host and a buffer whose rows the home
+  /// device holds (or, to the device, any buffer when there is a home
+  /// device), one 2-D transfer with that device (Device::copy2D); otherwise
+  /// one memcpy() per row.
+  Result memcpy2D(void *Dst, uint64_t DPitch, const void *Src,
+                  uint64_t SPitch, uint64_t Width, uint64_t Height,
+                  MemcpyKind Kind = MemcpyKind::Default);
   /// cudaMemset on a runtime pointer.
   Result memset(void *Dst, int Value, uint64_t Bytes);
   /// The rate at which the program's memcpy() calls moved bytes into
@@ -365,6 +373,9 @@ public:
   bool hasDeferred() const {
     return DeferredGpus.load(std::memory_order_acquire) != 0;
   }
+  /// Whether every GPU's deferred work is done, without waiting for it
+  /// (cudaStreamQuery, cudaEventQuery). An error is the device's.
+  Result queryDeferred(bool &Done);
   /// Orders \p Gpu's compute stream after the deferred work that what a
   /// launch queues there next may touch (waits queued on the device; the
   /// host does not wait): that of the GPUs in \p Sources, whose memory it
@@ -446,6 +457,9 @@ private:
   std::vector<Device *> Devices;
   /// Host copies are guarded when a CPU device may run kernels on them.
   bool GuardHostCopies = false;
+  /// A CPU device computes on the host copies; without one, a host copy
+  /// only passes bytes between the program and the GPUs.
+  bool HostCopyWorks = false;
   HostPinning Pinning = HostPinning::Reused;
   bool DirectCopies = true;
   uint64_t DirectMinBytes = DirectCopyMinBytes;

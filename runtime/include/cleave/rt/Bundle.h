@@ -17,6 +17,10 @@
 #ifndef CLEAVE_RT_BUNDLE_H
 #define CLEAVE_RT_BUNDLE_H
 
+#include "cleave/ABI/BundleCodes.h"
+#include "cleave/ABI/CombineOp.h"
+#include "cleave/ABI/ParamRole.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -52,17 +56,18 @@ struct BundleStatus {
 /// The format version this runtime reads (and only that one).
 uint32_t getBundleFormatVersion();
 
-// The numeric values are the format's (cleave/BundleFormat.h).
-enum class SourceLanguage : uint8_t { CUDA, OpenCL };
-enum class ParamKind : uint8_t { Scalar, Pointer, ByValue };
-enum class ParamRole : uint8_t { NotPointer, Unused, Read, Write, ReadWrite };
-enum class VariantKind : uint8_t { Original, Partition, Merge, CPU };
-inline constexpr unsigned NumVariantKinds = 4;
-enum class ImageKind : uint8_t { PTX, Cubin };
-enum class VariableSpace : uint8_t { Global, Constant };
-
-const char *getParamRoleName(ParamRole R);     ///< as print<cleave-param-roles>
-const char *getVariantKindName(VariantKind K); ///< "original", "partition", ...
+// The format's enumerations (cleave/ABI/BundleCodes.h).
+using bundle::ImageKind;
+using bundle::NumVariantKinds;
+using bundle::ParamKind;
+using bundle::SourceLanguage;
+using bundle::VariableSpace;
+using bundle::VariantKind;
+/// "original", "partition", ...
+using bundle::getVariantKindName;
+/// The compiler's parameter roles (cleave/ABI/ParamRole.h).
+using cleave::getParamRoleName; ///< as print<cleave-param-roles>
+using cleave::ParamRole;
 
 struct BundleParam {
   ParamKind Kind = ParamKind::Scalar;
@@ -87,12 +92,17 @@ struct BundleVariant {
   std::string Entry;    ///< PTX entry (GPU variants) or host symbol (CPU)
   std::string Reason;   ///< when absent: the compiler's remark
   std::string Location; ///< where the reason points, "file:line:col" or empty
+  /// The `cleave_cpu_kernel_desc` of this variant's code in the program's
+  /// CPU object (cleave/rt/CpuKernelABI.h): the CPU variant's own, and the
+  /// merge variant's CPU build; empty when there is none. The runtime looks
+  /// descriptors up by these names only.
+  std::string CpuDescriptor;
 };
 
-/// The operation a combined parameter's atomics apply (the same order as
-/// the format's); each has a byte-pattern identity.
-enum class CombineOp : uint8_t { Add, And, Or, Xor, UMin, UMax };
-const char *getCombineOpName(CombineOp Op); ///< "add", "and", ...
+/// The operation a combined parameter's atomics apply; each has a
+/// byte-pattern identity (cleave/ABI/CombineOp.h).
+using cleave::CombineOp;
+using cleave::getCombineOpName; ///< "add", "and", ...
 
 /// A parameter the kernel only updates with integer atomics of one
 /// combinable operation whose results it never uses (docs/runtime.md,
@@ -119,6 +129,9 @@ struct BundleKernel {
   bool CanRunOnCPU = false;
   std::vector<BundleIssue> Issues;
   std::array<BundleVariant, NumVariantKinds> Variants;
+  /// The kernel of this bundle that is this one with the block index x and
+  /// y swapped (cleave-swap-grid), or empty.
+  std::string SwappedTwin;
   /// The output parameters the merge variant takes a partial buffer for, in
   /// the order of its partial parameters (docs/transforms.md).
   std::vector<uint32_t> MergeOutputs;

@@ -51,7 +51,8 @@ typedef struct cleave_cpu_kernel_desc {
   uint32_t flags;                   /* CLEAVE_CPU_* below */
   /* The same variant with every global memory access validated first
    * (CLEAVE_CHECK=memory); read only when flags has CLEAVE_CPU_HAS_CHECKED
-   * (include/cleave/CpuCheckABI.h), so hand-written descriptors may omit it. */
+   * (include/cleave/ABI/CpuCheckABI.h), so hand-written descriptors may omit
+   * it. */
   cleave_cpu_kernel_fn checked_fn;
 } cleave_cpu_kernel_desc;
 

@@ -131,6 +131,13 @@ public:
   /// Sets \p Bytes bytes at \p Dst to \p Value.
   Result memset(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                 StreamHandle S = nullptr);
+  /// \p Height rows of \p Width bytes between host memory and this
+  /// device's (to the device when \p ToDevice), the rows \p DevPitch bytes
+  /// apart on the device and \p HostPitch on the host: cudaMemcpy2D's
+  /// copy, in one transfer where the device has one (cuMemcpy2D).
+  /// Complete on return.
+  Result copy2D(bool ToDevice, DeviceAddr Dev, uint64_t DevPitch, void *Host,
+                uint64_t HostPitch, uint64_t Width, uint64_t Height);
 
   /// Whether this device reaches \p Other's memory over a direct link
   /// (NVLink / PCIe P2P with peer access enabled).
@@ -169,6 +176,10 @@ public:
   }
   virtual Result recordEvent(EventHandle E, StreamHandle S) = 0;
   virtual Result synchronizeEvent(EventHandle E) = 0;
+  /// Whether the work before the last record of \p E is done, without
+  /// waiting for it (cuEventQuery). The default waits (synchronizeEvent):
+  /// devices whose events complete as they are recorded.
+  virtual Result queryEvent(EventHandle E, bool &Done);
   /// Orders stream \p S of this device after event \p E of \p Src (recorded
   /// on one of Src's streams): work queued on \p S later starts once what
   /// preceded the record is done. The default waits for the event on the
@@ -260,6 +271,10 @@ protected:
                                    StreamHandle S);
   virtual Result memsetImpl(DeviceAddr Dst, uint8_t Value, uint64_t Bytes,
                             StreamHandle S) = 0;
+  /// copy2D() once checked; the default copies row by row.
+  virtual Result copy2DImpl(bool ToDevice, DeviceAddr Dev, uint64_t DevPitch,
+                            void *Host, uint64_t HostPitch, uint64_t Width,
+                            uint64_t Height);
 
   /// The error an injected fault returns.
   Result injectedFault(FaultOp Op) const;
@@ -303,6 +318,10 @@ public:
   /// create() with $CLEAVE_DEVICES.
   static Result createFromEnvironment(std::unique_ptr<DeviceRegistry> &Out,
                                       const RegistryOptions &Opts = {});
+  /// A registry of \p Devices, in that order (tests: devices such as
+  /// NullGpu that no selection names).
+  static std::unique_ptr<DeviceRegistry>
+  fromDevices(std::vector<std::unique_ptr<Device>> Devices);
   ~DeviceRegistry();
 
   size_t size() const { return Devices.size(); }

@@ -7,17 +7,20 @@
 // one, conservative defaults derived from the device attributes (stated in
 // the CLEAVE_LOG=plan output, and in docs/partitioner.md).
 //
-// Only the parts the planner uses are kept: per GPU its SM count, DRAM read
-// bandwidth, host-link bandwidths alone (pinned and pageable), the launch
-// round trip and stream synchronization cost, the peer bandwidths; the
-// aggregate host-link bandwidths with every GPU busy; the CPU's triad
-// bandwidth with one thread and with all of them.
+// This is the one reader of the format (the runtime's planner and `cleave
+// analyze` both use it). Kept: per GPU its SM count, DRAM read bandwidth,
+// host-link bandwidths alone (pinned and pageable), the launch round trip
+// and stream synchronization cost, the peer bandwidths, and everything the
+// GPU models need (model::GpuParams); the aggregate host-link bandwidths
+// with every GPU busy; the CPU's triad bandwidth with one thread and with
+// all of them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_DEVICEPROFILE_H
 #define CLEAVE_RT_DEVICEPROFILE_H
 
 #include "cleave/rt/Error.h"
+#include "cleave/rt/HopperModel.h"
 
 #include <cstdint>
 #include <map>
@@ -31,6 +34,8 @@ namespace rt {
 struct GpuProfile {
   /// The CUDA ordinal it was measured as (the profile's "index").
   int Index = 0;
+  /// Its position in the profile's "gpus" array.
+  unsigned Entry = 0;
   std::string Name;
   unsigned SMs = 0;
   unsigned MaxThreadsPerSM = 0;
@@ -42,12 +47,21 @@ struct GpuProfile {
   /// memory (what the runtime's host copies are).
   double PinnedH2DGBps = 0, PinnedD2HGBps = 0;
   double PageableH2DGBps = 0, PageableD2HGBps = 0;
-  /// Launch of an empty kernel plus cuStreamSynchronize, microseconds.
-  double LaunchUs = 0;
+  /// Launch of an empty kernel plus cuStreamSynchronize, microseconds
+  /// ("launch.roundtrip_us"). The models' cost of one launch among many is
+  /// Model.LaunchUs ("launch.throughput.wall_us").
+  double LaunchRoundTripUs = 0;
   /// cuStreamSynchronize on an idle stream, microseconds.
   double SyncUs = 0;
   /// Peer bandwidth to other GPUs (by ordinal), GB/s.
   std::map<int, double> PeerGBps;
+  /// What the GPU models need (docs/analyze.md), from the same entry; the
+  /// issue costs are the architecture's, not measured, and stay 0.
+  model::GpuParams Model;
+  /// The first key Model needs that the entry lacks or holds no finite
+  /// number at ("sm_clock_mhz", "instructions.classes[fma.f32]"); empty when
+  /// Model is complete.
+  std::string ModelMissing;
 };
 
 struct CpuProfile {
@@ -64,7 +78,10 @@ struct DeviceProfile {
   /// date, or "defaults".
   std::string Tag = "defaults";
   bool FromFile = false;
+  /// The GPUs measured without error, in the profile's order.
   std::vector<GpuProfile> Gpus;
+  /// Entries of the profile's "gpus" array, measured or not.
+  unsigned GpuEntries = 0;
   CpuProfile Cpu;
   /// Host-link bandwidth with every GPU sending (receiving) at once, GB/s;
   /// 0 when the profile does not have that state.
@@ -74,9 +91,10 @@ struct DeviceProfile {
   const GpuProfile *gpu(int Ordinal) const;
 };
 
-/// Parses a cleave-calibrate profile (schema "cleave-device-profile",
-/// version 1). InvalidValue naming what is wrong for text that is not JSON,
-/// another schema or version, or a profile without GPUs and CPU numbers.
+/// Parses a cleave-calibrate profile (schema cleave::DeviceProfileSchema,
+/// version cleave::DeviceProfileSchemaVersion, cleave/ABI/FormatVersions.h).
+/// InvalidValue naming what is wrong for text that is not JSON, another
+/// schema or version, or a profile without GPUs and CPU numbers.
 Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out);
 /// Reads and parses \p Path (InvalidValue naming the path on any error).
 Result loadDeviceProfile(const std::string &Path, DeviceProfile &Out);

@@ -172,6 +172,15 @@ public:
   /// queries (cudaFuncGetAttributes, occupancy) take.
   Result originalFunction(const KernelHandle &K, size_t Device,
                           FunctionHandle &Out);
+  /// What a launch of \p K's original variant over the whole grid on GPU
+  /// \p Device needs from the engine when the caller queues it there
+  /// itself (the API layer's direct launches, docs/runtime.md): the
+  /// function, and the kernel's variables current there (copied now if
+  /// not; one it writes is marked held there alone). Each launch of a
+  /// kernel that uses variables asks again: the program's symbol copies
+  /// change them in between.
+  Result prepareDirect(const KernelHandle &K, Location Device,
+                       FunctionHandle &Out);
   /// The bundle of the program that holds \p K (alive as long as the
   /// engine), or null when \p K is not this engine's.
   const Bundle *bundleOf(const KernelHandle &K) const;

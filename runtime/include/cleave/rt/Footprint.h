@@ -21,6 +21,7 @@
 #ifndef CLEAVE_RT_FOOTPRINT_H
 #define CLEAVE_RT_FOOTPRINT_H
 
+#include "cleave/ABI/FootprintClass.h"
 #include "cleave/rt/Status.h"
 
 #include <cstdint>
@@ -31,10 +32,9 @@
 namespace cleave {
 namespace rt {
 
-enum class FootprintClass : uint8_t { Exact, Bounded, Unknown };
-
-/// "exact", "bounded" or "unknown".
-const char *getFootprintClassName(FootprintClass C);
+/// The compiler's classes (cleave/ABI/FootprintClass.h).
+using cleave::FootprintClass;
+using cleave::getFootprintClassName; ///< "exact", "bounded" or "unknown"
 
 /// The bytes { Base + b + r*Pitch + p*PlanePitch : 0 <= b < Bytes,
 /// 0 <= r < Rows, 0 <= p < Planes }, in bytes relative to the start of the

@@ -23,6 +23,8 @@
 
 #include "cleave/rt/LuoModel.h"
 
+#include "cleave/ABI/InstrClass.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -32,40 +34,9 @@ namespace cleave {
 namespace rt {
 namespace model {
 
-/// The instruction classes the instrumentation counts, in the compiler's
-/// order (cleave/Transforms/Instrument.h: InstrClass). The names are the
-/// link between the two (the runtime does not include compiler headers).
-enum class OpClass : uint8_t {
-  Int,
-  IntDiv,
-  Fp32,
-  Fp32Div,
-  Fp64,
-  Fp64Div,
-  Sfu,
-  Conversion,
-  GlobalLoad,
-  GlobalStore,
-  GlobalAtomic,
-  SharedLoad,
-  SharedStore,
-  SharedAtomic,
-  Local,
-  ConstLoad,
-  Branch,
-  Barrier,
-  Warp,
-  Other,
-};
-constexpr unsigned NumOpClasses = unsigned(OpClass::Other) + 1;
-using ClassArray = std::array<double, NumOpClasses>;
-
-/// "int", "fp32", "ld.global", ... (the same names as the compiler's).
-const char *opClassName(OpClass C);
-/// The class of that name; false when there is none.
-bool opClassByName(const std::string &Name, OpClass &Out);
-/// Global and local memory: the memory tasks of Luo's periods (§1.3).
-bool isMemoryOp(OpClass C);
+/// One cost per instruction class (cleave/ABI/InstrClass.h, the classes
+/// the instrumentation counts).
+using ClassArray = std::array<double, NumInstrClasses>;
 
 /// What the models need of a GPU (a device profile, docs/calibrate.md).
 struct GpuParams {
@@ -109,7 +80,7 @@ constexpr unsigned NumPipes = unsigned(Pipe::Mio) + 1;
 /// fp32 and its division sequence: FMA; int, branches, barriers and the rest:
 /// ALU; fp64: FP64; sfu and conversions: XU (the transcendental unit);
 /// memory, constant loads and warp shuffles: MIO (the load/store path).
-Pipe pipeOf(OpClass C);
+Pipe pipeOf(InstrClass C);
 
 /// The issue costs of an sm_90 SM sub-partition (H100/H200 whitepaper: per
 /// SM and clock 128 FP32, 64 INT32, 64 FP64, 16 SFU lanes, 32 load/store
@@ -160,7 +131,7 @@ struct LaunchStats {
   /// requests' segments less the stores').
   double LoadSegments = 0;
   /// The representative warp's instruction sequence (classes in order).
-  std::vector<OpClass> Stream;
+  std::vector<InstrClass> Stream;
   /// Data dependences of the Stream, when known (else both empty): entry
   /// I uses the results of the entries Deps[DepBegin[I] .. DepBegin[I+1])
   /// (earlier positions of the Stream). DepBegin has Stream.size() + 1
@@ -179,11 +150,10 @@ struct LaunchStats {
 /// maximal run of computation instructions (cost: the sum of \p Cost) and
 /// the maximal run of memory instructions after it (\p MemoryTask gives the
 /// cost of a memory task from its number of loads and stores).
-std::vector<luo::Period>
-periodsOf(const std::vector<OpClass> &Stream, const ClassArray &Cost,
-          double (*MemoryTask)(unsigned Loads, unsigned Stores,
-                               const void *Ctx),
-          const void *Ctx);
+std::vector<luo::Period> periodsOf(
+    const std::vector<InstrClass> &Stream, const ClassArray &Cost,
+    double (*MemoryTask)(unsigned Loads, unsigned Stores, const void *Ctx),
+    const void *Ctx);
 
 enum class Bottleneck { Memory, Compute, Latency, Launch };
 const char *bottleneckName(Bottleneck B);

@@ -103,6 +103,11 @@ struct LaunchPlan {
   /// that reads device memory waits for it (docs/runtime.md, "Deferred
   /// completion").
   bool Deferred = false;
+  /// The launch went to its device's compute stream from the program's
+  /// thread, without the engine: the only device is a GPU, every buffer is
+  /// whole there, and nothing was queued before it (docs/runtime.md,
+  /// "Direct launches").
+  bool Direct = false;
 };
 
 } // namespace rt

@@ -3,7 +3,7 @@
 // Part of Cleave's runtime (no LLVM). With CLEAVE_CHECK=memory, the executor
 // runs each kernel's checked CPU variant (CpuKernelABI.h, checked_fn), whose
 // every access to global or generic memory first calls __cleave_rt_check
-// (include/cleave/CpuCheckABI.h). An access is valid when it lies wholly
+// (include/cleave/ABI/CpuCheckABI.h). An access is valid when it lies wholly
 // inside a live allocation of the CPU devices (host copies and replicas,
 // registered by GuardedMemory.cpp while checking is on), the worker's
 // scratch (shared memory) or the worker's stack. The first invalid access

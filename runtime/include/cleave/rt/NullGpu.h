@@ -51,6 +51,12 @@ public:
     /// The answers of attribute() (CUdevice_attribute numbers); others
     /// are NotSupported.
     std::map<int, int> Attributes;
+    /// Called by each launch with its grid, block and kernelParams (whose
+    /// pointers are this device's addresses: malloc'ed memory), e.g. to do
+    /// the kernel's work there.
+    std::function<void(const uint32_t Grid[3], const uint32_t Block[3],
+                       void **Params)>
+        OnLaunch;
   };
 
   explicit NullGpu(Options O) : Device(props(O)), Opt(std::move(O)) {}
@@ -152,9 +158,11 @@ public:
 
 protected:
   Result launchKernelImpl(FunctionHandle, const uint32_t Grid[3],
-                          const uint32_t[3], uint64_t, StreamHandle,
-                          void **) override {
+                          const uint32_t Block[3], uint64_t, StreamHandle,
+                          void **Params) override {
     LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    if (Opt.OnLaunch)
+      Opt.OnLaunch(Grid, Block, Params);
     note("launch");
     return Result::success();
   }

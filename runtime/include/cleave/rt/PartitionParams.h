@@ -32,6 +32,8 @@
 #ifndef CLEAVE_RT_PARTITIONPARAMS_H
 #define CLEAVE_RT_PARTITIONPARAMS_H
 
+#include "cleave/ABI/PartitionABI.h"
+
 #include <cstdint>
 
 namespace cleave {
@@ -92,25 +94,9 @@ constexpr uint32_t fastDivide(uint32_t N, FastDivisor F) {
   return uint32_t((uint64_t(N + F.Inc) * F.Magic) >> 32) >> F.Shift;
 }
 
-/// Number of i32 parameters a partition-ready clone takes after its own
-/// (the compiler's cleave::NumPartitionParams is the same number).
-inline constexpr unsigned NumPartitionParams = 12;
-
-/// Positions of the values, in the clone's parameter order.
-enum PartitionParam : unsigned {
-  FirstX, // first block's blockIdx.x
-  FirstY, // first block's blockIdx.y
-  FirstZ, // first block's blockIdx.z
-  GridX,  // the original launch's gridDim.x
-  GridY,
-  GridZ,
-  MagicX, // FastDivisor of gridDim.x
-  ShiftX,
-  IncX,
-  MagicY, // FastDivisor of gridDim.y
-  ShiftY,
-  IncY,
-};
+/// The parameters' count; their order is pp::PartitionParam
+/// (cleave/ABI/PartitionABI.h, shared with the compiler).
+using cleave::NumPartitionParams;
 
 /// True when blocks [First, First + Count) of a grid (GX, GY, GZ) may be run
 /// by one launch of a partition-ready clone of Count blocks: CUDA's grid
@@ -137,19 +123,19 @@ constexpr bool computePartitionParams(uint64_t First, uint32_t GX, uint32_t GY,
   if (!isValidPartitionLaunch(First, 1, GX, GY, GZ))
     return false;
   uint64_t Rows = First / GX;
-  Values[FirstX] = uint32_t(First % GX);
-  Values[FirstY] = uint32_t(Rows % GY);
-  Values[FirstZ] = uint32_t(Rows / GY);
-  Values[GridX] = GX;
-  Values[GridY] = GY;
-  Values[GridZ] = GZ;
+  Values[pp::FirstX] = uint32_t(First % GX);
+  Values[pp::FirstY] = uint32_t(Rows % GY);
+  Values[pp::FirstZ] = uint32_t(Rows / GY);
+  Values[pp::GridX] = GX;
+  Values[pp::GridY] = GY;
+  Values[pp::GridZ] = GZ;
   FastDivisor DX = makeFastDivisor(GX), DY = makeFastDivisor(GY);
-  Values[MagicX] = DX.Magic;
-  Values[ShiftX] = DX.Shift;
-  Values[IncX] = DX.Inc;
-  Values[MagicY] = DY.Magic;
-  Values[ShiftY] = DY.Shift;
-  Values[IncY] = DY.Inc;
+  Values[pp::MagicX] = DX.Magic;
+  Values[pp::ShiftX] = DX.Shift;
+  Values[pp::IncX] = DX.Inc;
+  Values[pp::MagicY] = DY.Magic;
+  Values[pp::ShiftY] = DY.Shift;
+  Values[pp::IncY] = DY.Inc;
   return true;
 }
 
@@ -160,14 +146,14 @@ struct BlockIndex {
 };
 
 constexpr BlockIndex decodeBlockIndex(uint32_t C, const uint32_t *Values) {
-  FastDivisor DX{Values[MagicX], Values[ShiftX], Values[IncX]};
-  FastDivisor DY{Values[MagicY], Values[ShiftY], Values[IncY]};
-  uint32_t N1 = C + Values[FirstX];
+  FastDivisor DX{Values[pp::MagicX], Values[pp::ShiftX], Values[pp::IncX]};
+  FastDivisor DY{Values[pp::MagicY], Values[pp::ShiftY], Values[pp::IncY]};
+  uint32_t N1 = C + Values[pp::FirstX];
   uint32_t Q1 = fastDivide(N1, DX);
-  uint32_t N2 = Q1 + Values[FirstY];
+  uint32_t N2 = Q1 + Values[pp::FirstY];
   uint32_t Q2 = fastDivide(N2, DY);
-  return {N1 - Q1 * Values[GridX], N2 - Q2 * Values[GridY],
-          Q2 + Values[FirstZ]};
+  return {N1 - Q1 * Values[pp::GridX], N2 - Q2 * Values[pp::GridY],
+          Q2 + Values[pp::FirstZ]};
 }
 
 } // namespace rt
