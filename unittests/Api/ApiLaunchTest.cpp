@@ -899,8 +899,8 @@ TEST_F(ApiDirect, LaunchesGoToTheGpuWithItsAddresses) {
   ASSERT_NE(Launch, T.end());
   EXPECT_NE(std::find(Launch, T.end(), "sync"), T.end());
 
-  // The host copy now holds c too; the next launch writes it on the GPU,
-  // so that copy must go stale: the read-back gets the new sums.
+  // The next launch writes c again on the GPU: the read-back gets the new
+  // sums.
   std::vector<float> A2 = randomFloats(N, 3);
   ASSERT_EQ(cudaMemcpy(DA, A2.data(), N * sizeof(float),
                        cudaMemcpyHostToDevice),
@@ -910,6 +910,23 @@ TEST_F(ApiDirect, LaunchesGoToTheGpuWithItsAddresses) {
   C = download(DC, N);
   for (int I = 0; I < N; ++I)
     ASSERT_EQ(C[I], A2[I] + B[I]) << I;
+
+  // A copy to a symbol from device memory brings the host copy of c up to
+  // date; the launch after it writes c on the GPU alone, so the next such
+  // copy must fetch c again.
+  float F = 0;
+  ASSERT_EQ(cudaMemcpyToSymbol(&factor, DC, sizeof(float), 0,
+                               cudaMemcpyDeviceToDevice),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpyFromSymbol(&F, &factor, sizeof(float)), cudaSuccess);
+  EXPECT_EQ(F, A2[0] + B[0]);
+  LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DA, DC, N);
+  EXPECT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  ASSERT_EQ(cudaMemcpyToSymbol(&factor, DC, sizeof(float), 0,
+                               cudaMemcpyDeviceToDevice),
+            cudaSuccess);
+  ASSERT_EQ(cudaMemcpyFromSymbol(&F, &factor, sizeof(float)), cudaSuccess);
+  EXPECT_EQ(F, A2[0] + A2[0]);
   for (float *P : {DA, DB, DC})
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }

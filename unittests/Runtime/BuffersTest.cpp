@@ -618,6 +618,28 @@ TEST(BuffersTest, TheHomeDeviceTakesTheProgramsCopies) {
   EXPECT_EQ(Two.soleDeviceWithOwnMemory(), -1);
 }
 
+TEST(BuffersTest, ReadsFromTheOnlyGpuSkipTheHostCopy) {
+  // One GPU, no CPU device: a read goes from the GPU straight into the
+  // program's memory, whatever its size, and the host copy stays stale
+  // (nothing computes on it); the next read fetches again, as CUDA does.
+  FakeDevice Gpu("gpu0");
+  BufferManager M({&Gpu});
+  M.setHomeDevice(M.soleDeviceWithOwnMemory());
+  ASSERT_EQ(M.homeDevice(), 0);
+  void *P = nullptr;
+  ASSERT_TRUE(M.allocate(4096, P).ok());
+  std::vector<uint8_t> In(4096, 7), Out(4096);
+  ASSERT_TRUE(M.memcpy(P, In.data(), 4096, MemcpyKind::HostToDevice).ok());
+  for (int Read = 0; Read < 2; ++Read) {
+    Gpu.clearLog();
+    ASSERT_TRUE(M.memcpy(Out.data(), P, 4096, MemcpyKind::DeviceToHost).ok());
+    EXPECT_EQ(Gpu.bytes("d2h"), 4096u) << Read;
+    EXPECT_EQ(In, Out);
+    EXPECT_TRUE(bufferOf(M, P)->validRanges(HostLocation).empty()) << Read;
+  }
+  ASSERT_TRUE(M.free(P).ok());
+}
+
 TEST(BuffersTest, TwoDimensionalCopiesMoveOnceWithTheHomeDevice) {
   // cudaMemcpy2D into and out of a pitched buffer on the home device: one
   // 2-D transfer each way, not one per row; the bytes between the rows

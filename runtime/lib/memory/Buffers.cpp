@@ -1108,9 +1108,11 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     std::lock_guard<std::mutex> Lock(S.Mutex);
     ++S.ProgramReads;
     ByteRange SRange{RS.Offset, RS.Offset + Bytes};
-    // Without a CPU device the host copy is only a stop on the way: every
-    // read goes straight to the program's memory.
-    if (DirectCopies && (Bytes >= DirectMinBytes || !HostCopyWorks))
+    // One GPU and no CPU device: the host copy is only a stop on the way,
+    // so every read goes straight to the program's memory, as under CUDA.
+    // (With several GPUs it keeps what was read for the next transfer.)
+    if (DirectCopies &&
+        (Bytes >= DirectMinBytes || (Home >= 0 && !HostCopyWorks)))
       return readToHostLocked(S, SRange, static_cast<char *>(Dst));
     Result C = makeValidLocked(S, HostLocation, SRange);
     if (!C.ok())
