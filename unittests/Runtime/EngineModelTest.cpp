@@ -1,6 +1,6 @@
 //===- EngineModelTest.cpp - The engine's model policy on CPU devices -----===//
 //
-// Part of Cleave. The model policy (Planner.h) inside the engine with real
+// Part of Cleave. The model policy (ModelPartitioner.h) inside the engine with real
 // buffers and a real bundle (unittests/Inputs/engine_model_test.ll through
 // the compiler's bundle writer at build time; a hand-written CPU variant):
 // results against a plain reference, CPU devices kept on one device (they
@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../TestInputs.h"
-#include "../../runtime/lib/IssuePool.h"
+#include "../../runtime/lib/engine/IssuePool.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/PerfCache.h"
-#include "cleave/rt/Planner.h"
+#include "cleave/rt/ModelPartitioner.h"
 
 #include "gtest/gtest.h"
 
@@ -692,7 +692,7 @@ TEST_F(EngineNullGpuTest, ALaunchTooShortToPayForASplitRunsWhole) {
   start({{0, "model A"}, {1, "model A"}});
   LaunchPlan Split = launch();
   EXPECT_EQ(Split.Runs.size(), 2u) << Split.describe();
-  Eng->setMinSplitMs(Planner::DefaultMinSplitMs);
+  Eng->setMinSplitMs(ModelPartitioner::DefaultMinSplitMs);
   for (int I = 0; I < 3; ++I) {
     testing::internal::CaptureStderr();
     setenv("CLEAVE_LOG", "plan", 1);
@@ -760,7 +760,7 @@ TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
   ASSERT_TRUE(Bufs->memset(Ptr[0], 1, N * sizeof(float)).ok());
   ASSERT_TRUE(Bufs->memset(Ptr[1], 2, N * sizeof(float)).ok());
   // The first launch may leave a GPU out (the seed says a fourth share
-  // gains too little, Planner::MinDeviceGain); once measurements show it
+  // gains too little, ModelPartitioner::MinDeviceGain); once measurements show it
   // would gain, the steady-state decision may bring it in, moving its data
   // once. Nothing else moves.
   unsigned Moves = 0;

@@ -951,7 +951,17 @@ TEST_F(EngineTest, Validation) {
   EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
   Bad.Partition = {{0, 0, 5}, {1, 5, 6}}; // past the grid
   EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 0, 10}, {1, 10, 0}}; // an empty range
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 0, 5}, {0, 0, 5}, {1, 5, 5}}; // covered twice
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 1, 9}}; // block 0 left out
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
+  Bad.Partition = {{0, 0, UINT64_MAX}};
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidValue);
   Bad.Partition = {{0, 0, 5}, {7, 5, 5}};
+  EXPECT_EQ(Code(Bad), ErrorCode::InvalidDevice);
+  Bad.Partition = {{-1, 0, 10}};
   EXPECT_EQ(Code(Bad), ErrorCode::InvalidDevice);
   Bad.Partition = {{0, 0, 5}, {2, 5, 5}}; // the fake device runs nothing
   EXPECT_EQ(Code(Bad), ErrorCode::NotSupported);
@@ -968,6 +978,142 @@ TEST_F(EngineTest, Validation) {
 
   EXPECT_EQ(Eng->addProgram("junk", 4, {}).code(),
             ErrorCode::InvalidKernelImage);
+}
+
+/// A random partition of [0, Total) over devices [0, NumDevices): 1 to 5
+/// ranges in random order.
+std::vector<PartitionRange> randomPartition(std::mt19937 &Rng, uint64_t Total,
+                                            size_t NumDevices) {
+  size_t K = 1 + Rng() % std::min<uint64_t>(Total, 5);
+  std::vector<uint64_t> Cuts = {0, Total};
+  while (Cuts.size() < K + 1) {
+    uint64_t C = 1 + Rng() % (Total - 1);
+    if (std::find(Cuts.begin(), Cuts.end(), C) == Cuts.end())
+      Cuts.push_back(C);
+  }
+  std::sort(Cuts.begin(), Cuts.end());
+  std::vector<PartitionRange> P;
+  for (size_t I = 0; I + 1 < Cuts.size(); ++I)
+    P.push_back({Location(Rng() % NumDevices), Cuts[I], Cuts[I + 1] - Cuts[I]});
+  std::shuffle(P.begin(), P.end(), Rng);
+  return P;
+}
+
+// An explicit partition over 1 to 3 CPU devices runs as given: a range on
+// cpu1 or cpu2 pulls exactly its slice of each input (cpu0 shares the host
+// copy and pulls nothing), and the same launch again moves nothing.
+TEST_F(EngineTest, ExplicitRandomPartitionsMoveOnlyTheNeededBytes) {
+  for (unsigned NumCpu = 1; NumCpu <= 3; ++NumCpu) {
+    build(NumCpu);
+    for (int Trial = 0; Trial < 15; ++Trial) {
+      int N = 1 + Rng() % 5000;
+      uint32_t Block = 1 + Rng() % 128;
+      uint32_t Grid = (N + Block - 1) / Block + Rng() % 3;
+      std::vector<float> A(N), B(N), C(N, -1);
+      for (int I = 0; I < N; ++I)
+        A[I] = float(I % 97), B[I] = float(I % 13) * 0.5f;
+      float *PA = upload(A), *PB = upload(B), *PC = upload(C);
+      void *Args[] = {&PA, &PB, &PC, &N};
+      KernelLaunchRequest Req;
+      Req.Kernel = Eng->findKernel("vecadd");
+      Req.Grid[0] = Grid;
+      Req.Block[0] = Block;
+      Req.Args = Args;
+      Req.Partition = randomPartition(Rng, Grid, NumCpu);
+      LaunchPlan Plan;
+      Result R = Eng->launch(Req, Plan);
+      ASSERT_TRUE(R.ok()) << R.toString();
+      EXPECT_TRUE(Plan.Split) << Plan.describe();
+      uint64_t Want = 0;
+      for (const PartitionRange &P : Req.Partition)
+        if (P.Device != 0) {
+          uint64_t Lo = std::min<uint64_t>(N, P.First * Block);
+          uint64_t Hi = std::min<uint64_t>(N, (P.First + P.Count) * Block);
+          Want += 2 * 4 * (Hi - Lo);
+        }
+      EXPECT_EQ(Plan.BytesMoved, Want) << Plan.describe();
+      R = Eng->launch(Req, Plan);
+      ASSERT_TRUE(R.ok()) << R.toString();
+      EXPECT_EQ(Plan.BytesMoved, 0u) << Plan.describe();
+      std::vector<float> Got = download(PC, N);
+      for (int I = 0; I < N; ++I)
+        ASSERT_EQ(Got[I], A[I] + B[I]) << I << " " << Plan.describe();
+      for (void *P : {(void *)PA, (void *)PB, (void *)PC})
+        ASSERT_TRUE(Bufs->free(P).ok());
+    }
+  }
+}
+
+// Data stays where a launch left it: the second half of c lives only on
+// cpu1 after the first launch, so c = a + c all on cpu1 moves a's and c's
+// first halves only. The plan's text names each run's bytes.
+TEST_F(EngineTest, ResidencyAcrossLaunchesAndPlanText) {
+  build(2);
+  const int N = 1024;
+  int NArg = N;
+  std::vector<float> A(N, 1.0f), B(N, 2.0f);
+  float *PA = upload(A), *PB = upload(B), *PC = upload(std::vector<float>(N));
+  void *Args[] = {&PA, &PB, &PC, &NArg};
+  KernelLaunchRequest Req;
+  Req.Kernel = Eng->findKernel("vecadd");
+  Req.Grid[0] = 16;
+  Req.Block[0] = 64;
+  Req.Args = Args;
+  Req.Partition = {{0, 0, 8}, {1, 8, 8}};
+  LaunchPlan Plan;
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_EQ(Plan.BytesMoved, 2u * 512 * 4) << Plan.describe();
+  ASSERT_EQ(Plan.Runs.size(), 2u);
+  EXPECT_EQ(Plan.Runs[0].BytesIn, 0u);
+  EXPECT_EQ(Plan.Runs[1].DeviceName, "cpu1");
+  EXPECT_NE(Plan.describe().find("cpu1 blocks [8, 16): 4096 bytes in"),
+            std::string::npos)
+      << Plan.describe();
+  BufferManager::Resolved Res;
+  ASSERT_TRUE(Bufs->resolve(PC, Res).ok());
+  EXPECT_EQ(Bufs->missingRanges(*Res.Buf, 0, {0, N * 4}).totalBytes(), 2048u);
+  void *Args2[] = {&PA, &PC, &PC, &NArg};
+  Req.Args = Args2;
+  Req.Partition = {{1, 0, 16}};
+  ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  EXPECT_EQ(Plan.BytesMoved, 2u * 512 * 4) << Plan.describe();
+  EXPECT_EQ(download(PC, N), std::vector<float>(N, 4.0f));
+}
+
+// A 2-D grid under random explicit partitions: rows of blocks cut anywhere,
+// the result that of one device, and no input copied twice to a device.
+TEST_F(EngineTest, ExplicitRandomPartitionsOfATwoDimensionalGrid) {
+  for (unsigned NumCpu = 1; NumCpu <= 3; ++NumCpu) {
+    build(NumCpu);
+    for (int Trial = 0; Trial < 10; ++Trial) {
+      int W = 1 + Rng() % 150, H = 1 + Rng() % 120;
+      uint32_t BX = 1 + Rng() % 16;
+      std::vector<float> In(size_t(W) * H);
+      for (size_t I = 0; I < In.size(); ++I)
+        In[I] = float(I % 101);
+      float *PIn = upload(In), *POut = upload(std::vector<float>(In.size()));
+      void *Args[] = {&PIn, &POut, &W, &H};
+      KernelLaunchRequest Req;
+      Req.Kernel = Eng->findKernel("tr");
+      Req.Grid[0] = (W + BX - 1) / BX;
+      Req.Grid[1] = H;
+      Req.Block[0] = BX;
+      Req.Args = Args;
+      Req.Partition =
+          randomPartition(Rng, uint64_t(Req.Grid[0]) * H, NumCpu);
+      LaunchPlan Plan;
+      Result R = Eng->launch(Req, Plan);
+      ASSERT_TRUE(R.ok()) << R.toString();
+      EXPECT_LE(Plan.BytesMoved, In.size() * 4 * 2 * NumCpu);
+      std::vector<float> Got = download(POut, In.size());
+      for (int Y = 0; Y < H; ++Y)
+        for (int X = 0; X < W; ++X)
+          ASSERT_EQ(Got[size_t(X) * H + Y], In[size_t(Y) * W + X])
+              << W << "x" << H << " " << Plan.describe();
+      ASSERT_TRUE(Bufs->free(PIn).ok());
+      ASSERT_TRUE(Bufs->free(POut).ok());
+    }
+  }
 }
 
 TEST_F(EngineTest, KernelWithoutCpuVariantNeedsAGpu) {

@@ -6,7 +6,7 @@
 // depends on how fast the threads run.
 //
 //===----------------------------------------------------------------------===//
-#include "../../runtime/lib/IssuePool.h"
+#include "../../runtime/lib/engine/IssuePool.h"
 
 #include "gtest/gtest.h"
 

@@ -1,13 +1,13 @@
 //===- LaunchSupportTest.cpp - Footprint regions as byte ranges ------------===//
 //
 // Part of Cleave's unit tests. The helpers that turn a range's footprint
-// regions into the engine's byte sets (runtime/lib/LaunchSupport.h): row
+// regions into the engine's byte sets (runtime/lib/engine/LaunchSupport.h): row
 // counts, hulls, coarse sets and their refinement, against sets built row
 // by row.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../../runtime/lib/LaunchSupport.h"
+#include "../../runtime/lib/engine/LaunchSupport.h"
 
 #include "gtest/gtest.h"
 

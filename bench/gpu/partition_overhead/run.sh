@@ -18,8 +18,8 @@ export CLEAVE_COMMIT=${CLEAVE_COMMIT:-$(git -C "$repo" rev-parse HEAD 2>/dev/nul
 export CLEAVE_DATE=${CLEAVE_DATE:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}
 bin=$(mktemp -d)/harness
 g++ -O2 -std=c++17 -I"$cuda/include" -I"$repo/runtime/include" \
-    -I"$repo/include" "$here/harness.cpp" "$repo/runtime/lib/Bundle.cpp" \
-    "$repo/runtime/lib/Footprint.cpp" -o "$bin" -L"$cuda/lib64/stubs" -lcuda
+    -I"$repo/include" "$here/harness.cpp" "$repo/runtime/lib/program/Bundle.cpp" \
+    "$repo/runtime/lib/program/Footprint.cpp" -o "$bin" -L"$cuda/lib64/stubs" -lcuda
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
     --format=csv 2>/dev/null | tee "$out/nvidia-smi.txt" || true
 objdump=$(command -v cuobjdump || echo "$cuda/bin/cuobjdump")

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
-#include "../Text.h"
+#include "../support/Text.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Spin.h"
 

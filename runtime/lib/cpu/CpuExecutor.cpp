@@ -13,11 +13,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <optional>
+#include <string>
 
 namespace cleave::rt {
 
@@ -78,14 +81,36 @@ std::string kernelName(const cleave_cpu_kernel_desc &K) {
 
 } // namespace
 
+unsigned parseCpuThreads(const char *Text, unsigned Fallback,
+                         std::string &Warning) {
+  Warning.clear();
+  char *End = nullptr;
+  errno = 0;
+  unsigned long long N = std::strtoull(Text, &End, 10);
+  bool Digits = End != Text && *End == '\0' && *Text >= '0' && *Text <= '9';
+  if (Digits && errno == 0 && N >= 1 && N <= MaxCpuThreads)
+    return static_cast<unsigned>(N);
+  Warning = "CLEAVE_CPU_THREADS=" + std::string(Text) +
+            ": not a whole number from 1 to " + std::to_string(MaxCpuThreads) +
+            "; using " + std::to_string(Fallback) +
+            " (the cores this process may use)";
+  return Fallback;
+}
+
 unsigned defaultCpuThreads() {
-  if (const char *Env = std::getenv("CLEAVE_CPU_THREADS")) {
-    char *End = nullptr;
-    long N = std::strtol(Env, &End, 10);
-    if (End != Env && *End == '\0' && N > 0)
-      return static_cast<unsigned>(N);
-  }
-  return static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
+  static const unsigned Threads = [] {
+    unsigned Cores =
+        static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
+    const char *Env = std::getenv("CLEAVE_CPU_THREADS");
+    if (!Env)
+      return Cores;
+    std::string Warning;
+    unsigned N = parseCpuThreads(Env, Cores, Warning);
+    if (!Warning.empty())
+      std::fprintf(stderr, "cleave: %s\n", Warning.c_str());
+    return N;
+  }();
+  return Threads;
 }
 
 struct CpuExecutor::Impl {

@@ -919,8 +919,10 @@ private:
 
 } // namespace
 
-unsigned discoverCudaDevices(const std::string &Library, std::string &Why) {
+unsigned discoverCudaDevices(const std::string &Library, std::string &Why,
+                             bool &LoadFailed) {
   const CudaDriver *D = loadCudaDriver(Library, Why);
+  LoadFailed = !D;
   if (!D)
     return 0;
   if (CUresult R = D->cuInit(0)) {
@@ -1012,7 +1014,9 @@ void enableCudaPeerAccess(const std::vector<Device *> &Gpus) {
 namespace cleave {
 namespace rt {
 
-unsigned discoverCudaDevices(const std::string &, std::string &Why) {
+unsigned discoverCudaDevices(const std::string &, std::string &Why,
+                             bool &LoadFailed) {
+  LoadFailed = false;
   Why = "the runtime was built without cuda.h, so it has no GPU support";
   return 0;
 }

@@ -21,8 +21,10 @@ namespace rt {
 std::unique_ptr<Device> createCpuDevice(unsigned Index, bool SharesHostMemory);
 
 /// Loads the CUDA driver \p Library (dlopen), runs cuInit and counts the
-/// GPUs. Returns the count; \p Why says why it is 0.
-unsigned discoverCudaDevices(const std::string &Library, std::string &Why);
+/// GPUs. Returns the count; \p Why says why it is 0, and \p LoadFailed
+/// whether that is because the library itself did not load.
+unsigned discoverCudaDevices(const std::string &Library, std::string &Why,
+                             bool &LoadFailed);
 
 /// The GPU of CUDA ordinal \p Ordinal, named "gpu<Ordinal>", with its
 /// primary context, streams, events and pinned staging buffers. Only after

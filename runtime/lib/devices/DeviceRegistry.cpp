@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "DeviceFactories.h"
-#include "../Text.h"
+#include "../support/Text.h"
 
 #include <cctype>
 #include <cstdio>
@@ -72,14 +72,25 @@ Result DeviceRegistry::create(std::string_view Selection,
 
   if (WantsGpus) {
     std::string Lib = Opts.CudaLibrary;
+    // A library the user names in CLEAVE_CUDA_LIBRARY must load: running
+    // CPU-only instead would hide the typo (or the missing file) behind a
+    // slower program. (RegistryOptions::CudaLibrary is the caller's own
+    // choice, which may expect no driver.)
+    bool Named = false;
     if (Lib.empty()) {
       const char *Env = std::getenv("CLEAVE_CUDA_LIBRARY");
-      Lib = Env && *Env ? Env : "libcuda.so.1";
+      Named = Env && *Env;
+      Lib = Named ? Env : "libcuda.so.1";
     }
+    bool LoadFailed = false;
     if (Lib == "none")
       Reg->GpuStatus = "GPU discovery disabled";
     else
-      Reg->GpusFound = discoverCudaDevices(Lib, Reg->GpuStatus);
+      Reg->GpusFound = discoverCudaDevices(Lib, Reg->GpuStatus, LoadFailed);
+    if (Named && LoadFailed)
+      return Result::error(ErrorCode::InitializationError,
+                           "CLEAVE_CUDA_LIBRARY=" + Lib +
+                               ": cannot be loaded: " + Reg->GpuStatus);
   } else {
     Reg->GpuStatus = "no GPU selected";
   }

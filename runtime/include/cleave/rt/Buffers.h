@@ -419,7 +419,7 @@ private:
     BufferManager &M;
     ~ChangeCounter() { M.noteChange(); }
   };
-  Result planLocked(const Buffer &B, Location Dst, ByteRange R,
+  Result transfersLocked(const Buffer &B, Location Dst, ByteRange R,
                     std::vector<Transfer> &Plan) const;
   Result executeLocked(Buffer &B, const std::vector<Transfer> &Plan);
   /// One copy of a plan, checked, with its replica allocated and its

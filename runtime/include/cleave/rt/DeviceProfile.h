@@ -1,7 +1,7 @@
 //===- DeviceProfile.h - What the planner knows of the machine --*- C++ -*-===//
 //
 // Part of Cleave's runtime (no LLVM). The numbers the model-driven
-// partitioner (Planner.h) needs about each device and the links between
+// partitioner (ModelPartitioner.h) needs about each device and the links between
 // them, read from a profile that `cleave-calibrate` wrote
 // (CLEAVE_PROFILE=path.json, docs/calibrate.md has the schema), or, without
 // one, conservative defaults derived from the device attributes (stated in

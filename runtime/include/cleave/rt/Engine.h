@@ -78,7 +78,7 @@ enum class PartitionPolicy {
   SingleDevice,
   /// SKMD's partitioner over per-kernel performance tables (seeded from the
   /// device profile, refined from measured launches, persisted), transfer
-  /// costs from footprints and residency, and merge costs (Planner.h,
+  /// costs from footprints and residency, and merge costs (ModelPartitioner.h,
   /// docs/partitioner.md). One device when splitting does not pay.
   Model,
   /// Shares proportional to weights the caller gives, one per engine device
@@ -201,7 +201,7 @@ public:
   /// otherwise wait for; a runtime calls it on a thread of its own at
   /// start.
   void prepare();
-  /// The model policy's Planner::setMinSplitMs (tests of the policy's
+  /// The model policy's ModelPartitioner::setMinSplitMs (tests of the policy's
   /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
   void setMinSplitMs(double Ms);
 

@@ -1,37 +1,17 @@
-//===- Launch.h - Splitting a launch over CPU devices -----------*- C++ -*-===//
+//===- Launch.h - Block ranges and what a launch did ------------*- C++ -*-===//
 //
-// Part of Cleave's runtime (no LLVM). The first launch path (issue 4, section
-// 4), for CPU devices only (CLEAVE_DEVICES=cpu,cpu,cpu): a kernel's CPU
-// variant, its footprint program and a partition of the grid's blocks over
-// devices. For each device's range the footprints say which bytes of each
-// pointer argument are read and written; the reads are made valid on that
-// device (BufferManager's transfer planner: only missing bytes move), the
-// pointer arguments are translated to that device's replica addresses and
-// the CPU executor runs the range. Writes are reconciled without copies:
-// when every range's write footprint of every written buffer is Exact and
-// the ranges of different devices are pairwise disjoint, each device marks
-// its ranges written (valid there, stale elsewhere). Otherwise the split is
-// refused for this launch and the whole grid runs on the partition's first
-// device (merge kernels on CPU devices are not implemented), and the plan
-// says so.
-//
-// The launch engine (Engine.h) is the full launch path (GPUs, merges,
-// recovery); this one stays for its tests and as the smallest example. It
-// counts each range's launch for fault injection but does not recover.
-//
-// Phases: every device's inputs move first, then every range runs (one after
-// the other; each run uses every core), then the writes are marked, so each
-// range sees the buffers as they were before the launch.
+// Part of Cleave's runtime (no LLVM). A partition of a launch's blocks over
+// devices (PartitionRange), and the record of what the engine (Engine.h)
+// did with a launch (LaunchPlan): the runs, their variants and copies, the
+// reconciliation of their writes, and any recovery. CLEAVE_LOG=plan prints
+// LaunchPlan::describe() for every launch.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_LAUNCH_H
 #define CLEAVE_RT_LAUNCH_H
 
 #include "cleave/rt/Buffers.h"
-#include "cleave/rt/CpuExecutor.h"
-#include "cleave/rt/CpuKernelABI.h"
 #include "cleave/rt/Error.h"
-#include "cleave/rt/Footprint.h"
 
 #include <cstdint>
 #include <string>
@@ -48,28 +28,6 @@ struct PartitionRange {
   uint64_t Count = 0;
 };
 
-/// One launch of a kernel's CPU variant over several CPU devices.
-struct CpuLaunchRequest {
-  const cleave_cpu_kernel_desc *Kernel = nullptr;
-  /// The kernel's parsed footprint text (docs/footprints.md).
-  const FootprintProgram *Footprints = nullptr;
-  uint32_t Grid[3] = {1, 1, 1};
-  uint32_t Block[3] = {1, 1, 1};
-  uint64_t DynamicSharedBytes = 0;
-  /// kernelParams-style: Args[i] points to the value of parameter i. Pointer
-  /// parameters hold virtual pointers (BufferManager host-copy addresses) or
-  /// null (passed through unchanged, nothing moved).
-  void **Args = nullptr;
-  /// The size in bytes of each parameter's value (the bundle's "param ...
-  /// size"): integer arguments of 1, 2, 4 or 8 bytes are read and
-  /// sign-extended for the footprint evaluation. Pointer parameters' entries
-  /// are not used.
-  std::vector<uint32_t> ArgSizes;
-  /// Must cover [0, grid blocks) exactly once, each Count >= 1, each device
-  /// a CPU device.
-  std::vector<PartitionRange> Partition;
-};
-
 /// What a launch did, for CLEAVE_LOG=plan.
 struct LaunchPlan {
   struct Run {
@@ -80,8 +38,7 @@ struct LaunchPlan {
     /// What ran: "cpu" (the CPU variant), "original" (the GPU kernel over
     /// the whole grid), "partition" (the partition-ready variant),
     /// "rebased" (the kernel's rebased variant on a slab), "merge"
-    /// (the GPU merge kernel) or "cpu-merge" (the CPU merge variant). Empty
-    /// for launchOnCpuDevices, which runs only CPU variants.
+    /// (the GPU merge kernel) or "cpu-merge" (the CPU merge variant).
     std::string Variant;
     /// A merge run: the blocks [First, First + Count) that MergeFrom
     /// computed, merged on Device from MergeFrom's partial copy.
@@ -152,18 +109,6 @@ struct LaunchPlan {
   /// "Direct launches").
   bool Direct = false;
 };
-
-/// Runs \p Req on the CPU devices of \p Bufs with \p Exec, filling \p Plan.
-/// Errors (the data of the buffers is untouched unless a run failed):
-/// InvalidValue for a malformed request (null kernel or footprints, a
-/// parameter count mismatch, zero dimensions, a partition that does not
-/// cover the grid exactly once, a pointer argument that is in no
-/// allocation), InvalidDevice for a partition device that does not exist,
-/// NotSupported for one that is not a CPU device, the transfer's error when
-/// an input cannot be moved, LaunchFailure when the executor fails (the
-/// bytes the launch writes are then undefined).
-Result launchOnCpuDevices(BufferManager &Bufs, CpuExecutor &Exec,
-                          const CpuLaunchRequest &Req, LaunchPlan &Plan);
 
 } // namespace rt
 } // namespace cleave

@@ -9,7 +9,7 @@
 // in a cache directory (CLEAVE_CACHE_DIR, else $XDG_CACHE_HOME/cleave, else
 // ~/.cache/cleave), written atomically (a temporary file in the same
 // directory, then rename). Only measurements are stored: the seeded rows are
-// recomputed from the device profile each run (Planner.h).
+// recomputed from the device profile each run (ModelPartitioner.h).
 //
 //   {"schema": "cleave-perf-cache", "version": 1,
 //    "devices": {"gpu0 NVIDIA H200": {"<key>": [[blocks, blocks_per_ms,

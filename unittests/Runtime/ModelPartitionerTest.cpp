@@ -1,6 +1,6 @@
-//===- PlannerTest.cpp - The model policy on synthetic devices ------------===//
+//===- ModelPartitionerTest.cpp - The model policy on synthetic devices ---===//
 //
-// The planner (cleave/rt/Planner.h) with synthetic devices and byte
+// The planner (cleave/rt/ModelPartitioner.h) with synthetic devices and byte
 // functions: the performance cache's round trip and corrupt files, device
 // profiles, seeded tables, refinement from timings, and the decisions of
 // digest 002 (a transfer-dominated kernel kept on one device, a kernel whose
@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cleave/rt/Planner.h"
+#include "cleave/rt/ModelPartitioner.h"
 
 #include "gtest/gtest.h"
 
@@ -94,8 +94,8 @@ PerfKey key(const char *Kernel = "k@00000000", uint64_t Blocks = 4096) {
 }
 
 /// An H200-like GPU: 132 SMs x 8 resident blocks, 4000 GB/s DRAM.
-PlanDevice gpu(const std::string &Name, double LinkGBps = 10) {
-  PlanDevice D;
+SplitDevice gpu(const std::string &Name, double LinkGBps = 10) {
+  SplitDevice D;
   D.Name = Name;
   D.Identity = Name + " test GPU";
   D.Gpu = true;
@@ -108,8 +108,8 @@ PlanDevice gpu(const std::string &Name, double LinkGBps = 10) {
 }
 
 /// A 32-thread CPU streaming 120 GB/s.
-PlanDevice cpu(const std::string &Name) {
-  PlanDevice D;
+SplitDevice cpu(const std::string &Name) {
+  SplitDevice D;
   D.Name = Name;
   D.Identity = Name + " test CPU";
   D.Wave = 32;
@@ -226,14 +226,14 @@ TEST(PerfCache, DirectoryFromTheEnvironment) {
   EXPECT_EQ(perfCacheFile("", P, {"gpu0"}), "");
 }
 
-TEST(Planner, CorruptCacheIsReportedOnceAndRewritten) {
+TEST(ModelPartitioner, CorruptCacheIsReportedOnceAndRewritten) {
   std::string Dir = tempDir("corrupt");
   ASSERT_EQ(std::system(("mkdir -p '" + Dir + "'").c_str()), 0);
   std::string Path = Dir + "/perf.json";
   writeFile(Path, "{\"schema\": \"cleave-perf-cache\", \"vers");
   testing::internal::CaptureStderr();
   {
-    Planner P(DeviceProfile(), Path);
+    ModelPartitioner P(DeviceProfile(), Path);
     EXPECT_EQ(P.cache().numTables(), 0u);
     P.record(gpu("gpu0"), key(), 2000, 1.0);
     ASSERT_TRUE(P.flush().ok());
@@ -252,12 +252,12 @@ TEST(Planner, CorruptCacheIsReportedOnceAndRewritten) {
   EXPECT_DOUBLE_EQ(R->at(2112).BlocksPerMs, 2000.0);
 
   // A second planner reads it back: the table's row is measured.
-  Planner Q(DeviceProfile(), Path);
-  PlanRequest Req;
+  ModelPartitioner Q(DeviceProfile(), Path);
+  SplitRequest Req;
   Req.Key = key();
   Req.TotalBlocks = 4096;
   Req.Devices = {gpu("gpu0")};
-  PlanDeviceReport Rep;
+  SplitDeviceReport Rep;
   PerfTable T = Q.table(Req, 0, &Rep);
   EXPECT_EQ(Rep.MeasuredRows, 1u);
   EXPECT_DOUBLE_EQ(T.throughput(2112), 2000.0);
@@ -360,8 +360,8 @@ TEST(DeviceProfile, ReadsTheCommittedProfiles) {
 // Tables: seeded, then refined
 //===----------------------------------------------------------------------===//
 
-TEST(Planner, SeedsWaveAlignedRowsFromTheRoofline) {
-  PlanDevice G = gpu("gpu0");
+TEST(ModelPartitioner, SeedsWaveAlignedRowsFromTheRoofline) {
+  SplitDevice G = gpu("gpu0");
   // One wave of 1056 blocks moving 3072 bytes each at 4000 GB/s: 0.811 us,
   // under the 2 us floor; 64 KiB each: 17.3 us.
   EXPECT_DOUBLE_EQ(seedMs(G, 3072, 1056), 0.002);
@@ -371,13 +371,13 @@ TEST(Planner, SeedsWaveAlignedRowsFromTheRoofline) {
   EXPECT_NEAR(seedMs(G, 65536, 1057), 2 * Wave, 1e-12); // whole waves
   EXPECT_EQ(seedMs(G, 65536, 0), 0.0);
 
-  Planner P(DeviceProfile(), "");
-  PlanRequest R;
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitRequest R;
   R.Key = key();
   R.TotalBlocks = 20000; // 19 waves
   R.BytesPerBlock = 65536;
   R.Devices = {G};
-  PlanDeviceReport Rep;
+  SplitDeviceReport Rep;
   PerfTable T = P.table(R, 0, &Rep);
   EXPECT_EQ(Rep.MeasuredRows, 0u);
   EXPECT_EQ(Rep.SeededRows, T.size());
@@ -390,10 +390,10 @@ TEST(Planner, SeedsWaveAlignedRowsFromTheRoofline) {
   EXPECT_DOUBLE_EQ(Rep.Scale, 1.0);
 }
 
-TEST(Planner, RefinesRowsFromMeasuredRangesAndRescalesTheSeed) {
-  Planner P(DeviceProfile(), "");
-  PlanDevice G = gpu("gpu0");
-  PlanRequest R;
+TEST(ModelPartitioner, RefinesRowsFromMeasuredRangesAndRescalesTheSeed) {
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitDevice G = gpu("gpu0");
+  SplitRequest R;
   R.Key = key();
   R.TotalBlocks = 4224; // 4 waves
   R.BytesPerBlock = 65536;
@@ -404,7 +404,7 @@ TEST(Planner, RefinesRowsFromMeasuredRangesAndRescalesTheSeed) {
   // time the seed gives 1000.
   double Ms = 2000 / (Seed / 2);
   P.record(G, R.Key, 2000, Ms);
-  PlanDeviceReport Rep;
+  SplitDeviceReport Rep;
   PerfTable T = P.table(R, 0, &Rep);
   EXPECT_EQ(Rep.MeasuredRows, 1u);
   EXPECT_EQ(Rep.SeededRows, 2u); // 1056 and 4224
@@ -423,7 +423,7 @@ TEST(Planner, RefinesRowsFromMeasuredRangesAndRescalesTheSeed) {
   EXPECT_EQ(P.cache().find(G.Identity, R.Key.text())->at(2112).Samples, 2u);
 
   // Another key (block size) is another table.
-  PlanRequest Other = R;
+  SplitRequest Other = R;
   Other.Key.Block[0] = 128;
   P.table(Other, 0, &Rep);
   EXPECT_EQ(Rep.MeasuredRows, 0u);
@@ -440,10 +440,10 @@ TEST(Planner, RefinesRowsFromMeasuredRangesAndRescalesTheSeed) {
 
 /// A request over \p Devs for a grid of \p N blocks moving \p BytesPerBlock
 /// per block, each device missing the bytes \p Missing gives.
-PlanRequest request(std::vector<PlanDevice> Devs, uint64_t N,
+SplitRequest request(std::vector<SplitDevice> Devs, uint64_t N,
                     double BytesPerBlock,
                     std::function<double(size_t, uint64_t, uint64_t)> Missing) {
-  PlanRequest R;
+  SplitRequest R;
   R.Key = key("k@1", N);
   R.TotalBlocks = N;
   R.BytesPerBlock = BytesPerBlock;
@@ -455,19 +455,19 @@ PlanRequest request(std::vector<PlanDevice> Devs, uint64_t N,
   return R;
 }
 
-TEST(Planner, TransferDominatedKernelStaysOnOneDevice) {
+TEST(ModelPartitioner, TransferDominatedKernelStaysOnOneDevice) {
   // Two GPUs behind one host link (the aggregate is one GPU's bandwidth),
   // data on the host; every range needs a whole 256 MB input (a matrix
   // every block reads) plus its slice: splitting doubles the bytes moved,
   // for little compute.
   const uint64_t N = 65536;
-  PlanRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
                           [](size_t, uint64_t, uint64_t Count) {
                             return 256e6 + 4096.0 * double(Count);
                           });
   R.AggregateH2DGBps = 12;
-  Planner P(DeviceProfile(), "");
-  PlanResult Res = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Res = P.split(R);
   ASSERT_EQ(sum(Res.Blocks), N);
   EXPECT_TRUE(Res.Blocks[0] == N || Res.Blocks[1] == N)
       << Res.Blocks[0] << " " << Res.Blocks[1];
@@ -480,28 +480,28 @@ TEST(Planner, TransferDominatedKernelStaysOnOneDevice) {
   EXPECT_NE(Log.find("seeded"), std::string::npos) << Log;
 
   // The same kernel with its input resident everywhere splits.
-  PlanRequest Resident =
+  SplitRequest Resident =
       request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
               [](size_t, uint64_t, uint64_t) { return 0.0; });
   Resident.Key = key("k@2", N);
-  Res = P.plan(Resident);
+  Res = P.split(Resident);
   EXPECT_GT(Res.Blocks[0], N / 3);
   EXPECT_GT(Res.Blocks[1], N / 3);
 }
 
-TEST(Planner, TheLogNamesWhatAShareHandsToItsNextReader) {
+TEST(ModelPartitioner, TheLogNamesWhatAShareHandsToItsNextReader) {
   // Resident data over two GPUs; gpu1's share writes 1 MB that the
   // buffer's last reader read elsewhere (ShareBytes::Out): its line says
   // so, gpu0's says its writes stay there.
   const uint64_t N = 65536;
-  PlanRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
                           [](size_t, uint64_t, uint64_t) { return 0.0; });
   R.MissingBytes = [](size_t D, uint64_t, uint64_t, ShareBytes &B) {
     if (D == 1)
       B.Out = 1e6;
   };
-  Planner P(DeviceProfile(), "");
-  PlanResult Res = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Res = P.split(R);
   ASSERT_GT(Res.Blocks[0], 0u);
   ASSERT_GT(Res.Blocks[1], 0u);
   std::string Log = Res.describe(R);
@@ -515,18 +515,18 @@ TEST(Planner, TheLogNamesWhatAShareHandsToItsNextReader) {
       << Log;
 }
 
-TEST(Planner, KernelWhoseBestDeviceIsTheCpu) {
+TEST(ModelPartitioner, KernelWhoseBestDeviceIsTheCpu) {
   // Data on the host, a streaming kernel (64 KiB per block): the GPU must
   // pull every byte over a 10 GB/s link, the CPU streams it in place at
   // 120 GB/s.
   const uint64_t N = 16384;
   const double PerBlock = 65536;
-  PlanRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, PerBlock,
+  SplitRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, PerBlock,
                           [&](size_t D, uint64_t, uint64_t Count) {
                             return D == 0 ? 0.0 : PerBlock * double(Count);
                           });
-  Planner P(DeviceProfile(), "");
-  PlanResult Res = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Res = P.split(R);
   ASSERT_EQ(sum(Res.Blocks), N);
   EXPECT_EQ(Res.Decision.BaseDevice, 0u); // the CPU
   // The GPU may take a share its link can feed while the CPU works, never
@@ -537,7 +537,7 @@ TEST(Planner, KernelWhoseBestDeviceIsTheCpu) {
   EXPECT_NE(Log.find("single device cpu0"), std::string::npos) << Log;
 }
 
-TEST(Planner, ASharePlacedWithItsDataCostsNothing) {
+TEST(ModelPartitioner, ASharePlacedWithItsDataCostsNothing) {
   // Four equal GPUs, each holding the data of its quarter of the grid (the
   // last decision's): a share at the anchor misses nothing, the whole grid
   // misses the other three quarters. The fitted cost must be 0 at the
@@ -552,15 +552,15 @@ TEST(Planner, ASharePlacedWithItsDataCostsNothing) {
                       : std::min(First + Count, Hi) - std::max(First, Lo);
     return PerBlock * double(Count - In);
   };
-  PlanRequest R = request({gpu("gpu0"), gpu("gpu1"), gpu("gpu2"),
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1"), gpu("gpu2"),
                            gpu("gpu3")},
                           N, PerBlock, Outside);
-  for (PlanDevice &D : R.Devices)
+  for (SplitDevice &D : R.Devices)
     D.Identity = "one model"; // one shared table
-  Planner P(DeviceProfile(), "");
-  PlanResult First = P.plan(R); // no anchors yet: shares by throughput
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult First = P.split(R); // no anchors yet: shares by throughput
   ASSERT_EQ(sum(First.Blocks), N);
-  PlanResult Res = P.plan(R);
+  SplitResult Res = P.split(R);
   for (size_t D = 0; D < 4; ++D) {
     EXPECT_EQ(Res.Blocks[D], Q) << D;
     const ByteCost &C = Res.Devices[D].In;
@@ -570,7 +570,7 @@ TEST(Planner, ASharePlacedWithItsDataCostsNothing) {
   EXPECT_NEAR(Res.Decision.PredictedMs, Res.Devices[0].PredictedMs, 1e-9);
 }
 
-TEST(Planner, RepeatedLaunchesMoveDataToTheFasterDevice) {
+TEST(ModelPartitioner, RepeatedLaunchesMoveDataToTheFasterDevice) {
   // The data of a streaming kernel lies on the host (the CPU's copy) while
   // it keeps being launched, and the GPU must pull whatever share it takes.
   // The first decision is SKMD's: the CPU, in place. Once the kernel has
@@ -581,18 +581,18 @@ TEST(Planner, RepeatedLaunchesMoveDataToTheFasterDevice) {
   // planner kept choosing the CPU).
   const uint64_t N = 16384;
   const double PerBlock = 65536;
-  PlanRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, PerBlock,
+  SplitRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, PerBlock,
                           [&](size_t D, uint64_t, uint64_t Count) {
                             return D == 0 ? 0.0 : PerBlock * double(Count);
                           });
-  Planner P(DeviceProfile(), "");
-  PlanResult First = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult First = P.split(R);
   EXPECT_FALSE(First.SteadyState);
   EXPECT_GT(First.Blocks[0], First.Blocks[1]);
   unsigned Launch = 1;
-  PlanResult Res = First;
+  SplitResult Res = First;
   for (; Launch < 1000 && !Res.SteadyState; ++Launch)
-    Res = P.plan(R);
+    Res = P.split(R);
   ASSERT_TRUE(Res.SteadyState) << "never moved after " << Launch;
   EXPECT_GT(Launch, 2u); // not at once: the move costs more than a launch
   EXPECT_GT(Res.Blocks[1], Res.Blocks[0]);
@@ -600,21 +600,21 @@ TEST(Planner, RepeatedLaunchesMoveDataToTheFasterDevice) {
   EXPECT_NE(Log.find("planned for the steady state"), std::string::npos)
       << Log;
   // A problem that did not move keeps the decision without a new search.
-  PlanResult Again = P.plan(R);
+  SplitResult Again = P.split(R);
   EXPECT_TRUE(Again.Reused);
   EXPECT_EQ(Again.Blocks, Res.Blocks);
 }
 
-TEST(Planner, ASmallGainKeepsTheDecisionInForce) {
+TEST(ModelPartitioner, ASmallGainKeepsTheDecisionInForce) {
   // Two GPUs, nothing to move. A GPU measured 4 % faster would take about
-  // 1 % more of the blocks, for a gain under Planner::HoldGain: the
+  // 1 % more of the blocks, for a gain under ModelPartitioner::HoldGain: the
   // decision in force stays (its data is where it ran). 30 % faster moves
   // the split.
   const uint64_t N = 65536;
-  PlanRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 4096,
                           [](size_t, uint64_t, uint64_t) { return 0.0; });
-  Planner P(DeviceProfile(), "");
-  PlanResult First = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult First = P.split(R);
   ASSERT_EQ(sum(First.Blocks), N);
   EXPECT_NEAR(double(First.Blocks[0]), N / 2.0, N * 0.02);
   // Measured: gpu0 at 10^5 blocks/ms, gpu1 Speed times that.
@@ -625,12 +625,12 @@ TEST(Planner, ASmallGainKeepsTheDecisionInForce) {
     }
   };
   Measure(1.0);
-  PlanResult Equal = P.plan(R);
+  SplitResult Equal = P.split(R);
   EXPECT_NEAR(double(Equal.Blocks[0]), N / 2.0, N * 0.02);
   First = Equal;
-  for (int I = 0; I < 10; ++I) // past Planner::ReuseTolerance
+  for (int I = 0; I < 10; ++I) // past ModelPartitioner::ReuseTolerance
     Measure(1.04);
-  PlanResult Small = P.plan(R);
+  SplitResult Small = P.split(R);
   EXPECT_TRUE(Small.Held);
   EXPECT_FALSE(Small.Reused);
   EXPECT_EQ(Small.Blocks, First.Blocks);
@@ -639,12 +639,12 @@ TEST(Planner, ASmallGainKeepsTheDecisionInForce) {
       << Small.describe(R);
   for (int I = 0; I < 20; ++I) // the rows average over measurements
     Measure(1.3);
-  PlanResult Large = P.plan(R);
+  SplitResult Large = P.split(R);
   EXPECT_FALSE(Large.Held);
   EXPECT_GT(Large.Blocks[1], First.Blocks[1] + N / 20);
 }
 
-TEST(Planner, ResidencyMakesASplitPay) {
+TEST(ModelPartitioner, ResidencyMakesASplitPay) {
   // A matmul-like kernel on two GPUs behind one host link: each range reads
   // its slice of A (4 KiB per block) and all of B (64 MB). From the host, a
   // split moves B twice through the shared link and does not pay; with B
@@ -664,23 +664,23 @@ TEST(Planner, ResidencyMakesASplitPay) {
                         : 0;
     return PerBlock * double(Count - Held);
   };
-  PlanDevice G0 = gpu("gpu0"), G1 = gpu("gpu1");
+  SplitDevice G0 = gpu("gpu0"), G1 = gpu("gpu1");
   // About 0.5 ms per wave of 1056 blocks: 4 ms of compute in all.
   G0.SeedGBps = G1.SeedGBps = 1056 * PerBlock / 0.5e6;
 
-  Planner P(DeviceProfile(), "");
-  PlanRequest Host = request({G0, G1}, N, PerBlock, FromHost);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitRequest Host = request({G0, G1}, N, PerBlock, FromHost);
   Host.AggregateH2DGBps = 10;
-  PlanResult A = P.plan(Host);
+  SplitResult A = P.split(Host);
   EXPECT_TRUE(A.Blocks[0] == N || A.Blocks[1] == N)
       << A.Blocks[0] << " " << A.Blocks[1];
   EXPECT_NE(A.describe(Host).find("splitting does not pay"),
             std::string::npos);
 
-  PlanRequest Res = request({G0, G1}, N, PerBlock, Resident);
+  SplitRequest Res = request({G0, G1}, N, PerBlock, Resident);
   Res.Key = key("k@resident", N);
   Res.AggregateH2DGBps = 10;
-  PlanResult B = P.plan(Res);
+  SplitResult B = P.split(Res);
   ASSERT_EQ(sum(B.Blocks), N);
   EXPECT_NEAR(double(B.Blocks[0]), N / 2.0, N / 16.0);
   EXPECT_LT(B.Decision.PredictedMs, 0.7 * B.Decision.SingleDeviceMs);
@@ -690,86 +690,86 @@ TEST(Planner, ResidencyMakesASplitPay) {
   EXPECT_NE(Log.find("split over 2 devices"), std::string::npos) << Log;
 
   // The decision is remembered: the next plan of the table anchors there.
-  PlanResult C = P.plan(Res);
+  SplitResult C = P.split(Res);
   EXPECT_EQ(C.Blocks, B.Blocks);
 }
 
-TEST(Planner, CpuDevicesShareOneExecutor) {
+TEST(ModelPartitioner, CpuDevicesShareOneExecutor) {
   // Three CPU devices (cpu0 in place, cpu1 and cpu2 with memory of their
   // own): they run one after the other on the same cores, so moving blocks
   // away from cpu0 only adds copies.
   const uint64_t N = 4096;
-  PlanRequest R = request({cpu("cpu0"), cpu("cpu1"), cpu("cpu2")}, N, 4096,
+  SplitRequest R = request({cpu("cpu0"), cpu("cpu1"), cpu("cpu2")}, N, 4096,
                           [](size_t D, uint64_t, uint64_t Count) {
                             return D == 0 ? 0.0 : 4096.0 * double(Count);
                           });
-  Planner P(DeviceProfile(), "");
-  PlanResult Res = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Res = P.split(R);
   EXPECT_EQ(Res.Blocks, (std::vector<uint64_t>{N, 0, 0}));
 
   // Without the serial group the same tables would split (the partitioner
   // would believe in three sets of cores).
-  for (PlanDevice &D : R.Devices)
+  for (SplitDevice &D : R.Devices)
     D.SerialGroup = -1;
   R.MissingBytes = nullptr;
   R.Key = key("k@nogroup", N);
-  Res = P.plan(R);
+  Res = P.split(R);
   EXPECT_GT(Res.Blocks[1] + Res.Blocks[2], 0u);
 }
 
-TEST(Planner, UnsplittableKernelRunsWholeOnTheBestDevice) {
+TEST(ModelPartitioner, UnsplittableKernelRunsWholeOnTheBestDevice) {
   const uint64_t N = 4096;
-  PlanRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, 65536,
+  SplitRequest R = request({cpu("cpu0"), gpu("gpu0")}, N, 65536,
                           [](size_t, uint64_t, uint64_t) { return 0.0; });
   R.Splittable = false;
   R.WhyWhole = "the kernel cannot be split";
-  Planner P(DeviceProfile(), "");
-  PlanResult Res = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Res = P.split(R);
   EXPECT_EQ(Res.Blocks, (std::vector<uint64_t>{0, N}));
   std::string Log = Res.describe(R);
   EXPECT_NE(Log.find("whole on gpu0"), std::string::npos) << Log;
   EXPECT_NE(Log.find("cannot be split"), std::string::npos) << Log;
 }
 
-TEST(Planner, MeasurementsChangeTheDecision) {
+TEST(ModelPartitioner, MeasurementsChangeTheDecision) {
   // Two equal GPUs with resident data split evenly; once gpu1 measures 3x
   // slower than its seed, it gets about a quarter.
   const uint64_t N = 1056 * 16;
-  PlanRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 65536,
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 65536,
                           [](size_t, uint64_t, uint64_t) { return 0.0; });
-  Planner P(DeviceProfile(), "");
-  PlanResult A = P.plan(R);
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult A = P.split(R);
   EXPECT_NEAR(double(A.Blocks[0]), N / 2.0, N / 32.0);
-  PlanDevice G1 = R.Devices[1];
-  PlanDevice G0 = R.Devices[0];
+  SplitDevice G1 = R.Devices[1];
+  SplitDevice G0 = R.Devices[0];
   for (uint64_t B = 1056; B <= N; B *= 2) {
     P.record(G0, R.Key, B, seedMs(G0, 65536, B));
     P.record(G1, R.Key, B, 3 * seedMs(G1, 65536, B));
   }
-  PlanResult B = P.plan(R);
+  SplitResult B = P.split(R);
   EXPECT_NEAR(double(B.Blocks[1]), N / 4.0, N / 16.0);
   std::string Log = B.describe(R);
   EXPECT_NE(Log.find("measured (1 sample(s))"), std::string::npos) << Log;
 }
 
-TEST(Planner, AnUnmeasuredGpuTakesTheScaleMeasuredOnAnother) {
+TEST(ModelPartitioner, AnUnmeasuredGpuTakesTheScaleMeasuredOnAnother) {
   // gpu0 measured the kernel at a third of its seed; gpu1 (another model,
   // its own table) has run nothing. Its seed alone would make it 3x faster
   // than gpu0 and give it three quarters; with gpu0's scale it is its
   // equal.
   const uint64_t N = 1056 * 16;
-  PlanDevice G0 = gpu("gpu0"), G1 = gpu("gpu1");
-  PlanRequest R = request({G0, G1}, N, 65536,
+  SplitDevice G0 = gpu("gpu0"), G1 = gpu("gpu1");
+  SplitRequest R = request({G0, G1}, N, 65536,
                           [](size_t, uint64_t, uint64_t) { return 0.0; });
-  Planner P(DeviceProfile(), "");
+  ModelPartitioner P(DeviceProfile(), "");
   for (uint64_t B = 1056; B <= N; B *= 2)
     P.record(G0, R.Key, B, 3 * seedMs(G0, 65536, B));
-  PlanDeviceReport Rep;
+  SplitDeviceReport Rep;
   PerfTable T = P.table(R, 1, &Rep);
   EXPECT_EQ(Rep.MeasuredRows, 0u);
   EXPECT_TRUE(Rep.ScaleBorrowed);
   EXPECT_NEAR(Rep.Scale, 1.0 / 3, 1e-9);
-  PlanResult D = P.plan(R);
+  SplitResult D = P.split(R);
   EXPECT_NEAR(double(D.Blocks[1]), N / 2.0, N / 16.0) << D.describe(R);
   std::string Log = D.describe(R);
   EXPECT_NE(Log.find("(as measured elsewhere)"), std::string::npos) << Log;

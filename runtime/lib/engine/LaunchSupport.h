@@ -1,8 +1,8 @@
-//===- LaunchSupport.h - What the two launch paths share -------*- C++ -*-===//
+//===- LaunchSupport.h - Arguments, footprints and byte ranges --*- C++ -*-===//
 //
-// Part of Cleave's runtime (no LLVM); internal. Helpers of launchOnCpuDevices
-// (Launch.cpp) and the engine (Engine.cpp): resolved pointer arguments, what
-// a block range does to each buffer, and footprint regions as byte ranges.
+// Part of Cleave's runtime (no LLVM); internal to the engine: resolved
+// pointer arguments, what a block range does to each buffer, and footprint
+// regions as byte ranges.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_LIB_LAUNCHSUPPORT_H

@@ -6,7 +6,8 @@
 
 #include "cleave/rt/PerfCache.h"
 
-#include "JsonUtil.h"
+#include "../support/JsonUtil.h"
+#include "../support/ReadFile.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -132,19 +133,18 @@ Result PerfCache::parse(std::string_view Text) {
 }
 
 Result PerfCache::load(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    if (errno == ENOENT) {
+  std::string Text;
+  bool Missing = false;
+  if (Result R = readRegularFile(Path, MaxConfigFileBytes, Text, &Missing);
+      !R.ok()) {
+    if (Missing) {
       Tables.clear();
       Dirty = false;
       return Result::success();
     }
-    return Result::error(ErrorCode::InvalidValue,
-                         Path + ": cannot be read: " + std::strerror(errno));
+    return R;
   }
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  Result R = parse(SS.str());
+  Result R = parse(Text);
   if (!R.ok())
     return Result::error(R.code(), Path + ": " + R.message());
   return R;

@@ -1,4 +1,4 @@
-//===- Planner.h - The model-driven partition policy ------------*- C++ -*-===//
+//===- ModelPartitioner.h - The model policy's partitioner -----*- C++ -*-===//
 //
 // Part of Cleave's runtime (no LLVM). The engine's `model` policy (issue 6
 // §4): SKMD's partitioner (Partitioner.h) fed with real inputs.
@@ -19,13 +19,13 @@
 //     staged copy) count in proportion to their time.
 //   * A merge cost when the writes are not exact, from the bytes written.
 //
-// Everything the planner needs from the engine is in PlanRequest, so the
+// Everything the planner needs from the engine is in SplitRequest, so the
 // unit tests drive it with synthetic devices and byte functions.
 // docs/partitioner.md describes the model, the seed and the log.
 //
 //===----------------------------------------------------------------------===//
-#ifndef CLEAVE_RT_PLANNER_H
-#define CLEAVE_RT_PLANNER_H
+#ifndef CLEAVE_RT_MODELPARTITIONER_H
+#define CLEAVE_RT_MODELPARTITIONER_H
 
 #include "cleave/rt/DeviceProfile.h"
 #include "cleave/rt/Error.h"
@@ -65,7 +65,7 @@ unsigned gridClass(uint64_t Blocks);
 std::string tableKernelName(const std::string &Name, const std::string &Salt);
 
 /// A device that can run the launch, as the engine describes it.
-struct PlanDevice {
+struct SplitDevice {
   /// The runtime's name (gpu0, cpu1).
   std::string Name;
   /// Its table identity in the cache: devices of one identity share a
@@ -86,7 +86,7 @@ struct PlanDevice {
   /// the engine's per-range cost).
   double FixedMs = 0;
   /// The bandwidth its inputs arrive at (GB/s) from the host: effective
-  /// bytes (PlanRequest::MissingBytes) are normalized to it.
+  /// bytes (SplitRequest::MissingBytes) are normalized to it.
   double LinkGBps = 0;
   /// Milliseconds a share with inputs to receive waits for its copies
   /// whatever their size (DeviceCost::InLatencyMs).
@@ -99,7 +99,7 @@ struct PlanDevice {
   double HostInGBps = 0, HostOutGBps = 0;
 };
 
-/// What a share of a launch moves (PlanRequest::MissingBytes).
+/// What a share of a launch moves (SplitRequest::MissingBytes).
 struct ShareBytes {
   /// Bytes the device is missing, as counted (Raw) and with each piece
   /// scaled to the time it takes relative to the device's LinkGBps
@@ -116,14 +116,14 @@ struct ShareBytes {
   double Out = 0;
 };
 
-struct PlanRequest {
+struct SplitRequest {
   PerfKey Key;
   uint64_t TotalBlocks = 0;
   /// Launches of this key before this one that the caller counted (also
   /// those it ran on a cached decision without asking); the planner counts
   /// its own decisions and uses the larger.
   uint64_t PriorLaunches = 0;
-  std::vector<PlanDevice> Devices;
+  std::vector<SplitDevice> Devices;
   /// Bytes one block reads and writes (the whole grid's footprint bytes /
   /// blocks): the seed's traffic.
   double BytesPerBlock = 0;
@@ -146,7 +146,7 @@ struct PlanRequest {
 };
 
 /// What the planner used and predicted for one device.
-struct PlanDeviceReport {
+struct SplitDeviceReport {
   uint64_t Blocks = 0;
   double PredictedMs = 0;
   double ExecMs = 0;
@@ -169,43 +169,43 @@ struct PlanDeviceReport {
   unsigned RowSamples = 0;
 };
 
-struct PlanResult {
+struct SplitResult {
   /// Blocks per request device (sums to the total).
   std::vector<uint64_t> Blocks;
   PartitionDecision Decision;
-  std::vector<PlanDeviceReport> Devices;
+  std::vector<SplitDeviceReport> Devices;
   bool Splittable = true;
   /// > 0: not split, because the launch is shorter than this on its best
-  /// device (Planner::minSplitMs()).
+  /// device (ModelPartitioner::minSplitMs()).
   double TooShortBelowMs = 0;
-  /// The steady-state decision was taken (see Planner::plan).
+  /// The steady-state decision was taken (see ModelPartitioner::plan).
   bool SteadyState = false;
   /// The part of the prediction that is the program's own copies around
   /// the launch (hostCopyMs).
   double HostCopyMs = 0;
   /// The previous decision was kept (the problem moved less than
-  /// Planner::ReuseTolerance).
+  /// ModelPartitioner::ReuseTolerance).
   bool Reused = false;
   /// The decision in force was kept: the search's best predicts less than
-  /// Planner::HoldGain faster (HeldBestMs).
+  /// ModelPartitioner::HoldGain faster (HeldBestMs).
   bool Held = false;
   double HeldBestMs = 0;
   /// For CLEAVE_LOG=plan: per device predicted ms, blocks, bytes in and
   /// written, the single-device alternative, seeded or measured rows.
-  std::string describe(const PlanRequest &R) const;
+  std::string describe(const SplitRequest &R) const;
 };
 
 /// Seed time of \p Blocks blocks on \p D: whole waves of the roofline time.
-double seedMs(const PlanDevice &D, double BytesPerBlock, uint64_t Blocks);
+double seedMs(const SplitDevice &D, double BytesPerBlock, uint64_t Blocks);
 
-class Planner {
+class ModelPartitioner {
 public:
   /// \p CacheFile: where measured rows persist (loaded now; a corrupt file
   /// is reported once on stderr and ignored); empty: not persisted.
-  Planner(DeviceProfile Profile, std::string CacheFile);
-  ~Planner();
-  Planner(const Planner &) = delete;
-  Planner &operator=(const Planner &) = delete;
+  ModelPartitioner(DeviceProfile Profile, std::string CacheFile);
+  ~ModelPartitioner();
+  ModelPartitioner(const ModelPartitioner &) = delete;
+  ModelPartitioner &operator=(const ModelPartitioner &) = delete;
 
   const DeviceProfile &profile() const { return Profile; }
   const std::string &cacheFile() const { return CacheFile; }
@@ -216,17 +216,17 @@ public:
   /// one that ignores bytes in (the steady state of a repeated launch):
   /// that one is taken when its extra cost now is repaid by its saving per
   /// launch within as many launches as the key has had (never for the
-  /// first; PlanResult::SteadyState).
-  PlanResult plan(const PlanRequest &R);
+  /// first; SplitResult::SteadyState).
+  SplitResult split(const SplitRequest &R);
 
   /// Relative change of every table and transfer figure under which the
-  /// previous decision for a key is kept (PlanResult::Reused).
+  /// previous decision for a key is kept (SplitResult::Reused).
   static constexpr double ReuseTolerance = 0.03;
   /// A new decision replaces the one in force (the last one for the key,
   /// whose data is where it ran) only when it predicts at least this much
   /// less time: timings vary by a few percent between launches, and a
   /// decision that follows them moves data between devices for nothing
-  /// (PlanResult::Held).
+  /// (SplitResult::Held).
   static constexpr double HoldGain = 0.05;
   /// A helper device gets work only when it cuts the predicted time by at
   /// least this fraction (PartitionProblem::MinDeviceGain). On the 4x H200
@@ -247,12 +247,12 @@ public:
 
   /// The table of device \p D of \p R: seeded rows (rescaled) and measured
   /// rows; fills \p Report's row counts and scale when given.
-  PerfTable table(const PlanRequest &R, size_t D,
-                  PlanDeviceReport *Report = nullptr) const;
+  PerfTable table(const SplitRequest &R, size_t D,
+                  SplitDeviceReport *Report = nullptr) const;
 
   /// A measured range: \p Blocks blocks of \p Key ran on \p D in \p Ms.
   /// The row is the wave multiple at or above Blocks.
-  void record(const PlanDevice &D, const PerfKey &Key, uint64_t Blocks,
+  void record(const SplitDevice &D, const PerfKey &Key, uint64_t Blocks,
               double Ms);
 
   /// Writes the cache when it changed (and persistence is on).
@@ -271,7 +271,7 @@ private:
   /// anchors of the next byte evaluation.
   std::map<std::string, std::map<std::string, uint64_t>> Last;
   /// The problem and decision of the last search per table key: a problem
-  /// within Planner::ReuseTolerance of it reuses the decision (the search
+  /// within ModelPartitioner::ReuseTolerance of it reuses the decision (the search
   /// runs at every launch; measurements move the tables by noise).
   struct Reusable {
     std::vector<double> Signature;
@@ -284,6 +284,19 @@ private:
     double SteadyNowMs = 0;
   };
   std::map<std::string, Reusable> LastSearch;
+  /// The steps of split(): the partitioner's problem (tables, links, fixed
+  /// costs), each device's anchor share, the bytes each device misses
+  /// fitted to its share, the decision among the search's, the steady
+  /// state's and the one in force, and the report of each device's share.
+  PartitionProblem problemFor(const SplitRequest &R, SplitResult &Out) const;
+  std::vector<uint64_t> anchorShares(const SplitRequest &R,
+                                     const PartitionProblem &P) const;
+  void chargeBytes(const SplitRequest &R, const std::vector<uint64_t> &Anchor,
+                   PartitionProblem &P, SplitResult &Out);
+  void chooseDecision(const SplitRequest &R, const PartitionProblem &P,
+                      const Reusable &Search, SplitResult &Out);
+  void reportShares(const SplitRequest &R, const PartitionProblem &P,
+                    SplitResult &Out);
   /// Decisions made per table key.
   std::map<std::string, unsigned> Launches;
   std::chrono::steady_clock::time_point LastSave;

@@ -1,11 +1,11 @@
-//===- Planner.cpp - The model-driven partition policy --------------------===//
+//===- ModelPartitioner.cpp - The model policy's partitioner --------------===//
 //
-// Part of Cleave's runtime (no LLVM). See cleave/rt/Planner.h and
+// Part of Cleave's runtime (no LLVM). See cleave/rt/ModelPartitioner.h and
 // docs/partitioner.md.
 //
 //===----------------------------------------------------------------------===//
 
-#include "cleave/rt/Planner.h"
+#include "cleave/rt/ModelPartitioner.h"
 
 #include <algorithm>
 #include <cctype>
@@ -44,7 +44,7 @@ std::string hex(uint64_t V, int Digits) {
 /// never destroyed).
 struct LiveSet {
   std::mutex Mutex;
-  std::set<Planner *> Planners;
+  std::set<ModelPartitioner *> Planners;
 };
 
 LiveSet &live() {
@@ -53,7 +53,7 @@ LiveSet &live() {
     std::atexit([] {
       LiveSet &X = live();
       std::lock_guard<std::mutex> Lock(X.Mutex);
-      for (Planner *P : X.Planners)
+      for (ModelPartitioner *P : X.Planners)
         (void)P->flush();
     });
     return S;
@@ -95,7 +95,7 @@ std::string PerfKey::text() const {
          std::to_string(SharedBytes) + "|g" + std::to_string(GridClass);
 }
 
-double seedMs(const PlanDevice &D, double BytesPerBlock, uint64_t Blocks) {
+double seedMs(const SplitDevice &D, double BytesPerBlock, uint64_t Blocks) {
   if (!Blocks)
     return 0;
   uint64_t W = std::max<uint64_t>(1, D.Wave);
@@ -124,7 +124,7 @@ std::string perfCacheFile(const std::string &Dir, const DeviceProfile &Profile,
   return Dir + "/perf-" + Tag + "-" + hex(fnv1a(Ids), 12) + ".json";
 }
 
-Planner::Planner(DeviceProfile P, std::string File)
+ModelPartitioner::ModelPartitioner(DeviceProfile P, std::string File)
     : Profile(std::move(P)), CacheFile(std::move(File)) {
   if (!CacheFile.empty()) {
     Result R = Cache.load(CacheFile);
@@ -139,7 +139,7 @@ Planner::Planner(DeviceProfile P, std::string File)
   L.Planners.insert(this);
 }
 
-Planner::~Planner() {
+ModelPartitioner::~ModelPartitioner() {
   {
     LiveSet &L = live();
     std::lock_guard<std::mutex> Lock(L.Mutex);
@@ -148,7 +148,7 @@ Planner::~Planner() {
   (void)flush();
 }
 
-Result Planner::flush() {
+Result ModelPartitioner::flush() {
   std::lock_guard<std::mutex> Lock(Mutex);
   if (CacheFile.empty() || !Cache.dirty())
     return Result::success();
@@ -162,7 +162,7 @@ Result Planner::flush() {
   return R;
 }
 
-void Planner::maybeFlush() {
+void ModelPartitioner::maybeFlush() {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (CacheFile.empty() || !Cache.dirty() || SaveFailed)
@@ -174,7 +174,7 @@ void Planner::maybeFlush() {
   (void)flush();
 }
 
-void Planner::record(const PlanDevice &D, const PerfKey &Key, uint64_t Blocks,
+void ModelPartitioner::record(const SplitDevice &D, const PerfKey &Key, uint64_t Blocks,
                      double Ms) {
   if (!Blocks || !(Ms > 0) || !std::isfinite(Ms))
     return;
@@ -184,9 +184,9 @@ void Planner::record(const PlanDevice &D, const PerfKey &Key, uint64_t Blocks,
   Cache.record(D.Identity, Key.text(), Row, double(Blocks) / Ms);
 }
 
-PerfTable Planner::table(const PlanRequest &R, size_t D,
-                         PlanDeviceReport *Report) const {
-  const PlanDevice &Dev = R.Devices[D];
+PerfTable ModelPartitioner::table(const SplitRequest &R, size_t D,
+                         SplitDeviceReport *Report) const {
+  const SplitDevice &Dev = R.Devices[D];
   uint64_t W = std::max<uint64_t>(1, Dev.Wave);
   uint64_t N = std::max<uint64_t>(1, R.TotalBlocks);
   uint64_t Waves = (N + W - 1) / W;
@@ -196,7 +196,7 @@ PerfTable Planner::table(const PlanRequest &R, size_t D,
   PerfCache::Rows Measured;
   // The geometric mean of measured over seeded throughput of \p Rows of
   // device \p Of: what the measurements say of the seed.
-  auto LogScale = [&](const PerfCache::Rows &Rows, const PlanDevice &Of) {
+  auto LogScale = [&](const PerfCache::Rows &Rows, const SplitDevice &Of) {
     double LogSum = 0;
     for (auto &[B, S] : Rows)
       LogSum += std::log(S.BlocksPerMs * seedMs(Of, R.BytesPerBlock, B) /
@@ -220,7 +220,7 @@ PerfTable Planner::table(const PlanRequest &R, size_t D,
       double LogSum = 0;
       unsigned Others = 0;
       std::set<std::string> Seen{Dev.Identity};
-      for (const PlanDevice &O : R.Devices) {
+      for (const SplitDevice &O : R.Devices) {
         if (O.Gpu != Dev.Gpu || !Seen.insert(O.Identity).second)
           continue;
         const PerfCache::Rows *M = Cache.find(O.Identity, R.Key.text());
@@ -259,16 +259,93 @@ PerfTable Planner::table(const PlanRequest &R, size_t D,
   return T;
 }
 
-PlanResult Planner::plan(const PlanRequest &R) {
-  PlanResult Out;
+namespace {
+
+/// The bytes device \p D of \p R misses for blocks [First, First + Count).
+ShareBytes missingBytes(const SplitRequest &R, size_t D, uint64_t First,
+                        uint64_t Count) {
+  ShareBytes B;
+  if (R.MissingBytes && Count)
+    R.MissingBytes(D, First, Count, B);
+  return B;
+}
+
+/// The line through (AC, AtC) and (N, AtN).
+ByteCost fitBytes(uint64_t N, uint64_t AC, double AtC, double AtN) {
+  ByteCost C;
+  if (AC >= N) {
+    C.PerBlock = AtN / double(N);
+    return C;
+  }
+  C.PerBlock = (AtN - AtC) / double(N - AC);
+  C.Fixed = AtC - C.PerBlock * double(AC);
+  if (C.PerBlock < 0) { // more for less: charge the most
+    C.PerBlock = 0;
+    C.Fixed = std::max(AtN, AtC);
+  } else if (C.Fixed < 0) {
+    // The anchor share misses fewer bytes than the line through the
+    // two points says (its data is already there): it costs what it
+    // misses, and only blocks beyond it bring bytes in.
+    C.Fixed = AtC;
+    C.Free = AC;
+  }
+  return C;
+}
+
+/// Whether two searches' inputs are close enough to reuse the first's
+/// decision. The grid's block count and the device count must match
+/// exactly: a decision is a list of block counts that sums to its grid, and
+/// one kept for a grid a block larger or smaller leaves blocks unassigned or
+/// assigns blocks that do not exist. The other figures are timings and byte
+/// costs, which move by noise from launch to launch.
+bool closeSignatures(const std::vector<double> &A,
+                     const std::vector<double> &B) {
+  constexpr size_t ExactFields = 2;
+  if (A.size() != B.size())
+    return false;
+  for (size_t I = 0; I < ExactFields; ++I)
+    if (A[I] != B[I])
+      return false;
+  for (size_t I = ExactFields; I < A.size(); ++I) {
+    double Scale = std::max(std::fabs(A[I]), std::fabs(B[I]));
+    if (std::fabs(A[I] - B[I]) > ModelPartitioner::ReuseTolerance * Scale)
+      return false;
+  }
+  return true;
+}
+
+/// What the search depends on, per device: the table's throughput at its
+/// rows and at the whole grid, the fixed cost and the bytes in.
+std::vector<double> signatureOf(const PartitionProblem &P) {
+  uint64_t N = P.TotalBlocks;
+  size_t K = P.Devices.size();
+  std::vector<double> Signature{double(N), double(K), P.MergeMs, P.SplitMs};
+  for (const DeviceCost &C : P.Devices) {
+    Signature.push_back(C.Perf.throughput(N));
+    for (const auto &[B, T] : C.Perf.rows()) {
+      Signature.push_back(double(B));
+      Signature.push_back(T);
+    }
+    Signature.push_back(C.FixedMs);
+    Signature.push_back(C.In.Fixed);
+    Signature.push_back(C.In.PerBlock);
+    Signature.push_back(double(C.In.Free));
+    for (const ByteCost *B : {&C.HostIn, &C.HostOut}) {
+      Signature.push_back(B->Fixed);
+      Signature.push_back(B->PerBlock);
+    }
+    Signature.push_back(C.HostInGBps);
+    Signature.push_back(C.HostOutGBps);
+  }
+  return Signature;
+}
+
+} // namespace
+
+PartitionProblem ModelPartitioner::problemFor(const SplitRequest &R,
+                                             SplitResult &Out) const {
   size_t K = R.Devices.size();
   uint64_t N = R.TotalBlocks;
-  Out.Blocks.assign(K, 0);
-  Out.Devices.assign(K, {});
-  Out.Splittable = R.Splittable;
-  if (K == 0 || N == 0)
-    return Out;
-
   PartitionProblem P;
   P.TotalBlocks = N;
   P.Links = LinkMode::Concurrent;
@@ -292,6 +369,14 @@ PlanResult Planner::plan(const PlanRequest &R) {
     C.InLatencyMs = R.Devices[D].CopyLatencyMs;
   }
 
+  return P;
+}
+
+std::vector<uint64_t>
+ModelPartitioner::anchorShares(const SplitRequest &R,
+                               const PartitionProblem &P) const {
+  size_t K = R.Devices.size();
+  uint64_t N = R.TotalBlocks;
   // Anchors: where each device's share would lie, for the byte evaluation:
   // the last decision for this table when it covered these devices, else
   // shares proportional to the tables' throughput, in device order.
@@ -324,37 +409,17 @@ PlanResult Planner::plan(const PlanRequest &R) {
     }
     Anchor[0] += N - Given;
   }
+  return Anchor;
+}
 
-  // Bytes in and the program's own copies, affine in the share: exact at
-  // the anchor and at the whole grid (the single-device root of the
-  // search).
-  auto Missing = [&](size_t D, uint64_t First, uint64_t Count) {
-    ShareBytes B;
-    if (R.MissingBytes && Count)
-      R.MissingBytes(D, First, Count, B);
-    return B;
-  };
-  // The line through (AC, AtC) and (N, AtN).
-  auto Fit = [N](uint64_t AC, double AtC, double AtN) {
-    ByteCost C;
-    if (AC >= N) {
-      C.PerBlock = AtN / double(N);
-      return C;
-    }
-    C.PerBlock = (AtN - AtC) / double(N - AC);
-    C.Fixed = AtC - C.PerBlock * double(AC);
-    if (C.PerBlock < 0) { // more for less: charge the most
-      C.PerBlock = 0;
-      C.Fixed = std::max(AtN, AtC);
-    } else if (C.Fixed < 0) {
-      // The anchor share misses fewer bytes than the line through the
-      // two points says (its data is already there): it costs what it
-      // misses, and only blocks beyond it bring bytes in.
-      C.Fixed = AtC;
-      C.Free = AC;
-    }
-    return C;
-  };
+/// Bytes in and the program's own copies, affine in the share: exact at
+/// the anchor and at the whole grid (the single-device root of the
+/// search).
+void ModelPartitioner::chargeBytes(const SplitRequest &R,
+                                   const std::vector<uint64_t> &Anchor,
+                                   PartitionProblem &P, SplitResult &Out) {
+  size_t K = R.Devices.size();
+  uint64_t N = R.TotalBlocks;
   uint64_t First = 0;
   for (size_t D = 0; D < K; ++D) {
     uint64_t AF = First, AC = Anchor[D];
@@ -367,11 +432,11 @@ PlanResult Planner::plan(const PlanRequest &R) {
       AC = std::max<uint64_t>(1, N / 2);
       AF = 0;
     }
-    ShareBytes AtN = Missing(D, 0, N), AtC = Missing(D, AF, AC);
+    ShareBytes AtN = missingBytes(R, D, 0, N), AtC = missingBytes(R, D, AF, AC);
     DeviceCost &C = P.Devices[D];
-    C.In = Fit(AC, AtC.Effective, AtN.Effective);
-    C.HostIn = Fit(AC, AtC.HostIn, AtN.HostIn);
-    C.HostOut = Fit(AC, AtC.HostOut, AtN.HostOut);
+    C.In = fitBytes(N, AC, AtC.Effective, AtN.Effective);
+    C.HostIn = fitBytes(N, AC, AtC.HostIn, AtN.HostIn);
+    C.HostOut = fitBytes(N, AC, AtC.HostOut, AtN.HostOut);
     C.CopiesOnHost = !R.Devices[D].Gpu;
     C.HostInGBps = R.Devices[D].HostInGBps;
     C.HostOutGBps = R.Devices[D].HostOutGBps;
@@ -379,6 +444,127 @@ PlanResult Planner::plan(const PlanRequest &R) {
     Out.Devices[D].HostIn = C.HostIn;
     Out.Devices[D].HostOut = C.HostOut;
   }
+}
+
+void ModelPartitioner::chooseDecision(const SplitRequest &R,
+                                      const PartitionProblem &P,
+                                      const Reusable &Search,
+                                      SplitResult &Out) {
+  size_t K = R.Devices.size();
+  uint64_t N = R.TotalBlocks;
+  PartitionDecision &Dec = Out.Decision;
+  // The steady-state decision wins when what it costs more now is repaid
+  // by what it saves per launch within as many launches as this key has
+  // had before: never for a first launch (SKMD's decision).
+  unsigned Before;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Before = unsigned(std::max<uint64_t>(Launches[R.Key.text()],
+                                          R.PriorLaunches));
+  }
+  Dec = Search.Decision;
+  double Saving = Dec.PredictedMs - Search.Steady.PredictedMs;
+  if (Search.HasSteady && Before > 0 && Saving > 0 &&
+      Search.SteadyNowMs - Dec.PredictedMs <= double(Before) * Saving) {
+    double SingleMs = Dec.SingleDeviceMs;
+    Dec = Search.Steady;
+    Dec.SingleDeviceMs = SingleMs;
+    Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
+    Out.SteadyState = true;
+  }
+  // The decision in force stays unless the new one is clearly better.
+  std::vector<uint64_t> Now(K, 0);
+  uint64_t NowTotal = 0;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Last.find(R.Key.text());
+    if (It != Last.end() && It->second.size() == K)
+      for (size_t D = 0; D < K; ++D) {
+        auto B = It->second.find(R.Devices[D].Name);
+        if (B == It->second.end()) {
+          NowTotal = 0;
+          break;
+        }
+        Now[D] = B->second;
+        NowTotal += B->second;
+      }
+  }
+  if (NowTotal == N && Now != Dec.Blocks) {
+    // Compared as the decision was made: with this launch's transfers,
+    // or per launch in the steady state (no bytes in) when it was
+    // planned for that.
+    PartitionProblem Basis = P;
+    if (Out.SteadyState)
+      for (DeviceCost &C : Basis.Devices)
+        C.In = ByteCost();
+    std::vector<double> Times;
+    double NowMs = predictPartition(Basis, Now, Times);
+    double BestMs = predictPartition(Basis, Dec.Blocks, Times);
+    if (NowMs <= BestMs * (1 + HoldGain)) {
+      Dec.Blocks = Now;
+      Dec.PredictedMs = predictPartition(P, Now, Dec.DeviceMs);
+      Out.SteadyState = false;
+      Out.Held = true;
+      Out.HeldBestMs = BestMs;
+    }
+  }
+}
+
+void ModelPartitioner::reportShares(const SplitRequest &R,
+                                    const PartitionProblem &P,
+                                    SplitResult &Out) {
+  size_t K = R.Devices.size();
+  const PartitionDecision &Dec = Out.Decision;
+  // The report: what each device's share costs, at its actual position.
+  uint64_t First = 0;
+  for (size_t D = 0; D < K; ++D) {
+    SplitDeviceReport &Rep = Out.Devices[D];
+    Rep.Blocks = Out.Blocks[D];
+    Rep.PredictedMs = D < Dec.DeviceMs.size() ? Dec.DeviceMs[D] : 0;
+    Rep.ExecMs = P.Devices[D].Perf.timeMs(Rep.Blocks);
+    if (Rep.Blocks) {
+      ShareBytes B = missingBytes(R, D, First, Rep.Blocks);
+      Rep.InBytes = B.Raw;
+      Rep.InEffective = B.Effective;
+      Rep.OutBytes = B.Out;
+      Rep.HostInBytes = B.HostIn;
+      Rep.HostOutBytes = B.HostOut;
+      const auto &Rows = P.Devices[D].Perf.rows();
+      auto It = std::lower_bound(
+          Rows.begin(), Rows.end(), Rep.Blocks,
+          [](const std::pair<uint64_t, double> &X, uint64_t B) {
+            return X.first < B;
+          });
+      if (It == Rows.end() && !Rows.empty())
+        --It;
+      if (It != Rows.end()) {
+        Rep.Row = It->first;
+        std::lock_guard<std::mutex> Lock(Mutex);
+        if (const PerfCache::Rows *M =
+                Cache.find(R.Devices[D].Identity, R.Key.text())) {
+          auto MI = M->find(Rep.Row);
+          if (MI != M->end()) {
+            Rep.RowMeasured = true;
+            Rep.RowSamples = MI->second.Samples;
+          }
+        }
+      }
+    }
+    First += Rep.Blocks;
+  }
+}
+
+SplitResult ModelPartitioner::split(const SplitRequest &R) {
+  SplitResult Out;
+  size_t K = R.Devices.size();
+  uint64_t N = R.TotalBlocks;
+  Out.Blocks.assign(K, 0);
+  Out.Devices.assign(K, {});
+  Out.Splittable = R.Splittable;
+  if (K == 0 || N == 0)
+    return Out;
+  PartitionProblem P = problemFor(R, Out);
+  chargeBytes(R, anchorShares(R, P), P, Out);
 
   // The best single device, transfers included (the search's root).
   size_t SingleDevice = 0;
@@ -406,51 +592,13 @@ PlanResult Planner::plan(const PlanRequest &R) {
   }
 
   PartitionDecision &Dec = Out.Decision;
-  // What the search depends on, per device: the table's throughput at its
-  // rows and at the whole grid, the fixed cost and the bytes in.
-  std::vector<double> Signature{double(N), double(K), P.MergeMs, P.SplitMs};
-  for (const DeviceCost &C : P.Devices) {
-    Signature.push_back(C.Perf.throughput(N));
-    for (const auto &[B, T] : C.Perf.rows()) {
-      Signature.push_back(double(B));
-      Signature.push_back(T);
-    }
-    Signature.push_back(C.FixedMs);
-    Signature.push_back(C.In.Fixed);
-    Signature.push_back(C.In.PerBlock);
-    Signature.push_back(double(C.In.Free));
-    for (const ByteCost *B : {&C.HostIn, &C.HostOut}) {
-      Signature.push_back(B->Fixed);
-      Signature.push_back(B->PerBlock);
-    }
-    Signature.push_back(C.HostInGBps);
-    Signature.push_back(C.HostOutGBps);
-  }
-  // The grid's block count and the device count must match exactly: a
-  // decision is a list of block counts that sums to its grid, and one kept
-  // for a grid a block larger or smaller leaves blocks unassigned or
-  // assigns blocks that do not exist. The other figures are timings and
-  // byte costs, which move by noise from launch to launch.
-  constexpr size_t ExactFields = 2;
-  auto Close = [](const std::vector<double> &A, const std::vector<double> &B) {
-    if (A.size() != B.size())
-      return false;
-    for (size_t I = 0; I < ExactFields; ++I)
-      if (A[I] != B[I])
-        return false;
-    for (size_t I = ExactFields; I < A.size(); ++I) {
-      double Scale = std::max(std::fabs(A[I]), std::fabs(B[I]));
-      if (std::fabs(A[I] - B[I]) > ReuseTolerance * Scale)
-        return false;
-    }
-    return true;
-  };
+  std::vector<double> Signature = signatureOf(P);
   bool Searched = false;
   Reusable Search;
   if (Splittable) {
     std::lock_guard<std::mutex> Lock(Mutex);
     auto It = LastSearch.find(R.Key.text());
-    if (It != LastSearch.end() && Close(It->second.Signature, Signature)) {
+    if (It != LastSearch.end() && closeSignatures(It->second.Signature, Signature)) {
       Search = It->second;
       Out.Reused = true;
     }
@@ -475,63 +623,9 @@ PlanResult Planner::plan(const PlanRequest &R) {
     }
     Searched = true;
   }
-  if (Splittable) {
-    // The steady-state decision wins when what it costs more now is repaid
-    // by what it saves per launch within as many launches as this key has
-    // had before: never for a first launch (SKMD's decision).
-    unsigned Before;
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      Before = unsigned(std::max<uint64_t>(Launches[R.Key.text()],
-                                            R.PriorLaunches));
-    }
-    Dec = Search.Decision;
-    double Saving = Dec.PredictedMs - Search.Steady.PredictedMs;
-    if (Search.HasSteady && Before > 0 && Saving > 0 &&
-        Search.SteadyNowMs - Dec.PredictedMs <= double(Before) * Saving) {
-      double SingleMs = Dec.SingleDeviceMs;
-      Dec = Search.Steady;
-      Dec.SingleDeviceMs = SingleMs;
-      Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
-      Out.SteadyState = true;
-    }
-    // The decision in force stays unless the new one is clearly better.
-    std::vector<uint64_t> Now(K, 0);
-    uint64_t NowTotal = 0;
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      auto It = Last.find(R.Key.text());
-      if (It != Last.end() && It->second.size() == K)
-        for (size_t D = 0; D < K; ++D) {
-          auto B = It->second.find(R.Devices[D].Name);
-          if (B == It->second.end()) {
-            NowTotal = 0;
-            break;
-          }
-          Now[D] = B->second;
-          NowTotal += B->second;
-        }
-    }
-    if (NowTotal == N && Now != Dec.Blocks) {
-      // Compared as the decision was made: with this launch's transfers,
-      // or per launch in the steady state (no bytes in) when it was
-      // planned for that.
-      PartitionProblem Basis = P;
-      if (Out.SteadyState)
-        for (DeviceCost &C : Basis.Devices)
-          C.In = ByteCost();
-      std::vector<double> Times;
-      double NowMs = predictPartition(Basis, Now, Times);
-      double BestMs = predictPartition(Basis, Dec.Blocks, Times);
-      if (NowMs <= BestMs * (1 + HoldGain)) {
-        Dec.Blocks = Now;
-        Dec.PredictedMs = predictPartition(P, Now, Dec.DeviceMs);
-        Out.SteadyState = false;
-        Out.Held = true;
-        Out.HeldBestMs = BestMs;
-      }
-    }
-  } else {
+  if (Splittable)
+    chooseDecision(R, P, Search, Out);
+  else {
     Dec.Blocks.assign(K, 0);
     Dec.SingleDeviceMs = SingleMs;
     Dec.BaseDevice = SingleDevice;
@@ -567,47 +661,11 @@ PlanResult Planner::plan(const PlanRequest &R) {
       L[R.Devices[D].Name] = Out.Blocks[D];
   }
 
-  // The report: what each device's share costs, at its actual position.
-  First = 0;
-  for (size_t D = 0; D < K; ++D) {
-    PlanDeviceReport &Rep = Out.Devices[D];
-    Rep.Blocks = Out.Blocks[D];
-    Rep.PredictedMs = D < Dec.DeviceMs.size() ? Dec.DeviceMs[D] : 0;
-    Rep.ExecMs = P.Devices[D].Perf.timeMs(Rep.Blocks);
-    if (Rep.Blocks) {
-      ShareBytes B = Missing(D, First, Rep.Blocks);
-      Rep.InBytes = B.Raw;
-      Rep.InEffective = B.Effective;
-      Rep.OutBytes = B.Out;
-      Rep.HostInBytes = B.HostIn;
-      Rep.HostOutBytes = B.HostOut;
-      const auto &Rows = P.Devices[D].Perf.rows();
-      auto It = std::lower_bound(
-          Rows.begin(), Rows.end(), Rep.Blocks,
-          [](const std::pair<uint64_t, double> &X, uint64_t B) {
-            return X.first < B;
-          });
-      if (It == Rows.end() && !Rows.empty())
-        --It;
-      if (It != Rows.end()) {
-        Rep.Row = It->first;
-        std::lock_guard<std::mutex> Lock(Mutex);
-        if (const PerfCache::Rows *M =
-                Cache.find(R.Devices[D].Identity, R.Key.text())) {
-          auto MI = M->find(Rep.Row);
-          if (MI != M->end()) {
-            Rep.RowMeasured = true;
-            Rep.RowSamples = MI->second.Samples;
-          }
-        }
-      }
-    }
-    First += Rep.Blocks;
-  }
+  reportShares(R, P, Out);
   return Out;
 }
 
-std::string PlanResult::describe(const PlanRequest &R) const {
+std::string SplitResult::describe(const SplitRequest &R) const {
   std::string S;
   char Buf[512];
   size_t Working = 0;
@@ -618,7 +676,7 @@ std::string PlanResult::describe(const PlanRequest &R) const {
                 static_cast<unsigned long long>(R.TotalBlocks));
   S += Buf;
   for (size_t D = 0; D < Devices.size() && D < R.Devices.size(); ++D) {
-    const PlanDeviceReport &Rep = Devices[D];
+    const SplitDeviceReport &Rep = Devices[D];
     if (!Rep.Blocks)
       continue;
     std::string Row =
@@ -709,7 +767,7 @@ std::string PlanResult::describe(const PlanRequest &R) const {
     std::snprintf(Buf, sizeof(Buf),
                   "  the decision in force, kept: the best found predicts "
                   "%.3f ms, less than %.0f %% faster\n",
-                  HeldBestMs, Planner::HoldGain * 100);
+                  HeldBestMs, ModelPartitioner::HoldGain * 100);
     S += Buf;
   }
   return S;

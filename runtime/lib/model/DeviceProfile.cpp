@@ -12,7 +12,8 @@
 
 #include "cleave/ABI/FormatVersions.h"
 
-#include "JsonUtil.h"
+#include "../support/JsonUtil.h"
+#include "../support/ReadFile.h"
 
 #include <cmath>
 #include <fstream>
@@ -268,13 +269,10 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
 }
 
 Result loadDeviceProfile(const std::string &Path, DeviceProfile &Out) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Result::error(ErrorCode::InvalidValue,
-                         "device profile " + Path + ": cannot be read");
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  Result R = parseDeviceProfile(SS.str(), Out);
+  std::string Text;
+  if (Result R = readRegularFile(Path, MaxConfigFileBytes, Text); !R.ok())
+    return Result::error(R.code(), "device profile " + R.message());
+  Result R = parseDeviceProfile(Text, Out);
   if (!R.ok())
     return Result::error(R.code(), Path + ": " + R.message());
   Out.Source = Path;

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/Fault.h"
-#include "Text.h"
+#include "../support/Text.h"
 
 #include <cctype>
 #include <cstdio>

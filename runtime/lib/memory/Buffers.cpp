@@ -527,10 +527,10 @@ Result BufferManager::planTransfers(const Buffer &B, Location Dst,
                                     ByteRange R,
                                     std::vector<Transfer> &Plan) const {
   std::lock_guard<std::mutex> Lock(B.Mutex);
-  return planLocked(B, Dst, R, Plan);
+  return transfersLocked(B, Dst, R, Plan);
 }
 
-Result BufferManager::planLocked(const Buffer &B, Location Dst, ByteRange R,
+Result BufferManager::transfersLocked(const Buffer &B, Location Dst, ByteRange R,
                                  std::vector<Transfer> &Plan) const {
   Plan.clear();
   Result C = checkRange(B, Dst, R);
@@ -799,7 +799,7 @@ Result BufferManager::makeValidLocked(Buffer &B, Location L, ByteRange R) {
       return C;
   }
   std::vector<Transfer> Plan;
-  C = planLocked(B, L, R, Plan);
+  C = transfersLocked(B, L, R, Plan);
   if (!C.ok())
     return C;
   if (validityLocation(L) == HostLocation) {
@@ -1275,7 +1275,7 @@ Result BufferManager::writeFromHostLocked(Buffer &B, ByteRange R,
 
 Result BufferManager::readToHostLocked(Buffer &B, ByteRange R, char *Dst) {
   std::vector<Transfer> Plan;
-  Result C = planLocked(B, HostLocation, R, Plan);
+  Result C = transfersLocked(B, HostLocation, R, Plan);
   if (!C.ok())
     return C;
   RangeSet FromHost(R.Lo, R.Hi);

@@ -1,0 +1,79 @@
+//===- LaunchPlan.cpp - What a launch did, as text ------------------------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/Launch.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cleave/rt/Launch.h"
+
+#include "LaunchSupport.h"
+#include "../support/Demangle.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace cleave {
+namespace rt {
+
+using namespace launch;
+
+std::string LaunchPlan::describe() const {
+  std::string S = "launch " +
+                  (KernelName.empty() ? "?" : displayName(KernelName)) +
+                  (Swapped ? " [x<->y]" : "") + ": ";
+  size_t NumRuns = 0;
+  for (const Run &R : Runs)
+    NumRuns += !R.IsMerge;
+  if (Split)
+    S += "split over " + std::to_string(NumRuns) + " range(s)";
+  else
+    S += "not split (" + Reason + "); whole grid on one device";
+  if (Reconcile == "merge")
+    S += ", merged on " + MergeDevice;
+  else if (!Reconcile.empty())
+    S += ", " + Reconcile + " writes";
+  if (!Combined.empty())
+    S += ", combined on the host: " + Combined;
+  S += ", " + std::to_string(BytesMoved) + " bytes moved";
+  if (MovedAtOnce)
+    S += " (into " + std::to_string(MovedAtOnce) + " devices at once)";
+  if (Replayed)
+    S += ", replayed";
+  else if (Repeated)
+    S += ", repeated";
+  if (Direct)
+    S += ", direct";
+  if (Deferred)
+    S += ", completion deferred";
+  S += "\n";
+  for (const Run &R : Runs) {
+    S += "  ";
+    if (R.IsMerge)
+      S += "merge on " + R.DeviceName + " of " + R.MergeFrom + " " +
+           blocksText(R.First, R.Count) + ": " + std::to_string(R.BytesIn) +
+           " bytes of partials";
+    else
+      S += R.DeviceName + " " + blocksText(R.First, R.Count) + ": " +
+           std::to_string(R.BytesIn) + " bytes in";
+    if (!R.Variant.empty())
+      S += " [" + R.Variant + "]";
+    for (const Run::Copy &C : R.Copies)
+      S += "; buffer #" + std::to_string(C.BufferId) + " [" +
+           std::to_string(C.T.Offset) + ", " +
+           std::to_string(C.T.Offset + C.T.Bytes) + ") " + C.From + "->" +
+           C.To;
+    S += "\n";
+  }
+  for (const Recovery &R : Recoveries) {
+    S += "  recovery: " + R.Device + " failed (" + R.Error + "); blocks";
+    for (auto [F, E] : R.Blocks)
+      S += " [" + std::to_string(F) + ", " + std::to_string(E) + ")";
+    S += " re-run on " + R.To + "\n";
+  }
+  return S;
+}
+
+} // namespace rt
+} // namespace cleave
