@@ -6,8 +6,9 @@
 // Why: the partition-ready variant recovers the original block index from
 // first + ctaid, a few dependent instructions between the block index and
 // the first load; on kernels whose blocks live ~2,000 cycles that costs 2-4 %
-// (bench/results/partition_overhead-h100-2026-11-21-r3.md). A rebased clone
-// runs the kernel's own instructions and moves the offset into parameter
+// (bench/results/partition-overhead/
+// partition-overhead-2026-11-21-h100-7a7ae32.md). A rebased clone runs the
+// kernel's own instructions and moves the offset into parameter
 // values computed on the host.
 //
 // Soundness. Let D be the dimension, f the slab's first index along D, and

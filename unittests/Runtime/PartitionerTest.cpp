@@ -289,7 +289,7 @@ TEST(Partitioner, TheProgramsCopiesAreHostCopiesInTurnThenGpusAtOnce) {
 
 TEST(Partitioner, TheProgramsCopiesKeepACopyBoundKernelOnTheCpu) {
   // Data from the host at every launch (vecadd on 4x H200's host,
-  // bench/results/headline-h200x4-2026-11-22-s16.md): 2 GB in and 1 GB out
+  // the headline run of 2026-11-22): 2 GB in and 1 GB out
   // over 1M blocks. The GPU computes 16x faster but copies at 32 GB/s
   // against the host copy's 85: the CPU alone (25 + 16 + 12 ms) beats the
   // GPU alone (67 + 1 + 33 ms) and any split, since a GPU share's copies

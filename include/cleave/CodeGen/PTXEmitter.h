@@ -20,8 +20,8 @@ namespace cleave {
 /// Registers LLVM's NVPTX target (once per process). The frontend calls it
 /// before Clang's optimizer runs: without a registered target, Clang
 /// optimizes device code with generic cost models and skips NVPTX's early
-/// passes (bench/results/nvcc_compare-h100-2026-11-21.md: matmul 1.83x
-/// slower than nvcc's).
+/// passes (matmul 1.83x slower than nvcc's:
+/// bench/results/nvcc-compare/nvcc-compare-2026-11-21-h100-7a7ae32.md).
 void initializeNVPTXTarget();
 
 /// The NVPTX target machine for M's kernels on GpuArch (PTX ISA version from

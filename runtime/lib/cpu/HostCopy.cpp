@@ -21,7 +21,8 @@ namespace {
 /// for as many threads as are awake. With tasks of 1 MiB under the auto
 /// partitioner, pageable copies through the staging chunks moved 29 GB/s
 /// to one H200 and 43 GB/s to two; with these, 44 and 69 GB/s
-/// (bench/results/probe-host-copies-h200x2-2026-11-22-tbb.txt).
+/// (bench/results/probe-host-copies/
+/// probe-host-copies-2026-11-22-h200x2-d7e6972-tbb.txt).
 constexpr uint64_t Grain = uint64_t(256) << 10;
 
 template <typename Fn> void inChunks(uint64_t Bytes, Fn &&Chunk) {

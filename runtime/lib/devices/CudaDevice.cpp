@@ -43,8 +43,9 @@ constexpr unsigned NumStreams = 3;
 /// chunk go directly. In the probe, four chunks of 8 MiB, each filled or
 /// emptied by 8 threads while the others' DMA ran, moved 50 GB/s from
 /// pageable memory to one H200 and 76 GB/s to two at once, against 40 and
-/// 61 GB/s with two chunks (bench/results/probe-host-copies-h200x2-
-/// 2026-11-22.txt; the runtime's own hostCopy: HostCopy.cpp).
+/// 61 GB/s with two chunks (bench/results/probe-host-copies/
+/// probe-host-copies-2026-11-22-h200x2-d7e6972.txt; the runtime's own
+/// hostCopy: HostCopy.cpp).
 constexpr unsigned NumStaging = 4;
 constexpr uint64_t StagingBytes = 8u << 20;
 
@@ -54,7 +55,7 @@ constexpr uint64_t StagingBytes = 8u << 20;
 /// and a stencil step with two rows into each GPU took 265 us by the copy
 /// engines, queued or waited for, against 247 us by a kernel that reads
 /// the rows over NVLink and 240 us with no rows at all
-/// (bench/results/probe-halo-copy-cost-h200x4-2026-11-22-s23.jsonl).
+/// (a probe on 4x H200, 2026-11-22).
 /// CLEAVE_PEER_COPY=dma keeps every copy on the copy engines.
 constexpr uint64_t KernelCopyMaxBytes = 4u << 20;
 

@@ -86,7 +86,7 @@ bool IssuePool::usedFor(size_t Gpus) {
   if (Gpus < 2 || C == Serial)
     return false;
   // auto: from three GPUs. Same run on 4x H200, even split, resident
-  // (bench/results/headline-h200x4-2026-11-21-s4.md): over 4 GPUs the
+  // (the 4x H200 headline run of 2026-11-21): over 4 GPUs the
   // workers made the 0.1 ms launches 1.09-1.17x faster (jacobi2d, whose
   // launches also copy halos, 0.93x); over 2 GPUs, 0.95-1.03x.
   return C == Parallel || (Gpus >= 3 && Cores >= Gpus + 2);

@@ -77,9 +77,10 @@ namespace {
 /// What a range costs the engine besides the device's own launch: footprint
 /// evaluation, transfer planning, argument translation. bench/engine
 /// measures 3-9 us per range on null GPUs on the 2-core build VM
-/// (bench/results/engine-overhead-vm-2026-11-21-s3.md); charged at about
-/// twice that. A GPU adds the profile's launch and synchronization; a CPU
-/// range its executor's dispatch.
+/// (bench/results/engine-overhead/
+/// engine-overhead-2026-11-21-vm-e53ea6a.md); charged at about twice that.
+/// A GPU adds the profile's launch and synchronization; a CPU range its
+/// executor's dispatch.
 constexpr double EngineRangeMs = 0.01;
 constexpr double CpuRangeMs = 0.02;
 /// The engine's host time per row of an exact write set in a split launch
@@ -97,7 +98,7 @@ constexpr double CpuSeedNsPerThread = 1.0;
 /// per byte of the CPU's triad bandwidth: on 4x H200's host, vecadd from
 /// the host on the CPU alone spent 37 ms more than with its data resident,
 /// copying 3.2 GB (87 GB/s), against a triad of 121 GB/s
-/// (bench/results/headline-h200x4-2026-11-22-s16.md).
+/// (the 4x H200 headline run of 2026-11-22, in git history).
 constexpr double HostCopyPerTriad = 0.7;
 /// Launches without any of the program's copies, counted at one search,
 /// after which copies before two launches in a row search again at once
@@ -343,7 +344,7 @@ std::string LaunchContext::whyModelKeepsWhole(const std::vector<Location> &Devs,
   // Combined outputs (docs/runtime.md): split by the model policy only
   // when the grid fills a wave of every GPU. The one-wave histogram of an
   // earlier headline, split over 2 and 4 H200s, measured 0.92x and 0.93x of
-  // one (bench/results/headline-h200x4-2026-11-22-s5): a partial wave of a
+  // one (4x H200, 2026-11-22): a partial wave of a
   // latency-bound kernel takes about a whole wave's time, and the tables,
   // whose rows are whole waves, read a partial wave's time as a whole
   // wave's throughput. Explicit partitions and the static policies always

@@ -170,7 +170,7 @@ public:
   /// synchronizeEvent, never elapsedTime. The default is createEvent; a
   /// CUDA device creates it without timing, which a wait on another GPU
   /// resolves sooner (a 4-GPU stencil's step: 6 us less,
-  /// bench/results/probe-chain-h200x4-2026-11-22-s25.jsonl).
+  /// a probe on 4x H200, 2026-11-22).
   virtual Result createOrderingEvent(EventHandle &Out) {
     return createEvent(Out);
   }

@@ -188,7 +188,7 @@ struct PartitionDecision {
 /// cores, and the first take them: on 4x H200 a vecadd split evenly over
 /// the CPU and one GPU, with the data from the host, took 68 ms, between
 /// that sum (77 ms) and the concurrent maximum (58 ms)
-/// (bench/results/headline-h200x4-2026-11-22-s16.md). The sum errs on the
+/// (the 4x H200 headline run of 2026-11-22). The sum errs on the
 /// side of not splitting.
 double hostCopyMs(const PartitionProblem &P,
                   const std::vector<uint64_t> &Blocks);

@@ -12,7 +12,7 @@
 // (cudaDeviceScheduleAuto spins while the host has more cores than
 // contexts), and a wake-up after a longer wait cost 0.1-0.3 ms on the GPU
 // machines, a third of a 1 ms launch's repetitions on one H200
-// (bench/results/headline-h200x4-2026-11-22-s15.md).
+// (the 4x H200 headline run of 2026-11-22).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_SPIN_H
