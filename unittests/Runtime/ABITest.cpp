@@ -97,6 +97,24 @@ static_assert(std::string_view(getCombineOpName(CombineOp::UMax)) == "umax");
 static_assert(std::string_view(
                   getFootprintClassName(FootprintClass::Unknown)) == "unknown");
 
+TEST(ABITest, AParameterMayBeWrittenWhenItsRoleSaysSoOrIsAGuess) {
+  // The engine's write sets and the direct launches' invalidation both ask
+  // BundleParam::mayWrite: an escaping pointer's role is only a guess.
+  rt::BundleParam P;
+  P.Kind = rt::ParamKind::Pointer;
+  for (rt::ParamRole R : {rt::ParamRole::Write, rt::ParamRole::ReadWrite}) {
+    P.Role = R;
+    EXPECT_TRUE(P.mayWrite());
+  }
+  for (rt::ParamRole R : {rt::ParamRole::Read, rt::ParamRole::Unused}) {
+    P.Role = R;
+    P.RoleIsGuess = false;
+    EXPECT_FALSE(P.mayWrite());
+    P.RoleIsGuess = true;
+    EXPECT_TRUE(P.mayWrite());
+  }
+}
+
 TEST(ABITest, MemoryClassesAreGlobalAndLocal) {
   unsigned N = 0;
   for (unsigned I = 0; I < NumInstrClasses; ++I)

@@ -94,10 +94,6 @@ std::string dims(const uint32_t D[3]) {
 
 thread_local std::shared_ptr<PlanSlot> LastPlan;
 
-bool writes(ParamRole R) {
-  return R == ParamRole::Write || R == ParamRole::ReadWrite;
-}
-
 /// The launch of \p K on the direct device's compute stream from the
 /// calling thread (docs/runtime.md, "Direct launches"), when nothing stands
 /// in the way: \p S and the streams it waits for have nothing queued, the
@@ -140,7 +136,7 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (!Bufs.addressOn(*Res.Buf, Dev, Res.Offset, Addr).ok())
       return false;
     std::memcpy(A.Params[I], &Addr, sizeof(Addr));
-    if (writes(P.Role) && !Res.Buf->heldOnlyBy(Dev))
+    if (P.mayWrite() && !Res.Buf->heldOnlyBy(Dev))
       Written.push_back(Res.Buf);
   }
   FunctionHandle F = Info.Variables.empty() ? RT.cachedDirectFunction(K)

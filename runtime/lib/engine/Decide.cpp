@@ -172,10 +172,8 @@ Result LaunchContext::evaluate(uint64_t First, uint64_t Count,
     if (Combining && isCombined(P.ArgNo))
       continue;
     const BundleParam &BP = Info.Params[P.ArgNo];
-    bool MayWrite = BP.Role == ParamRole::Write ||
-                    BP.Role == ParamRole::ReadWrite || BP.RoleIsGuess;
-    addArgumentUse(P, Fp ? FR.find(P.ArgNo) : nullptr, MayWrite, First, Count,
-                   Out[P.Buf->id()], CoarseRows);
+    addArgumentUse(P, Fp ? FR.find(P.ArgNo) : nullptr, BP.mayWrite(), First,
+                   Count, Out[P.Buf->id()], CoarseRows);
   }
   return Result::success();
 }

@@ -75,6 +75,12 @@ struct BundleParam {
   bool RoleIsGuess = false; ///< the pointer escapes: role is conservative
   uint32_t Size = 0;        ///< bytes of the argument value (pointee for ByValue)
   uint32_t Align = 1;
+  /// Whether the kernel may write through this parameter: its role says
+  /// so, or the pointer escapes and the role is only a guess.
+  bool mayWrite() const {
+    return Role == ParamRole::Write || Role == ParamRole::ReadWrite ||
+           RoleIsGuess;
+  }
 };
 
 /// Something that forbids splitting the kernel or running it on the CPU.
