@@ -539,6 +539,24 @@ Result Runtime::start() {
     Preparing = std::thread([E = Eng.get()] { E->prepare(); });
   if (Policy == PartitionPolicy::Weights)
     Eng->setSplitWeights(std::move(Split));
+  // CLEAVE_PIPELINE=on|off|host: transfer pipelining (docs/runtime.md,
+  // "Transfer pipelining"); `host` also lands the program's copies into
+  // buffers in their host copies (no home device, no direct copies), so
+  // that launches on one GPU find their inputs there and pipeline them.
+  if (const char *Env = std::getenv("CLEAVE_PIPELINE")) {
+    std::string_view V = trim(Env);
+    PipelineOptions O;
+    if (V == "off" || V == "0") {
+      O.On = false;
+    } else if (V == "host") {
+      Buffers->setHomeDevice(-1);
+      Buffers->setDirectHostCopies(false);
+    } else if (!V.empty() && V != "on") {
+      logLine("cleave: CLEAVE_PIPELINE=" + std::string(Env) +
+              ": expected on, off or host; using on");
+    }
+    Eng->setPipelining(O);
+  }
 
   // The opt-in limit of shared memory is the smallest of the GPUs' (a
   // launch may run on any of them); CPU devices have none.

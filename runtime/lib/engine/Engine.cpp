@@ -117,6 +117,11 @@ void Engine::setMinSplitMs(double Ms) {
   I->Model.planner(Bufs).setMinSplitMs(Ms);
 }
 
+void Engine::setPipelining(const PipelineOptions &O) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Pipe.Opt = O;
+}
+
 Result Engine::flushPerformanceCache() {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   return I->Model.P ? I->Model.P->flush() : Result::success();
@@ -125,6 +130,7 @@ Result Engine::flushPerformanceCache() {
 Engine::~Engine() {
   I->Model.release(Bufs);
   I->Scratch.release(Bufs);
+  I->Pipe.release(Bufs);
   for (auto &P : I->Programs)
     for (auto &[L, G] : P->Gpus)
       if (G.Loaded && G.M)
@@ -465,7 +471,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     Use = &Swapped;
   }
   LaunchContext C(Bufs, Exec, P, *Use->Kernel, *Use, Plan, Policy, I->Model,
-                  I->Pool, I->Scratch, Memo);
+                  I->Pool, I->Scratch, I->Pipe, Memo);
   Result R = C.run();
   // Keep it for the next launch if it changed nothing; a launch that did,
   // or that could not be kept, forgets the last one.

@@ -66,6 +66,22 @@ std::string LaunchPlan::describe() const {
            C.To;
     S += "\n";
   }
+  if (!Chunks.empty()) {
+    uint64_t Sent = 0, Back = 0;
+    for (const Chunk &C : Chunks) {
+      Sent += C.BytesSent;
+      Back += C.BytesReceived;
+    }
+    S += "  pipelined on " + PipelineDevice + " in " +
+         std::to_string(Chunks.size()) + " chunks (send, kernel, receive " +
+         "streams): " + std::to_string(Sent) + " bytes sent, " +
+         std::to_string(Back) + " received eagerly\n";
+    for (size_t I = 0; I < Chunks.size(); ++I)
+      S += "    chunk " + std::to_string(I) + " " +
+           blocksText(Chunks[I].First, Chunks[I].Count) + ": " +
+           std::to_string(Chunks[I].BytesSent) + " bytes sent, " +
+           std::to_string(Chunks[I].BytesReceived) + " received\n";
+  }
   for (const Recovery &R : Recoveries) {
     S += "  recovery: " + R.Device + " failed (" + R.Error + "); blocks";
     for (auto [F, E] : R.Blocks)

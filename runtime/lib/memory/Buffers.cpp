@@ -481,6 +481,8 @@ void BufferManager::markWrittenLocked(Buffer &B, Location L,
     return;
   if (!B.Pushed.empty())
     B.Pushed.erase(Rs);
+  if (!B.Received.empty())
+    B.Received.erase(Rs);
   if (L != HostLocation) { // a kernel (or a copy on a device) wrote it
     B.Staged.erase(Rs);
     // Read back after their last write, or not: what to expect of these
@@ -787,6 +789,62 @@ Result BufferManager::executeTransfersUnlocked(
     if (!Ready[I].Skip)
       landLocked(B, Ready[I]);
   return Err;
+}
+
+Result BufferManager::queueTransfers(Buffer &B,
+                                     const std::vector<Transfer> &Plan,
+                                     StreamHandle S) {
+  std::vector<ReadyCopy> Ready(Plan.size());
+  {
+    std::lock_guard<std::mutex> Lock(B.Mutex);
+    for (size_t I = 0; I < Plan.size(); ++I) {
+      Result X = readyLocked(B, Plan[I], Ready[I]);
+      if (!X.ok())
+        return X;
+      if (!Ready[I].Skip && Ready[I].S != HostLocation &&
+          Ready[I].D != HostLocation)
+        return Result::error(ErrorCode::InvalidValue,
+                             "queued transfer between two devices");
+    }
+  }
+  for (const ReadyCopy &C : Ready) {
+    if (C.Skip)
+      continue;
+    const Transfer &T = C.T;
+    Result X = C.S == HostLocation
+                   ? Devices[C.D]->copyHostToDevice(C.DstAddr,
+                                                    B.Host + T.Offset,
+                                                    T.Bytes, S)
+                   : Devices[C.S]->copyDeviceToHost(B.Host + T.Offset,
+                                                    C.SrcAddr, T.Bytes, S);
+    if (!X.ok())
+      return Result::error(
+          X.code(), "queueing bytes " +
+                        describeRange(T.Offset, T.Offset + T.Bytes) +
+                        " of buffer #" + std::to_string(B.Id) +
+                        (C.S == HostLocation ? " to " : " from ") +
+                        Devices[C.S == HostLocation ? C.D : C.S]->name() +
+                        ": " + X.message());
+  }
+  return Result::success();
+}
+
+void BufferManager::landTransfers(Buffer &B, const std::vector<Transfer> &Plan) {
+  if (Plan.empty())
+    return;
+  ChangeCounter Count{*this};
+  std::lock_guard<std::mutex> Lock(B.Mutex);
+  for (const Transfer &T : Plan) {
+    ReadyCopy C;
+    C.T = T;
+    C.S = validityLocation(T.Src);
+    C.D = validityLocation(T.Dst);
+    if (C.S == C.D || T.Bytes == 0)
+      continue;
+    landLocked(B, C);
+    if (C.D == HostLocation)
+      B.Received.insert(ByteRange{T.Offset, T.Offset + T.Bytes});
+  }
 }
 
 Result BufferManager::makeValidLocked(Buffer &B, Location L, ByteRange R) {
@@ -1108,6 +1166,15 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     std::lock_guard<std::mutex> Lock(S.Mutex);
     ++S.ProgramReads;
     ByteRange SRange{RS.Offset, RS.Offset + Bytes};
+    // Results a pipelined launch sent back before this read: read back
+    // as much as if this read had fetched them.
+    if (!S.Received.empty()) {
+      for (ByteRange G : S.Received.intersection(SRange.Lo, SRange.Hi)) {
+        S.ReadBack.insert(G);
+        S.FetchedSinceWrite.insert(G);
+      }
+      S.Received.erase(SRange);
+    }
     // One GPU and no CPU device: the host copy is only a stop on the way,
     // so every read goes straight to the program's memory, as under CUDA.
     // (With several GPUs it keeps what was read for the next transfer.)
