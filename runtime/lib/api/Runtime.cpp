@@ -539,21 +539,22 @@ Result Runtime::start() {
     Preparing = std::thread([E = Eng.get()] { E->prepare(); });
   if (Policy == PartitionPolicy::Weights)
     Eng->setSplitWeights(std::move(Split));
-  // CLEAVE_PIPELINE=on|off|host: transfer pipelining (docs/runtime.md,
-  // "Transfer pipelining"); `host` also lands the program's copies into
-  // buffers in their host copies (no home device, no direct copies), so
-  // that launches on one GPU find their inputs there and pipeline them.
+  // CLEAVE_PIPELINE=on|off|host|host-serial: transfer pipelining
+  // (docs/runtime.md, "Transfer pipelining"). `host` and `host-serial`
+  // (a measurement control) land the program's copies into buffers in
+  // their host copies (no home device, no direct copies), so that launches
+  // on one GPU find their inputs there; `host-serial` then uploads them
+  // whole, unpipelined.
   if (const char *Env = std::getenv("CLEAVE_PIPELINE")) {
     std::string_view V = trim(Env);
     PipelineOptions O;
-    if (V == "off" || V == "0") {
-      O.On = false;
-    } else if (V == "host") {
+    O.On = V != "off" && V != "0" && V != "host-serial";
+    if (V == "host" || V == "host-serial") {
       Buffers->setHomeDevice(-1);
       Buffers->setDirectHostCopies(false);
-    } else if (!V.empty() && V != "on") {
+    } else if (!V.empty() && V != "on" && V != "off" && V != "0") {
       logLine("cleave: CLEAVE_PIPELINE=" + std::string(Env) +
-              ": expected on, off or host; using on");
+              ": expected on, off, host or host-serial; using on");
     }
     Eng->setPipelining(O);
   }
