@@ -267,10 +267,10 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
     A.Fail = Failure{R.Dev, Res};
     return Result::success();
   }
-  Phases.mark("plan chunks");
+  Phases.mark("chunks");
   size_t Launched = 0, SendsDone = 0;
   Result Err = issueChunks(R, Chunks, Launched, SendsDone);
-  Phases.mark("issue chunks", name(R.Dev));
+  Phases.mark("issue", name(R.Dev));
   Device &D = Bufs.device(R.Dev);
   Result SendWait = D.synchronizeStream(D.internalStream(1));
   Result KernelWait = D.synchronizeStream(D.internalStream(0));
