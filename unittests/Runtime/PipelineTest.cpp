@@ -421,4 +421,70 @@ TEST_F(PipelineTest, AFaultMidPipelineIsRecoveredWithNothingLost) {
   expectResults("recovered after eager receives");
 }
 
+TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
+  // tr (unittests/Inputs/engine_test.ll) on a 2-D grid of 16 x 2048 blocks
+  // of 128 threads: out[x * h + y] = in[y * w + x]. Chunks are whole rows
+  // of blocks; each chunk's results are 2048 columns of the output, too
+  // many copies to send back eagerly even once the program reads them.
+  const int W = 2048, H = 2048;
+  float *GpuIn = nullptr, *GpuOut = nullptr;
+  NullGpu::Options O;
+  O.OnLaunch = [&](const uint32_t *, const uint32_t *, void **) {
+    for (int Y = 0; Y < H; ++Y)
+      for (int X = 0; X < W; ++X)
+        GpuOut[int64_t(X) * H + Y] = GpuIn[int64_t(Y) * W + X];
+  };
+  NullGpu Gpu(std::move(O));
+  BufferManager Bufs({&Gpu});
+  Bufs.setDirectHostCopies(false);
+  CpuExecutor Exec(1);
+  Engine Eng(Bufs, Exec, PartitionPolicy::SingleDevice);
+  const std::string Bundle = cleave::test::testBundle("engine_test");
+  ASSERT_TRUE(Eng.addProgram(Bundle.data(), Bundle.size(), {}).ok());
+  const KernelHandle *Tr = Eng.findKernel("tr");
+  ASSERT_NE(Tr, nullptr);
+  void *In = nullptr, *Out = nullptr;
+  ASSERT_TRUE(Bufs.allocate(uint64_t(W) * H * 4, In).ok());
+  ASSERT_TRUE(Bufs.allocate(uint64_t(W) * H * 4, Out).ok());
+  for (auto [P, R] : {std::pair{In, &GpuIn}, std::pair{Out, &GpuOut}}) {
+    BufferManager::Resolved Res;
+    ASSERT_TRUE(Bufs.resolve(P, Res).ok());
+    DeviceAddr A = 0;
+    ASSERT_TRUE(Bufs.addressOn(*Res.Buf, 0, 0, A).ok());
+    *R = reinterpret_cast<float *>(A);
+    std::memset(*R, 0xff, uint64_t(W) * H * 4);
+  }
+  std::mt19937 Rng(5);
+  std::vector<float> Host(size_t(W) * H), Got(Host.size());
+  for (int Step = 0; Step < 2; ++Step) {
+    for (float &X : Host)
+      X = float(Rng() % 4096);
+    ASSERT_TRUE(
+        Bufs.memcpy(In, Host.data(), Host.size() * 4, MemcpyKind::HostToDevice)
+            .ok());
+    KernelLaunchRequest Req;
+    Req.Kernel = Tr;
+    Req.Grid[0] = W / 128;
+    Req.Grid[1] = H;
+    Req.Block[0] = 128;
+    int Wv = W, Hv = H;
+    void *Args[] = {&In, &Out, &Wv, &Hv};
+    Req.Args = Args;
+    LaunchPlan P;
+    ASSERT_TRUE(Eng.launch(Req, P).ok());
+    ASSERT_GE(P.Chunks.size(), 2u) << P.describe();
+    for (const LaunchPlan::Chunk &C : P.Chunks) {
+      EXPECT_EQ(C.First % (W / 128), 0u) << P.describe();
+      EXPECT_EQ(C.BytesReceived, 0u) << P.describe();
+    }
+    ASSERT_TRUE(
+        Bufs.memcpy(Got.data(), Out, Got.size() * 4, MemcpyKind::DeviceToHost)
+            .ok());
+    for (int Y = 0; Y < H; ++Y)
+      for (int X = 0; X < W; ++X)
+        ASSERT_EQ(Got[size_t(X) * H + Y], Host[size_t(Y) * W + X])
+            << "step " << Step << " (" << X << ", " << Y << ")";
+  }
+}
+
 } // namespace

@@ -84,6 +84,17 @@ std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src,
 /// they did.
 bool LaunchContext::pipelineChunks(RunState &R,
                                    std::vector<PipeChunk> &Chunks) {
+  // Cheap tests first: a launch that reads less than MinBytes, or finds
+  // all it reads on the GPU, is not staged twice.
+  uint64_t Reads = 0;
+  bool AllThere = true;
+  for (auto &[Id, U] : R.Uses) {
+    ByteRange H = hull(U.Reads);
+    Reads += H.size();
+    AllThere &= BufById.at(Id)->holds(R.Dev, H);
+  }
+  if (Reads < Pipe.Opt.MinBytes || AllThere)
+    return false;
   if (!stage(R, false).ok())
     return false; // prepareRuns() stages it again and reports the failure
   std::map<uint64_t, RangeSet> Missing;
@@ -150,6 +161,11 @@ bool LaunchContext::pipelineChunks(RunState &R,
   return true;
 }
 
+/// A chunk's results in one buffer come back in at most this many copies;
+/// more (a transpose's columns) are not received eagerly: small copies
+/// cost more than they overlap.
+constexpr size_t MaxReceiveCopies = 64;
+
 /// Results to send back chunk by chunk: of each buffer whose results the
 /// program read back after its last write (Buffer::readBackBytes), when
 /// every chunk's writes into it are exact and no two chunks write the same
@@ -172,7 +188,8 @@ void LaunchContext::planReceives(RunState &R, std::vector<PipeChunk> &Chunks) {
         refineWrites(U->second, B.size());
       for (ByteRange W : U->second.Writes.ranges())
         Disjoint &= !Seen.intersects(W.Lo, W.Hi);
-      Disjoint &= U->second.WritesExact;
+      Disjoint &= U->second.WritesExact &&
+                  U->second.Writes.numRanges() <= MaxReceiveCopies;
       Seen.insert(U->second.Writes);
     }
     if (!Disjoint)
