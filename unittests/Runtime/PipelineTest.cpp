@@ -12,8 +12,8 @@
 // and a device fault mid-pipeline recovered on the CPU.
 //
 //===----------------------------------------------------------------------===//
-#include "../TestInputs.h"
 #include "../../runtime/lib/scheduler/ChunkPlan.h"
+#include "../TestInputs.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
@@ -39,10 +39,9 @@ const std::string &bundleBytes() {
 
 /// blur (unittests/Inputs/engine_model_test.ll): out[i] = in[i-1] + in[i] +
 /// in[i+1] inside (0, n - 1), over elements [Lo, Hi).
-void blurRange(const float *In, float *Out, int64_t N, int64_t Lo,
-               int64_t Hi) {
-  for (int64_t I = std::max<int64_t>(Lo, 1);
-       I < std::min<int64_t>(Hi, N - 1); ++I)
+void blurRange(const float *In, float *Out, int64_t N, int64_t Lo, int64_t Hi) {
+  for (int64_t I = std::max<int64_t>(Lo, 1); I < std::min<int64_t>(Hi, N - 1);
+       ++I)
     Out[I] = In[I - 1] + In[I] + In[I + 1];
 }
 
@@ -59,8 +58,8 @@ const cleave_cpu_kernel_desc BlurDesc = {"blur", blurCpu, 0, 0, 3, 0};
 /// Which operations of \p Ops are complete before each one starts, as its
 /// stream and the events it waited for order them (not as the null GPU
 /// happened to run them: at once).
-std::vector<std::set<size_t>> orderedBefore(
-    const std::vector<NullGpu::Op> &Ops) {
+std::vector<std::set<size_t>>
+orderedBefore(const std::vector<NullGpu::Op> &Ops) {
   std::map<StreamHandle, std::set<size_t>> Done;
   std::map<EventHandle, std::set<size_t>> Recorded;
   std::vector<std::set<size_t>> Before(Ops.size());
@@ -289,8 +288,8 @@ TEST_F(PipelineTest, EveryInputByteIsSentOnceAndBeforeItsChunkRuns) {
     uint64_t Lo = C.First * 128 ? (C.First * 128 - 1) * 4 : 0;
     uint64_t Hi = std::min<uint64_t>(N, (C.First + C.Count) * 128 + 1) * 4;
     for (size_t J = 0; J < Ops.size(); ++J)
-      if (Ops[J].What == NullGpu::Op::CopyIn &&
-          Ops[J].Addr - Base < Hi && Ops[J].Addr - Base + Ops[J].Bytes > Lo)
+      if (Ops[J].What == NullGpu::Op::CopyIn && Ops[J].Addr - Base < Hi &&
+          Ops[J].Addr - Base + Ops[J].Bytes > Lo)
         EXPECT_TRUE(Before[I].count(J))
             << "chunk " << K - 1 << " may start before the copy of bytes ["
             << Ops[J].Addr - Base << ", +" << Ops[J].Bytes << ") arrives";

@@ -442,11 +442,11 @@ public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
                 LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model,
-                IssuePool &Pool, CombineScratch &Scratch,
-                PipelineState &Pipe, const RepeatMemo *Memo)
+                IssuePool &Pool, CombineScratch &Scratch, PipelineState &Pipe,
+                const RepeatMemo *Memo)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
-        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool),
-        Scratch(Scratch), Pipe(Pipe), Memo(Memo) {}
+        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool), Scratch(Scratch),
+        Pipe(Pipe), Memo(Memo) {}
 
   Result run();
   /// After run(): whether it repeated Memo's runs, and the launch to keep

@@ -1,4 +1,5 @@
-//===- Pipeline.cpp - One GPU run as chunks on three streams ---------------===//
+//===- Pipeline.cpp - One GPU run as chunks on three streams
+//---------------===//
 //
 // Part of Cleave's runtime (no LLVM). See LaunchContext.h and
 // docs/runtime.md, "Transfer pipelining".
@@ -62,8 +63,8 @@ struct LaunchContext::PipeChunk {
 namespace {
 
 /// Copies of every range of \p Set from \p Src to \p Dst.
-std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src,
-                               Location Dst, uint64_t &Bytes) {
+std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src, Location Dst,
+                               uint64_t &Bytes) {
   std::vector<Transfer> Out;
   for (ByteRange R : Set.ranges()) {
     Out.push_back({Src, Dst, R.Lo, R.size()});
@@ -111,13 +112,18 @@ bool LaunchContext::pipelineChunks(RunState &R,
   Device &D = Bufs.device(R.Dev);
   ChunkQuery Q;
   Q.Blocks = R.Count;
-  Q.WaveBlocks = waveBlocks(
-      D.properties().ComputeUnits,
-      uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2]);
+  Q.WaveBlocks =
+      waveBlocks(D.properties().ComputeUnits,
+                 uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2]);
   unsigned Dim = slabDim();
   if (Fp && Fp->rebasedVariant(Dim) && !envListHas("CLEAVE_REBASE", "off"))
     Q.Align = slabBlocks(Dim);
   Q.SendBytes = Upload;
+  // The results planReceives() may send back: those the program reads.
+  if (Pipe.Opt.Receive)
+    for (auto &[Id, U] : R.Uses)
+      if (!U.Writes.empty() && BufById.at(Id)->readBackBytes(hull(U.Writes)))
+        Q.ReceiveBytes += U.Writes.totalBytes();
   std::vector<uint64_t> Sizes = planChunks(Q);
   if (Sizes.size() < 2)
     return false;
@@ -264,8 +270,9 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   Piped = false;
   // A range the model policy times is not pipelined: its table holds
   // kernel times, which chunks overlapped with copies would not give.
-  if (!Pipe.Opt.On || Timed || A.Repeat || A.Runs.size() != 1 || M == Mode::Merge ||
-      Combining || !isGpu(A.Runs[0].Dev) || A.Runs[0].Count < 2 ||
+  if (!Pipe.Opt.On || Timed || A.Repeat || A.Runs.size() != 1 ||
+      M == Mode::Merge || Combining || !isGpu(A.Runs[0].Dev) ||
+      A.Runs[0].Count < 2 ||
       Bufs.device(A.Runs[0].Dev).numInternalStreams() < 3 ||
       !whyNotSplit(true).empty())
     return Result::success();
@@ -336,8 +343,7 @@ void LaunchContext::notePipeline(const RunState &R,
                                  const std::vector<PipeChunk> &Chunks) {
   Plan.PipelineDevice = name(R.Dev);
   for (const PipeChunk &Ch : Chunks)
-    Plan.Chunks.push_back(
-        {Ch.First, Ch.Count, Ch.BytesSent, Ch.BytesReceived});
+    Plan.Chunks.push_back({Ch.First, Ch.Count, Ch.BytesSent, Ch.BytesReceived});
 }
 
 void LaunchContext::landReceived(AttemptState &A) {

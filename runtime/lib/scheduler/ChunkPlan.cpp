@@ -12,8 +12,8 @@ namespace cleave {
 namespace rt {
 
 uint64_t waveBlocks(unsigned SMs, uint64_t ThreadsPerBlock) {
-  uint64_t PerSM = std::min<uint64_t>(
-      32, 2048 / std::max<uint64_t>(ThreadsPerBlock, 1));
+  uint64_t PerSM =
+      std::min<uint64_t>(32, 2048 / std::max<uint64_t>(ThreadsPerBlock, 1));
   return std::max<uint64_t>(1, uint64_t(SMs) * std::max<uint64_t>(PerSM, 1));
 }
 
@@ -21,8 +21,10 @@ std::vector<uint64_t> planChunks(const ChunkQuery &Q) {
   if (Q.Blocks == 0)
     return {};
   uint64_t Align = std::max<uint64_t>(Q.Align, 1);
-  uint64_t Eighth = (Q.Blocks + MaxProvisionalChunks - 1) / MaxProvisionalChunks;
-  uint64_t Size = std::max<uint64_t>(std::max<uint64_t>(Q.WaveBlocks, 1), Eighth);
+  uint64_t Eighth =
+      (Q.Blocks + MaxProvisionalChunks - 1) / MaxProvisionalChunks;
+  uint64_t Size =
+      std::max<uint64_t>(std::max<uint64_t>(Q.WaveBlocks, 1), Eighth);
   Size = (Size + Align - 1) / Align * Align;
   std::vector<uint64_t> Out;
   for (uint64_t Done = 0; Done < Q.Blocks;) {
