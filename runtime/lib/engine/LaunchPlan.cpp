@@ -10,6 +10,7 @@
 #include "../support/Demangle.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -72,10 +73,12 @@ std::string LaunchPlan::describe() const {
       Sent += C.BytesSent;
       Back += C.BytesReceived;
     }
+    char Ms[32];
+    std::snprintf(Ms, sizeof(Ms), "%.3f", PipelineMs);
     S += "  pipelined on " + PipelineDevice + " in " +
          std::to_string(Chunks.size()) + " chunks (send, kernel, receive " +
          "streams): " + std::to_string(Sent) + " bytes sent, " +
-         std::to_string(Back) + " received eagerly\n";
+         std::to_string(Back) + " received eagerly, " + Ms + " ms\n";
     for (size_t I = 0; I < Chunks.size(); ++I)
       S += "    chunk " + std::to_string(I) + " " +
            blocksText(Chunks[I].First, Chunks[I].Count) + ": " +

@@ -293,12 +293,16 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   }
   Phases.mark("chunks");
   size_t Launched = 0, SendsDone = 0;
+  auto Start = std::chrono::steady_clock::now();
   Result Err = issueChunks(R, Chunks, Launched, SendsDone);
   Phases.mark("issue", name(R.Dev));
   Device &D = Bufs.device(R.Dev);
   Result SendWait = D.synchronizeStream(D.internalStream(1));
   Result KernelWait = D.synchronizeStream(D.internalStream(0));
   Result RecvWait = D.synchronizeStream(D.internalStream(2));
+  Plan.PipelineMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
   Phases.mark("wait", name(R.Dev));
   // What arrived is claimed, whatever failed after it.
   uint64_t SentBytes = 0;

@@ -93,6 +93,9 @@ struct LaunchPlan {
   };
   std::vector<Chunk> Chunks;
   std::string PipelineDevice;
+  /// The pipeline's time on the host's clock, from its first send queued
+  /// to its three streams done (ms).
+  double PipelineMs = 0;
 
   /// One line per run, plus the refusal and recoveries if any:
   ///   "launch <kernel>: split over 2 range(s), 1024 bytes moved"
