@@ -418,6 +418,17 @@ TEST_F(PipelineTest, AFaultMidPipelineIsRecoveredWithNothingLost) {
   P = launch();
   ASSERT_EQ(P.Recoveries.size(), 1u) << P.describe();
   expectResults("recovered after eager receives");
+  // A send that fails: the first (nothing ran yet: the attempt starts
+  // again without the GPU), or the second (after the first chunk ran).
+  for (const char *Spec : {"gpu0:copy:1", "gpu0:copy:2"}) {
+    FaultInjector::global().clear();
+    upload();
+    ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
+    P = launch();
+    ASSERT_EQ(P.Recoveries.size(), 1u) << Spec << "\n" << P.describe();
+    EXPECT_EQ(P.Recoveries[0].To, "cpu0");
+    expectResults(Spec);
+  }
 }
 
 TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
