@@ -7,7 +7,7 @@
 // pipelining"). planChunks() is the one place that decides the chunks'
 // sizes: the engine asks it and carries out whatever it answers.
 //
-// The rule today is provisional: chunks of max(one wave of the GPU, an
+// The rule is provisional: chunks of max(one wave of the GPU, an
 // eighth of the blocks), cut at the query's alignment. It weighs neither
 // the link rates nor the kernel's time; Luo's TPSM chunk-size model (the
 // six cases of kernel- or transfer-bound by send-, receive- or
