@@ -1,4 +1,5 @@
-//===- Tpsm.h - Luo's transfer pipelining model (TPSM) -----------*- C++ -*-===//
+//===- Tpsm.h - Luo's transfer pipelining model (TPSM) -----------*- C++
+//-*-===//
 //
 // Part of Cleave's runtime (no LLVM). How to cut one GPU's block range into
 // chunks whose send (host to GPU), kernel and receive (GPU to host) overlap
@@ -167,6 +168,14 @@ struct Step {
 /// exactly once, runs a block only after the step that sent it and
 /// receives it only after the step that ran it; else what is wrong.
 std::string checkSteps(const std::vector<Step> &Steps, uint64_t Blocks);
+
+/// H() of (4.35): seconds to send \p Xs and receive \p Xr bytes at once
+/// (one direction alone moves at its own rate).
+double transferTime(double Xs, double Xr, const LinkRates &L);
+
+/// Send everything, run every block in one launch, receive everything, one
+/// after the other, with the copies' latency.
+double unpipelinedTime(const Workload &W, const LinkRates &L);
 
 /// The predicted time of \p Steps: the sum over steps of max(H(x_s, x_r)
 /// + latency, kernel) + t_str ((4.36) and (4.52) are this sum).
