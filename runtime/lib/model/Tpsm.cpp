@@ -26,36 +26,42 @@ namespace {
 /// A base below this is no series at all (the chunks would not grow).
 constexpr double MinBase = 1.001;
 
+/// How chunks are cut: whole waves, never under the smallest chunk.
+struct Grain {
+  uint64_t Min;  ///< the smallest chunk (whole waves)
+  uint64_t Wave; ///< one wave of the GPU
+};
+
 /// What every case needs to size its chunks.
 struct Sizing {
   const Workload &W;
   const LinkRates &L;
   const Options &O;
   uint64_t N;
-  uint64_t Min;      ///< the smallest chunk, whole waves
+  Grain G;
   double Sigma, Rho; ///< bytes per block, each way
   double Kappa;      ///< kernel seconds per block
   Totals T;
 };
 
-/// \p Blocks rounded to whole smallest chunks, at least one.
-uint64_t roundChunk(double Blocks, uint64_t Min) {
-  double Chunks = std::max(1.0, std::round(Blocks / double(Min)));
-  return uint64_t(Chunks) * Min;
+/// \p Blocks rounded to whole waves, at least the smallest chunk.
+uint64_t roundChunk(double Blocks, Grain G) {
+  double Waves = std::round(Blocks / double(G.Wave));
+  return std::max(G.Min, uint64_t(Waves) * G.Wave);
 }
 
 /// Chunks of First, First Ratio, First Ratio^2, ... blocks (rounded) until
 /// Total is covered; the last takes what is left, and a tail smaller than
 /// Min joins the chunk before it.
 std::vector<uint64_t> growing(uint64_t Total, double First, double Ratio,
-                              uint64_t Min) {
+                              Grain G) {
   std::vector<uint64_t> Out;
   uint64_t Left = Total;
   double Size = First;
   while (Left) {
-    uint64_t C = Size >= double(Left) ? Left : roundChunk(Size, Min);
+    uint64_t C = Size >= double(Left) ? Left : roundChunk(Size, G);
     C = std::min(C, Left);
-    if (Left - C < Min)
+    if (Left - C < G.Min)
       C = Left;
     Out.push_back(C);
     Left -= C;
@@ -67,16 +73,16 @@ std::vector<uint64_t> growing(uint64_t Total, double First, double Ratio,
 /// growing() backwards: the last chunk is Last blocks, each one before it
 /// Ratio times larger, the first takes what is left.
 std::vector<uint64_t> shrinking(uint64_t Total, double Last, double Ratio,
-                                uint64_t Min) {
-  std::vector<uint64_t> Out = growing(Total, Last, Ratio, Min);
+                                Grain G) {
+  std::vector<uint64_t> Out = growing(Total, Last, Ratio, G);
   std::reverse(Out.begin(), Out.end());
   return Out;
 }
 
 /// \p M chunks of (nearly) equal whole waves.
-std::vector<uint64_t> equal(uint64_t Total, double M, uint64_t Min) {
+std::vector<uint64_t> equal(uint64_t Total, double M, Grain G) {
   M = std::max(1.0, M);
-  return growing(Total, std::ceil(double(Total) / M), 1.0, Min);
+  return growing(Total, std::ceil(double(Total) / M), 1.0, G);
 }
 
 /// §3.2's skeleton: step j sends chunk j, runs chunk j-1 and receives
@@ -152,9 +158,10 @@ uint64_t middleKernel(const Sizing &Z, const std::vector<uint64_t> &Chunks) {
   uint64_t Avail = Chunks[P - 1];
   if (Z.Kappa <= 0)
     return Avail;
-  double Blocks = std::round(Mid / Z.Kappa / double(Z.Min)) * double(Z.Min);
+  double Blocks =
+      std::round(Mid / Z.Kappa / double(Z.G.Wave)) * double(Z.G.Wave);
   uint64_t K = uint64_t(std::min(Blocks, double(Avail)));
-  return Avail - K < Z.Min ? Avail : K;
+  return Avail - K < Z.G.Min ? Avail : K;
 }
 
 /// The send phase of the three-phase cases: chunks growing by \p A from the
@@ -164,14 +171,14 @@ uint64_t middleKernel(const Sizing &Z, const std::vector<uint64_t> &Chunks) {
 std::vector<uint64_t> sendPhase(const Sizing &Z, double A) {
   std::vector<uint64_t> Out;
   uint64_t Sent = 0;
-  for (double Size = double(Z.Min);; Size *= A) {
-    uint64_t C = roundChunk(Size, Z.Min);
+  for (double Size = double(Z.G.Min);; Size *= A) {
+    uint64_t C = roundChunk(Size, Z.G);
     if (Size > double(Z.N) || Sent + C > Z.N)
       break;
     Out.push_back(C);
     Sent += C;
   }
-  if (!Out.empty() && Z.N - Sent < Z.Min)
+  if (!Out.empty() && Z.N - Sent < Z.G.Min)
     Out.back() += Z.N - Sent;
   return Out;
 }
@@ -184,7 +191,7 @@ std::vector<Step> kernelSendHeavy(const Sizing &Z, Plan &P) {
   P.A = kernelBoundBase(Z.L.SendAlone, Z.Kappa, Z.Sigma);
   if (P.A < MinBase)
     return {};
-  return lockstep(growing(Z.N, double(Z.Min), P.A, Z.Min), false, true);
+  return lockstep(growing(Z.N, double(Z.G.Min), P.A, Z.G), false, true);
 }
 
 /// KB+RH: everything is sent first; chunks shrink by a = R_R T_k / D_r
@@ -193,7 +200,7 @@ std::vector<Step> kernelReceiveHeavy(const Sizing &Z, Plan &P) {
   P.A = kernelBoundBase(Z.L.ReceiveAlone, Z.Kappa, Z.Rho);
   if (P.A < MinBase)
     return {};
-  return lockstep(shrinking(Z.N, double(Z.Min), P.A, Z.Min), true, false);
+  return lockstep(shrinking(Z.N, double(Z.G.Min), P.A, Z.G), true, false);
 }
 
 /// KB+GH: a send phase growing by a of (4.19)-(4.20), the middle step, a
@@ -207,7 +214,7 @@ std::vector<Step> kernelGeneralHeavy(const Sizing &Z, Plan &P) {
   double B = std::max(P.B, MinBase);
   return threePhase(Z.N, Send, middleKernel(Z, Send),
                     [&](uint64_t Left, uint64_t) {
-                      return shrinking(Left, double(Z.Min), B, Z.Min);
+                      return shrinking(Left, double(Z.G.Min), B, Z.G);
                     });
 }
 
@@ -217,7 +224,7 @@ std::vector<Step> kernelGeneralHeavy(const Sizing &Z, Plan &P) {
 double searchBase(const Sizing &Z,
                   const std::function<std::vector<Step>(double)> &Build) {
   double Ratio = Z.T.Kernel > 0 ? Z.T.Both / Z.T.Kernel : HUGE_VAL;
-  double Hi = std::min(2 * Ratio, double(Z.N) / double(Z.Min));
+  double Hi = std::min(2 * Ratio, double(Z.N) / double(Z.G.Min));
   Hi = std::max(Hi, 2.0);
   return goldenSection([&](double A) { return stepsTime(Build(A), Z.W, Z.L); },
                        MinBase, Hi, Z.O.SearchIterations);
@@ -227,7 +234,7 @@ double searchBase(const Sizing &Z,
 /// W(a) of (4.36).
 std::vector<Step> transferSendHeavy(const Sizing &Z, Plan &P) {
   auto Build = [&](double A) {
-    return lockstep(shrinking(Z.N, double(Z.Min), A, Z.Min), false, false);
+    return lockstep(shrinking(Z.N, double(Z.G.Min), A, Z.G), false, false);
   };
   P.A = searchBase(Z, Build);
   return Build(P.A);
@@ -244,8 +251,8 @@ std::vector<Step> transferReceiveHeavy(const Sizing &Z, Plan &P) {
     std::vector<uint64_t> Send = sendPhase(Z, A);
     return threePhase(Z.N, Send, middleKernel(Z, Send),
                       [&](uint64_t Left, uint64_t Mid) {
-                        double First = Mid ? double(Mid) * C : double(Z.Min);
-                        return growing(Left, First, std::max(C, 1.0), Z.Min);
+                        double First = Mid ? double(Mid) * C : double(Z.G.Min);
+                        return growing(Left, First, std::max(C, 1.0), Z.G);
                       });
   };
   P.A = searchBase(Z, Build);
@@ -260,11 +267,11 @@ std::vector<Step> transferGeneralHeavy(const Sizing &Z, Plan &P) {
       Z.L.StepSync > 0
           ? luo::optimalChunkCount(Ds, Dr, Z.L.SendAlone, Z.L.ReceiveAlone,
                                    Z.L.SendBoth, Z.L.ReceiveBoth, Z.L.StepSync)
-          : double(Z.N) / double(Z.Min);
+          : double(Z.N) / double(Z.G.Min);
   std::vector<Step> Best;
   double BestTime = HUGE_VAL;
   for (double M : {std::floor(P.EqualChunks), std::ceil(P.EqualChunks)}) {
-    std::vector<Step> S = lockstep(equal(Z.N, M, Z.Min), false, false);
+    std::vector<Step> S = lockstep(equal(Z.N, M, Z.G), false, false);
     double T = stepsTime(S, Z.W, Z.L);
     if (T < BestTime) {
       BestTime = T;
@@ -330,7 +337,7 @@ Plan plan(const Workload &W, const LinkRates &L, const Options &O) {
            L,
            O,
            W.Blocks,
-           smallestChunk(W, O),
+           {smallestChunk(W, O), std::max<uint64_t>(W.MinChunk, 1)},
            W.Send.PerBlock,
            W.Receive.PerBlock,
            P.T.Kernel / double(W.Blocks),
@@ -394,11 +401,17 @@ std::string Plan::describe() const {
     }
     S += (I ? ", " : "") + std::to_string(Cs[I]);
   }
+  S += "]";
+  for (auto [Name, V] :
+       {std::pair<const char *, double>{"a", A}, {"b", B}, {"m*", EqualChunks}})
+    if (V > 0) {
+      std::snprintf(Buf, sizeof(Buf), ", %s %.3g", Name, V);
+      S += Buf;
+    }
   std::snprintf(Buf, sizeof(Buf),
-                "], a %.3g, b %.3g; predicted %s, unpipelined %s, bound %s "
-                "(%.3fx the bound)",
-                A, B, ms(PipelinedSeconds).c_str(),
-                ms(UnpipelinedSeconds).c_str(), ms(BoundSeconds).c_str(),
+                "; predicted %s, unpipelined %s, bound %s (%.3fx the bound)",
+                ms(PipelinedSeconds).c_str(), ms(UnpipelinedSeconds).c_str(),
+                ms(BoundSeconds).c_str(),
                 BoundSeconds > 0 ? PipelinedSeconds / BoundSeconds : 0.0);
   S += Buf;
   for (const std::string &N : Notes)
