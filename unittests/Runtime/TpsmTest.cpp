@@ -407,6 +407,7 @@ TEST(Tpsm, LinkRatesOfTheShippedH200Profile) {
   ASSERT_TRUE(R.ok()) << R.message();
   const GpuProfile *G = Prof.gpu(0);
   ASSERT_TRUE(G);
+  EXPECT_EQ(G->AsyncEngines, 3u);
   LinkRates P = linkRates(*G, HostMemory::Pinned);
   EXPECT_EQ(P.Missing, "");
   EXPECT_NEAR(P.SendAlone, 53.846e9, 1e6);
@@ -478,6 +479,11 @@ TEST(Tpsm, LinkRatesReadTheNewProfileKeys) {
   LinkRates Pg1 = linkRates(G1, HostMemory::Pageable);
   EXPECT_EQ(Pg1.SendBoth, 7e9);
   EXPECT_DOUBLE_EQ(Pg1.ReceiveLatency, 13e-6);
+  GpuProfile OneEngine = G1;
+  OneEngine.AsyncEngines = 1;
+  EXPECT_NE(linkRates(OneEngine, HostMemory::Pinned)
+                .Missing.find("a second copy engine"),
+            std::string::npos);
   LinkRates P0 = linkRates(G0, HostMemory::Pinned);
   EXPECT_NE(P0.Missing.find("pinned S_S"), std::string::npos);
   ASSERT_EQ(P0.Notes.size(), 1u);

@@ -231,6 +231,7 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
       GP.MaxThreadsPerSM = unsigned(number(field(G, "max_threads_per_sm")));
       GP.MaxBlocksPerSM = unsigned(number(field(G, "max_blocks_per_sm")));
       GP.SharedBytesPerSM = uint64_t(number(field(G, "shared_bytes_per_sm")));
+      GP.AsyncEngines = unsigned(number(field(G, "async_engines")));
       if (const nlohmann::json *B = field(G, "bandwidth"))
         if (const nlohmann::json *D = field(*B, "dram"))
           GP.DramGBps = number(field(*D, "read_gbps"));

@@ -41,6 +41,11 @@ LinkRates linkRates(const GpuProfile &G, HostMemory M) {
   need(SSR, Kind + "S_SR", L.Missing);
   need(RSR, Kind + "R_SR", L.Missing);
   need(G.StepSyncUs, "t_str (sync.step_sync_3_streams_us)", L.Missing);
+  // One copy engine runs a send and a receive one after the other (digest
+  // 000 §3.2 needs two).
+  if (G.AsyncEngines == 1)
+    L.Missing += std::string(L.Missing.empty() ? "" : ", ") +
+                 "a second copy engine (async_engines is 1)";
   L.SendAlone = SS * 1e9;
   L.ReceiveAlone = RR * 1e9;
   // A direction cannot move faster for sharing the link with the other; a

@@ -42,6 +42,9 @@ struct GpuProfile {
   unsigned MaxThreadsPerSM = 0;
   unsigned MaxBlocksPerSM = 0;
   uint64_t SharedBytesPerSM = 0;
+  /// Copy engines (cuDeviceGetAttribute's async engine count); 0 when the
+  /// profile does not say. Sends overlapping receives need two.
+  unsigned AsyncEngines = 0;
   /// DRAM read bandwidth, GB/s (1e9 B/s).
   double DramGBps = 0;
   /// Host links of this GPU alone, GB/s: pinned host memory, and pageable
