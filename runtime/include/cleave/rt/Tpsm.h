@@ -1,5 +1,4 @@
-//===- Tpsm.h - Luo's transfer pipelining model (TPSM) -----------*- C++
-//-*-===//
+//===- Tpsm.h - Luo's transfer pipelining model (TPSM) ----------*- C++ -*-===//
 //
 // Part of Cleave's runtime (no LLVM). How to cut one GPU's block range into
 // chunks whose send (host to GPU), kernel and receive (GPU to host) overlap
@@ -22,9 +21,10 @@
 // the transfer-bound cases comes from golden-section search on the plan's
 // predicted time instead of Algorithm 1 (whose update rules are swapped);
 // (4.41)'s set has no maximum, so the receive-heavy transfer-bound case
-// searches its base the same way. Chunks are whole blocks, never less than
-// one wave of the GPU, and a plan that is not predicted to beat the
-// unpipelined sequence (send all, run, receive all) is not taken.
+// searches its base the same way. Chunks are at least one wave of the GPU
+// and whole waves but for the one that takes the range's remainder, and a
+// plan that is not predicted to beat the unpipelined sequence (send all,
+// run, receive all) is not taken.
 //
 // Units: bytes, bytes per second and seconds. Everything here is arithmetic:
 // no devices, no clocks.
