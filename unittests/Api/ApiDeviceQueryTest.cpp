@@ -33,7 +33,6 @@ protected:
   void SetUp() override { restart("cpu,cpu"); }
   void TearDown() override {
     restart("cpu");
-    unsetenv("CLEAVE_DEVICES");
   }
   int attr(cudaDeviceAttr A) {
     int V = INT_MIN;

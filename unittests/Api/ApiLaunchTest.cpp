@@ -684,16 +684,16 @@ TEST_P(ApiLaunch, TheModelPolicyIsTheDefault) {
   // Without CLEAVE_PARTITION the model policy decides (it says so with
   // CLEAVE_LOG=plan); over cpu,cpu,cpu it keeps the launch on cpu0, the
   // devices sharing one executor.
-  restart(GetParam());
+  cleave::rt::Options O = options(GetParam());
+  O.Log.Plan = true;
+  restart(O);
   const int N = 4096;
   int *D;
   ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
-  setenv("CLEAVE_LOG", "plan", 1);
   ::testing::internal::CaptureStderr();
   LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 5, N);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::string Err = ::testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
   // One device: nothing to decide, and the model is not consulted.
   bool OneDevice = std::string(GetParam()).find(',') == std::string::npos;
   EXPECT_EQ(Err.find("cleave: model policy") == std::string::npos, OneDevice)

@@ -61,30 +61,6 @@ std::vector<std::string> listDir(const std::string &Dir) {
   return Names;
 }
 
-/// Restores an environment variable at the end of a scope.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old, Had = true;
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    if (Had)
-      setenv(Name, Saved.c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::string Saved;
-  bool Had = false;
-};
-
 PerfKey key(const char *Kernel = "k@00000000", uint64_t Blocks = 4096) {
   PerfKey K;
   K.Kernel = Kernel;
@@ -204,20 +180,8 @@ TEST(PerfCache, RefusesMalformedTextAndKeepsItsContents) {
   }
 }
 
-TEST(PerfCache, DirectoryFromTheEnvironment) {
-  ScopedEnv A("CLEAVE_CACHE_DIR", "/x/cache");
-  ScopedEnv B("XDG_CACHE_HOME", "/xdg");
-  ScopedEnv H("HOME", "/home/u");
-  EXPECT_EQ(perfCacheDirectory(), "/x/cache");
-  setenv("CLEAVE_CACHE_DIR", "off", 1);
-  EXPECT_EQ(perfCacheDirectory(), "");
-  unsetenv("CLEAVE_CACHE_DIR");
-  EXPECT_EQ(perfCacheDirectory(), "/xdg/cleave");
-  unsetenv("XDG_CACHE_HOME");
-  EXPECT_EQ(perfCacheDirectory(), "/home/u/.cache/cleave");
-  unsetenv("HOME");
-  EXPECT_EQ(perfCacheDirectory(), "");
-
+// The cache's folder is Options::CacheDir (OptionsTest.CacheDirectory).
+TEST(PerfCache, OneFilePerProfileAndDeviceSet) {
   DeviceProfile P;
   std::string F1 = perfCacheFile("/c", P, {"gpu0 H200", "cpu0 host"});
   std::string F2 = perfCacheFile("/c", P, {"gpu0 H100", "cpu0 host"});

@@ -28,6 +28,17 @@ unsigned TuneOptions::busyWaitUs(unsigned Cores) const {
   return Cores >= 8 ? 20000u : SpinUs;
 }
 
+RegistryOptions registryOptions(const Options &O) {
+  RegistryOptions R;
+  if (!O.CudaLibrary.empty()) {
+    R.CudaLibrary = O.CudaLibrary;
+    R.LibraryMustLoad = true;
+  }
+  R.CpuThreads = O.CpuThreads;
+  R.PeerCopyKernels = O.Tune.PeerCopyKernels;
+  return R;
+}
+
 namespace {
 
 /// One word of a one-of value and what it sets.

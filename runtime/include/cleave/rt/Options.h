@@ -128,6 +128,10 @@ struct Options {
   TuneOptions Tune;
 };
 
+/// What the device registry takes from \p O: its CUDA library (which must
+/// load when named), the CPU devices' threads, how peers copy.
+RegistryOptions registryOptions(const Options &O);
+
 /// The environment as the parser sees it: the value of a variable, or null
 /// when it is unset.
 using EnvLookup = std::function<const char *(const char *Name)>;
