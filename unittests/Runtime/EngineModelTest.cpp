@@ -1061,6 +1061,28 @@ TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
   std::remove(Profile.c_str());
 }
 
+TEST_F(EngineNullGpuTest, AProfileFieldOfTheWrongTypeIsReportedWithItsFile) {
+  std::string Profile = Dir + "-typo-profile.json";
+  {
+    std::ofstream P(Profile);
+    P << R"({"schema": "cleave-device-profile", "schema_version": 1,
+             "gpus": [{"index": 0, "name": "model A", "sm_count": "132"}]})";
+  }
+  Opts.ProfilePath = Profile;
+  // The engine loads its profile when it is made (setMinSplitMs in start).
+  testing::internal::CaptureStderr();
+  start({{0, "model A"}, {1, "model A"}});
+  launch();
+  std::string Err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(Err.find("cleave: warning: CLEAVE_PROFILE: device profile " +
+                     Profile +
+                     ": gpus[0].sm_count is a string, not a number; read "
+                     "as missing"),
+            std::string::npos)
+      << Err;
+  std::remove(Profile.c_str());
+}
+
 TEST_F(EngineNullGpuTest, GpusOfOneModelPoolTheirCopyRates) {
   // Two null GPUs of one model, one behind a 0.25 GB/s link and one behind
   // 1 GB/s, the host writing both inputs before every launch. Their timed

@@ -284,6 +284,41 @@ TEST(DeviceProfile, ReadsWhatThePlannerUses) {
   EXPECT_DOUBLE_EQ(P.Cpu.TriadOneThreadGBps, 13.7);
 }
 
+TEST(DeviceProfile, FieldsOfTheWrongTypeAreReportedNotReadAsZero) {
+  DeviceProfile Good;
+  ASSERT_TRUE(parseDeviceProfile(SmallProfile, Good).ok());
+  EXPECT_TRUE(Good.TypeErrors.empty()); // {"error": ...} is no type error
+
+  const char *Typo = R"({
+    "schema": "cleave-device-profile", "schema_version": 1,
+    "gpus": [{"index": 0, "sm_count": "132",
+              "bandwidth": {"dram": {"read_gbps": {"median": "4269"}}}}],
+    "host_links": {
+      "alone": [{"gpu": 0, "pinned": {"h2d_gbps": true, "d2h_gbps": 55}}],
+      "peer": [{"src": 0, "dst": 1, "gbps": [388]}]},
+    "cpu": {"threads": {"min": 3}, "memory_bandwidth": {"by_threads": [
+      {"threads": 1, "gbps": 13.7}]}}
+  })";
+  DeviceProfile P;
+  ASSERT_TRUE(parseDeviceProfile(Typo, P).ok());
+  EXPECT_EQ(P.TypeErrors,
+            (std::vector<std::string>{
+                "gpus[0].sm_count is a string, not a number",
+                "gpus[0].bandwidth.dram.read_gbps.median is a string, not a "
+                "number",
+                "host_links.alone[0].pinned.h2d_gbps is a boolean, not a "
+                "number",
+                "host_links.peer[0].gbps is an array, not a number",
+                "cpu.threads is an object, not a number"}));
+  ASSERT_TRUE(P.gpu(0));
+  EXPECT_EQ(P.gpu(0)->SMs, 0u); // missing: the planner's defaults apply
+  EXPECT_DOUBLE_EQ(P.gpu(0)->DramGBps, 0.0);
+  EXPECT_DOUBLE_EQ(P.gpu(0)->PinnedH2DGBps, 0.0);
+  EXPECT_DOUBLE_EQ(P.gpu(0)->PinnedD2HGBps, 55.0);
+  EXPECT_TRUE(P.gpu(0)->PeerGBps.empty());
+  EXPECT_EQ(P.Cpu.Threads, 0u);
+}
+
 TEST(DeviceProfile, RefusesWhatIsNotAProfile) {
   DeviceProfile P;
   for (const char *Bad :

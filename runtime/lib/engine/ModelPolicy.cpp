@@ -22,6 +22,11 @@ ModelPartitioner &ModelState::planner(BufferManager &Bufs) {
                    R.message().c_str());
       Profile = DeviceProfile();
     }
+    for (const std::string &E : Profile.TypeErrors)
+      std::fprintf(stderr,
+                   "cleave: warning: CLEAVE_PROFILE: device profile %s: %s; "
+                   "read as missing\n",
+                   Opts.ProfilePath.c_str(), E.c_str());
   }
   std::vector<std::string> Ids;
   for (size_t L = 0; L < Bufs.numDevices(); ++L)
