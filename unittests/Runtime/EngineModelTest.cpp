@@ -12,10 +12,10 @@
 #include "../TestInputs.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"
+#include "cleave/rt/ModelPartitioner.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/Options.h"
 #include "cleave/rt/PerfCache.h"
-#include "cleave/rt/ModelPartitioner.h"
 
 #include "gtest/gtest.h"
 

@@ -10,8 +10,8 @@
 // allocation faults, and symbols.
 //
 //===----------------------------------------------------------------------===//
-#include "../TestInputs.h"
 #include "cleave/rt/Engine.h"
+#include "../TestInputs.h"
 #include "cleave/rt/Options.h"
 #include "cleave/rt/PartitionParams.h"
 

@@ -32,8 +32,8 @@
 #include "cleave/rt/Options.h"
 #include "cleave_rt.h"
 
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>

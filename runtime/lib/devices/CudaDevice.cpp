@@ -962,8 +962,7 @@ Result createCudaDevice(int Ordinal, bool PeerCopyKernels,
           &V, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, Dev) ==
       CUDA_SUCCESS)
     P.MaxDynamicSharedBytes = static_cast<uint64_t>(V);
-  auto G = std::make_unique<CudaDevice>(std::move(P), *D, Dev,
-                                        PeerCopyKernels);
+  auto G = std::make_unique<CudaDevice>(std::move(P), *D, Dev, PeerCopyKernels);
   Result R = G->init();
   if (!R.ok())
     return R;

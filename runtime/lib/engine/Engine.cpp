@@ -108,8 +108,7 @@ Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy,
                const Options &Opts)
-    : Bufs(Bufs), Exec(Exec), Policy(Policy),
-      I(std::make_unique<Impl>(Opts)) {}
+    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>(Opts)) {}
 
 const Options &Engine::options() const { return I->Opts; }
 
@@ -410,15 +409,13 @@ uint64_t writtenRows(const FootprintProgram &Fp, const LaunchConfig &L) {
 /// transpose: whole output rows against thousands of short ones).
 /// CLEAVE_TUNE=swap=off (\p SwapOff) never swaps (docs/runtime.md,
 /// "Swapped grids").
-const KernelHandle *twinFor(const KernelLaunchRequest &Req,
-                            size_t NumDevices, PartitionPolicy Policy,
-                            bool SwapOff) {
+const KernelHandle *twinFor(const KernelLaunchRequest &Req, size_t NumDevices,
+                            PartitionPolicy Policy, bool SwapOff) {
   const KernelHandle &K = *Req.Kernel;
   const KernelHandle *T = K.Swapped;
   if (!T || NumDevices < 2 || Policy == PartitionPolicy::SingleDevice ||
-      !Req.Partition.empty() || Req.Grid[2] != 1 ||
-      Req.Grid[1] < 2 || Req.Grid[0] > 0xFFFFu || (K.Cpu && !T->Cpu) ||
-      SwapOff)
+      !Req.Partition.empty() || Req.Grid[2] != 1 || Req.Grid[1] < 2 ||
+      Req.Grid[0] > 0xFFFFu || (K.Cpu && !T->Cpu) || SwapOff)
     return nullptr;
   const Program &P = *K.Prog;
   const FootprintProgram *Fk = P.Footprints[&K - P.Kernels.data()].get();

@@ -28,9 +28,9 @@
 
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/Footprint.h"
-#include "cleave/rt/PartitionParams.h"
 #include "cleave/rt/ModelPartitioner.h"
 #include "cleave/rt/Options.h"
+#include "cleave/rt/PartitionParams.h"
 
 #include <algorithm>
 #include <charconv>
@@ -118,7 +118,6 @@ inline std::vector<int64_t> integerArgs(const BundleKernel &Info,
   }
   return Out;
 }
-
 
 /// The model policy's state: the planner (made at the first launch that
 /// uses it, with the device profile of Options::ProfilePath and the cache
@@ -405,8 +404,8 @@ public:
                 IssuePool &Pool, CombineScratch &Scratch,
                 const RepeatMemo *Memo, const Options &Opts)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
-        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool),
-        Scratch(Scratch), Memo(Memo), Opts(Opts), LogTime(Opts.Log.Time),
+        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool), Scratch(Scratch),
+        Memo(Memo), Opts(Opts), LogTime(Opts.Log.Time),
         Phases(Opts.Log.Phases) {}
 
   Result run();
