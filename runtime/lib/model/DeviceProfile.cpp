@@ -151,6 +151,57 @@ void readModelParams(NumberReader &Num, const nlohmann::json &G,
     Set(C, Clock("add.s32"));
 }
 
+/// The copy latencies of one "host_links.alone" entry ({"pinned":
+/// {"h2d_us", "d2h_us"}, "pageable": {...}}, summaries); a missing or
+/// negative one stays -1. \p Where names \p Lat in messages.
+void readLatency(NumberReader &Num, const nlohmann::json &Lat,
+                 const std::string &Where, GpuProfile &G) {
+  auto Read = [&](const char *Kind, const char *Key, double &Out) {
+    const nlohmann::json *K = field(Lat, Kind);
+    std::optional<double> V =
+        K ? numberAt(Num, *K, Key, Where + "." + Kind) : std::nullopt;
+    if (V && *V >= 0)
+      Out = *V;
+  };
+  Read("pinned", "h2d_us", G.PinnedH2DLatencyUs);
+  Read("pinned", "d2h_us", G.PinnedD2HLatencyUs);
+  Read("pageable", "h2d_us", G.PageableH2DLatencyUs);
+  Read("pageable", "d2h_us", G.PageableD2HLatencyUs);
+}
+
+/// S_SR and R_SR of a GPU from a "host_links.states" entry in which it is
+/// the only busy GPU, in state SR. \p Where names \p State in messages.
+void readBothWaysAlone(NumberReader &Num, const nlohmann::json &State,
+                       const std::string &Where,
+                       std::vector<GpuProfile> &Gpus) {
+  const nlohmann::json *PerGpu = field(State, "gpus");
+  if (!PerGpu || !PerGpu->is_array())
+    return;
+  const nlohmann::json *Busy = nullptr;
+  size_t BusyAt = 0;
+  for (size_t I = 0; I < PerGpu->size(); ++I) {
+    const nlohmann::json &E = (*PerGpu)[I];
+    const nlohmann::json *St = field(E, "state");
+    if (!St || !St->is_string())
+      return;
+    if (St->get<std::string>() == "N")
+      continue;
+    if (Busy || St->get<std::string>() != "SR")
+      return;
+    Busy = &E;
+    BusyAt = I;
+  }
+  if (!Busy)
+    return;
+  std::string At = Where + ".gpus[" + std::to_string(BusyAt) + "]";
+  int Idx = int(Num.get(Busy, "gpu", At));
+  for (GpuProfile &G : Gpus)
+    if (G.Index == Idx) {
+      G.PinnedBothH2DGBps = Num.get(Busy, "send_gbps", At);
+      G.PinnedBothD2HGBps = Num.get(Busy, "receive_gbps", At);
+    }
+}
+
 } // namespace
 
 Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
@@ -193,11 +244,14 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
       GP.MaxThreadsPerSM = unsigned(Num.get(&G, "max_threads_per_sm", At));
       GP.MaxBlocksPerSM = unsigned(Num.get(&G, "max_blocks_per_sm", At));
       GP.SharedBytesPerSM = uint64_t(Num.get(&G, "shared_bytes_per_sm", At));
+      GP.AsyncEngines = unsigned(Num.get(&G, "async_engines", At));
       GP.DramGBps =
           numberAt(Num, G, "bandwidth.dram.read_gbps", At).value_or(0);
       GP.LaunchRoundTripUs =
           numberAt(Num, G, "launch.roundtrip_us", At).value_or(0);
       GP.SyncUs = numberAt(Num, G, "sync.stream_sync_idle_us", At).value_or(0);
+      GP.StepSyncUs =
+          numberAt(Num, G, "sync.step_sync_3_streams_us", At).value_or(0);
       readModelParams(Num, G, At, GP.Model, GP.ModelMissing);
       P.Gpus.push_back(std::move(GP));
     }
@@ -222,7 +276,15 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
         if (const nlohmann::json *Pg = field(A, "pageable")) {
           G->PageableH2DGBps = Num.get(Pg, "h2d_gbps", At + ".pageable");
           G->PageableD2HGBps = Num.get(Pg, "d2h_gbps", At + ".pageable");
+          if (const nlohmann::json *Both = field(*Pg, "both")) {
+            G->PageableBothH2DGBps =
+                Num.get(Both, "h2d_gbps", At + ".pageable.both");
+            G->PageableBothD2HGBps =
+                Num.get(Both, "d2h_gbps", At + ".pageable.both");
+          }
         }
+        if (const nlohmann::json *Lat = field(A, "latency"))
+          readLatency(Num, *Lat, At + ".latency", *G);
       }
     if (const nlohmann::json *States = field(*Links, "states");
         States && States->is_array() && !P.Gpus.empty()) {
@@ -238,6 +300,7 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
           P.AggregateH2DGBps = Num.get(&S, "total_send_gbps", At);
         else if (N->get<std::string>() == AllR)
           P.AggregateD2HGBps = Num.get(&S, "total_receive_gbps", At);
+        readBothWaysAlone(Num, S, At, P.Gpus);
       }
     }
     if (const nlohmann::json *Peer = field(*Links, "peer");
