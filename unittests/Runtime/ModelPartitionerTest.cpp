@@ -291,7 +291,7 @@ TEST(DeviceProfile, FieldsOfTheWrongTypeAreReportedNotReadAsZero) {
 
   const char *Typo = R"({
     "schema": "cleave-device-profile", "schema_version": 1,
-    "gpus": [{"index": 0, "sm_count": "132",
+    "gpus": [{"index": 0, "sm_count": "132", "async_engines": "3",
               "bandwidth": {"dram": {"read_gbps": {"median": "4269"}}}}],
     "host_links": {
       "alone": [{"gpu": 0, "pinned": {"h2d_gbps": true, "d2h_gbps": 55}}],
@@ -304,6 +304,7 @@ TEST(DeviceProfile, FieldsOfTheWrongTypeAreReportedNotReadAsZero) {
   EXPECT_EQ(P.TypeErrors,
             (std::vector<std::string>{
                 "gpus[0].sm_count is a string, not a number",
+                "gpus[0].async_engines is a string, not a number",
                 "gpus[0].bandwidth.dram.read_gbps.median is a string, not a "
                 "number",
                 "host_links.alone[0].pinned.h2d_gbps is a boolean, not a "
