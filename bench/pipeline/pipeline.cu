@@ -11,7 +11,7 @@
 // rewrites the inputs (untimed), then the program times with a steady
 // clock the copies in (upload_ms), the launch and cudaDeviceSynchronize
 // (launch_ms) and the copies back (download_ms); total_ms is their sum.
-// Under Cleave with CLEAVE_PIPELINE=host the copies in only land in the
+// Under Cleave with CLEAVE_TUNE=pipeline=host the copies in only land in the
 // runtime's host copies, and the launch sends, computes and receives in
 // chunks, so the split between the three moves: total_ms is what compares.
 //

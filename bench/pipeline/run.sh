@@ -12,10 +12,10 @@
 #                 program's copies go straight to the GPU (its home
 #                 device), so the launch finds its inputs there and has
 #                 nothing to pipeline;
-#   host-serial   CLEAVE_PIPELINE=host-serial: the copies land in the
+#   host-serial   CLEAVE_TUNE=pipeline=host-serial: the copies land in the
 #                 runtime's host copies, the launch uploads them whole,
 #                 then runs, unpipelined;
-#   host-piped    CLEAVE_PIPELINE=host: the same, the launch pipelined
+#   host-piped    CLEAVE_TUNE=pipeline=host: the same, the launch pipelined
 #                 (chunks sent, run and received on three streams);
 # and once more host-piped with one repetition under CLEAVE_LOG=plan
 # ($OUT/plans.log: the chunks, their sizes and bytes).
@@ -65,10 +65,10 @@ cl=(CLEAVE_DEVICES=gpu0 CLEAVE_CACHE_DIR=off)
 one nvcc X=1 -- "$carry/bin/pipeline.nvcc"
 one bound X=1 -- "$carry/bin/pipeline.nvcc" --bound
 one gpu0 "${cl[@]}" -- "$carry/bin/pipeline.cleave"
-one host-serial "${cl[@]}" CLEAVE_PIPELINE=host-serial -- "$carry/bin/pipeline.cleave"
-one host-piped "${cl[@]}" CLEAVE_PIPELINE=host -- "$carry/bin/pipeline.cleave"
+one host-serial "${cl[@]}" CLEAVE_TUNE=pipeline=host-serial -- "$carry/bin/pipeline.cleave"
+one host-piped "${cl[@]}" CLEAVE_TUNE=pipeline=host -- "$carry/bin/pipeline.cleave"
 say "== plans: CLEAVE_LOG=plan, host-piped, one repetition"
-env "${cl[@]}" CLEAVE_PIPELINE=host CLEAVE_LOG=plan timeout "$tmo" \
+env "${cl[@]}" CLEAVE_TUNE=pipeline=host CLEAVE_LOG=plan timeout "$tmo" \
   "$carry/bin/pipeline.cleave" --reps 1 --scale "${SCALE:-1}" \
   ${KERNELS:+--kernels "$KERNELS"} --label plans > /dev/null 2> "$out/plans.log" ||
   fails=$((fails + 1))

@@ -116,7 +116,7 @@ bool LaunchContext::pipelineChunks(RunState &R,
       waveBlocks(D.properties().ComputeUnits,
                  uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2]);
   unsigned Dim = slabDim();
-  if (Fp && Fp->rebasedVariant(Dim) && !envListHas("CLEAVE_REBASE", "off"))
+  if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
     Q.Align = slabBlocks(Dim);
   Q.SendBytes = Upload;
   // The results planReceives() may send back: those the program reads.
