@@ -72,8 +72,10 @@ private:
   /// A positive integer of at most Max.
   std::optional<unsigned> number(unsigned Max, const char *What) {
     uint64_t V = 0;
+    Token At = Tok;
     if (Tok.isNot(tok::numeric_constant) ||
         !PP.parseSimpleIntegerLiteral(Tok, V) || V == 0 || V > Max) {
+      Tok = At; // report at the number, not after it
       error(std::string("expected the ") + What + ", an integer from 1 to " +
             std::to_string(Max));
       return std::nullopt;
