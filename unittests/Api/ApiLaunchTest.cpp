@@ -959,5 +959,28 @@ TEST_F(ApiDirect, EventsTimeTheGpusWork) {
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }
 
+TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
+  // CLEAVE_LOG=time promises a `cleave time` line per launch, which only
+  // the engine's launches write: with it, no launch goes direct.
+  setenv("CLEAVE_LOG", "time", 1);
+  restart("cpu"); // the device source still wins: one null GPU
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1);
+  float *DA = upload(A), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  testing::internal::CaptureStderr();
+  LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DA, DC, N);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::string Err = testing::internal::GetCapturedStderr();
+  unsetenv("CLEAVE_LOG");
+  EXPECT_EQ(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  EXPECT_NE(Err.find("cleave time "), std::string::npos) << Err;
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + A[I]) << I;
+  for (float *P : {DA, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
 } // namespace
 #endif

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include "../engine/LaunchContext.h"
 #include "../support/Text.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Spin.h"
@@ -558,10 +559,11 @@ Result Runtime::start() {
 
   // One GPU and nothing else: launches go straight to it (docs/runtime.md,
   // "Direct launches"), unless faults are injected, which only the
-  // engine's launches recover from.
+  // engine's launches recover from, or CLEAVE_LOG asks for each launch's
+  // `cleave time` line, which the engine's launches write.
   if (Buffers->numDevices() == 1 &&
       Buffers->device(0).kind() == DeviceKind::Cuda &&
-      !std::getenv("CLEAVE_FAULT"))
+      !std::getenv("CLEAVE_FAULT") && !engine::logHas("time"))
     DirectDev = 0;
 
   Legacy = std::make_shared<Stream>(*this, Stream::Kind::Legacy, 0);
