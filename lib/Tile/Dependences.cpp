@@ -15,8 +15,8 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <isl/ctx.h>
-#include <isl/options.h>
 #include <isl/map.h>
+#include <isl/options.h>
 #include <isl/point.h>
 #include <isl/set.h>
 #include <isl/space.h>
@@ -48,8 +48,8 @@ struct IslText {
 
 IslText islText(const Nest &N) {
   std::vector<const clang::VarDecl *> Vars;
-  for (const Poly *P : {&N.Outer.Lower, &N.Outer.Upper, &N.Inner.Lower,
-                        &N.Inner.Upper})
+  for (const Poly *P :
+       {&N.Outer.Lower, &N.Outer.Upper, &N.Inner.Lower, &N.Inner.Upper})
     for (const clang::VarDecl *V : P->variables())
       if (llvm::find(Vars, V) == Vars.end())
         Vars.push_back(V);
@@ -137,9 +137,9 @@ llvm::Expected<std::vector<Dependence>> computeDependences(const Nest &N) {
         continue;
       for (DependenceKind K : {DependenceKind::Flow, DependenceKind::Anti,
                                DependenceKind::Output}) {
-        bool Applies = K == DependenceKind::Flow     ? X.Writes && Y.Reads
-                       : K == DependenceKind::Anti   ? X.Reads && Y.Writes
-                                                     : X.Writes && Y.Writes;
+        bool Applies = K == DependenceKind::Flow   ? X.Writes && Y.Reads
+                       : K == DependenceKind::Anti ? X.Reads && Y.Writes
+                                                   : X.Writes && Y.Writes;
         if (!Applies)
           continue;
         llvm::Expected<Set> D = deltas(C.get(), T, X, Y);
@@ -158,9 +158,9 @@ llvm::Expected<std::vector<Dependence>> computeDependences(const Nest &N) {
         if (Sub == isl_bool_error)
           return llvm::createStringError("isl failed on the dependences");
         It->NonNegative &= Sub == isl_bool_true;
-        isl_set *Points = isl_set_project_out(
-            isl_set_copy(D->get()), isl_dim_param, 0,
-            isl_set_dim(D->get(), isl_dim_param));
+        isl_set *Points =
+            isl_set_project_out(isl_set_copy(D->get()), isl_dim_param, 0,
+                                isl_set_dim(D->get(), isl_dim_param));
         std::vector<std::pair<int64_t, int64_t>> Found;
         if (isl_set_is_bounded(Points) == isl_bool_true)
           isl_set_foreach_point(Points, addPoint, &Found);

@@ -100,8 +100,7 @@ bool NestBuilder::readHeader(const ForStmt *F, Loop &L) {
       F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
   if (!Cond || refVar(Cond->getLHS()) != V ||
       (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE))
-    return refuse(F->getCond() ? F->getCond()->getBeginLoc()
-                               : F->getBeginLoc(),
+    return refuse(F->getCond() ? F->getCond()->getBeginLoc() : F->getBeginLoc(),
                   "the loop condition must be '" + V->getName().str() +
                       " < bound' or '" + V->getName().str() + " <= bound'");
   const Expr *Inc = F->getInc() ? F->getInc()->IgnoreParens() : nullptr;
@@ -171,9 +170,8 @@ std::optional<Poly> NestBuilder::affine(const Expr *E) {
       return Poly::variable(V);
     }
   }
-  if (Expr::EvalResult R;
-      !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
-      R.Val.getInt().getSignificantBits() <= 63)
+  if (Expr::EvalResult R; !E->isValueDependent() && E->EvaluateAsInt(R, Ctx) &&
+                          R.Val.getInt().getSignificantBits() <= 63)
     return Poly::constant(R.Val.getInt().getSExtValue());
   return std::nullopt;
 }
@@ -184,8 +182,8 @@ bool NestBuilder::walkAccess(const ArraySubscriptExpr *E, bool Reads,
   QualType T = V ? V->getType().getNonReferenceType() : QualType();
   bool PointerOr1D =
       V && (T->isPointerType() ||
-            (T->isArrayType() && !T->getArrayElementTypeNoTypeQual()
-                                      ->isArrayType()));
+            (T->isArrayType() &&
+             !T->getArrayElementTypeNoTypeQual()->isArrayType()));
   if (!PointerOr1D || V->hasGlobalStorage() || BodyLocals.count(V))
     return refuse(E->getBeginLoc(),
                   "only subscripts of pointers and one-dimensional arrays "
@@ -208,7 +206,8 @@ bool NestBuilder::walkAccess(const ArraySubscriptExpr *E, bool Reads,
       return refuse(E->getIdx()->getBeginLoc(),
                     "non-affine subscript of '" + V->getName().str() + "'");
   capture(V);
-  auto It = llvm::find_if(N.Arrays, [&](const Array &A) { return A.Decl == V; });
+  auto It =
+      llvm::find_if(N.Arrays, [&](const Array &A) { return A.Decl == V; });
   if (It == N.Arrays.end()) {
     Array A;
     A.Decl = V;
@@ -256,21 +255,18 @@ bool NestBuilder::walkRef(const DeclRefExpr *E) {
     if (V->isUsableInConstantExpressions(Ctx))
       return true;
     return refuse(E->getBeginLoc(),
-                  "the nest reads the global variable '" +
-                      V->getName().str() +
+                  "the nest reads the global variable '" + V->getName().str() +
                       "', which device code cannot (a constant with a "
                       "constant initializer can)");
   }
   QualType T = V->getType().getNonReferenceType();
   if (T->isPointerType() || T->isArrayType())
-    return refuse(E->getBeginLoc(),
-                  "'" + V->getName().str() +
-                      "' is used other than as '" + V->getName().str() +
-                      "[subscript]'");
+    return refuse(E->getBeginLoc(), "'" + V->getName().str() +
+                                        "' is used other than as '" +
+                                        V->getName().str() + "[subscript]'");
   if (!isScalar(T))
     return refuse(E->getBeginLoc(),
-                  "'" + V->getName().str() + "' has type '" +
-                      T.getAsString() +
+                  "'" + V->getName().str() + "' has type '" + T.getAsString() +
                       "': only arithmetic scalars and arrays of them are "
                       "supported");
   capture(V);
@@ -292,8 +288,8 @@ bool NestBuilder::walkCall(const CallExpr *E) {
     QualType PT = FD->getParamDecl(I)->getType();
     if (PT->isReferenceType() && !PT.getNonReferenceType().isConstQualified())
       return refuse(E->getArg(I)->getBeginLoc(),
-                    "the nest passes an argument to '" +
-                        FD->getNameAsString() + "' by non-const reference");
+                    "the nest passes an argument to '" + FD->getNameAsString() +
+                        "' by non-const reference");
   }
   for (const Expr *Arg : E->arguments())
     if (!walk(Arg, false))
@@ -366,7 +362,8 @@ bool NestBuilder::recoverRows() {
       return refuse(Acc.Expr->getIdx()->getBeginLoc(),
                     "the subscript of '" + Name +
                         "', which the nest writes, is not of the form "
-                        "(" + I->getName().str() + " + a) * pitch + " +
+                        "(" +
+                        I->getName().str() + " + a) * pitch + " +
                         J->getName().str() +
                         " + b with constants a, b and one pitch for "
                         "every access");

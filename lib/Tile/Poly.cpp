@@ -125,8 +125,7 @@ std::string Poly::str(const std::string &Prefix, bool Widen) const {
   std::string S;
   // The constant term (the empty monomial) sorts first; print it last, as
   // people write `m + 1`.
-  std::vector<std::pair<Monomial, int64_t>> Ordered(Terms.begin(),
-                                                    Terms.end());
+  std::vector<std::pair<Monomial, int64_t>> Ordered(Terms.begin(), Terms.end());
   if (!Ordered.empty() && Ordered.front().first.empty())
     std::rotate(Ordered.begin(), Ordered.begin() + 1, Ordered.end());
   for (const auto &[M, C] : Ordered) {

@@ -87,20 +87,19 @@ private:
 
   void remark(SourceLocation Loc, const std::string &Msg) {
     DiagnosticsEngine &DE = CI.getDiagnostics();
-    DE.Report(Loc, DE.getCustomDiagID(DiagnosticsEngine::Remark,
-                                      "cleave tile: %0"))
+    DE.Report(Loc,
+              DE.getCustomDiagID(DiagnosticsEngine::Remark, "cleave tile: %0"))
         << Msg;
   }
   void refuse(const PragmaSite &Site, const tile::Refusal &Why) {
     remark(Site.Hash, "nest left as written: " + Why.Why);
     if (Why.Loc.isValid() && Why.Loc != Site.Hash) {
       DiagnosticsEngine &DE = CI.getDiagnostics();
-      DE.Report(Why.Loc, DE.getCustomDiagID(DiagnosticsEngine::Note,
-                                            "here"));
+      DE.Report(Why.Loc, DE.getCustomDiagID(DiagnosticsEngine::Note, "here"));
     }
   }
-  const ForStmt *markedLoop(const PragmaSite &Site,
-                            const StatementIndex &Index, ASTContext &Ctx);
+  const ForStmt *markedLoop(const PragmaSite &Site, const StatementIndex &Index,
+                            ASTContext &Ctx);
   const Decl *topLevelDecl(const Stmt *S, ASTContext &Ctx);
   bool inTemplate(const Stmt *S, ASTContext &Ctx);
   bool tileOne(const PragmaSite &Site, unsigned Id, const StatementIndex &Index,
@@ -147,7 +146,8 @@ bool TileConsumer::inTemplate(const Stmt *S, ASTContext &Ctx) {
   for (DynTypedNodeList P = Ctx.getParents(*S); !P.empty();
        P = Ctx.getParents(P[0]))
     if (const auto *D = P[0].get<Decl>())
-      if (const auto *DC = dyn_cast<DeclContext>(D); DC && DC->isDependentContext())
+      if (const auto *DC = dyn_cast<DeclContext>(D);
+          DC && DC->isDependentContext())
         return true;
   return false;
 }
@@ -208,8 +208,8 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
                     tile::distancesText(D) + " through '" +
                     N->Arrays[D.Array].Decl->getName().str() + "'");
   remark(Site.Hash,
-         "nest tiled: wavefront of " + std::to_string(Site.Tile.Rows) +
-             " x " + std::to_string(Site.Tile.Cols) +
+         "nest tiled: wavefront of " + std::to_string(Site.Tile.Rows) + " x " +
+             std::to_string(Site.Tile.Cols) +
              " tiles, one launch per anti-diagonal of tiles; dependences: " +
              (Parts.empty() ? std::string("none") : llvm::join(Parts, "; ")));
   return true;
@@ -242,8 +242,8 @@ class TileAction : public ASTFrontendAction {
 public:
   TileAction(std::string &Output, bool &Ok) : Output(Output), Ok(Ok) {}
   bool BeginSourceFileAction(CompilerInstance &CI) override {
-    CI.getPreprocessor().AddPragmaHandler(
-        "cleave", new tile::TilePragmaHandler(Sites));
+    CI.getPreprocessor().AddPragmaHandler("cleave",
+                                          new tile::TilePragmaHandler(Sites));
     return true;
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
@@ -270,8 +270,8 @@ std::shared_ptr<CompilerInvocation> invocationFor(StringRef Path,
   DO.Verbose = Opts.Verbose;
   DO.ColorDiagnostics = Opts.ColorDiagnostics;
   if (llvm::sys::path::extension(Path) == ".cu")
-    return createClangInvocation(Path, SourceLanguage::CUDA, CudaSide::Host,
-                                 DO, Diags, DiagOS);
+    return createClangInvocation(Path, SourceLanguage::CUDA, CudaSide::Host, DO,
+                                 Diags, DiagOS);
   std::vector<std::string> Args = {CLEAVE_CLANG_EXECUTABLE, "-x", "c++",
                                    "-fsyntax-only"};
   if (!Opts.Std.empty())
@@ -285,9 +285,9 @@ std::shared_ptr<CompilerInvocation> invocationFor(StringRef Path,
   for (const std::string &A : Args)
     Argv.push_back(A.c_str());
   CreateInvocationOptions CIO;
-  CIO.Diags = new DiagnosticsEngine(
-      Diags.IDs, &*Diags.Options,
-      new TextDiagnosticPrinter(DiagOS, &*Diags.Options));
+  CIO.Diags =
+      new DiagnosticsEngine(Diags.IDs, &*Diags.Options,
+                            new TextDiagnosticPrinter(DiagOS, &*Diags.Options));
   return createInvocation(Argv, std::move(CIO));
 }
 

@@ -53,9 +53,8 @@ private:
     if (!Site.Valid)
       return;
     DiagnosticsEngine &DE = PP.getDiagnostics();
-    DE.Report(Tok.getLocation(),
-              DE.getCustomDiagID(DiagnosticsEngine::Error,
-                                 "#pragma cleave tile: %0"))
+    DE.Report(Tok.getLocation(), DE.getCustomDiagID(DiagnosticsEngine::Error,
+                                                    "#pragma cleave tile: %0"))
         << Msg;
     Site.Valid = false;
   }

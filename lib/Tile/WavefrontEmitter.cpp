@@ -182,8 +182,8 @@ std::optional<std::string> Emitter::body(Refusal &Why) const {
     RW.ReplaceText(CharSourceRange::getTokenRange(R),
                    llvm::formatv("{0}[(__cleave_t + {1}) * {2} + "
                                  "(__cleave_u + {3})]",
-                                 Names::shared(A), Acc.Row - A.MinRow,
-                                 W.Pitch, Acc.Col - A.MinCol)
+                                 Names::shared(A), Acc.Row - A.MinRow, W.Pitch,
+                                 Acc.Col - A.MinCol)
                        .str());
   }
   return RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
@@ -306,15 +306,14 @@ std::string Emitter::hostChecks() const {
   // addresses of an access are at the domain's corners.
   std::string Spans, Adds;
   for (const Array &A : N.Arrays)
-    Spans += "  __cleave_tile_span __cleave_" + A.Decl->getName().str() +
-             "_span;\n";
+    Spans +=
+        "  __cleave_tile_span __cleave_" + A.Decl->getName().str() + "_span;\n";
   for (const Access &Acc : N.Accesses)
     Adds += llvm::formatv("      __cleave_{0}_span.add(&{1});\n",
                           N.Arrays[Acc.Array].Decl->getName(),
-                          Lexer::getSourceText(
-                              CharSourceRange::getTokenRange(
-                                  Acc.Expr->getSourceRange()),
-                              SM, Ctx.getLangOpts()))
+                          Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                                   Acc.Expr->getSourceRange()),
+                                               SM, Ctx.getLangOpts()))
                 .str();
   S += Spans;
   S += llvm::formatv(
@@ -350,12 +349,12 @@ std::string Emitter::hostDeviceRun() const {
   std::string Alloc, Back, Free;
   for (const Array &A : N.Arrays) {
     std::string Name = A.Decl->getName().str();
-    Alloc += llvm::formatv(
-                 "  char *__cleave_{0}_dev = nullptr;\n"
-                 "  __cleave_ok = __cleave_ok && "
-                 "__cleave_{0}_span.toDevice({0}, &__cleave_{0}_dev);\n",
-                 Name)
-                 .str();
+    Alloc +=
+        llvm::formatv("  char *__cleave_{0}_dev = nullptr;\n"
+                      "  __cleave_ok = __cleave_ok && "
+                      "__cleave_{0}_span.toDevice({0}, &__cleave_{0}_dev);\n",
+                      Name)
+            .str();
     if (A.Written)
       Back += llvm::formatv("    __cleave_{0}_span.toHost({0}, "
                             "__cleave_{0}_dev);\n",
@@ -473,16 +472,15 @@ struct __cleave_tile_span {
 )";
 }
 
-std::optional<EmittedNest>
-emitWavefront(const Nest &N, const std::vector<Dependence> &Deps,
-              TileSizes Tile, unsigned Id, ASTContext &Ctx, Refusal &Why) {
+std::optional<EmittedNest> emitWavefront(const Nest &N,
+                                         const std::vector<Dependence> &Deps,
+                                         TileSizes Tile, unsigned Id,
+                                         ASTContext &Ctx, Refusal &Why) {
   for (const Dependence &D : Deps)
     if (!D.NonNegative) {
       Why = {N.Outer.For->getBeginLoc(),
-             std::string("the ") + kindName(D.Kind) +
-                 " dependence through '" +
-                 N.Arrays[D.Array].Decl->getName().str() +
-                 "' has distance " +
+             std::string("the ") + kindName(D.Kind) + " dependence through '" +
+                 N.Arrays[D.Array].Decl->getName().str() + "' has distance " +
                  (D.Distances.empty() ? "vectors that are not constant"
                                       : distancesText(D)) +
                  "; wavefront tiles need every distance componentwise >= "

@@ -24,8 +24,7 @@ cl::OptionCategory TileCat("cleave tile options");
 
 cl::opt<std::string> Input(cl::Positional, cl::desc("<input .cpp/.cu>"),
                            cl::Required, cl::sub(TileCmd));
-cl::opt<std::string> Output("o",
-                            cl::desc("Output file (.cu; default: stdout)"),
+cl::opt<std::string> Output("o", cl::desc("Output file (.cu; default: stdout)"),
                             cl::value_desc("file"), cl::init("-"),
                             cl::sub(TileCmd), cl::cat(TileCat));
 cl::list<std::string> IncludeDirs("I", cl::desc("Add an include directory"),

@@ -46,10 +46,10 @@ std::string wavefrontPreamble();
 /// Emits nest number \p Id, or says why not (a dependence with a negative
 /// component, a tile too large for shared memory, an access inside a
 /// macro).
-std::optional<EmittedNest>
-emitWavefront(const Nest &N, const std::vector<Dependence> &Deps,
-              TileSizes Tile, unsigned Id, clang::ASTContext &Ctx,
-              Refusal &Why);
+std::optional<EmittedNest> emitWavefront(const Nest &N,
+                                         const std::vector<Dependence> &Deps,
+                                         TileSizes Tile, unsigned Id,
+                                         clang::ASTContext &Ctx, Refusal &Why);
 
 } // namespace cleave::tile
 
