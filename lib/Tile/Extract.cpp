@@ -47,6 +47,14 @@ bool isScalar(QualType T) {
   return T->isArithmeticType() || T->isEnumeralType();
 }
 
+/// An enum declared in a function: the generated code, at namespace scope,
+/// cannot name it.
+bool isLocalType(QualType T) {
+  if (const auto *ET = T.getNonReferenceType()->getAs<EnumType>())
+    return ET->getDecl()->getParentFunctionOrMethod() != nullptr;
+  return false;
+}
+
 class NestBuilder {
 public:
   NestBuilder(ASTContext &Ctx, Refusal &Why) : Ctx(Ctx), Why(Why) {}
@@ -190,9 +198,10 @@ bool NestBuilder::walkAccess(const ArraySubscriptExpr *E, bool Reads,
                   "declared outside the nest are supported (write a "
                   "multi-dimensional array as a pointer with linearized "
                   "subscripts)");
-  if (!isScalar(E->getType()))
+  if (!isScalar(E->getType()) || isLocalType(E->getType()))
     return refuse(E->getBeginLoc(),
-                  "array elements must be arithmetic scalars");
+                  "array elements must be arithmetic scalars of a type "
+                  "declared outside functions");
   if (!walk(E->getIdx(), false))
     return false;
   std::optional<Poly> S = affine(E->getIdx());
@@ -264,6 +273,11 @@ bool NestBuilder::walkRef(const DeclRefExpr *E) {
     return refuse(E->getBeginLoc(), "'" + V->getName().str() +
                                         "' is used other than as '" +
                                         V->getName().str() + "[subscript]'");
+  if (isLocalType(T))
+    return refuse(E->getBeginLoc(),
+                  "'" + V->getName().str() +
+                      "' has a type declared inside a function, which the "
+                      "generated code cannot name");
   if (!isScalar(T))
     return refuse(E->getBeginLoc(),
                   "'" + V->getName().str() + "' has type '" + T.getAsString() +

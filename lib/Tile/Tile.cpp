@@ -302,6 +302,8 @@ llvm::Expected<std::string> tileSource(StringRef Path, const TileOptions &Opts,
               "files\n";
     return diagnosedError("unsupported input");
   }
+  if (llvm::Error E = checkSourceFile(Path, DiagOS))
+    return std::move(E);
   ClangDiagnostics Diags(DiagOS, Opts.ColorDiagnostics);
   std::shared_ptr<CompilerInvocation> Invocation =
       invocationFor(Path, Opts, Diags, DiagOS);

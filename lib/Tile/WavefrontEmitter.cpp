@@ -54,6 +54,21 @@ std::string sourceText(const Stmt *S, ASTContext &Ctx) {
       .str();
 }
 
+/// Text with every non-empty line indented by two more spaces.
+std::string indented(StringRef Text) {
+  std::string Out;
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    if (!Line.empty())
+      Out += "  ";
+    Out += Line.str();
+    if (Text.size() > Line.size())
+      Out += "\n";
+    Text = Rest;
+  }
+  return Out;
+}
+
 /// The names that the kernel and the host function share.
 struct Names {
   std::string Kernel, Host;
@@ -399,8 +414,8 @@ std::string Emitter::host() const {
              "    if (__cleave_ok)\n      return;\n  }\n"
              "  {5}\n"
              "}\n\n",
-             Nm.Host, parameters(), bounds(), hostChecks(), hostDeviceRun(),
-             sourceText(N.Outer.For, Ctx))
+             Nm.Host, parameters(), bounds(), hostChecks(),
+             indented(hostDeviceRun()), sourceText(N.Outer.For, Ctx))
       .str();
 }
 

@@ -145,3 +145,12 @@ void twoDimensional(int A[][8], int n) {
       A[i][j] = A[i - 1][j];
 }
 // CHECK: refusals.cpp:[[@LINE-5]]:1: remark: cleave tile: nest left as written: only subscripts of pointers and one-dimensional arrays declared outside the nest are supported
+
+void localEnum(int *A, int n, int m) {
+  enum Mode { Add, Keep } mode = Add;
+#pragma cleave tile
+  for (int i = 1; i < n; ++i)
+    for (int j = 1; j < m; ++j)
+      A[i * m + j] = mode == Add ? A[(i - 1) * m + j] + 1 : 0;
+}
+// CHECK: refusals.cpp:[[@LINE-5]]:1: remark: cleave tile: nest left as written: 'mode' has a type declared inside a function, which the generated code cannot name

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds each named program of this directory twice (clang++ as written;
-`cleave tile` then `cleave compile`), runs both (the tiled one on the CPU
-devices through Cleave's runtime) and compares their output line by line.
+`cleave tile` then `cleave compile`), runs both and compares their output
+line by line. The tiled one runs in each configuration of CONFIGS.
 
 usage: differential.py CLEAVE INPUTS_DIR WORK_DIR PROGRAM...
 Prints one line per program; exits non-zero on the first difference.
@@ -20,6 +20,29 @@ def run(cmd, env=None):
     return r
 
 
+# One CPU device; two sharing each launch's blocks; one checking every global
+# memory access of the kernels against the live allocations (the staged
+# windows must not read outside the arrays' device copies).
+CONFIGS = (
+    ("one device", dict(CLEAVE_DEVICES="cpu", CLEAVE_PARTITION="even")),
+    ("two devices", dict(CLEAVE_DEVICES="cpu,cpu",
+                         CLEAVE_PARTITION="proportional")),
+    ("memory check", dict(CLEAVE_DEVICES="cpu", CLEAVE_CHECK="memory")),
+)
+
+
+def compare(what, want, got):
+    if got == want:
+        return
+    for w, g in zip(want, got):
+        if w != g:
+            print("%s: differs: want '%s', got '%s'" % (what, w, g))
+            break
+    else:
+        print("%s: differs in its number of lines" % what)
+    sys.exit(1)
+
+
 def main():
     cleave, inputs, work = sys.argv[1:4]
     cxx = shutil.which("clang++") or "clang++"
@@ -31,19 +54,13 @@ def main():
         run([cleave, "tile", src, "-o", tiled_cu])
         run([cleave, "compile", "-I", inputs, tiled_cu, "-o", tiled])
         want = run([ref]).stdout.splitlines()
-        env = dict(os.environ, CLEAVE_DEVICES="cpu", CLEAVE_LOG="plan")
-        got = run([tiled], env)
-        lines = got.stdout.splitlines()
-        if lines != want:
-            for w, g in zip(want, lines):
-                if w != g:
-                    print("%s: differs: want '%s', got '%s'" % (name, w, g))
-                    break
-            else:
-                print("%s: differs in its number of lines" % name)
-            sys.exit(1)
-        launched = "launch __cleave_tile" in got.stderr
-        print("%s: %d sizes identical, %s" %
+        launched = False
+        for what, extra in CONFIGS:
+            env = dict(os.environ, CLEAVE_LOG="plan", **extra)
+            got = run([tiled], env)
+            compare(name + " (" + what + ")", want, got.stdout.splitlines())
+            launched = launched or "launch __cleave_tile" in got.stderr
+        print("%s: %d lines identical, %s" %
               (name, len(want), "tiled kernels launched" if launched
                else "no tiled kernel launched"))
 
