@@ -10,7 +10,7 @@
 // expressions in the launch dimensions and the scalar arguments. The
 // conditions under which the access executes become affine constraints
 // "form <= 0". The runtime evaluates all of this for a concrete launch and
-// block range (runtime/lib/Footprint.cpp, docs/footprints.md).
+// block range (runtime/lib/program/Footprint.cpp, docs/footprints.md).
 //
 // The integer arithmetic of the kernel wraps; the forms do not. Each form is
 // the mathematical value of the kernel's expression; wherever a narrower

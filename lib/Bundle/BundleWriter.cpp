@@ -181,6 +181,233 @@ std::string cpuDescriptorIn(const Module &Host, StringRef Kernel) {
   return GV && !GV->isDeclaration() ? Name : std::string();
 }
 
+/// Writes the kernel records (docs/bundle.md, "Kernels") of the device
+/// module after the variant pipelines ran: each kernel's parameters,
+/// legality, variants, merge outputs, combined parameters, footprint and
+/// memory uses, as the analyses and passes left them.
+class KernelRecordWriter {
+public:
+  KernelRecordWriter(fmt::ByteWriter &KW, Module &Device, const Module &Host,
+                     FunctionAnalysisManager &FAM,
+                     const VariantRefusals &DeviceRefusals,
+                     const VariantRefusals &CPURefusals,
+                     ArrayRef<GlobalVariable *> Variables)
+      : KW(KW), Device(Device), Host(Host), FAM(FAM),
+        DeviceRefusals(DeviceRefusals), CPURefusals(CPURefusals),
+        Variables(Variables), DL(Device.getDataLayout()) {}
+
+  Error write(Function &K) {
+    KW.str(K.getName());
+    KW.str(displayName(K));
+    KW.u8(uint8_t(isOpenCL(Device) ? fmt::SourceLanguage::OpenCL
+                                   : fmt::SourceLanguage::CUDA));
+    const ParamRoles &Roles = FAM.getResult<ParamRoleAnalysis>(K);
+    writeParams(K, Roles);
+    const KernelLegality &Legality = FAM.getResult<KernelLegalityAnalysis>(K);
+    writeLegality(Legality);
+    Expected<std::string> MergeEntry = writeVariants(K, Legality);
+    if (!MergeEntry)
+      return MergeEntry.takeError();
+    if (Error E = writeMergeOutputs(K, Roles, *MergeEntry))
+      return E;
+    writeCombined(Legality);
+    KW.blob(appendRebaseRecords(
+        Device, K, FAM.getResult<FootprintAnalysis>(K).serialize()));
+    writeMemoryUses(K);
+    return Error::success();
+  }
+
+private:
+  void writeParams(Function &K, const ParamRoles &Roles) {
+    KW.u32(K.arg_size());
+    for (Argument &A : K.args()) {
+      fmt::ParamKind Kind = fmt::ParamKind::Scalar;
+      Type *Ty = A.getType();
+      if (A.hasByValAttr()) {
+        Kind = fmt::ParamKind::ByValue;
+        Ty = A.getParamByValType();
+      } else if (Ty->isPointerTy()) {
+        Kind = fmt::ParamKind::Pointer;
+      }
+      ParamRoleEntry Role;
+      if (A.getArgNo() < Roles.Params.size())
+        Role = Roles.Params[A.getArgNo()];
+      Align Al = A.getParamAlign().value_or(DL.getABITypeAlign(Ty));
+      KW.u8(uint8_t(Kind));
+      KW.u8(uint8_t(Role.Role));
+      KW.u8(Role.Escapes ? fmt::ParamRoleIsGuess : 0);
+      KW.u32(uint32_t(DL.getTypeAllocSize(Ty).getFixedValue()));
+      KW.u32(uint32_t(Al.value()));
+    }
+  }
+
+  void writeLegality(const KernelLegality &Legality) {
+    KW.u8((Legality.canSplit() ? fmt::KernelCanSplit : 0) |
+          (Legality.canRunOnCPU() ? fmt::KernelCanRunOnCPU : 0));
+    KW.u32(Legality.Issues.size());
+    for (const LegalityIssue &I : Legality.Issues) {
+      KW.str(getIssueKindName(I.Kind));
+      KW.str(I.Detail);
+      KW.str(locationOf(*I.Inst));
+      KW.u8((I.ForbidsSplit ? fmt::IssueForbidsSplit : 0) |
+            (I.ForbidsCPU ? fmt::IssueForbidsCPU : 0));
+    }
+  }
+
+  /// The variants of K and its swapped twin; returns the merge variant's
+  /// entry (empty when there is none).
+  Expected<std::string> writeVariants(Function &K,
+                                      const KernelLegality &Legality) {
+    StringRef Name = K.getName();
+    const LegalityIssue *SplitBlocker = Legality.firstSplitBlocker();
+    VariantRecord Merge = variantFrom(
+        Device, mergeVariantName(Name), "cleave-merge",
+        DeviceRefusals.lookup(Name, RefusedVariant::Merge), SplitBlocker);
+    KW.u32(fmt::NumVariantKinds);
+    writeVariant(KW, fmt::VariantKind::Original, {Name.str(), "", ""});
+    writeVariant(KW, fmt::VariantKind::Partition,
+                 variantFrom(Device, partitionVariantName(Name),
+                             "cleave-partition",
+                             DeviceRefusals.lookup(Name,
+                                                   RefusedVariant::Partition),
+                             SplitBlocker));
+    if (!Merge.Entry.empty())
+      Merge.CpuDescriptor = cpuDescriptorIn(Host, Merge.Entry);
+    writeVariant(KW, fmt::VariantKind::Merge, Merge);
+    VariantRecord Cpu =
+        variantFrom(Host, cpuVariantName(Name), "cleave-cpu-lower",
+                    CPURefusals.lookup(Name, RefusedVariant::CPU),
+                    firstCPUBlocker(Legality));
+    if (!Cpu.Entry.empty()) {
+      Cpu.CpuDescriptor = cpuDescriptorIn(Host, Name);
+      if (Cpu.CpuDescriptor.empty())
+        return createStringError(inconvertibleErrorCode(),
+                                 "bundle: the CPU variant '" + Cpu.Entry +
+                                     "' has no descriptor");
+    }
+    writeVariant(KW, fmt::VariantKind::CPU, Cpu);
+    const Function *Twin = Device.getFunction(swappedKernelName(Name));
+    KW.str(Twin && isSwappedTwin(*Twin) ? Twin->getName() : StringRef());
+    return Merge.Entry;
+  }
+
+  /// cleave-merge takes one partial buffer per output, in parameter order.
+  Error writeMergeOutputs(Function &K, const ParamRoles &Roles,
+                          const std::string &MergeEntry) {
+    SmallVector<unsigned, 4> Outputs;
+    if (!MergeEntry.empty()) {
+      for (unsigned I = 0; I < K.arg_size(); ++I)
+        if (Roles.isOutput(I))
+          Outputs.push_back(I);
+      const Function *MF = Device.getFunction(MergeEntry);
+      if (MF->arg_size() != K.arg_size() + Outputs.size() + NumPartitionParams)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "bundle: merge kernel '" + MergeEntry +
+                "' does not take one partial buffer per output parameter");
+    }
+    KW.u32(Outputs.size());
+    for (unsigned O : Outputs)
+      KW.u32(O);
+    return Error::success();
+  }
+
+  /// Parameters whose atomics combine partial replicas (KernelLegality).
+  void writeCombined(const KernelLegality &Legality) {
+    KW.u32(Legality.Combined.size());
+    for (const CombinedParam &C : Legality.Combined) {
+      KW.u32(C.Arg);
+      KW.u8(uint8_t(C.Op));
+      KW.u8(uint8_t(C.Bytes));
+    }
+  }
+
+  /// The kernel's static shared memory and the module variables it uses.
+  void writeMemoryUses(Function &K) {
+    // Static shared memory: the shared-memory globals the kernel's code
+    // uses (an extern __shared__ array has size 0: it is the dynamic area).
+    FunctionSet Reachable = getReachableFunctions(K);
+    uint64_t Shared = 0;
+    for (GlobalVariable &GV : Device.globals())
+      if (GV.getAddressSpace() == 3 && isUsedIn(GV, Reachable))
+        Shared = alignTo(Shared, GV.getAlign().value_or(
+                                     DL.getABITypeAlign(GV.getValueType()))) +
+                 DL.getTypeAllocSize(GV.getValueType()).getFixedValue();
+    KW.u64(Shared);
+
+    SmallVector<std::pair<unsigned, uint8_t>, 4> Uses;
+    for (unsigned V = 0; V < Variables.size(); ++V)
+      if (isUsedIn(*Variables[V], Reachable)) {
+        PointerAccess PA = analyzePointerAccess(*Variables[V], &Reachable);
+        // An access the walk cannot see may be a write.
+        Uses.push_back({V, uint8_t((PA.Read || PA.Escapes ? fmt::VariableRead
+                                                           : 0) |
+                                   (PA.Written || PA.Escapes
+                                        ? fmt::VariableWritten
+                                        : 0))});
+      }
+    KW.u32(Uses.size());
+    for (auto [V, Flags] : Uses) {
+      KW.u32(V);
+      KW.u8(Flags);
+    }
+  }
+
+  fmt::ByteWriter &KW;
+  Module &Device;
+  const Module &Host;
+  FunctionAnalysisManager &FAM;
+  const VariantRefusals &DeviceRefusals;
+  const VariantRefusals &CPURefusals;
+  ArrayRef<GlobalVariable *> Variables;
+  const DataLayout &DL;
+};
+
+/// The images: one module with every kernel and variant, as PTX and, with
+/// ptxas, as a cubin.
+Error writeImages(fmt::ByteWriter &W, Module &Device,
+                  const BundleOptions &Opts) {
+  if (Opts.Log)
+    *Opts.Log << "cleave: bundle: emitting PTX for " << Opts.GpuArch << "\n";
+  Expected<std::string> PTX = emitPTX(Device, Opts.GpuArch);
+  if (!PTX)
+    return PTX.takeError();
+  std::string Cubin;
+  if (!Opts.Ptxas.empty()) {
+    if (Opts.Log)
+      *Opts.Log << "cleave: bundle: assembling with " << Opts.Ptxas << "\n";
+    Expected<std::string> C = assemblePTX(*PTX, Opts.GpuArch, Opts.Ptxas);
+    if (!C)
+      return C.takeError();
+    Cubin = std::move(*C);
+  }
+  W.u32(Cubin.empty() ? 1 : 2);
+  W.u8(uint8_t(fmt::ImageKind::PTX));
+  W.str(Opts.GpuArch);
+  W.blob(*PTX);
+  if (!Cubin.empty()) {
+    W.u8(uint8_t(fmt::ImageKind::Cubin));
+    W.str(Opts.GpuArch);
+    W.blob(Cubin);
+  }
+  return Error::success();
+}
+
+/// The module variables, each with its CPU twin in \p Host if any.
+void writeVariables(fmt::ByteWriter &W, ArrayRef<GlobalVariable *> Variables,
+                    const Module &Host, const DataLayout &DL) {
+  W.u32(Variables.size());
+  for (GlobalVariable *GV : Variables) {
+    W.str(GV->getName());
+    W.u8(uint8_t(GV->getAddressSpace() == 4 ? fmt::VariableSpace::Constant
+                                            : fmt::VariableSpace::Global));
+    W.u64(DL.getTypeAllocSize(GV->getValueType()).getFixedValue());
+    const GlobalVariable *CpuGV =
+        Host.getNamedGlobal(cpuVariableName(GV->getName()));
+    W.str(CpuGV ? CpuGV->getName() : StringRef());
+  }
+}
+
 } // namespace
 
 Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
@@ -210,7 +437,6 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
       Setup.MAM.getResult<VariantRefusalAnalysis>(Device);
   const VariantRefusals &CPURefusals =
       CPU.MAM.getResult<VariantRefusalAnalysis>(*Host);
-  FunctionAnalysisManager &FAM = Setup.FAM;
   const DataLayout &DL = Device.getDataLayout();
 
   fmt::ByteWriter W;
@@ -230,169 +456,15 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
       Variables.push_back(&GV);
   SmallVector<Function *, 8> Kernels = getKernels(Device);
   KW.u32(Kernels.size());
-  for (Function *K : Kernels) {
-    KW.str(K->getName());
-    KW.str(displayName(*K));
-    KW.u8(uint8_t(isOpenCL(Device) ? fmt::SourceLanguage::OpenCL
-                                   : fmt::SourceLanguage::CUDA));
+  KernelRecordWriter Records(KW, Device, *Host, Setup.FAM, DeviceRefusals,
+                             CPURefusals, Variables);
+  for (Function *K : Kernels)
+    if (Error E = Records.write(*K))
+      return std::move(E);
 
-    const ParamRoles &Roles = FAM.getResult<ParamRoleAnalysis>(*K);
-    KW.u32(K->arg_size());
-    for (Argument &A : K->args()) {
-      fmt::ParamKind Kind = fmt::ParamKind::Scalar;
-      Type *Ty = A.getType();
-      if (A.hasByValAttr()) {
-        Kind = fmt::ParamKind::ByValue;
-        Ty = A.getParamByValType();
-      } else if (Ty->isPointerTy()) {
-        Kind = fmt::ParamKind::Pointer;
-      }
-      ParamRoleEntry Role;
-      if (A.getArgNo() < Roles.Params.size())
-        Role = Roles.Params[A.getArgNo()];
-      Align Al = A.getParamAlign().value_or(DL.getABITypeAlign(Ty));
-      KW.u8(uint8_t(Kind));
-      KW.u8(uint8_t(Role.Role));
-      KW.u8(Role.Escapes ? fmt::ParamRoleIsGuess : 0);
-      KW.u32(uint32_t(DL.getTypeAllocSize(Ty).getFixedValue()));
-      KW.u32(uint32_t(Al.value()));
-    }
-
-    const KernelLegality &Legality = FAM.getResult<KernelLegalityAnalysis>(*K);
-    KW.u8((Legality.canSplit() ? fmt::KernelCanSplit : 0) |
-          (Legality.canRunOnCPU() ? fmt::KernelCanRunOnCPU : 0));
-    KW.u32(Legality.Issues.size());
-    for (const LegalityIssue &I : Legality.Issues) {
-      KW.str(getIssueKindName(I.Kind));
-      KW.str(I.Detail);
-      KW.str(locationOf(*I.Inst));
-      KW.u8((I.ForbidsSplit ? fmt::IssueForbidsSplit : 0) |
-            (I.ForbidsCPU ? fmt::IssueForbidsCPU : 0));
-    }
-
-    StringRef Name = K->getName();
-    const LegalityIssue *SplitBlocker = Legality.firstSplitBlocker();
-    VariantRecord Merge = variantFrom(
-        Device, mergeVariantName(Name), "cleave-merge",
-        DeviceRefusals.lookup(Name, RefusedVariant::Merge), SplitBlocker);
-    KW.u32(fmt::NumVariantKinds);
-    writeVariant(KW, fmt::VariantKind::Original, {Name.str(), "", ""});
-    writeVariant(KW, fmt::VariantKind::Partition,
-                 variantFrom(Device, partitionVariantName(Name),
-                             "cleave-partition",
-                             DeviceRefusals.lookup(Name,
-                                                   RefusedVariant::Partition),
-                             SplitBlocker));
-    if (!Merge.Entry.empty())
-      Merge.CpuDescriptor = cpuDescriptorIn(*Host, Merge.Entry);
-    writeVariant(KW, fmt::VariantKind::Merge, Merge);
-    VariantRecord Cpu =
-        variantFrom(*Host, cpuVariantName(Name), "cleave-cpu-lower",
-                    CPURefusals.lookup(Name, RefusedVariant::CPU),
-                    firstCPUBlocker(Legality));
-    if (!Cpu.Entry.empty()) {
-      Cpu.CpuDescriptor = cpuDescriptorIn(*Host, Name);
-      if (Cpu.CpuDescriptor.empty())
-        return createStringError(inconvertibleErrorCode(),
-                                 "bundle: the CPU variant '" + Cpu.Entry +
-                                     "' has no descriptor");
-    }
-    writeVariant(KW, fmt::VariantKind::CPU, Cpu);
-    const Function *Twin = Device.getFunction(swappedKernelName(Name));
-    KW.str(Twin && isSwappedTwin(*Twin) ? Twin->getName() : StringRef());
-
-    // cleave-merge takes one partial buffer per output, in parameter order.
-    SmallVector<unsigned, 4> Outputs;
-    if (!Merge.Entry.empty()) {
-      for (unsigned I = 0; I < K->arg_size(); ++I)
-        if (Roles.isOutput(I))
-          Outputs.push_back(I);
-      const Function *MF = Device.getFunction(Merge.Entry);
-      if (MF->arg_size() != K->arg_size() + Outputs.size() + NumPartitionParams)
-        return createStringError(
-            inconvertibleErrorCode(),
-            "bundle: merge kernel '" + Merge.Entry +
-                "' does not take one partial buffer per output parameter");
-    }
-    KW.u32(Outputs.size());
-    for (unsigned O : Outputs)
-      KW.u32(O);
-
-    // Parameters whose atomics combine partial replicas (KernelLegality).
-    KW.u32(Legality.Combined.size());
-    for (const CombinedParam &C : Legality.Combined) {
-      KW.u32(C.Arg);
-      KW.u8(uint8_t(C.Op));
-      KW.u8(uint8_t(C.Bytes));
-    }
-
-    KW.blob(appendRebaseRecords(
-        Device, *K, FAM.getResult<FootprintAnalysis>(*K).serialize()));
-
-    // Static shared memory: the shared-memory globals the kernel's code
-    // uses (an extern __shared__ array has size 0: it is the dynamic area).
-    FunctionSet Reachable = getReachableFunctions(*K);
-    uint64_t Shared = 0;
-    for (GlobalVariable &GV : Device.globals())
-      if (GV.getAddressSpace() == 3 && isUsedIn(GV, Reachable))
-        Shared = alignTo(Shared, GV.getAlign().value_or(
-                                     DL.getABITypeAlign(GV.getValueType()))) +
-                 DL.getTypeAllocSize(GV.getValueType()).getFixedValue();
-    KW.u64(Shared);
-
-    SmallVector<std::pair<unsigned, uint8_t>, 4> Uses;
-    for (unsigned V = 0; V < Variables.size(); ++V)
-      if (isUsedIn(*Variables[V], Reachable)) {
-        PointerAccess PA = analyzePointerAccess(*Variables[V], &Reachable);
-        // An access the walk cannot see may be a write.
-        Uses.push_back({V, uint8_t((PA.Read || PA.Escapes ? fmt::VariableRead
-                                                           : 0) |
-                                   (PA.Written || PA.Escapes
-                                        ? fmt::VariableWritten
-                                        : 0))});
-      }
-    KW.u32(Uses.size());
-    for (auto [V, Flags] : Uses) {
-      KW.u32(V);
-      KW.u8(Flags);
-    }
-  }
-
-  // Images: one module with every kernel and variant.
-  if (Opts.Log)
-    *Opts.Log << "cleave: bundle: emitting PTX for " << Opts.GpuArch << "\n";
-  Expected<std::string> PTX = emitPTX(Device, Opts.GpuArch);
-  if (!PTX)
-    return PTX.takeError();
-  std::string Cubin;
-  if (!Opts.Ptxas.empty()) {
-    if (Opts.Log)
-      *Opts.Log << "cleave: bundle: assembling with " << Opts.Ptxas << "\n";
-    Expected<std::string> C = assemblePTX(*PTX, Opts.GpuArch, Opts.Ptxas);
-    if (!C)
-      return C.takeError();
-    Cubin = std::move(*C);
-  }
-  W.u32(Cubin.empty() ? 1 : 2);
-  W.u8(uint8_t(fmt::ImageKind::PTX));
-  W.str(Opts.GpuArch);
-  W.blob(*PTX);
-  if (!Cubin.empty()) {
-    W.u8(uint8_t(fmt::ImageKind::Cubin));
-    W.str(Opts.GpuArch);
-    W.blob(Cubin);
-  }
-
-  W.u32(Variables.size());
-  for (GlobalVariable *GV : Variables) {
-    W.str(GV->getName());
-    W.u8(uint8_t(GV->getAddressSpace() == 4 ? fmt::VariableSpace::Constant
-                                            : fmt::VariableSpace::Global));
-    W.u64(DL.getTypeAllocSize(GV->getValueType()).getFixedValue());
-    const GlobalVariable *CpuGV =
-        Host->getNamedGlobal(cpuVariableName(GV->getName()));
-    W.str(CpuGV ? CpuGV->getName() : StringRef());
-  }
+  if (Error E = writeImages(W, Device, Opts))
+    return std::move(E);
+  writeVariables(W, Variables, *Host, DL);
   W.Bytes += KW.Bytes;
 
   uint64_t PayloadSize = W.Bytes.size() - fmt::HeaderSize;

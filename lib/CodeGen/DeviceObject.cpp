@@ -103,8 +103,8 @@ Error addModuleRegistration(Module &M, StringRef Bundle,
   B.CreateRetVoid();
   // Run it from .init_array, explicitly: llvm.global_ctors would become a
   // .ctors section with the host object emitter's target options, which GNU
-  // ld folds into .init_array but lld and gold do not, and today's crtbegin
-  // no longer runs .ctors itself.
+  // ld folds into .init_array but lld and gold do not, and a current
+  // crtbegin does not run .ctors itself.
   auto *ArrTy = ArrayType::get(Ptr, 1);
   auto *Init = new GlobalVariable(M, ArrTy, true, GlobalValue::PrivateLinkage,
                                   ConstantArray::get(ArrTy, {Ctor}),

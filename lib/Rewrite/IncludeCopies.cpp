@@ -6,7 +6,7 @@
 // .cu file itself is the rewritten source and is never a copy. Directives
 // are respelled with absolute paths: a copy lives in the temporary
 // directory, where the includer-relative lookup of `#include "x.h"` would
-// no longer find the user's files.
+// not find the user's files.
 //
 //===----------------------------------------------------------------------===//
 #include "IncludeCopies.h"

@@ -17,7 +17,7 @@
 //     CLEAVE_INSTRUMENT_OUT set: a few sampled blocks of each distinct
 //     launch run instrumented, every other block runs the ordinary variant.
 //  4. The record, the sites and the device profile go to the models in
-//     cleave-rt-model (runtime/lib/HopperModel.cpp, LuoModel.cpp).
+//     cleave-rt-model (runtime/lib/model/HopperModel.cpp, LuoModel.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "Analyze.h"

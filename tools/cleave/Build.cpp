@@ -314,63 +314,105 @@ Expected<std::string> buildDeviceObject(StringRef Input,
   return deviceObjectOf(Input, Opts, Ctx, nullptr);
 }
 
-int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
-  raw_ostream &Log = errs();
-  bool Show = Opts.DryRun || Opts.Verbose;
+namespace {
 
-  // Inputs, and where each rewritten source goes: <out>.cleave.cpp for one
-  // .cu file, <out dir>/<stem>.cleave.cpp for several.
-  std::vector<std::pair<std::string, InputKind>> Inputs;
-  unsigned NumCuda = 0;
-  for (const std::string &In : Opts.Inputs) {
-    std::optional<InputKind> K = kindOf(In);
-    if (!K)
-      return error(In + ": unknown input: expected .cu (CUDA), .cpp/.cc/.cxx "
-                        "(host C++), .c (host C) or .o/.a/.so");
-    if (*K != InputKind::Object && !sys::fs::exists(In))
-      return error("no such file: '" + In + "'");
-    NumCuda += *K == InputKind::Cuda;
-    Inputs.push_back({In, *K});
-  }
-  std::map<std::string, std::string> SourceOut;
-  StringSet<> Taken;
-  for (auto &[In, K] : Inputs) {
-    if (K != InputKind::Cuda)
-      continue;
-    SmallString<256> P;
-    if (NumCuda == 1) {
-      P = Opts.Output + ".cleave.cpp";
-    } else {
-      P = sys::path::parent_path(Opts.Output);
-      sys::path::append(P, sys::path::stem(In) + ".cleave.cpp");
+/// One `cleave compile ... -o app`, step by step: the inputs and where their
+/// rewritten sources go, the host compiler and the runtime, a temporary
+/// directory, each input compiled to objects, then the link. Each step
+/// returns non-zero (after reporting) when the build cannot go on.
+class ProgramBuild {
+public:
+  ProgramBuild(const BuildOptions &Opts, LLVMContext &Ctx)
+      : Opts(Opts), Ctx(Ctx), Log(errs()), Show(Opts.DryRun || Opts.Verbose) {}
+
+  int run() {
+    if (int RC = collectInputs())
+      return RC;
+    if (int RC = findHostTools())
+      return RC;
+    if (int RC = createTempDir())
+      return RC;
+    setHostFlags();
+    bool Failed = false;
+    for (auto [I, Input] : enumerate(Inputs)) {
+      auto &[In, K] = Input;
+      if (K == InputKind::Object) {
+        Objects.push_back(In);
+        continue;
+      }
+      std::string HostSrc = In;
+      std::vector<std::string> Extra;
+      if (K == InputKind::Cuda && !compileCuda(I, In, HostSrc, Extra)) {
+        Failed = true;
+        continue;
+      }
+      if (!compileHost(I, In, K, HostSrc, Extra))
+        Failed = true;
     }
-    if (!Taken.insert(P).second)
-      return error("two inputs would both be rewritten to '" + P +
-                   "': give the .cu files different names");
-    SourceOut[In] = std::string(P);
+    if (Failed)
+      return 1;
+    return link();
   }
-  if (int RC = checkNoInputOverwritten(Opts, SourceOut))
-    return RC;
 
-  Expected<std::vector<std::string>> Cxx = findHostCompiler(Opts.Cxx);
-  if (!Cxx) {
-    if (!Opts.DryRun)
-      return error(toString(Cxx.takeError()));
-    consumeError(Cxx.takeError());
-    Cxx = std::vector<std::string>{"g++"};
+private:
+  /// Inputs, and where each rewritten source goes: <out>.cleave.cpp for one
+  /// .cu file, <out dir>/<stem>.cleave.cpp for several.
+  int collectInputs() {
+    unsigned NumCuda = 0;
+    for (const std::string &In : Opts.Inputs) {
+      std::optional<InputKind> K = kindOf(In);
+      if (!K)
+        return error(In + ": unknown input: expected .cu (CUDA), "
+                          ".cpp/.cc/.cxx (host C++), .c (host C) or "
+                          ".o/.a/.so");
+      if (*K != InputKind::Object && !sys::fs::exists(In))
+        return error("no such file: '" + In + "'");
+      NumCuda += *K == InputKind::Cuda;
+      Inputs.push_back({In, *K});
+    }
+    StringSet<> Taken;
+    for (auto &[In, K] : Inputs) {
+      if (K != InputKind::Cuda)
+        continue;
+      SmallString<256> P;
+      if (NumCuda == 1) {
+        P = Opts.Output + ".cleave.cpp";
+      } else {
+        P = sys::path::parent_path(Opts.Output);
+        sys::path::append(P, sys::path::stem(In) + ".cleave.cpp");
+      }
+      if (!Taken.insert(P).second)
+        return error("two inputs would both be rewritten to '" + P +
+                     "': give the .cu files different names");
+      SourceOut[In] = std::string(P);
+    }
+    return checkNoInputOverwritten(Opts, SourceOut);
   }
-  std::string RtInclude = runtimeIncludeDir(), RtLib = runtimeLibDir();
-  SmallString<256> RtSo(RtLib);
-  sys::path::append(RtSo, "libcleave_rt.so");
-  if (!Opts.DryRun && !sys::fs::exists(RtSo))
-    return error("Cleave's runtime library is not at '" + RtSo +
-                 "': build it first (ninja cleave-rt-shared), or use --emit= to "
-                 "stop before linking");
 
-  // Temporary files; -### only names the directory it would create.
-  TempDir Tmp;
-  std::string TmpPath;
-  {
+  /// The host compiler and Cleave's runtime library (-### goes on with g++
+  /// when no host compiler is found).
+  int findHostTools() {
+    Expected<std::vector<std::string>> Found = findHostCompiler(Opts.Cxx);
+    if (!Found) {
+      if (!Opts.DryRun)
+        return error(toString(Found.takeError()));
+      consumeError(Found.takeError());
+      Found = std::vector<std::string>{"g++"};
+    }
+    Cxx = std::move(*Found);
+    RtInclude = runtimeIncludeDir();
+    RtLib = runtimeLibDir();
+    SmallString<256> RtSo(RtLib);
+    sys::path::append(RtSo, "libcleave_rt.so");
+    if (!Opts.DryRun && !sys::fs::exists(RtSo))
+      return error("Cleave's runtime library is not at '" + RtSo +
+                   "': build it first (ninja cleave-rt-shared), or use "
+                   "--emit= to stop before linking");
+    return 0;
+  }
+
+  /// Temporary files; -### only names the directory it would create.
+  int createTempDir() {
     SmallString<256> P;
     if (Opts.DryRun) {
       SmallString<256> Model;
@@ -383,112 +425,107 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
       P = Tmp.path();
     }
     TmpPath = std::string(P);
+    return 0;
   }
-  auto tmpFile = [&](unsigned I, StringRef Stem, StringRef Suffix) {
+
+  std::string tmpFile(unsigned I, StringRef Stem, StringRef Suffix) const {
     SmallString<256> P(TmpPath);
     sys::path::append(P, Twine(I) + "-" + Stem + Suffix);
     return std::string(P);
-  };
+  }
 
-  // The host compiler's options for every host source.
-  std::vector<std::string> HostFlags = {"-O" + std::to_string(Opts.Device.OptLevel)};
-  if (Opts.Device.DebugInfo)
-    HostFlags.push_back("-g");
-  if (!Opts.Device.Std.empty())
-    HostFlags.push_back("-std=" + Opts.Device.Std);
-  for (const std::string &D : Opts.Device.Defines)
-    HostFlags.push_back("-D" + D);
-  for (const std::string &I : Opts.Device.IncludeDirs)
-    HostFlags.push_back("-I" + I);
-  append_range(HostFlags, Opts.HostCompilerArgs);
-  HostFlags.push_back("-I" + RtInclude);
-  HostFlags.push_back("-I" + cudaIncludeDir(Opts));
-  // CUDA 13 keeps CCCL (cuda/std/..., which cooperative_groups/reduce.h
-  // includes) in include/cccl; nvcc passes it the same way.
-  HostFlags.insert(HostFlags.end(),
-                   {"-isystem", cudaIncludeDir(Opts) + "/cccl"});
+  /// The host compiler's options for every host source.
+  void setHostFlags() {
+    HostFlags = {"-O" + std::to_string(Opts.Device.OptLevel)};
+    if (Opts.Device.DebugInfo)
+      HostFlags.push_back("-g");
+    if (!Opts.Device.Std.empty())
+      HostFlags.push_back("-std=" + Opts.Device.Std);
+    for (const std::string &D : Opts.Device.Defines)
+      HostFlags.push_back("-D" + D);
+    for (const std::string &I : Opts.Device.IncludeDirs)
+      HostFlags.push_back("-I" + I);
+    append_range(HostFlags, Opts.HostCompilerArgs);
+    HostFlags.push_back("-I" + RtInclude);
+    HostFlags.push_back("-I" + cudaIncludeDir(Opts));
+    // CUDA 13 keeps CCCL (cuda/std/..., which cooperative_groups/reduce.h
+    // includes) in include/cccl; nvcc passes it the same way.
+    HostFlags.insert(HostFlags.end(),
+                     {"-isystem", cudaIncludeDir(Opts) + "/cccl"});
+  }
 
-  std::vector<std::string> Objects;
-  bool Failed = false;
-  DeviceVariables Variables;
-  for (auto [I, Input] : enumerate(Inputs)) {
-    auto &[In, K] = Input;
+  /// The .cu input \p In (the \p I th): its host rewrite (\p HostSrc, and
+  /// the host compiler's \p Extra options for it) and its device object.
+  /// False when it failed (and was reported).
+  bool compileCuda(unsigned I, const std::string &In, std::string &HostSrc,
+                   std::vector<std::string> &Extra) {
     StringRef Stem = sys::path::stem(In);
-    if (K == InputKind::Object) {
-      Objects.push_back(In);
-      continue;
+    HostSrc = SourceOut[In];
+    std::string DevObj = tmpFile(I, Stem, ".device.o");
+    std::string CopyDir = tmpFile(I, Stem, ".include");
+    if (Show) {
+      Log << "cleave: rewrite host code: " << In << " -> " << HostSrc
+          << " (and the included files it changes -> " << CopyDir << ")\n";
+      Log << "cleave: device code: " << In << " -> " << DevObj
+          << " (kernel bundle for " << Opts.Device.GpuArch
+          << ", CPU variants, registration)\n";
     }
-    std::string HostSrc = In;
-    std::vector<std::string> Extra;
-    if (K == InputKind::Cuda) {
-      HostSrc = SourceOut[In];
-      std::string DevObj = tmpFile(I, Stem, ".device.o");
-      std::string CopyDir = tmpFile(I, Stem, ".include");
-      if (Show) {
-        Log << "cleave: rewrite host code: " << In << " -> " << HostSrc
-            << " (and the included files it changes -> " << CopyDir
-            << ")\n";
-        Log << "cleave: device code: " << In << " -> " << DevObj
-            << " (kernel bundle for " << Opts.Device.GpuArch
-            << ", CPU variants, registration)\n";
+    if (!Opts.DryRun) {
+      HostRewriteOptions HO;
+      HO.Parse = Opts.Device;
+      HO.OutputName = HostSrc;
+      HO.CopyDir = CopyDir;
+      Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
+      if (!R) {
+        reportUnlessDiagnosed(R.takeError(), [&](const std::string &M) {
+          error(In + ": " + M);
+        });
+        return false;
       }
-      if (!Opts.DryRun) {
-        HostRewriteOptions HO;
-        HO.Parse = Opts.Device;
-        HO.OutputName = HostSrc;
-        HO.CopyDir = CopyDir;
-        Expected<HostRewriteResult> R = rewriteHostSource(In, HO, errs());
-        if (!R) {
-          reportUnlessDiagnosed(R.takeError(), [&](const std::string &M) {
-            error(In + ": " + M);
-          });
-          Failed = true;
-          continue;
-        }
-        if (!Variables.add(In, R->Registrations)) {
-          Failed = true;
-          continue;
-        }
-        Expected<std::string> Obj = deviceObjectOf(In, Opts, Ctx, &*R);
-        if (!Obj) {
-          reportUnlessDiagnosed(Obj.takeError(), [&](const std::string &M) {
-            error(In + ": " + M);
-          });
-          Failed = true;
-          continue;
-        }
-        if (!Obj->empty()) {
-          if (writeWhole(DevObj, *Obj)) {
-            Failed = true;
-            continue;
-          }
-          Objects.push_back(DevObj);
-        } else if (Show) {
-          Log << "cleave: " << In << " has no kernels: no device object\n";
-        }
-        std::vector<std::string> CopiedFrom;
-        if (writeRewrittenCopies(CopyDir, R->Copies, CopiedFrom) ||
-            writeWhole(HostSrc, R->Source)) {
-          Failed = true;
-          continue;
-        }
-        for (const std::string &D : CopiedFrom)
-          Extra.insert(Extra.end(), {"-iquote", D});
-      } else {
+      if (!Variables.add(In, R->Registrations))
+        return false;
+      Expected<std::string> Obj = deviceObjectOf(In, Opts, Ctx, &*R);
+      if (!Obj) {
+        reportUnlessDiagnosed(Obj.takeError(), [&](const std::string &M) {
+          error(In + ": " + M);
+        });
+        return false;
+      }
+      if (!Obj->empty()) {
+        if (writeWhole(DevObj, *Obj))
+          return false;
         Objects.push_back(DevObj);
+      } else if (Show) {
+        Log << "cleave: " << In << " has no kernels: no device object\n";
       }
-      // Quoted includes of the .cu file resolve from its directory.
-      StringRef Dir = sys::path::parent_path(In);
-      Extra.insert(Extra.begin(),
-                   {"-iquote", Dir.empty() ? std::string(".") : Dir.str()});
-      // Clang's device compile reported the warnings of the whole .cu file
-      // (it parses the host code too); the host compiler would repeat them
-      // on the rewritten source, unless the user asked for its own.
-      if (!hostWarningsRequested(Opts.HostCompilerArgs))
-        Extra.push_back("-w");
+      std::vector<std::string> CopiedFrom;
+      if (writeRewrittenCopies(CopyDir, R->Copies, CopiedFrom) ||
+          writeWhole(HostSrc, R->Source))
+        return false;
+      for (const std::string &D : CopiedFrom)
+        Extra.insert(Extra.end(), {"-iquote", D});
+    } else {
+      Objects.push_back(DevObj);
     }
-    std::string HostObj = tmpFile(I, Stem, ".o");
-    std::vector<std::string> Cmd = *Cxx;
+    // Quoted includes of the .cu file resolve from its directory.
+    StringRef Dir = sys::path::parent_path(In);
+    Extra.insert(Extra.begin(),
+                 {"-iquote", Dir.empty() ? std::string(".") : Dir.str()});
+    // Clang's device compile reported the warnings of the whole .cu file
+    // (it parses the host code too); the host compiler would repeat them
+    // on the rewritten source, unless the user asked for its own.
+    if (!hostWarningsRequested(Opts.HostCompilerArgs))
+      Extra.push_back("-w");
+    return true;
+  }
+
+  /// The host compiler on \p HostSrc (input \p In, the \p I th, of kind
+  /// \p K). False when it failed (and was reported).
+  bool compileHost(unsigned I, const std::string &In, InputKind K,
+                   const std::string &HostSrc,
+                   const std::vector<std::string> &Extra) {
+    std::string HostObj = tmpFile(I, sys::path::stem(In), ".o");
+    std::vector<std::string> Cmd = Cxx;
     // C sources are compiled as C, as nvcc does, without the C++ -std.
     for (const std::string &F : HostFlags)
       if (K != InputKind::C || !StringRef(F).starts_with("-std="))
@@ -503,62 +540,82 @@ int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
       Log << "cleave: error: the host compiler failed on " << HostSrc
           << (K == InputKind::Cuda ? " (rewritten from " + In + ")" : "")
           << "\n";
-      Failed = true;
-      continue;
+      return false;
     }
     Objects.push_back(HostObj);
+    return true;
   }
-  if (Failed)
-    return 1;
 
-  // The link, to a temporary name next to the output and renamed at the
-  // end, so that the program is there whole or not at all.
-  std::string LinkOut = Opts.Output;
-  if (!Opts.DryRun) {
-    SmallString<256> P;
-    if (std::error_code EC =
-            sys::fs::createUniqueFile(Opts.Output + ".tmp-%%%%%%", P))
-      return error("cannot create '" + Opts.Output + "': " + EC.message());
-    LinkOut = std::string(P);
-    sys::RemoveFileOnSignal(LinkOut);
-  }
-  std::vector<std::string> Link = *Cxx;
-  append_range(Link, Objects);
-  for (const std::string &L : Opts.LinkDirs)
-    Link.push_back("-L" + L);
-  for (const std::string &L : Opts.LinkLibs)
-    Link.push_back("-l" + L);
-  append_range(Link, Opts.HostCompilerArgs);
-  Link.insert(Link.end(), {"-L" + RtLib, "-lcleave_rt", "-Wl,-rpath," + RtLib,
-                           "-o", LinkOut});
-  if (Show)
-    printCommand(Log, Link);
-  if (Opts.DryRun)
+  /// The link, to a temporary name next to the output and renamed at the
+  /// end, so that the program is there whole or not at all.
+  int link() {
+    std::string LinkOut = Opts.Output;
+    if (!Opts.DryRun) {
+      SmallString<256> P;
+      if (std::error_code EC =
+              sys::fs::createUniqueFile(Opts.Output + ".tmp-%%%%%%", P))
+        return error("cannot create '" + Opts.Output + "': " + EC.message());
+      LinkOut = std::string(P);
+      sys::RemoveFileOnSignal(LinkOut);
+    }
+    std::vector<std::string> Link = Cxx;
+    append_range(Link, Objects);
+    for (const std::string &L : Opts.LinkDirs)
+      Link.push_back("-L" + L);
+    for (const std::string &L : Opts.LinkLibs)
+      Link.push_back("-l" + L);
+    append_range(Link, Opts.HostCompilerArgs);
+    Link.insert(Link.end(), {"-L" + RtLib, "-lcleave_rt", "-Wl,-rpath," + RtLib,
+                             "-o", LinkOut});
+    if (Show)
+      printCommand(Log, Link);
+    if (Opts.DryRun)
+      return 0;
+    std::string ErrFile = TmpPath + "/link.stderr";
+    int RC = runHostStep(Link, LinkOut, ErrFile);
+    std::string LinkErr;
+    if (auto Buf = MemoryBuffer::getFile(ErrFile))
+      LinkErr = (*Buf)->getBuffer().str();
+    std::vector<std::string> Missing = undefinedCudaSymbols(LinkErr);
+    if (RC != 0) {
+      sys::fs::remove(LinkOut);
+      for (const std::string &S : Missing)
+        error(S + " is not supported by Cleave's runtime (the program calls "
+                  "it, but libcleave_rt implements only a subset of the CUDA "
+                  "runtime API: see docs/runtime-api.md)");
+      if (Missing.empty() || Opts.Verbose)
+        Log << LinkErr;
+      return error("linking '" + Opts.Output + "' failed");
+    }
+    Log << LinkErr; // the linker's warnings
+    std::error_code RenameEC = sys::fs::rename(LinkOut, Opts.Output);
+    sys::DontRemoveFileOnSignal(LinkOut);
+    if (std::error_code EC = RenameEC) {
+      sys::fs::remove(LinkOut);
+      return error("cannot write '" + Opts.Output + "': " + EC.message());
+    }
     return 0;
-  std::string ErrFile = TmpPath + "/link.stderr";
-  int RC = runHostStep(Link, LinkOut, ErrFile);
-  std::string LinkErr;
-  if (auto Buf = MemoryBuffer::getFile(ErrFile))
-    LinkErr = (*Buf)->getBuffer().str();
-  std::vector<std::string> Missing = undefinedCudaSymbols(LinkErr);
-  if (RC != 0) {
-    sys::fs::remove(LinkOut);
-    for (const std::string &S : Missing)
-      error(S + " is not supported by Cleave's runtime (the program calls "
-                "it, but libcleave_rt implements only a subset of the CUDA "
-                "runtime API: see docs/runtime-api.md)");
-    if (Missing.empty() || Opts.Verbose)
-      Log << LinkErr;
-    return error("linking '" + Opts.Output + "' failed");
   }
-  Log << LinkErr; // the linker's warnings
-  std::error_code RenameEC = sys::fs::rename(LinkOut, Opts.Output);
-  sys::DontRemoveFileOnSignal(LinkOut);
-  if (std::error_code EC = RenameEC) {
-    sys::fs::remove(LinkOut);
-    return error("cannot write '" + Opts.Output + "': " + EC.message());
-  }
-  return 0;
+
+  const BuildOptions &Opts;
+  LLVMContext &Ctx;
+  raw_ostream &Log;
+  bool Show;
+  std::vector<std::pair<std::string, InputKind>> Inputs;
+  std::map<std::string, std::string> SourceOut;
+  std::vector<std::string> Cxx;
+  std::string RtInclude, RtLib;
+  TempDir Tmp;
+  std::string TmpPath;
+  std::vector<std::string> HostFlags;
+  std::vector<std::string> Objects;
+  DeviceVariables Variables;
+};
+
+} // namespace
+
+int buildProgram(const BuildOptions &Opts, LLVMContext &Ctx) {
+  return ProgramBuild(Opts, Ctx).run();
 }
 
 } // namespace cleave

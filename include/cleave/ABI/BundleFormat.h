@@ -1,7 +1,7 @@
 //===- BundleFormat.h - The kernel bundle's bytes, both sides ---*- C++ -*-===//
 //
 // Part of Cleave. What the compiler's bundle writer (lib/Bundle) and the
-// runtime's bundle reader (runtime/lib/Bundle.cpp) must agree on byte for
+// runtime's bundle reader (runtime/lib/program/Bundle.cpp) must agree on byte for
 // byte: the header constants, the numeric codes of every enumeration stored
 // in a bundle, the checksum, and the little-endian encoders and the
 // bounds-checked decoder of the primitive fields. Plain C++17, no LLVM and no

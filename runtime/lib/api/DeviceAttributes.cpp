@@ -109,9 +109,9 @@ int hardware(Runtime &RT, cudaDeviceAttr A) {
   return hardwareAttribute(RT.registry().devices(), A);
 }
 
-/// The attributes that say what Cleave's virtual device is: its limits and
-/// features, as fillProperties() reports them.
-bool virtualAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
+/// The virtual device's limits (threads, grid, shared memory, registers,
+/// alignments), as fillProperties() reports them.
+bool virtualLimit(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
   switch (A) {
   case cudaDevAttrMaxThreadsPerBlock:
     V = P.maxThreadsPerBlock;
@@ -182,6 +182,15 @@ bool virtualAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
   case cudaDevAttrTexturePitchAlignment:
     V = static_cast<int>(P.texturePitchAlignment);
     return true;
+  default:
+    return false;
+  }
+}
+
+/// The features the virtual device provides, as fillProperties() reports
+/// them.
+bool virtualFeature(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
+  switch (A) {
   case cudaDevAttrConcurrentKernels:
     V = P.concurrentKernels;
     return true;
@@ -209,11 +218,20 @@ bool virtualAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
   case cudaDevAttrHostRegisterSupported:
     V = P.hostRegisterSupported;
     return true;
-  // What the virtual device does not provide: mapped, managed and
-  // pageable memory in kernels, cooperative and cluster launches, stream
-  // priorities, memory pools, IPC, interop, L2 persistence and access
-  // policies, textures, surfaces and arrays (a program that asks is told
-  // there are none; the compiler refuses their use).
+  default:
+    return false;
+  }
+}
+
+/// True for the features the virtual device does not provide: it reports 0
+/// for them.
+bool unprovidedFeature(cudaDeviceAttr A) {
+  switch (A) {
+  // Mapped, managed and pageable memory in kernels, cooperative and
+  // cluster launches, stream priorities, memory pools, IPC, interop, L2
+  // persistence and access policies, textures, surfaces and arrays (a
+  // program that asks is told there are none; the compiler refuses their
+  // use).
   case cudaDevAttrCanMapHostMemory:
   case cudaDevAttrManagedMemory:
   case cudaDevAttrConcurrentManagedAccess:
@@ -287,11 +305,21 @@ bool virtualAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
   case cudaDevAttrMaxTexture2DMipmappedWidth:
   case cudaDevAttrMaxTexture2DMipmappedHeight:
   case cudaDevAttrMaxTexture1DMipmappedWidth:
-    V = 0;
     return true;
   default:
     return false;
   }
+}
+
+/// The attributes that say what Cleave's virtual device is: its limits and
+/// features, as fillProperties() reports them.
+bool virtualAttribute(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
+  if (virtualLimit(P, A, V) || virtualFeature(P, A, V))
+    return true;
+  if (!unprovidedFeature(A))
+    return false;
+  V = 0;
+  return true;
 }
 
 } // namespace

@@ -202,108 +202,119 @@ double predictPartition(const PartitionProblem &P,
 }
 
 namespace {
-/// SKMD's search: the fastest single device, then greedy offloads.
-PartitionDecision greedy(const PartitionProblem &P) {
-  PartitionDecision R;
-  size_t K = P.Devices.size();
-  uint64_t N = P.TotalBlocks;
-  R.Blocks.assign(K, 0);
-  R.DeviceMs.assign(K, 0.0);
-  if (K == 0)
-    return R;
-  if (N == 0)
-    return R;
+/// SKMD's search around one base device: the decision R being built and the
+/// scratch vectors every trial prediction reuses (the search predicts
+/// thousands of partitions per decision).
+class GreedySearch {
+public:
+  GreedySearch(const PartitionProblem &P, PartitionDecision &R)
+      : P(P), R(R), K(P.Devices.size()), N(P.TotalBlocks), Q(K, 0) {}
 
-  // The root: every block on the fastest single device, transfers included.
-  std::vector<double> Scratch;
-  std::vector<uint64_t> Q(K, 0);
-  double Best = Infinity;
-  size_t Base = 0;
-  for (size_t D = 0; D < K; ++D) {
-    std::fill(Q.begin(), Q.end(), 0);
-    Q[D] = N;
-    double T = predictPartition(P, Q, Scratch);
-    if (T < Best) {
-      Best = T;
-      Base = D;
-    }
-  }
-  R.BaseDevice = Base;
-  R.SingleDeviceMs = Best;
-  R.Blocks[Base] = N;
-  if (Best == Infinity) {
-    R.PredictedMs = Infinity;
-    predictPartition(P, R.Blocks, R.DeviceMs);
-    return R;
-  }
-
-  uint64_t G = P.Granularity ? P.Granularity : (N + 2047) / 2048;
-  // The first offload to a device must save more on the base device than
-  // the merge costs (SKMD's Cnt_OffsetsMergeCost); without a merge, G.
-  uint64_t MinOffload = G;
-  double SplitCost = (P.NeedsMerge ? P.MergeMs : 0) + P.SplitMs;
-  if (SplitCost > 0) {
-    auto BaseAlone = [&](uint64_t Blocks) {
+  /// The root: every block on the fastest single device, transfers
+  /// included. False when no device can run the launch.
+  bool placeOnFastestDevice() {
+    double Best = Infinity;
+    for (size_t D = 0; D < K; ++D) {
       std::fill(Q.begin(), Q.end(), 0);
-      Q[Base] = Blocks;
-      return predictPartition(P, Q, Scratch);
-    };
-    double Full = BaseAlone(N);
-    MinOffload = N; // Nothing saves enough: offloads never pass the check.
-    for (uint64_t M = G; M < N; M += G)
-      if (Full - BaseAlone(N - M) > SplitCost) {
-        MinOffload = M;
+      Q[D] = N;
+      double T = predictPartition(P, Q, Scratch);
+      if (T < Best) {
+        Best = T;
+        Base = D;
+      }
+    }
+    R.BaseDevice = Base;
+    R.SingleDeviceMs = Best;
+    R.Blocks[Base] = N;
+    Prev = Best;
+    return Best != Infinity;
+  }
+
+  /// The first offload to a device must save more on the base device than
+  /// the merge costs (SKMD's Cnt_OffsetsMergeCost); without a merge, G.
+  uint64_t minimumOffload(uint64_t G) {
+    uint64_t MinOffload = G;
+    double SplitCost = (P.NeedsMerge ? P.MergeMs : 0) + P.SplitMs;
+    if (SplitCost > 0) {
+      auto BaseAlone = [&](uint64_t Blocks) {
+        std::fill(Q.begin(), Q.end(), 0);
+        Q[Base] = Blocks;
+        return predictPartition(P, Q, Scratch);
+      };
+      double Full = BaseAlone(N);
+      MinOffload = N; // Nothing saves enough: offloads never pass the check.
+      for (uint64_t M = G; M < N; M += G)
+        if (Full - BaseAlone(N - M) > SplitCost) {
+          MinOffload = M;
+          break;
+        }
+    }
+    return MinOffload;
+  }
+
+  /// The head start: offloads grow while the helper stays under Floor. A
+  /// helper's step doubles with each offload it takes and halves when its
+  /// trial does not pay or would pass Floor; the first offload to a device
+  /// is MinOffload, as in SKMD.
+  void headStart(uint64_t G, uint64_t MinOffload, double Floor) {
+    std::vector<uint64_t> Run(K, 1);
+    for (;;) {
+      Offload O = pick(
+          [&](size_t I) { return R.Blocks[I] ? G * Run[I] : MinOffload; },
+          Floor,
+          [&](size_t I) { Run[I] = std::max<uint64_t>(1, Run[I] / 2); });
+      if (!O.Found) {
+        bool Shrunk = false;
+        for (uint64_t &X : Run)
+          if (X > 1) {
+            X = 1;
+            Shrunk = true;
+          }
+        if (Shrunk)
+          continue;
         break;
       }
+      if (R.Blocks[O.Dev])
+        Run[O.Dev] = std::min<uint64_t>(Run[O.Dev] * 2, uint64_t(1) << 20);
+      take(O);
+    }
   }
 
-  double Prev = Best;
-  // A head start, then SKMD's search. SKMD moves one granule per accepted
-  // offload: over a few thousand granules and five devices that is about a
-  // millisecond of search at every decision. No partition beats every
-  // device at its best throughput with only its fixed cost and no
-  // transfers, so a helper whose predicted time stays under a little less
-  // than that bound (Floor) is certainly still below the optimum, where
-  // SKMD's search would bring it anyway. Up to there, offloads grow: a
-  // helper's step doubles with each offload it takes and halves when its
-  // trial does not pay or would pass Floor; the first offload to a device
-  // is MinOffload, as in SKMD. Then SKMD's one-granule search finishes from
-  // below.
-  // The bound, with the fixed costs: the devices S that work each take at
-  // least FixedMs + n / (their best throughput), so no partition beats
-  // (N + sum of best x FixedMs) / (sum of best) over S; the least over
-  // every S (at most 2^K of them, K small) bounds the optimum.
-  std::vector<std::pair<double, double>> Tops; // (best throughput, fixed)
-  for (const DeviceCost &C : P.Devices) {
-    double Most = 0;
-    for (const auto &Row : C.Perf.rows())
-      Most = std::max(Most, Row.second);
-    if (C.FixedMs != Infinity && Most > 0)
-      Tops.push_back({Most, C.FixedMs});
-  }
-  double Bound = Infinity;
-  if (Tops.size() <= 12)
-    for (uint32_t S = 1; S < (uint32_t(1) << Tops.size()); ++S) {
-      double Rate = 0, Work = double(N);
-      for (size_t D = 0; D < Tops.size(); ++D)
-        if (S >> D & 1) {
-          Rate += Tops[D].first;
-          Work += Tops[D].first * Tops[D].second;
-        }
-      Bound = std::min(Bound, Work / Rate);
+  /// SKMD's search: one granule per accepted offload (the first to a device
+  /// MinOffload), trying larger steps when no single granule pays.
+  void granuleSearch(uint64_t G, uint64_t MinOffload) {
+    for (unsigned Tolerate = 0; Tolerate < 10;) {
+      Offload O = pick(
+          [&](size_t I) -> uint64_t {
+            uint64_t Trial = R.Blocks[I] ? G : MinOffload;
+            if (Tolerate >= 63 || Trial > (UINT64_MAX >> Tolerate))
+              return 0;
+            return Trial << Tolerate;
+          },
+          Infinity, [](size_t) {});
+      if (!O.Found) {
+        ++Tolerate;
+        continue;
+      }
+      take(O);
+      Tolerate = 0;
     }
-  double Floor = Bound == Infinity ? 0 : 0.97 * Bound;
-  // One round of either search: among the helpers whose trial offload
-  // (TrialOf; 0: none) fits in the base's blocks, lowers the prediction and
-  // leaves the helper at most AtMost, the one the base stays the most ahead
-  // of after it (SKMD's balancing factor); Refused(I) for the others.
+  }
+
+private:
   struct Offload {
     bool Found = false;
     size_t Dev = 0;
     uint64_t Trial = 0;
     double Time = Infinity;
   };
-  auto Pick = [&](auto TrialOf, double AtMost, auto Refused) {
+
+  /// One round of either search: among the helpers whose trial offload
+  /// (TrialOf; 0: none) fits in the base's blocks, lowers the prediction and
+  /// leaves the helper at most AtMost, the one the base stays the most ahead
+  /// of after it (SKMD's balancing factor); Refused(I) for the others.
+  template <typename TrialFn, typename RefusedFn>
+  Offload pick(TrialFn TrialOf, double AtMost, RefusedFn Refused) {
     Offload Best;
     double BestDiff = -Infinity;
     for (size_t I = 0; I < K; ++I) {
@@ -330,50 +341,84 @@ PartitionDecision greedy(const PartitionProblem &P) {
       }
     }
     return Best;
-  };
-  auto Take = [&](const Offload &O) {
+  }
+
+  void take(const Offload &O) {
     R.Blocks[Base] -= O.Trial;
     R.Blocks[O.Dev] += O.Trial;
     Prev = O.Time;
     ++R.Steps;
-  };
+  }
 
-  std::vector<uint64_t> Run(K, 1);
-  while (P.HeadStart) {
-    Offload O = Pick(
-        [&](size_t I) { return R.Blocks[I] ? G * Run[I] : MinOffload; },
-        Floor, [&](size_t I) { Run[I] = std::max<uint64_t>(1, Run[I] / 2); });
-    if (!O.Found) {
-      bool Shrunk = false;
-      for (uint64_t &X : Run)
-        if (X > 1) {
-          X = 1;
-          Shrunk = true;
+  const PartitionProblem &P;
+  PartitionDecision &R;
+  size_t K;
+  uint64_t N;
+  size_t Base = 0;
+  double Prev = Infinity; // the prediction of R as it stands
+  std::vector<uint64_t> Q;
+  std::vector<double> Scratch;
+};
+
+/// Where the head start stops: a little under a bound on the optimum. The
+/// devices S that work each take at least FixedMs + n / (their best
+/// throughput), so no partition beats (N + sum of best x FixedMs) / (sum of
+/// best) over S; the least over every S (at most 2^K of them, K small)
+/// bounds the optimum. 0 (no head start) without a bound.
+double headStartFloor(const PartitionProblem &P, uint64_t N) {
+  std::vector<std::pair<double, double>> Tops; // (best throughput, fixed)
+  for (const DeviceCost &C : P.Devices) {
+    double Most = 0;
+    for (const auto &Row : C.Perf.rows())
+      Most = std::max(Most, Row.second);
+    if (C.FixedMs != Infinity && Most > 0)
+      Tops.push_back({Most, C.FixedMs});
+  }
+  double Bound = Infinity;
+  if (Tops.size() <= 12)
+    for (uint32_t S = 1; S < (uint32_t(1) << Tops.size()); ++S) {
+      double Rate = 0, Work = double(N);
+      for (size_t D = 0; D < Tops.size(); ++D)
+        if (S >> D & 1) {
+          Rate += Tops[D].first;
+          Work += Tops[D].first * Tops[D].second;
         }
-      if (Shrunk)
-        continue;
-      break;
+      Bound = std::min(Bound, Work / Rate);
     }
-    if (R.Blocks[O.Dev])
-      Run[O.Dev] = std::min<uint64_t>(Run[O.Dev] * 2, uint64_t(1) << 20);
-    Take(O);
+  return Bound == Infinity ? 0 : 0.97 * Bound;
+}
+
+/// SKMD's search: the fastest single device, then greedy offloads.
+PartitionDecision greedy(const PartitionProblem &P) {
+  PartitionDecision R;
+  size_t K = P.Devices.size();
+  uint64_t N = P.TotalBlocks;
+  R.Blocks.assign(K, 0);
+  R.DeviceMs.assign(K, 0.0);
+  if (K == 0)
+    return R;
+  if (N == 0)
+    return R;
+
+  GreedySearch Search(P, R);
+  if (!Search.placeOnFastestDevice()) {
+    R.PredictedMs = Infinity;
+    predictPartition(P, R.Blocks, R.DeviceMs);
+    return R;
   }
-  for (unsigned Tolerate = 0; Tolerate < 10;) {
-    Offload O = Pick(
-        [&](size_t I) -> uint64_t {
-          uint64_t Trial = R.Blocks[I] ? G : MinOffload;
-          if (Tolerate >= 63 || Trial > (UINT64_MAX >> Tolerate))
-            return 0;
-          return Trial << Tolerate;
-        },
-        Infinity, [](size_t) {});
-    if (!O.Found) {
-      ++Tolerate;
-      continue;
-    }
-    Take(O);
-    Tolerate = 0;
-  }
+  uint64_t G = P.Granularity ? P.Granularity : (N + 2047) / 2048;
+  uint64_t MinOffload = Search.minimumOffload(G);
+  // A head start, then SKMD's search. SKMD moves one granule per accepted
+  // offload: over a few thousand granules and five devices that is about a
+  // millisecond of search at every decision. No partition beats every
+  // device at its best throughput with only its fixed cost and no
+  // transfers, so a helper whose predicted time stays under a little less
+  // than that bound (the floor) is certainly still below the optimum, where
+  // SKMD's search would bring it anyway. Up to there, offloads grow; then
+  // SKMD's one-granule search finishes from below.
+  if (P.HeadStart)
+    Search.headStart(G, MinOffload, headStartFloor(P, N));
+  Search.granuleSearch(G, MinOffload);
   R.PredictedMs = predictPartition(P, R.Blocks, R.DeviceMs);
   return R;
 }

@@ -13,7 +13,7 @@
 // policy never sees the buffers' replicas change: it answers, the engine
 // carries out.
 //
-// Today's policies (docs/runtime.md, "Partition policies"):
+// The policies (docs/runtime.md, "Partition policies"):
 //
 //   single        the first GPU, else the first device, runs everything;
 //   even          equal shares;

@@ -231,7 +231,8 @@ public:
   /// A helper device gets work only when it cuts the predicted time by at
   /// least this fraction (PartitionProblem::MinDeviceGain). On the 4x H200
   /// headline, CPU shares of 1-10 % beside one GPU predicted small gains
-  /// and measured losses (0.72-0.95x, headline-h200x4-2026-11-21-s3a);
+  /// and measured losses (0.72-0.95x; the 4x H200 headline run of
+  /// 2026-11-21);
   /// a second GPU gains far more than this.
   static constexpr double MinDeviceGain = 0.10;
   /// A launch predicted to take less than MinSplitMs on its best device runs
