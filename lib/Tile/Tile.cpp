@@ -112,6 +112,11 @@ const ForStmt *TileConsumer::markedLoop(const PragmaSite &Site,
                                         const StatementIndex &Index,
                                         ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
+  // A _Pragma from a macro has no place in the file to rewrite.
+  if (Site.Hash.isMacroID() || Site.End.isMacroID()) {
+    refuse(Site, {Site.Hash, "the pragma comes from a macro"});
+    return nullptr;
+  }
   unsigned After = SM.getFileOffset(Site.End);
   auto It = Index.ByOffset.lower_bound(After);
   const Stmt *S = It == Index.ByOffset.end() ? nullptr : It->second;

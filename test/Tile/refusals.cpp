@@ -154,3 +154,9 @@ void localEnum(int *A, int n, int m) {
       A[i * m + j] = mode == Add ? A[(i - 1) * m + j] + 1 : 0;
 }
 // CHECK: refusals.cpp:[[@LINE-5]]:1: remark: cleave tile: nest left as written: 'mode' has a type declared inside a function, which the generated code cannot name
+
+#define TILED(loop) _Pragma("cleave tile") loop
+void fromMacro(int *A, int n, int m) {
+  TILED(for (int i = 1; i < n; ++i) for (int j = 1; j < m; ++j) A[i * m + j] = A[(i - 1) * m + j];)
+}
+// CHECK: refusals.cpp:[[@LINE-2]]:3: remark: cleave tile: nest left as written: the pragma comes from a macro
