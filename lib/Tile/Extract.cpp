@@ -172,8 +172,8 @@ std::optional<Poly> NestBuilder::affine(const Expr *E) {
       return S;
   } else if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (V && V->getType()->isIntegerType() && !BodyLocals.count(V) &&
-        (V->hasLocalStorage() || isIndex(V))) {
+    if (V && V->getType().getNonReferenceType()->isIntegerType() &&
+        !BodyLocals.count(V) && (V->hasLocalStorage() || isIndex(V))) {
       capture(V);
       return Poly::variable(V);
     }

@@ -96,11 +96,11 @@ std::string nestWithReads(const std::vector<Offset> &Reads) {
 
 TEST(TileDependences, MatchBruteForceOnSmallDomains) {
   const std::vector<std::vector<Offset>> Cases = {
-      {{-1, 0}, {0, -1}, {-1, -1}},         // edit distance, SAT
-      {{-1, 0}, {0, -1}, {1, 0}, {0, 1}},   // SOR
-      {{-1, 1}},                            // (1, -1): not tileable
-      {{1, -1}, {-2, 0}},                   // anti (1, -1), flow (2, 0)
-      {{0, 0}},                             // only loop-independent
+      {{-1, 0}, {0, -1}, {-1, -1}},       // edit distance, SAT
+      {{-1, 0}, {0, -1}, {1, 0}, {0, 1}}, // SOR
+      {{-1, 1}},                          // (1, -1): not tileable
+      {{1, -1}, {-2, 0}},                 // anti (1, -1), flow (2, 0)
+      {{0, 0}},                           // only loop-independent
       {{-2, -2}, {2, 2}, {0, -2}},
   };
   for (const auto &Reads : Cases) {
@@ -162,6 +162,16 @@ TEST(TileNest, ConstantPitchSplitsAtTheNearestRow) {
             std::make_pair(int64_t(-1), int64_t(-1)));
   EXPECT_EQ(std::make_pair(P.N->Accesses[2].Row, P.N->Accesses[2].Col),
             std::make_pair(int64_t(1), int64_t(-1)));
+}
+
+TEST(TileNest, BoundsMayBeConstReferences) {
+  Parsed P = parse("void f(int *A, const int &n, const long &m) {\n"
+                   "  for (int i = 1; i < n; ++i)\n"
+                   "    for (int j = 1; j < m; ++j)\n"
+                   "      A[i * m + j] = A[(i - 1) * m + j];\n"
+                   "}\n");
+  ASSERT_TRUE(P.N) << P.Why.Why;
+  EXPECT_EQ(P.N->Inner.Upper.str(), "(long long)m");
 }
 
 TEST(TilePoly, ArithmeticAndText) {
