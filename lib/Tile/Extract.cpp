@@ -86,8 +86,13 @@ private:
   bool walk(const Stmt *S, bool InSwitch);
   bool walkAccess(const ArraySubscriptExpr *E, bool Reads, bool Writes);
   bool walkWrite(const Expr *Target, const Expr *Op, bool AlsoReads);
+  bool walkReduction(const VarDecl *V, const BinaryOperator *Op);
+  bool checkReductions();
+  llvm::SmallPtrSet<const VarDecl *, 8> ReadScalars;
+  /// Statements whose value nobody uses: where a reduction may stand.
+  llvm::SmallPtrSet<const Stmt *, 16> StatementLevel;
   bool walkRef(const DeclRefExpr *E);
-  bool walkCall(const CallExpr *E);
+  bool walkCall(const CallExpr *E, bool WalkArgs = true);
   bool recoverRows();
 };
 
@@ -250,10 +255,87 @@ bool NestBuilder::walkWrite(const Expr *Target, const Expr *Op,
     return refuse(Op->getBeginLoc(),
                   "the nest writes '" + V->getName().str() +
                       "', declared outside its body (only array elements "
-                      "may be written; reductions are not supported yet)");
+                      "may be written, and integer scalars updated as 's += "
+                      "e', 's = std::max(s, e)' or 's = std::min(s, e)')");
   return refuse(Op->getBeginLoc(),
                 "the nest writes something other than an array element or "
                 "a variable of its body");
+}
+
+/// `V = ...` or `V += ...` for a scalar declared outside the nest: a
+/// reduction when it has one of the forms of Reduction, else a refusal.
+bool NestBuilder::walkReduction(const VarDecl *V, const BinaryOperator *Op) {
+  auto Self = [&](const Expr *E) -> const DeclRefExpr * {
+    const auto *DRE = dyn_cast<DeclRefExpr>(strip(E));
+    return DRE && DRE->getDecl() == V ? DRE : nullptr;
+  };
+  std::optional<ReductionOp> Kind;
+  const DeclRefExpr *SelfUse = nullptr;
+  const Expr *Other = nullptr;
+  const Expr *RHS = Op->getRHS()->IgnoreParenImpCasts();
+  if (Op->getOpcode() == BO_AddAssign) {
+    Kind = ReductionOp::Add;
+    Other = Op->getRHS();
+  } else if (Op->getOpcode() != BO_Assign) {
+  } else if (const auto *Add = dyn_cast<BinaryOperator>(RHS);
+             Add && Add->getOpcode() == BO_Add) {
+    Kind = ReductionOp::Add;
+    SelfUse = Self(Add->getLHS());
+    Other = SelfUse ? Add->getRHS() : Add->getLHS();
+    SelfUse = SelfUse ? SelfUse : Self(Add->getRHS());
+  } else if (const auto *Call = dyn_cast<CallExpr>(RHS);
+             Call && Call->getDirectCallee() && Call->getNumArgs() == 2 &&
+             !isa<CXXMemberCallExpr>(Call)) {
+    const FunctionDecl *FD = Call->getDirectCallee();
+    StringRef Name = FD->getIdentifier() ? FD->getName() : "";
+    if (Name == "max" || Name == "min")
+      Kind = Name == "max" ? ReductionOp::Max : ReductionOp::Min;
+    SelfUse = Self(Call->getArg(0));
+    Other = SelfUse ? Call->getArg(1) : Call->getArg(0);
+    SelfUse = SelfUse ? SelfUse : Self(Call->getArg(1));
+    if (Kind && !walkCall(Call, /*WalkArgs=*/false))
+      return false;
+  }
+  QualType T = V->getType().getNonReferenceType();
+  if (!Kind || (Op->getOpcode() == BO_Assign && !SelfUse))
+    return walkWrite(Op->getLHS(), Op, false);
+  if (!StatementLevel.count(Op))
+    return refuse(Op->getBeginLoc(), "the nest uses the value of an update "
+                                     "of '" +
+                                         V->getName().str() + "'");
+  if (!T->isIntegerType() || T->isBooleanType() || Ctx.getTypeSize(T) < 32)
+    return refuse(Op->getBeginLoc(),
+                  "the reduction of '" + V->getName().str() + "' has type '" +
+                      T.getAsString() +
+                      "': only 32- and 64-bit integer reductions are "
+                      "supported (floating-point sums depend on the order)");
+  Reduction *R = nullptr;
+  for (Reduction &Old : N.Reductions)
+    if (Old.Var == V)
+      R = &Old;
+  if (R && R->Op != *Kind)
+    return refuse(Op->getBeginLoc(), "the nest reduces '" + V->getName().str() +
+                                         "' with two different operations");
+  if (!R) {
+    capture(V);
+    N.Reductions.push_back({V, *Kind, {}});
+    R = &N.Reductions.back();
+  }
+  R->Uses.push_back(cast<DeclRefExpr>(strip(Op->getLHS())));
+  if (SelfUse)
+    R->Uses.push_back(SelfUse);
+  return walk(Other, false);
+}
+
+/// A reduced scalar must not be read elsewhere: the kernel's partial
+/// values are not the sequential ones.
+bool NestBuilder::checkReductions() {
+  for (const Reduction &R : N.Reductions)
+    if (ReadScalars.count(R.Var))
+      return refuse(R.Uses.front()->getBeginLoc(), "the nest reads '" +
+                                                       R.Var->getName().str() +
+                                                       "' besides reducing it");
+  return true;
 }
 
 bool NestBuilder::walkRef(const DeclRefExpr *E) {
@@ -284,10 +366,11 @@ bool NestBuilder::walkRef(const DeclRefExpr *E) {
                       "': only arithmetic scalars and arrays of them are "
                       "supported");
   capture(V);
+  ReadScalars.insert(V);
   return true;
 }
 
-bool NestBuilder::walkCall(const CallExpr *E) {
+bool NestBuilder::walkCall(const CallExpr *E, bool WalkArgs) {
   const FunctionDecl *FD = E->getDirectCallee();
   if (isa<CXXMemberCallExpr>(E))
     return refuse(E->getBeginLoc(), "the nest calls a member function");
@@ -305,9 +388,10 @@ bool NestBuilder::walkCall(const CallExpr *E) {
                     "the nest passes an argument to '" + FD->getNameAsString() +
                         "' by non-const reference");
   }
-  for (const Expr *Arg : E->arguments())
-    if (!walk(Arg, false))
-      return false;
+  if (WalkArgs)
+    for (const Expr *Arg : E->arguments())
+      if (!walk(Arg, false))
+        return false;
   return true;
 }
 
@@ -337,9 +421,14 @@ bool NestBuilder::walk(const Stmt *S, bool InSwitch) {
       }
     return true;
   }
-  if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+  if (const auto *BO = dyn_cast<BinaryOperator>(S);
+      BO && BO->isAssignmentOp()) {
+    const VarDecl *V = refVar(BO->getLHS());
+    if (V && !BodyLocals.count(V) && !isIndex(V) && V->hasLocalStorage())
+      return walkReduction(V, BO);
     return walkWrite(BO->getLHS(), BO, BO->isCompoundAssignmentOp()) &&
            walk(BO->getRHS(), InSwitch);
+  }
   if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
     if (UO->isIncrementDecrementOp())
       return walkWrite(UO->getSubExpr(), UO, true);
@@ -352,6 +441,12 @@ bool NestBuilder::walk(const Stmt *S, bool InSwitch) {
     return walkRef(DRE);
   if (const auto *CE = dyn_cast<CallExpr>(S))
     return walkCall(CE);
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    StatementLevel.insert(CS->body_begin(), CS->body_end());
+  else if (const auto *If = dyn_cast<IfStmt>(S))
+    StatementLevel.insert({If->getThen(), If->getElse()});
+  else if (const auto *SC = dyn_cast<SwitchCase>(S))
+    StatementLevel.insert(SC->getSubStmt());
   bool Switch = InSwitch || isa<SwitchStmt>(S);
   for (const Stmt *Child : S->children())
     if (!walk(Child, Switch))
@@ -449,7 +544,8 @@ std::optional<Nest> NestBuilder::build(const ForStmt *Outer) {
   // Bounds capture their parameters first: they lead the generated
   // parameter lists.
   N.Body = InnerFor->getBody();
-  if (!walk(N.Body, false) || !recoverRows())
+  StatementLevel.insert(N.Body);
+  if (!walk(N.Body, false) || !checkReductions() || !recoverRows())
     return std::nullopt;
   if (llvm::none_of(N.Arrays, [](const Array &A) { return A.Written; }))
     return refuse(Outer->getBeginLoc(), "the nest writes no array"),

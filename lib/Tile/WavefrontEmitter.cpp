@@ -117,7 +117,7 @@ private:
         return &A;
     return nullptr;
   }
-  std::string parameters() const;
+  std::string parameters(bool Device) const;
   std::string arguments(bool Device) const;
   std::string bounds() const;
   std::optional<std::string> body(Refusal &Why) const;
@@ -129,17 +129,26 @@ private:
   std::string host() const;
 };
 
-std::string Emitter::parameters() const {
+/// The captures as the kernel (Device) or the host function declares them:
+/// arrays as pointers, scalars by value, a reduced scalar as the host's
+/// reference or the kernel's result cell and first value.
+std::string Emitter::parameters(bool Device) const {
   std::string S;
   for (const VarDecl *V : N.Captures) {
     if (!S.empty())
       S += ", ";
+    std::string Name = V->getName().str();
+    std::string Type =
+        typeText(V->getType().getNonReferenceType().getUnqualifiedType(), Ctx);
     if (const Array *A = arrayOf(V))
-      S += typeText(A->Element, Ctx) + " *" + V->getName().str();
+      S += typeText(A->Element, Ctx) + " *" + Name;
+    else if (N.reductionOf(V) && Device)
+      S += Type + " *__cleave_red_" + Name + ", " + Type + " __cleave_init_" +
+           Name;
+    else if (N.reductionOf(V))
+      S += Type + " &" + Name;
     else
-      S += typeText(V->getType().getNonReferenceType().getUnqualifiedType(),
-                    Ctx) +
-           " " + V->getName().str();
+      S += Type + " " + Name;
   }
   return S;
 }
@@ -156,10 +165,30 @@ std::string Emitter::arguments(bool Device) const {
                          "__cleave_{1}_span.from({1})))",
                          typeText(A->Element, Ctx), Name)
                .str();
+    else if (N.reductionOf(V) && Device)
+      S += "__cleave_" + Name + "_red_dev, " + Name;
     else
       S += Name;
   }
   return S;
+}
+
+/// CUDA's atomic for one reduction (the operand type is the variable's size
+/// and, for max and min, signedness; sums wrap alike either way).
+std::string atomicUpdate(const Reduction &R, ASTContext &Ctx) {
+  QualType T = R.Var->getType().getNonReferenceType();
+  bool Wide = Ctx.getTypeSize(T) == 64;
+  bool Signed = T->isSignedIntegerType() && R.Op != ReductionOp::Add;
+  std::string AT =
+      std::string(Signed ? "" : "unsigned ") + (Wide ? "long long" : "int");
+  const char *Fn = R.Op == ReductionOp::Add   ? "atomicAdd"
+                   : R.Op == ReductionOp::Max ? "atomicMax"
+                                              : "atomicMin";
+  std::string Name = R.Var->getName().str();
+  return llvm::formatv(
+             "  {0}(({1} *)__cleave_red_{2}, ({1})__cleave_acc_{2});\n", Fn, AT,
+             Name)
+      .str();
 }
 
 std::string Emitter::bounds() const {
@@ -182,6 +211,16 @@ std::optional<std::string> Emitter::body(Refusal &Why) const {
     Why = {Begin, "the nest's body comes from a macro"};
     return std::nullopt;
   }
+  for (const Reduction &R : N.Reductions)
+    for (const DeclRefExpr *Use : R.Uses) {
+      if (Use->getLocation().isMacroID()) {
+        Why = {Use->getLocation(), "an update of '" + R.Var->getName().str() +
+                                       "' comes from a macro"};
+        return std::nullopt;
+      }
+      RW.ReplaceText(CharSourceRange::getTokenRange(Use->getSourceRange()),
+                     "__cleave_acc_" + R.Var->getName().str());
+    }
   for (const Access &Acc : N.Accesses) {
     const Array &A = N.Arrays[Acc.Array];
     if (!A.Written)
@@ -262,6 +301,19 @@ std::string Emitter::kernel(const std::string &Body) const {
       In += stageIn(A);
       Out += stageOut(A);
     }
+  // Each thread reduces its cells; maximum and minimum may start from the
+  // first value (they are idempotent), a sum from zero.
+  for (const Reduction &R : N.Reductions) {
+    std::string Name = R.Var->getName().str();
+    In += llvm::formatv(
+              "  {0} __cleave_acc_{1} = {2};\n",
+              typeText(
+                  R.Var->getType().getNonReferenceType().getUnqualifiedType(),
+                  Ctx),
+              Name, R.Op == ReductionOp::Add ? "0" : "__cleave_init_" + Name)
+              .str();
+    Out += atomicUpdate(R, Ctx);
+  }
   std::string IType = typeText(N.Outer.Index->getType(), Ctx);
   std::string JType = typeText(N.Inner.Index->getType(), Ctx);
   return llvm::formatv(
@@ -299,7 +351,7 @@ std::string Emitter::kernel(const std::string &Body) const {
              "  }\n"
              "{11}"
              "}\n\n",
-             T.Rows, T.Cols, Nm.Kernel, parameters(), bounds(), In, IType,
+             T.Rows, T.Cols, Nm.Kernel, parameters(true), bounds(), In, IType,
              N.Outer.Index->getName(), JType, N.Inner.Index->getName(), Body,
              Out)
       .str();
@@ -377,6 +429,36 @@ std::string Emitter::hostDeviceRun() const {
                   .str();
     Free += "  cudaFree(__cleave_" + Name + "_dev);\n";
   }
+  // A reduction's cell starts at the identity of a sum, or at the
+  // variable's value for maximum and minimum; it is read back before any
+  // array, so that a failure still leaves the host's data as it was.
+  std::string Read;
+  for (const Reduction &R : N.Reductions) {
+    std::string Name = R.Var->getName().str();
+    std::string Type = typeText(
+        R.Var->getType().getNonReferenceType().getUnqualifiedType(), Ctx);
+    bool Add = R.Op == ReductionOp::Add;
+    Alloc += llvm::formatv(
+                 "  {0} *__cleave_{1}_red_dev = nullptr;\n"
+                 "  {0} __cleave_{1}_red = {2};\n"
+                 "  __cleave_ok = __cleave_ok && cudaMalloc((void "
+                 "**)&__cleave_{1}_red_dev, sizeof({0})) == cudaSuccess &&\n"
+                 "                cudaMemcpy(__cleave_{1}_red_dev, "
+                 "&__cleave_{1}_red, sizeof({0}), cudaMemcpyHostToDevice) == "
+                 "cudaSuccess;\n",
+                 Type, Name, Add ? "0" : Name)
+                 .str();
+    Read += llvm::formatv("  __cleave_ok = __cleave_ok && "
+                          "cudaMemcpy(&__cleave_{0}_red, "
+                          "__cleave_{0}_red_dev, sizeof({1}), "
+                          "cudaMemcpyDeviceToHost) == cudaSuccess;\n",
+                          Name, Type)
+                .str();
+    Back += llvm::formatv("    {0} = {1}__cleave_{0}_red;\n", Name,
+                          Add ? Name + " + " : "")
+                .str();
+    Free += "  cudaFree(__cleave_" + Name + "_red_dev);\n";
+  }
   return llvm::formatv(
              "{0}"
              "  const long long __cleave_trows = (__cleave_ihi - __cleave_ilo "
@@ -395,9 +477,11 @@ std::string Emitter::hostDeviceRun() const {
              "  }\n"
              "  __cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
              "cudaSuccess;\n"
+             "{7}"
              "  if (__cleave_ok) {{\n{5}  }\n"
              "{6}",
-             Alloc, T.Rows, T.Cols, Nm.Kernel, arguments(true), Back, Free)
+             Alloc, T.Rows, T.Cols, Nm.Kernel, arguments(true), Back, Free,
+             Read)
       .str();
 }
 
@@ -414,7 +498,7 @@ std::string Emitter::host() const {
              "    if (__cleave_ok)\n      return;\n  }\n"
              "  {5}\n"
              "}\n\n",
-             Nm.Host, parameters(), bounds(), hostChecks(),
+             Nm.Host, parameters(false), bounds(), hostChecks(),
              indented(hostDeviceRun()), sourceText(N.Outer.For, Ctx))
       .str();
 }

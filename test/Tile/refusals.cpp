@@ -32,8 +32,8 @@ void cases(int *A, int *B, const int *idx, int n, int m, int s) {
 #pragma cleave tile
   for (int i = 1; i < n; ++i)
     for (int j = 1; j < m; ++j)
-      s += A[i * m + j];
-// CHECK: refusals.cpp:[[@LINE-4]]:1: remark: cleave tile: nest left as written: the nest writes 's', declared outside its body (only array elements may be written; reductions are not supported yet)
+      s -= A[i * m + j];
+// CHECK: refusals.cpp:[[@LINE-4]]:1: remark: cleave tile: nest left as written: the nest writes 's', declared outside its body (only array elements may be written, and integer scalars updated as 's += e', 's = std::max(s, e)' or 's = std::min(s, e)')
 
 #pragma cleave tile
   for (int i = 1; i < n; ++i)
@@ -160,3 +160,44 @@ void fromMacro(int *A, int n, int m) {
   TILED(for (int i = 1; i < n; ++i) for (int j = 1; j < m; ++j) A[i * m + j] = A[(i - 1) * m + j];)
 }
 // CHECK: refusals.cpp:[[@LINE-2]]:3: remark: cleave tile: nest left as written: the pragma comes from a macro
+
+void reductions(int *A, float *F, int n, int m, int s, float f, short h) {
+#pragma cleave tile
+  for (int i = 1; i < n; ++i)
+    for (int j = 1; j < m; ++j) {
+      F[i * m + j] = F[(i - 1) * m + j];
+      f += F[i * m + j];
+    }
+// CHECK: refusals.cpp:[[@LINE-6]]:1: remark: cleave tile: nest left as written: the reduction of 'f' has type 'float': only 32- and 64-bit integer reductions are supported (floating-point sums depend on the order)
+
+#pragma cleave tile
+  for (int i = 1; i < n; ++i)
+    for (int j = 1; j < m; ++j) {
+      s = std::max(s, A[(i - 1) * m + j]);
+      A[i * m + j] = s;
+    }
+// CHECK: refusals.cpp:[[@LINE-6]]:1: remark: cleave tile: nest left as written: the nest reads 's' besides reducing it
+
+#pragma cleave tile
+  for (int i = 1; i < n; ++i)
+    for (int j = 1; j < m; ++j) {
+      A[i * m + j] = A[(i - 1) * m + j];
+      s += A[i * m + j];
+      s = std::min(A[i * m + j], s);
+    }
+// CHECK: refusals.cpp:[[@LINE-7]]:1: remark: cleave tile: nest left as written: the nest reduces 's' with two different operations
+
+#pragma cleave tile
+  for (int i = 1; i < n; ++i)
+    for (int j = 1; j < m; ++j)
+      A[i * m + j] = A[(i - 1) * m + j] + (s += 1);
+// CHECK: refusals.cpp:[[@LINE-4]]:1: remark: cleave tile: nest left as written: the nest uses the value of an update of 's'
+
+#pragma cleave tile
+  for (int i = 1; i < n; ++i)
+    for (int j = 1; j < m; ++j) {
+      A[i * m + j] = A[(i - 1) * m + j];
+      h += A[i * m + j];
+    }
+// CHECK: refusals.cpp:[[@LINE-6]]:1: remark: cleave tile: nest left as written: the reduction of 'h' has type 'short': only 32- and 64-bit integer reductions are supported
+}

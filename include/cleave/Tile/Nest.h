@@ -103,15 +103,36 @@ struct Array {
   int64_t WriteRow = 0, WriteCol = 0;
 };
 
+enum class ReductionOp { Add, Max, Min };
+
+/// A scalar declared outside the nest that the body only updates as
+/// `s += e`, `s = s + e`, `s = std::max(s, e)` or `s = std::min(s, e)`:
+/// integer addition, maximum and minimum give the same result in any order.
+struct Reduction {
+  const clang::VarDecl *Var = nullptr;
+  ReductionOp Op = ReductionOp::Add;
+  /// Every reference to Var in the body (the generated kernel replaces
+  /// them by a per-thread accumulator).
+  std::vector<const clang::DeclRefExpr *> Uses;
+};
+
 /// A two-deep perfect nest i (outer), j (inner) with a rectangular domain.
 struct Nest {
   Loop Outer, Inner;
   const clang::Stmt *Body = nullptr;
   std::vector<Access> Accesses;
   std::vector<Array> Arrays;
-  /// Variables declared outside the nest that the nest reads: the
-  /// parameters of the generated code, in order of first use.
+  /// Variables declared outside the nest that the nest reads or reduces:
+  /// the parameters of the generated code, in order of first use.
   std::vector<const clang::VarDecl *> Captures;
+  std::vector<Reduction> Reductions;
+
+  const Reduction *reductionOf(const clang::VarDecl *V) const {
+    for (const Reduction &R : Reductions)
+      if (R.Var == V)
+        return &R;
+    return nullptr;
+  }
 };
 
 /// Why a nest cannot be tiled, at the source location that shows it.
