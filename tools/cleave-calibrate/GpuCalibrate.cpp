@@ -30,6 +30,7 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <thread>
 
 namespace cleave {
 namespace calibrate {
@@ -894,6 +895,131 @@ StateResult runState(std::vector<Gpu> &Gpus, std::vector<LinkBuffers> &Bufs,
   return Res;
 }
 
+/// One copy of \p Bytes on \p S, between \p Host and the GPU's input
+/// buffer (to the GPU) or output buffer (from it).
+void copyOnce(const LinkBuffers &B, bool ToDevice, void *Host, size_t Bytes,
+              CUstream S) {
+  if (ToDevice)
+    check(Drv->cuMemcpyHtoDAsync(B.DIn->Ptr, Host, Bytes, S),
+          "cuMemcpyHtoDAsync");
+  else
+    check(Drv->cuMemcpyDtoHAsync(Host, B.DOut->Ptr, Bytes, S),
+          "cuMemcpyDtoHAsync");
+}
+
+/// The fixed cost of one copy, which a pipeline of many small copies pays
+/// once per copy (digest 000 §3.2): copies of a few sizes back to back on
+/// each direction's stream, pinned timed by events, pageable by the host
+/// clock around each copy and its synchronization (a pageable copy holds
+/// the host); per repetition, the intercept of seconds per copy against
+/// bytes (at least 0).
+Json measureCopyLatency(const Gpu &G, LinkBuffers &B, int Reps) {
+  const size_t Sizes[] = {4u << 10, 64u << 10, 1u << 20, 4u << 20};
+  const unsigned Count = 16;
+  G.makeCurrent();
+  Event Start, Stop;
+  std::vector<char> Host(Sizes[3], 5);
+  std::vector<double> Us[2][2]; // [pinned, pageable][to, from the GPU]
+  for (int R = 0; R < Reps + 1; ++R) {
+    std::vector<double> X, T[2][2];
+    for (size_t Bytes : Sizes) {
+      X.push_back(double(Bytes));
+      for (int Dir = 0; Dir < 2; ++Dir) {
+        bool ToDevice = Dir == 0;
+        CUstream S = G.stream(Dir);
+        void *Pinned = ToDevice ? B.HSrc->Ptr : B.HDst->Ptr;
+        check(Drv->cuEventRecord(Start.E, S), "cuEventRecord");
+        for (unsigned C = 0; C < Count; ++C)
+          copyOnce(B, ToDevice, Pinned, Bytes, S);
+        check(Drv->cuEventRecord(Stop.E, S), "cuEventRecord");
+        T[0][Dir].push_back(elapsedMs(Start, Stop) * 1e-3 / Count);
+        double T0 = hostNow();
+        for (unsigned C = 0; C < Count; ++C) {
+          copyOnce(B, ToDevice, Host.data(), Bytes, S);
+          sync(S);
+        }
+        T[1][Dir].push_back((hostNow() - T0) / Count);
+      }
+    }
+    if (R) // the first repetition warms up
+      for (int K = 0; K < 2; ++K)
+        for (int Dir = 0; Dir < 2; ++Dir)
+          Us[K][Dir].push_back(
+              std::max(0.0, fitLine(X, T[K][Dir]).Intercept * 1e6));
+  }
+  Json J;
+  J["method"] = "16 copies of 4 KiB, 64 KiB, 1 MiB and 4 MiB each way; "
+                "intercept of the time per copy against its bytes";
+  const char *Kinds[] = {"pinned", "pageable"};
+  for (int K = 0; K < 2; ++K) {
+    J[Kinds[K]]["h2d_us"] = toJson(summarize(Us[K][0]));
+    J[Kinds[K]]["d2h_us"] = toJson(summarize(Us[K][1]));
+  }
+  progress(G.Ordinal,
+           "copy latency: pinned H2D %.1f us, D2H %.1f us; pageable H2D "
+           "%.1f us, D2H %.1f us",
+           median(Us[0][0]), median(Us[0][1]), median(Us[1][0]),
+           median(Us[1][1]));
+  return J;
+}
+
+/// Pageable copies both ways at once (S_SR and R_SR for pageable memory):
+/// the copy to the GPU from this thread, the one from the GPU from another
+/// (each holds its host thread), on their own streams, timed by the host
+/// clock. The slower direction (by \p InAlone and \p OutAlone, GB/s)
+/// moves proportionally fewer bytes so that both last about as long.
+Json measurePageableBoth(const Gpu &G, LinkBuffers &B, double InAlone,
+                         double OutAlone, int Reps) {
+  size_t InBytes = B.Chunk, OutBytes = B.Chunk;
+  if (InAlone > 0 && OutAlone > 0) {
+    if (InAlone < OutAlone)
+      InBytes = size_t(double(B.Chunk) * InAlone / OutAlone);
+    else
+      OutBytes = size_t(double(B.Chunk) * OutAlone / InAlone);
+  }
+  G.makeCurrent();
+  std::vector<char> In(InBytes, 3), Out(OutBytes);
+  std::vector<double> H2D, D2H, Overlap;
+  for (int R = 0; R < Reps + 1; ++R) {
+    double TOut = 0;
+    CUresult OutRes = CUDA_SUCCESS;
+    std::thread Receiver([&] {
+      OutRes = Drv->cuCtxSetCurrent(G.Ctx);
+      double T0 = hostNow();
+      if (OutRes == CUDA_SUCCESS)
+        OutRes = Drv->cuMemcpyDtoHAsync(Out.data(), B.DOut->Ptr, OutBytes,
+                                        G.stream(1));
+      if (OutRes == CUDA_SUCCESS)
+        OutRes = Drv->cuStreamSynchronize(G.stream(1));
+      TOut = hostNow() - T0;
+    });
+    double T0 = hostNow();
+    CUresult InRes =
+        Drv->cuMemcpyHtoDAsync(B.DIn->Ptr, In.data(), InBytes, G.stream(0));
+    if (InRes == CUDA_SUCCESS)
+      InRes = Drv->cuStreamSynchronize(G.stream(0));
+    double TIn = hostNow() - T0;
+    Receiver.join();
+    check(InRes, "cuMemcpyHtoDAsync (pageable, both ways)");
+    check(OutRes, "cuMemcpyDtoHAsync (pageable, both ways)");
+    if (R) {
+      H2D.push_back(double(InBytes) / TIn / 1e9);
+      D2H.push_back(double(OutBytes) / TOut / 1e9);
+      Overlap.push_back(std::min(TIn, TOut) / std::max(TIn, TOut));
+    }
+  }
+  Json J;
+  J["h2d_bytes"] = InBytes;
+  J["d2h_bytes"] = OutBytes;
+  J["h2d_gbps"] = toJson(summarize(H2D));
+  J["d2h_gbps"] = toJson(summarize(D2H));
+  J["overlap"] = median(Overlap);
+  progress(G.Ordinal,
+           "pageable both ways: H2D %.1f GB/s, D2H %.1f GB/s (overlap %.2f)",
+           median(H2D), median(D2H), median(Overlap));
+  return J;
+}
+
 Json measureHostLinks(std::vector<Gpu> &Gpus, bool Quick) {
   Json J;
   const size_t Chunk = Quick ? 32ull << 20 : 64ull << 20;
@@ -957,7 +1083,13 @@ Json measureHostLinks(std::vector<Gpu> &Gpus, bool Quick) {
       P["d2h_gbps"] = toJson(summarize(Out));
       progress(G.Ordinal, "pageable: H2D %.1f GB/s, D2H %.1f GB/s",
                median(In), median(Out));
+      P["both"] = measured(G.Ordinal, "pageable copies both ways", [&] {
+        return measurePageableBoth(G, Bufs[I], median(In), median(Out), Reps);
+      });
       return P;
+    });
+    E["latency"] = measured(Gpus[I].Ordinal, "copy latency", [&] {
+      return measureCopyLatency(Gpus[I], Bufs[I], Reps);
     });
     Alone.push_back(E);
   }

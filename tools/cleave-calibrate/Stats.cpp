@@ -41,5 +41,27 @@ Summary summarize(std::vector<double> Values) {
   return S;
 }
 
+Line fitLine(const std::vector<double> &X, const std::vector<double> &Y) {
+  Line L;
+  size_t N = std::min(X.size(), Y.size());
+  if (!N)
+    return L;
+  double MX = 0, MY = 0;
+  for (size_t I = 0; I < N; ++I) {
+    MX += X[I];
+    MY += Y[I];
+  }
+  MX /= double(N);
+  MY /= double(N);
+  double Sxx = 0, Sxy = 0;
+  for (size_t I = 0; I < N; ++I) {
+    Sxx += (X[I] - MX) * (X[I] - MX);
+    Sxy += (X[I] - MX) * (Y[I] - MY);
+  }
+  L.Slope = Sxx > 0 ? Sxy / Sxx : 0;
+  L.Intercept = MY - L.Slope * MX;
+  return L;
+}
+
 } // namespace calibrate
 } // namespace cleave

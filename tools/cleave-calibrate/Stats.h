@@ -33,6 +33,15 @@ Summary summarize(std::vector<double> Values);
 /// The median of \p Values (0 when empty).
 double median(std::vector<double> Values);
 
+/// The least-squares line Y = Intercept + Slope X through the points.
+struct Line {
+  double Intercept = 0;
+  double Slope = 0;
+};
+/// Fits \p X, \p Y (the same length); a flat line through the mean when
+/// the X do not vary, zero when there are no points.
+Line fitLine(const std::vector<double> &X, const std::vector<double> &Y);
+
 } // namespace calibrate
 } // namespace cleave
 

@@ -22,3 +22,17 @@ TEST(CalibrateStatsTest, SummaryAndSpread) {
   EXPECT_EQ(summarize({}).Count, 0u);
   EXPECT_EQ(summarize({5}).spread(), 0);
 }
+
+TEST(CalibrateStatsTest, FitLineGivesACopysFixedCost) {
+  // 3 us + bytes at 50 GB/s: the intercept is the copy latency.
+  std::vector<double> X = {4096, 65536, 1 << 20, 4 << 20}, Y;
+  for (double B : X)
+    Y.push_back(3e-6 + B / 50e9);
+  Line L = fitLine(X, Y);
+  EXPECT_NEAR(L.Intercept, 3e-6, 1e-15);
+  EXPECT_NEAR(1 / L.Slope, 50e9, 1e3);
+  Line Flat = fitLine({2, 2}, {1, 3});
+  EXPECT_EQ(Flat.Slope, 0);
+  EXPECT_EQ(Flat.Intercept, 2);
+  EXPECT_EQ(fitLine({}, {}).Intercept, 0);
+}

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/HopperModel.h"
+#include "cleave/rt/Tpsm.h"
 
 #include <gtest/gtest.h>
 
@@ -507,6 +508,30 @@ TEST(HopperModelTest, PaperMpdZeroIsReported) {
   luo::Corrections C = luo::Corrections::paper();
   C.MpdSingleDivision = true;
   EXPECT_GE(predictPaper(G, S, {16, 0, 0}, C).Mpd, 1);
+}
+
+// TPSM's kernel time of a chunk (cleave/rt/Tpsm.h): the hopper model on
+// the chunk's blocks, the whole launch giving the model's own prediction.
+TEST(HopperModelTest, KernelTimeOfATpsmChunk) {
+  GpuParams G = h100();
+  LaunchStats S = vecadd();
+  tpsm::KernelTime K = tpsm::hopperKernelTime(G, S, {16, 0, 0});
+  EXPECT_DOUBLE_EQ(K(S.Blocks), predictHopper(G, S, {16, 0, 0}).Seconds);
+  EXPECT_EQ(K(0), 0);
+  // A wave's worth: the model on 1056 blocks and a quarter-ish footprint.
+  LaunchStats Wave = S;
+  Wave.Blocks = 1056;
+  Wave.FootprintBytes = S.FootprintBytes * 1056 / 4096;
+  EXPECT_DOUBLE_EQ(K(1056), predictHopper(G, Wave, {16, 0, 0}).Seconds);
+  EXPECT_LT(K(1056), K(4096));
+  double Prev = 0;
+  for (uint64_t B : {1056u, 2112u, 4096u, 8192u}) {
+    EXPECT_GE(K(B), Prev) << B;
+    Prev = K(B);
+  }
+  // One wave of 132 SMs x 8 blocks of 256 threads.
+  EXPECT_EQ(tpsm::waveBlocks(132, occupancy(G, {16, 0, 0}, 256).BlocksPerSm),
+            1056u);
 }
 
 } // namespace

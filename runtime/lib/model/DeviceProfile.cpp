@@ -147,6 +147,50 @@ void readModelParams(const nlohmann::json &G, model::GpuParams &P,
     Set(C, Clock("add.s32"));
 }
 
+/// The copy latencies of one "host_links.alone" entry ({"pinned":
+/// {"h2d_us", "d2h_us"}, "pageable": {...}}, summaries); a missing or
+/// negative one stays -1.
+void readLatency(const nlohmann::json &Lat, GpuProfile &G) {
+  auto Read = [&](const char *Kind, const char *Key, double &Out) {
+    const nlohmann::json *K = field(Lat, Kind);
+    std::optional<double> V = K ? numberAt(*K, Key) : std::nullopt;
+    if (V && *V >= 0)
+      Out = *V;
+  };
+  Read("pinned", "h2d_us", G.PinnedH2DLatencyUs);
+  Read("pinned", "d2h_us", G.PinnedD2HLatencyUs);
+  Read("pageable", "h2d_us", G.PageableH2DLatencyUs);
+  Read("pageable", "d2h_us", G.PageableD2HLatencyUs);
+}
+
+/// S_SR and R_SR of a GPU from a "host_links.states" entry in which it is
+/// the only busy GPU, in state SR.
+void readBothWaysAlone(const nlohmann::json &State,
+                       std::vector<GpuProfile> &Gpus) {
+  const nlohmann::json *PerGpu = field(State, "gpus");
+  if (!PerGpu || !PerGpu->is_array())
+    return;
+  const nlohmann::json *Busy = nullptr;
+  for (const nlohmann::json &E : *PerGpu) {
+    const nlohmann::json *St = field(E, "state");
+    if (!St || !St->is_string())
+      return;
+    if (St->get<std::string>() == "N")
+      continue;
+    if (Busy || St->get<std::string>() != "SR")
+      return;
+    Busy = &E;
+  }
+  if (!Busy)
+    return;
+  int Idx = int(number(field(*Busy, "gpu")));
+  for (GpuProfile &G : Gpus)
+    if (G.Index == Idx) {
+      G.PinnedBothH2DGBps = number(field(*Busy, "send_gbps"));
+      G.PinnedBothD2HGBps = number(field(*Busy, "receive_gbps"));
+    }
+}
+
 } // namespace
 
 Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
@@ -187,13 +231,16 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
       GP.MaxThreadsPerSM = unsigned(number(field(G, "max_threads_per_sm")));
       GP.MaxBlocksPerSM = unsigned(number(field(G, "max_blocks_per_sm")));
       GP.SharedBytesPerSM = uint64_t(number(field(G, "shared_bytes_per_sm")));
+      GP.AsyncEngines = unsigned(number(field(G, "async_engines")));
       if (const nlohmann::json *B = field(G, "bandwidth"))
         if (const nlohmann::json *D = field(*B, "dram"))
           GP.DramGBps = number(field(*D, "read_gbps"));
       if (const nlohmann::json *L = field(G, "launch"))
         GP.LaunchRoundTripUs = number(field(*L, "roundtrip_us"));
-      if (const nlohmann::json *S = field(G, "sync"))
+      if (const nlohmann::json *S = field(G, "sync")) {
         GP.SyncUs = number(field(*S, "stream_sync_idle_us"));
+        GP.StepSyncUs = number(field(*S, "step_sync_3_streams_us"));
+      }
       readModelParams(G, GP.Model, GP.ModelMissing);
       P.Gpus.push_back(std::move(GP));
     }
@@ -216,7 +263,13 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
         if (const nlohmann::json *Pg = field(A, "pageable")) {
           G->PageableH2DGBps = number(field(*Pg, "h2d_gbps"));
           G->PageableD2HGBps = number(field(*Pg, "d2h_gbps"));
+          if (const nlohmann::json *Both = field(*Pg, "both")) {
+            G->PageableBothH2DGBps = number(field(*Both, "h2d_gbps"));
+            G->PageableBothD2HGBps = number(field(*Both, "d2h_gbps"));
+          }
         }
+        if (const nlohmann::json *Lat = field(A, "latency"))
+          readLatency(*Lat, *G);
       }
     if (const nlohmann::json *States = field(*Links, "states");
         States && States->is_array() && !P.Gpus.empty()) {
@@ -230,6 +283,7 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
           P.AggregateH2DGBps = number(field(S, "total_send_gbps"));
         else if (N->get<std::string>() == AllR)
           P.AggregateD2HGBps = number(field(S, "total_receive_gbps"));
+        readBothWaysAlone(S, P.Gpus);
       }
     }
     if (const nlohmann::json *Peer = field(*Links, "peer");

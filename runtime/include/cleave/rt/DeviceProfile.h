@@ -9,9 +9,10 @@
 //
 // This is the one reader of the format (the runtime's planner and `cleave
 // analyze` both use it). Kept: per GPU its SM count, DRAM read bandwidth,
-// host-link bandwidths alone (pinned and pageable), the launch round trip
-// and stream synchronization cost, the peer bandwidths, and everything the
-// GPU models need (model::GpuParams); the aggregate host-link bandwidths
+// host-link bandwidths alone and both ways at once (pinned and pageable)
+// with the copies' latency, the launch round trip, stream and 3-stream step
+// synchronization costs, the peer bandwidths, and everything the GPU
+// models need (model::GpuParams); the aggregate host-link bandwidths
 // with every GPU busy; the CPU's triad bandwidth with one thread and with
 // all of them.
 //
@@ -41,18 +42,34 @@ struct GpuProfile {
   unsigned MaxThreadsPerSM = 0;
   unsigned MaxBlocksPerSM = 0;
   uint64_t SharedBytesPerSM = 0;
+  /// Copy engines (cuDeviceGetAttribute's async engine count); 0 when the
+  /// profile does not say. Sends overlapping receives need two.
+  unsigned AsyncEngines = 0;
   /// DRAM read bandwidth, GB/s (1e9 B/s).
   double DramGBps = 0;
   /// Host links of this GPU alone, GB/s: pinned host memory, and pageable
   /// memory (what the runtime's host copies are).
   double PinnedH2DGBps = 0, PinnedD2HGBps = 0;
   double PageableH2DGBps = 0, PageableD2HGBps = 0;
+  /// The same links with both directions busy at once (S_SR and R_SR of
+  /// digest 000 §3.2), GB/s: pinned from the state in which only this GPU
+  /// sends and receives, pageable from "pageable.both"; 0 when the profile
+  /// lacks them.
+  double PinnedBothH2DGBps = 0, PinnedBothD2HGBps = 0;
+  double PageableBothH2DGBps = 0, PageableBothD2HGBps = 0;
+  /// The fixed cost of one copy (the intercept of copy time against size),
+  /// microseconds, from "latency"; -1 when the profile lacks it.
+  double PinnedH2DLatencyUs = -1, PinnedD2HLatencyUs = -1;
+  double PageableH2DLatencyUs = -1, PageableD2HLatencyUs = -1;
   /// Launch of an empty kernel plus cuStreamSynchronize, microseconds
   /// ("launch.roundtrip_us"). The models' cost of one launch among many is
   /// Model.LaunchUs ("launch.throughput.wall_us").
   double LaunchRoundTripUs = 0;
   /// cuStreamSynchronize on an idle stream, microseconds.
   double SyncUs = 0;
+  /// One step of a 3-stream pipeline: an event on each stream, then wait
+  /// for all three (t_str of digest 000 §3.2), microseconds; 0 when absent.
+  double StepSyncUs = 0;
   /// Peer bandwidth to other GPUs (by ordinal), GB/s.
   std::map<int, double> PeerGBps;
   /// What the GPU models need (docs/analyze.md), from the same entry; the
