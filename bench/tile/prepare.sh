@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Here (the machine with LLVM): builds the cleave tile benchmark programs of
+# this directory (README.md) into a folder to carry to the GPU machine, where
+# its run.sh runs them (the GPU machine has no LLVM).
+#   bench/tile/prepare.sh [CARRY_DIR]         (default build/gpu-carry-tile)
+# Environment: CLEAVE (build/bin/cleave), CXX (clang++), PROGS
+# ("edit_distance smith_waterman sor").
+# For each program: bin/NAME.tiled (`cleave tile`, then `cleave compile -O3`)
+# and bin/NAME.seq (clang++ -O3 of the same source: the host compiler ignores
+# the pragma); src/ with the naive CUDA ports, which run.sh builds with the
+# GPU machine's nvcc; lib/ (libcleave_rt.so, libtbb.so.12); run.sh; COMMIT.
+# logs/ (beside, for reading here) holds cleave tile's remarks.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+carry=$(realpath -m "${1:-$root/build/gpu-carry-tile}")
+cleave=${CLEAVE:-$root/build/bin/cleave}
+cxx=${CXX:-clang++}
+progs=${PROGS:-edit_distance smith_waterman sor}
+[ -x "$cleave" ] || { echo "prepare: no $cleave (build the cleave target)" >&2; exit 1; }
+rm -rf "$carry"
+mkdir -p "$carry/bin" "$carry/lib" "$carry/logs" "$carry/src/naive"
+for p in $progs; do
+  echo "prepare: $p: cleave tile, cleave compile -O3; $cxx -O3"
+  "$cleave" tile "$here/$p.cpp" -o "$carry/logs/$p.cu" 2> "$carry/logs/$p.tile.log"
+  # The benchmark is meaningless if the nest was left as written.
+  grep -q 'remark: cleave tile: nest tiled' "$carry/logs/$p.tile.log" ||
+    { cat "$carry/logs/$p.tile.log" >&2; echo "prepare: $p: nest not tiled" >&2; exit 1; }
+  "$cleave" compile -O3 -I "$here" "$carry/logs/$p.cu" -o "$carry/bin/$p.tiled" < /dev/null
+  rm -f "$carry"/bin/*.cleave.cpp
+  "$cxx" -std=c++17 -O3 -Wno-unknown-pragmas "$here/$p.cpp" -o "$carry/bin/$p.seq"
+  cp "$here/$p.cpp" "$carry/src/"
+  cp "$here/naive/$p.cu" "$carry/src/naive/"
+done
+cp "$here/bench.h" "$carry/src/"
+cp "$here/naive/naive.cuh" "$carry/src/naive/"
+cp "$here/run.sh" "$carry/"
+lib=$(dirname "$cleave")/../lib/libcleave_rt.so
+cp -L "$lib" "$carry/lib/"
+tbb=$(ldd "$carry/lib/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
+[ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
+cp -L "$tbb" "$carry/lib/libtbb.so.12"
+{ git -C "$root" rev-parse HEAD
+  git -C "$root" --no-optional-locks status --porcelain | grep -q . && echo dirty || true; } > "$carry/COMMIT"
+du -sh "$carry"

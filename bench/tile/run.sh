@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# On the GPU machine (CUDA driver, nvcc, g++; no LLVM): runs the cleave tile
+# benchmark that bench/tile/prepare.sh put into CARRY (README.md here).
+#   CARRY/run.sh CARRY              (build/gpu-carry-tile/run.sh build/gpu-carry-tile)
+# Builds the naive CUDA ports (nvcc -O3 -arch=sm_90), then runs every program
+# at every size: seq (clang++ -O3, one core), tiled (cleave tile + cleave
+# compile -O3, CLEAVE_DEVICES=$TILED_DEVICES) and naive, REPS times each,
+# and checks every run's checksum against seq's at that size.
+# Writes to $OUT (default .): tile.jsonl (one line per program, size and
+# variant: every repetition's ms, the median, the status pass | wrong |
+# unchecked | failed | timeout | skipped | fallback: the tiled code ran the
+# nest as written, no tiled kernel launched), tile.log (every run's output) and
+# tile-summary.md (medians and the ratios tiled/naive and tiled/seq).
+# Environment:
+#   REPS           timed runs per configuration (3)
+#   SIZES          "NxM ..." ("4096x4096 8192x8192 16384x16384 4096x65536")
+#   PROGS          "edit_distance smith_waterman sor"
+#   VARIANTS       "seq tiled naive"
+#   SEQ_MAX_CELLS  larger sizes skip seq (and are "unchecked"); default none
+#   TILED_DEVICES  CLEAVE_DEVICES of the tiled runs (gpu0)
+#   TIMEOUT        seconds per run (120)
+#   DEADLINE       seconds after which runs are skipped, and recorded as such
+#                  (450: the whole must fit in one 600 s device call)
+#   NVCC           (nvcc on PATH, else /usr/local/cuda/bin/nvcc)
+#   NO_NVCC=1      no GPU: builds and runs no naive port (try the script on
+#                  the CPU with TILED_DEVICES=cpu and small SIZES)
+# Exit status: 0 when every run that was made passed its check.
+set -uo pipefail
+carry=$(cd "${1:-$(dirname "$0")}" && pwd)
+out=${OUT:-.}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+reps=${REPS:-3}
+sizes=${SIZES:-4096x4096 8192x8192 16384x16384 4096x65536}
+progs=${PROGS:-edit_distance smith_waterman sor}
+variants=${VARIANTS:-seq tiled naive}
+seq_max=${SEQ_MAX_CELLS:-0}
+tiled_devices=${TILED_DEVICES:-gpu0}
+limit=${TIMEOUT:-120}
+deadline=$((SECONDS + ${DEADLINE:-450}))
+export LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+jsonl=$out/tile.jsonl log=$out/tile.log summary=$out/tile-summary.md
+: > "$jsonl"; : > "$log"
+commit=$(head -1 "$carry/COMMIT"); dirty=false
+grep -q dirty "$carry/COMMIT" && dirty=true
+device=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -1)
+[ -n "$device" ] || device=none
+load_before=$(uptime)
+[ "${NO_NVCC:-0}" = 1 ] && variants=${variants//naive/}
+naive_bin=$(mktemp -d)
+trap 'rm -rf "$naive_bin"' EXIT
+
+# The naive ports, built here (outside CARRY, which may be read-only): the GPU machine's nvcc and driver.
+if [[ " $variants " == *" naive "* ]]; then
+  nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  for p in $progs; do
+    echo "run: nvcc -O3 -arch=sm_90 naive/$p.cu" | tee -a "$log"
+    "$nvcc" -O3 -arch=sm_90 "$carry/src/naive/$p.cu" -o "$naive_bin/$p.naive" >> "$log" 2>&1 ||
+      echo "run: nvcc failed for $p (its naive runs fail)" | tee -a "$log"
+  done
+fi
+
+median() { tr ' ' '\n' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+bin_of() { if [ "$2" = naive ]; then echo "$naive_bin/$1.naive"; else echo "$carry/bin/$1.$2"; fi; }
+
+# run_config PROG N M VARIANT REF_CHECK: REPS runs; prints "status median check".
+run_config() {
+  local p=$1 n=$2 m=$3 v=$4 ref=$5 times="" check="" status=pass r line ms c rc
+  for ((r = 0; r < reps; ++r)); do
+    if ((SECONDS >= deadline)); then status=skipped; break; fi
+    line=$(CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$(bin_of "$p" "$v")" "$n" "$m" "$v" < /dev/null 2>> "$log")
+    rc=$?
+    echo "$p $v ${n}x$m rep $r rc $rc: $line" >> "$log"
+    if ((rc == 124)); then status=timeout; break; fi
+    ms=$(sed -n 's/^RESULT .* ms=\([^ ]*\) .*/\1/p' <<< "$line")
+    c=$(sed -n 's/^RESULT .* check=\([0-9a-f]*\)$/\1/p' <<< "$line")
+    if ((rc != 0)) || [ -z "$ms" ]; then status=failed; break; fi
+    times+="${times:+ }$ms"
+    if [ -n "$check" ] && [ "$c" != "$check" ]; then status=wrong; fi
+    check=$c
+  done
+  if [ "$status" = pass ] && [ "$v" = tiled ] && [ -n "${fallback[$p]:-}" ]; then
+    status=fallback
+  elif [ "$status" = pass ] && [ "$v" != seq ]; then
+    if [ -z "$ref" ]; then status=unchecked
+    elif [ "$check" != "$ref" ]; then status=wrong; fi
+  fi
+  local mid=""
+  [ -n "$times" ] && mid=$(median <<< "$times")
+  # A wrong or fallback result never enters a ratio: no median for it.
+  [[ "$status" == wrong || "$status" == fallback ]] && mid=""
+  printf '{"bench": "tile", "git_commit": "%s", "git_dirty": %s, "host": "%s", "date": "%s", "device": "%s", "command": "%s", "kernel": "%s", "sizes": {"n": %d, "m": %d}, "variant": "%s", "cleave_devices": "%s", "reps": %d, "times_ms": [%s], "median_ms": %s, "check": "%s", "seq_check": "%s", "status": "%s"}\n' \
+    "$commit" "$dirty" "$(hostname)" "$(date -u +%FT%TZ)" "$device" "$p.$v $n $m $v" "$p" "$n" "$m" "$v" \
+    "$([ "$v" = tiled ] && echo "$tiled_devices")" "$reps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
+  echo "$status ${mid:--} $check"
+}
+
+declare -A med stat
+bad=0
+# The tiled code runs the nest as written when the device cannot start (or a
+# CUDA call fails): that would time seq under the name tiled. One small run
+# per program under CLEAVE_LOG=plan must show the tiled kernels' launches.
+declare -A fallback
+tiled_launches() {
+  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.tiled" 256 256 probe 2>&1 < /dev/null |
+    grep -c '^launch __cleave_tile'
+}
+if [[ " $variants " == *" tiled "* ]]; then
+  for p in $progs; do
+    k=$(tiled_launches "$p")
+    echo "run: $p tiled at 256x256 on $tiled_devices: $k tiled kernel launches" | tee -a "$log"
+    ((k > 0)) || fallback[$p]=1
+  done
+fi
+
+for p in $progs; do
+  for s in $sizes; do
+    n=${s%x*} m=${s#*x} ref=""
+    for v in $variants; do
+      if [ "$v" = seq ] && ((seq_max > 0 && n * m > seq_max)); then
+        echo "tile: $p $s seq: skipped (more than SEQ_MAX_CELLS=$seq_max cells)" | tee -a "$log"
+        stat[$p,$s,$v]=skipped
+        continue
+      fi
+      read -r st mdn ck < <(run_config "$p" "$n" "$m" "$v" "$ref")
+      [ "$v" = seq ] && [ "$st" = pass ] && ref=$ck
+      med[$p,$s,$v]=$mdn stat[$p,$s,$v]=$st
+      [[ "$st" == wrong || "$st" == failed || "$st" == timeout || "$st" == fallback ]] && bad=1
+      echo "tile: $p $s $v: $st, median ${mdn} ms"
+    done
+  done
+done
+
+ratio() { [[ "$1" != - && "$2" != - && -n "$1" && -n "$2" ]] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}' || echo -; }
+{
+  echo "# cleave tile benchmark"
+  echo
+  echo "Commit $commit$([ "$dirty" = true ] && echo ' (dirty)'), device: $device, $(date -u +%FT%TZ), $reps runs per configuration, tiled with CLEAVE_DEVICES=$tiled_devices."
+  echo "Times are the marked nest end to end (host-device copies included), median ms."
+  echo "Ratios are times: below 1 means tiled is faster. A status other than pass is shown next to the time."
+  echo "GCUPS: cell updates per second of the tiled run (N x M cells), in 10^9."
+  echo
+  echo "| program | N x M | seq ms | tiled ms | naive ms | tiled/naive | tiled/seq | tiled GCUPS |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for p in $progs; do
+    for s in $sizes; do
+      row="| $p | $s"
+      for v in seq tiled naive; do
+        t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
+        row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
+      done
+      t=${med[$p,$s,tiled]:--}
+      gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
+      echo "$row | $(ratio "$t" "${med[$p,$s,naive]:--}") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
+    done
+  done
+  echo
+  echo "Load before: $load_before"
+  echo "Load after: $(uptime)"
+} > "$summary"
+cat "$summary"
+exit $bad
