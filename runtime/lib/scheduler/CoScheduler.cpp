@@ -175,7 +175,8 @@ Result CoScheduler::replan(const std::vector<uint64_t> &Ready) {
     if (Result R = pairOf(Launches.at(A), Launches.at(B), P); !R.ok())
       return R;
     ++Plan.Evaluated;
-    if (P.Profit > 0 && (!Best || P.Profit > Plan.Pair.Profit)) {
+    if (P.Profit >= Opts.MinProfit &&
+        (!Best || P.Profit > Plan.Pair.Profit)) {
       Best = {A, B};
       Plan.Pair = P;
     }

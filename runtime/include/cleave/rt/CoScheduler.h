@@ -14,7 +14,7 @@
 //    lowest number, CUDA's convention) are scheduled; lower ones wait.
 //  - Pairs (Alg. 1): among those, the pair of the highest co-scheduling
 //    profit after PUR/MUR pruning (§5.2), at the model's per-SM ratio
-//    (CoRun.h); a pair that does not profit, or a launch without model
+//    (CoRun.h); a pair under the minimum profit, or a launch without model
 //    inputs, runs alone, the oldest first. The plan is kept until the
 //    ready set changes (an arrival, a completion) or a kernel of the pair
 //    runs out of blocks.
@@ -85,6 +85,9 @@ struct CoScheduleOptions {
   /// Pruning thresholds of §5.2: a pair is skipped when both its PUR and
   /// its MUR differences are below them; when every pair is, none is.
   double PurThreshold = 0.4, MurThreshold = 0.1;
+  /// A pair runs only if the model predicts at least this profit: slicing
+  /// itself may cost up to the 2 % that §3.4 allows.
+  double MinProfit = 0.02;
   corun::PairOptions Pair;
 };
 
