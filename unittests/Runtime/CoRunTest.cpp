@@ -261,3 +261,78 @@ TEST(CoRunPair, ResourcesLimitTheRatios) {
 }
 
 } // namespace
+
+namespace {
+
+model::GpuParams h200() {
+  model::GpuParams G;
+  G.Sms = 132;
+  G.ClockMHz = 1980;
+  G.SharedPerSm = 228 * 1024;
+  G.SharedReservedPerBlock = 1024;
+  G.DramGBps = 4800;
+  G.LatencyDram = 600;
+  return G;
+}
+
+TEST(CoRunInputs, FromInstrumentedCounts) {
+  model::LaunchStats S;
+  S.ThreadsPerBlock = 256;
+  S.Count[unsigned(cleave::InstrClass::Fp32)] = 90;
+  S.Count[unsigned(cleave::InstrClass::GlobalLoad)] = 10;
+  S.Requests = 10;
+  S.LanesPerRequest = 32;
+  S.BytesPerLane = 4;
+  // Half the requests take 4 sectors, half 32.
+  S.SectorsPerRequest = 18;
+  model::KernelResources R;
+  R.Registers = 33;
+  R.StaticShared = 1000;
+  KernelModelInput K;
+  ASSERT_TRUE(kernelInputs(S, R, h200(), K).ok());
+  EXPECT_DOUBLE_EQ(K.MemRatio, 0.1);
+  EXPECT_EQ(K.WarpsPerBlock, 8u);
+  EXPECT_DOUBLE_EQ(K.InstrPerBlock, 800);
+  EXPECT_DOUBLE_EQ(K.CoalescedSectors, 4);
+  EXPECT_DOUBLE_EQ(K.UncoalescedSectors, 32);
+  EXPECT_DOUBLE_EQ(K.CoalescedFraction, 0.5);
+  EXPECT_EQ(K.RegistersPerBlock, 40u * 32u * 8u); // 33 -> 40 per thread
+  EXPECT_EQ(K.SharedPerBlock, 2048u);             // 1000 + 1024, 128 units
+  S.Count = {};
+  EXPECT_FALSE(kernelInputs(S, R, h200(), K).ok());
+}
+
+TEST(CoRunInputs, SmFromDeviceProfile) {
+  SmLimits S;
+  ASSERT_TRUE(smLimits(h200(), S).ok());
+  EXPECT_EQ(S.Sms, 132u);
+  EXPECT_EQ(S.MaxWarps, 64u);
+  EXPECT_EQ(S.Schedulers, 4u);
+  EXPECT_DOUBLE_EQ(S.Memory.Base, 600);
+  // The digest's order of magnitude: ~0.57 sectors per SM and cycle.
+  EXPECT_NEAR(S.Memory.SectorsPerCycle, 0.574, 0.001);
+  model::GpuParams G = h200();
+  G.LatencyDram = 0;
+  EXPECT_FALSE(smLimits(G, S).ok());
+}
+
+TEST(CoRunInputs, HopperPairIsCheap) {
+  // A compute-bound and a memory-bound kernel of 8 warps per block on an
+  // H200-like SM: every ratio solves within the state budget.
+  SmLimits S;
+  ASSERT_TRUE(smLimits(h200(), S).ok());
+  KernelModelInput A = oneWarpKernel(0.01, 8000), B = oneWarpKernel(0.3, 800);
+  A.WarpsPerBlock = B.WarpsPerBlock = 8;
+  B.CoalescedFraction = 0.5;
+  SoloPrediction SA, SB;
+  ASSERT_TRUE(predictSolo(A, S, SA).ok());
+  ASSERT_TRUE(predictSolo(B, S, SB).ok());
+  EXPECT_GT(SA.Pur, SB.Pur + 0.4);
+  EXPECT_GT(SB.Mur, SA.Mur);
+  PairPrediction P;
+  ASSERT_TRUE(predictPair(A, B, SA, SB, S, P).ok());
+  EXPECT_EQ(P.Ratios, 7u * 8u / 2u);
+  EXPECT_GT(P.Profit, 0.0);
+}
+
+} // namespace

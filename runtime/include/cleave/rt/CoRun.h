@@ -24,6 +24,7 @@
 #define CLEAVE_RT_CORUN_H
 
 #include "cleave/rt/Error.h"
+#include "cleave/rt/HopperModel.h"
 
 #include <cstdint>
 #include <string>
@@ -178,6 +179,27 @@ Result predictPair(const KernelModelInput &A, const KernelModelInput &B,
                    const SoloPrediction &SoloA, const SoloPrediction &SoloB,
                    const SmLimits &S, PairPrediction &Out,
                    const PairOptions &O = {});
+
+/// The model inputs of a kernel from what an instrumented run counted
+/// (model::LaunchStats, docs/analyze.md) and its resources (§4.9):
+///  - Rm: the average warp's global memory requests over its instructions;
+///  - coalescing: a request of the launch's lanes and bytes per lane needs
+///    ceil(lanes x bytes / 32) sectors when coalesced, one per lane when
+///    not; the coalesced fraction is the mix of the two that gives the
+///    measured sectors per request;
+///  - I_K: the average warp's instructions times the warps per block;
+///  - registers and shared memory per block, in the allocation units
+///    model::occupancy uses.
+/// InvalidValue when the stats have no instructions or no threads.
+Result kernelInputs(const model::LaunchStats &S,
+                    const model::KernelResources &R,
+                    const model::GpuParams &G, KernelModelInput &Out);
+
+/// The SM of \p G: its limits, schedulers (sub-partitions), and memory:
+/// base latency the profile's dependent DRAM load latency, bandwidth the
+/// DRAM bandwidth in sectors per SM clock per SM. InvalidValue when G
+/// lacks SMs, a clock or a DRAM latency.
+Result smLimits(const model::GpuParams &G, SmLimits &Out);
 
 } // namespace corun
 } // namespace rt
