@@ -148,6 +148,10 @@ Result predictPair(const KernelModelInput &A, const KernelModelInput &B,
     if (!fits({&A, &B}, {BA, 1}, S))
       break;
     for (unsigned BB = 1; fits({&A, &B}, {BA, BB}, S); ++BB) {
+      // Only co-schedules that fill the SM: one that leaves room for
+      // another block of either kernel gives up throughput for nothing.
+      if (fits({&A, &B}, {BA + 1, BB}, S) || fits({&A, &B}, {BA, BB + 1}, S))
+        continue;
       PairPrediction P;
       P.Blocks[0] = BA;
       P.Blocks[1] = BB;

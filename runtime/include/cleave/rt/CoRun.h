@@ -172,8 +172,9 @@ struct PairPrediction {
   unsigned Ratios = 0;
 };
 
-/// Eq. 8 over every per-SM block pair that fits together, and Eq. 1 for
-/// the chosen one. NotSupported when no pair of at least one block each
+/// Eq. 8 over every per-SM block pair that fits together and fills the SM
+/// (no further block of either kernel fits), and Eq. 1 for the chosen
+/// one. NotSupported when no pair of at least one block each
 /// fits on an SM.
 Result predictPair(const KernelModelInput &A, const KernelModelInput &B,
                    const SoloPrediction &SoloA, const SoloPrediction &SoloB,
