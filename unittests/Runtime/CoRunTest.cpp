@@ -67,9 +67,9 @@ TEST(CoRunModel, ProfitBySplitFavoursMemoryKernelWarps) {
     double Cp;
   } Splits[] = {{2, 0.2915}, {4, 0.3450}, {8, 0.2707}, {14, 0.0805}};
   for (auto S : Splits)
-    EXPECT_NEAR(coSchedulingProfit(hetero(S.W1, 16 - S.W1, 0.005, 0.2, 400),
-                                   {A, B}),
-                S.Cp, 1e-3)
+    EXPECT_NEAR(
+        coSchedulingProfit(hetero(S.W1, 16 - S.W1, 0.005, 0.2, 400), {A, B}),
+        S.Cp, 1e-3)
         << "w1 = " << S.W1;
 }
 

@@ -62,12 +62,13 @@ TEST(PerfCacheSlices, SearchResultKept) {
   // submission of the kernel.
   PerfCache C;
   uint64_t Size = 0;
-  ASSERT_TRUE(findSliceSize(132, 32, 1u << 20,
-                            [](uint64_t B, double &O) {
-                              O = 0.05 / double(B / 132);
-                              return Result::success();
-                            },
-                            Size)
+  ASSERT_TRUE(findSliceSize(
+                  132, 32, 1u << 20,
+                  [](uint64_t B, double &O) {
+                    O = 0.05 / double(B / 132);
+                    return Result::success();
+                  },
+                  Size)
                   .ok());
   EXPECT_EQ(Size, 3u * 132u);
   C.recordSliceBlocks("gpu0 H200", "stencil", Size);

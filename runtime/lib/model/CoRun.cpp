@@ -141,8 +141,8 @@ void buildRow(const std::vector<Population> &Pops, const MemoryModel &M,
     const Population &P = Pops[K];
     Ready[K] = double(P.Units - C - U) * P.WarpsPerUnit;
     Round += Ready[K];
-    InFlight += P.WarpsPerUnit *
-                (C * P.CoalescedSectors + U * P.UncoalescedSectors);
+    InFlight +=
+        P.WarpsPerUnit * (C * P.CoalescedSectors + U * P.UncoalescedSectors);
   }
   // An SM with every warp stalled still spends one cycle per round (§4.3).
   Round = std::max(Round, 1.0);

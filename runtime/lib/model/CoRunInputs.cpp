@@ -26,8 +26,8 @@ double coalescedFraction(double Sc, double Su, double Measured) {
 } // namespace
 
 Result kernelInputs(const model::LaunchStats &S,
-                    const model::KernelResources &R,
-                    const model::GpuParams &G, KernelModelInput &Out) {
+                    const model::KernelResources &R, const model::GpuParams &G,
+                    KernelModelInput &Out) {
   double Instr = 0;
   for (double C : S.Count)
     Instr += C;

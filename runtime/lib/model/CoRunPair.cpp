@@ -97,9 +97,9 @@ virtualSm(const std::vector<const KernelModelInput *> &K,
   // the SM's warps divided by them (at least one per resident kernel).
   std::vector<double> Warps;
   for (size_t I = 0; I < K.size(); ++I)
-    Warps.push_back(std::max(1.0, std::round(double(Blocks[I]) *
-                                             K[I]->WarpsPerBlock /
-                                             std::max(S.Schedulers, 1u))));
+    Warps.push_back(
+        std::max(1.0, std::round(double(Blocks[I]) * K[I]->WarpsPerBlock /
+                                 std::max(S.Schedulers, 1u))));
   std::vector<Population> Pops;
   for (unsigned Unit = 1;; ++Unit) {
     Pops.clear();
@@ -113,8 +113,9 @@ virtualSm(const std::vector<const KernelModelInput *> &K,
       P.UncoalescedSectors = K[I]->UncoalescedSectors;
       Pops.push_back(P);
     }
-    bool AllSingle = std::all_of(Pops.begin(), Pops.end(),
-                                 [](const Population &P) { return P.Units == 1; });
+    bool AllSingle =
+        std::all_of(Pops.begin(), Pops.end(),
+                    [](const Population &P) { return P.Units == 1; });
     if (chainStates(Pops) <= S.MaxStates || AllSingle)
       return Pops;
   }

@@ -14,9 +14,9 @@
 namespace cleave {
 namespace rt {
 
-Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm,
-                     uint64_t GridBlocks, const SliceOverheadFn &Measure,
-                     uint64_t &Out, double MaxOverhead) {
+Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
+                     const SliceOverheadFn &Measure, uint64_t &Out,
+                     double MaxOverhead) {
   if (!Sms || !GridBlocks)
     return Result::error(ErrorCode::InvalidValue,
                          "slice size: no SMs or no blocks");
@@ -41,9 +41,9 @@ CoScheduler::CoScheduler(const corun::SmLimits &Sm, const CoScheduleOptions &O)
 
 Result CoScheduler::submit(const PendingLaunch &L) {
   auto Bad = [&](const std::string &Why) {
-    return Result::error(ErrorCode::InvalidValue,
-                         "co-scheduler: launch " + std::to_string(L.Id) +
-                             ": " + Why);
+    return Result::error(ErrorCode::InvalidValue, "co-scheduler: launch " +
+                                                      std::to_string(L.Id) +
+                                                      ": " + Why);
   };
   if (Launches.count(L.Id) || Completed.count(L.Id))
     return Bad("submitted twice");
@@ -138,8 +138,8 @@ Result CoScheduler::pairOf(const Entry &A, const Entry &B,
   auto It = Pairs.find(Key);
   if (It == Pairs.end()) {
     corun::PairPrediction New;
-    if (Result R = corun::predictPair(*X.L.Model, *Y.L.Model, *X.Solo,
-                                      *Y.Solo, Sm, New, Opts.Pair);
+    if (Result R = corun::predictPair(*X.L.Model, *Y.L.Model, *X.Solo, *Y.Solo,
+                                      Sm, New, Opts.Pair);
         !R.ok()) {
       // Kernels that cannot share an SM never profit from pairing.
       if (R.code() != ErrorCode::NotSupported)
@@ -175,8 +175,7 @@ Result CoScheduler::replan(const std::vector<uint64_t> &Ready) {
     if (Result R = pairOf(Launches.at(A), Launches.at(B), P); !R.ok())
       return R;
     ++Plan.Evaluated;
-    if (P.Profit >= Opts.MinProfit &&
-        (!Best || P.Profit > Plan.Pair.Profit)) {
+    if (P.Profit >= Opts.MinProfit && (!Best || P.Profit > Plan.Pair.Profit)) {
       Best = {A, B};
       Plan.Pair = P;
     }
@@ -217,8 +216,8 @@ Result CoScheduler::next(std::vector<Slice> &Out) {
     Rounds = std::max(Rounds, (Min + Per - 1) / Per);
   }
   for (int I = 0; I < 2; ++I)
-    take(Launches.at(Plan.Launches[I]),
-         Rounds * Plan.Pair.Blocks[I] * Sm.Sms, Plan.Pair.Blocks[I], Out);
+    take(Launches.at(Plan.Launches[I]), Rounds * Plan.Pair.Blocks[I] * Sm.Sms,
+         Plan.Pair.Blocks[I], Out);
   return Result::success();
 }
 

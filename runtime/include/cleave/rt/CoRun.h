@@ -143,9 +143,9 @@ unsigned blocksPerSm(const KernelModelInput &K, const SmLimits &S);
 /// The populations of the virtual SM for \p Blocks blocks per SM of each
 /// kernel, lumped as §4.8 needs to stay within S.MaxStates (one warp-unit
 /// size for all of them).
-std::vector<Population> virtualSm(const std::vector<const KernelModelInput *> &K,
-                                  const std::vector<unsigned> &Blocks,
-                                  const SmLimits &S);
+std::vector<Population>
+virtualSm(const std::vector<const KernelModelInput *> &K,
+          const std::vector<unsigned> &Blocks, const SmLimits &S);
 
 Result predictSolo(const KernelModelInput &K, const SmLimits &S,
                    SoloPrediction &Out);
@@ -193,8 +193,8 @@ Result predictPair(const KernelModelInput &A, const KernelModelInput &B,
 ///    model::occupancy uses.
 /// InvalidValue when the stats have no instructions or no threads.
 Result kernelInputs(const model::LaunchStats &S,
-                    const model::KernelResources &R,
-                    const model::GpuParams &G, KernelModelInput &Out);
+                    const model::KernelResources &R, const model::GpuParams &G,
+                    KernelModelInput &Out);
 
 /// The SM of \p G: its limits, schedulers (sub-partitions), and memory:
 /// base latency the profile's dependent DRAM load latency, bandwidth the

@@ -49,11 +49,11 @@ namespace rt {
 /// (the kernel unsliced) when none is. Candidates are tried in ascending
 /// order and the search stops at the first that passes. A measurement
 /// error is returned as is.
-using SliceOverheadFn = std::function<Result(uint64_t SliceBlocks,
-                                             double &Overhead)>;
-Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm,
-                     uint64_t GridBlocks, const SliceOverheadFn &Measure,
-                     uint64_t &Out, double MaxOverhead = 0.02);
+using SliceOverheadFn =
+    std::function<Result(uint64_t SliceBlocks, double &Overhead)>;
+Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
+                     const SliceOverheadFn &Measure, uint64_t &Out,
+                     double MaxOverhead = 0.02);
 
 struct PendingLaunch {
   /// Unique, increasing in submission order.
