@@ -25,12 +25,13 @@ echo "prepare-engine: CPU variants (kernels and their merge kernels)"
 "$build/bin/cleave" compile --emit=cpu-obj "$inputs/kernels.cu" \
   -o "$tmp/kernels.cpu.o"
 echo "prepare-engine: harness"
-"$llvm_bin/clang++" -std=c++17 -O1 -I"$root/runtime/include" -c \
+"$llvm_bin/clang++" -std=c++17 -O1 -I"$root/runtime/include" -I"$root/include" -c \
   "$inputs/engine_harness.cpp" -o "$tmp/harness.o"
 "$llvm_bin/clang++" -o "$carry/engine_harness" "$tmp/harness.o" \
   "$tmp/kernels.cpu.o" \
   "$build/runtime/libcleave-rt.a" "$build/runtime/libcleave-rt-bundle.a" \
   "$build/runtime/libcleave-rt-footprint.a" "$build/runtime/libcleave-rt-cpu.a" \
+  "$build/runtime/libcleave-rt-profile.a" \
   -ltbb -ldl -lpthread -Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN'
 tbb=$(ldd "$carry/engine_harness" | awk '/libtbb\.so/ {print $3; exit}')
 if [ -z "$tbb" ]; then
