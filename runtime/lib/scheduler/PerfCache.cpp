@@ -67,6 +67,44 @@ size_t PerfCache::numTables() const {
   return N;
 }
 
+uint64_t PerfCache::sliceBlocks(const std::string &Device,
+                                const std::string &Kernel) const {
+  auto D = Slices.find(Device);
+  if (D == Slices.end())
+    return 0;
+  auto K = D->second.find(Kernel);
+  return K == D->second.end() ? 0 : K->second;
+}
+
+void PerfCache::recordSliceBlocks(const std::string &Device,
+                                  const std::string &Kernel, uint64_t Blocks) {
+  if (!Blocks)
+    return;
+  Slices[Device][Kernel] = Blocks;
+  Dirty = true;
+}
+
+namespace {
+
+/// The "slices" object: device -> kernel -> blocks (all positive).
+bool parseSlices(const nlohmann::json &J,
+                 std::map<std::string, std::map<std::string, uint64_t>> &Out) {
+  if (!J.is_object())
+    return false;
+  for (auto D = J.begin(); D != J.end(); ++D) {
+    if (!D->is_object())
+      return false;
+    for (auto K = D->begin(); K != D->end(); ++K) {
+      if (!K->is_number_unsigned() || !K->get<uint64_t>())
+        return false;
+      Out[D.key()][K.key()] = K->get<uint64_t>();
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 std::string PerfCache::serialize() const {
   nlohmann::json Devices = nlohmann::json::object();
   for (auto &[D, T] : Tables) {
@@ -82,6 +120,8 @@ std::string PerfCache::serialize() const {
   nlohmann::json J = {{"schema", "cleave-perf-cache"},
                       {"version", 1},
                       {"devices", std::move(Devices)}};
+  if (!Slices.empty())
+    J["slices"] = Slices;
   // Names are ASCII, but an odd byte must not abort the process.
   return J.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
          "\n";
@@ -127,7 +167,13 @@ Result PerfCache::parse(std::string_view Text) {
       }
     }
   }
+  std::map<std::string, std::map<std::string, uint64_t>> NewSlices;
+  if (const nlohmann::json *Sl = field(J, "slices");
+      Sl && !parseSlices(*Sl, NewSlices))
+    return Bad("\"slices\" is not an object of positive block counts by "
+               "device and kernel");
   Tables = std::move(New);
+  Slices = std::move(NewSlices);
   Dirty = false;
   return Result::success();
 }
@@ -139,6 +185,7 @@ Result PerfCache::load(const std::string &Path) {
       !R.ok()) {
     if (Missing) {
       Tables.clear();
+      Slices.clear();
       Dirty = false;
       return Result::success();
     }

@@ -13,7 +13,12 @@
 //
 //   {"schema": "cleave-perf-cache", "version": 1,
 //    "devices": {"gpu0 NVIDIA H200": {"<key>": [[blocks, blocks_per_ms,
-//                                                samples], ...]}}}
+//                                                samples], ...]}},
+//    "slices": {"gpu0 NVIDIA H200": {"<kernel>": blocks}}}
+//
+// "slices" (optional) keeps each kernel's minimum slice on a device: the
+// smallest multiple of the SM count whose measured slicing overhead is
+// within 2 % (digest 003 §3.4, findSliceSize in CoScheduler.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_PERFCACHE_H
@@ -52,6 +57,12 @@ public:
   void record(const std::string &Device, const std::string &Key,
               uint64_t Blocks, double BlocksPerMs);
   size_t numTables() const;
+  /// The minimum slice kept for \p Kernel on \p Device; 0 when none is.
+  uint64_t sliceBlocks(const std::string &Device,
+                       const std::string &Kernel) const;
+  /// Keeps \p Blocks (ignored when 0) as \p Kernel's minimum slice.
+  void recordSliceBlocks(const std::string &Device, const std::string &Kernel,
+                         uint64_t Blocks);
   /// Every table: device identity -> table key -> rows.
   const std::map<std::string, std::map<std::string, Rows>> &tables() const {
     return Tables;
@@ -71,6 +82,7 @@ public:
 
 private:
   std::map<std::string, std::map<std::string, Rows>> Tables;
+  std::map<std::string, std::map<std::string, uint64_t>> Slices;
   bool Dirty = false;
 };
 

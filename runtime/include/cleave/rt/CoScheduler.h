@@ -1,0 +1,146 @@
+//===- CoScheduler.h - Kernelet's slice co-scheduling decisions -*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). The decisions of Kernelet's scheduler
+// (digest 003 §5, docs/coschedule.md) as a pure component: it is told of
+// pending launches and of finished slices, and answers which slices (block
+// ranges of one or two launches) to issue next. It issues nothing itself;
+// the engine is not yet wired to it.
+//
+//  - Readiness: a launch may start once every earlier launch of its stream
+//    and every launch it waits for (an event recorded after it) has
+//    finished all its blocks. Slices of a launch go in ascending block
+//    order.
+//  - Priorities: only ready launches of the highest priority present (the
+//    lowest number, CUDA's convention) are scheduled; lower ones wait.
+//  - Pairs (Alg. 1): among those, the pair of the highest co-scheduling
+//    profit after PUR/MUR pruning (§5.2), at the model's per-SM ratio
+//    (CoRun.h); a pair under the minimum profit, or a launch without model
+//    inputs, runs alone, the oldest first. The plan is kept until the
+//    ready set changes (an arrival, a completion) or a kernel of the pair
+//    runs out of blocks.
+//  - Slice sizes: a pair's slice of kernel i is P_i x SMs blocks, repeated
+//    k times per launch so that neither is below its minimum slice (§3.4);
+//    a launch alone runs its minimum slice at a time (so that a
+//    higher-priority arrival waits for one slice, not a whole grid).
+//
+// The §3.4 search for the minimum slice, over a measurement callback, is
+// findSliceSize.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_COSCHEDULER_H
+#define CLEAVE_RT_COSCHEDULER_H
+
+#include "cleave/rt/CoRun.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+/// §3.4: the smallest multiple of \p Sms blocks, up to MaxBlocksPerSm x Sms
+/// (and at most \p GridBlocks), whose measured overhead (T_sliced /
+/// T_unsliced - 1, from \p Measure) is at most \p MaxOverhead; GridBlocks
+/// (the kernel unsliced) when none is. Candidates are tried in ascending
+/// order and the search stops at the first that passes. A measurement
+/// error is returned as is.
+using SliceOverheadFn =
+    std::function<Result(uint64_t SliceBlocks, double &Overhead)>;
+Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
+                     const SliceOverheadFn &Measure, uint64_t &Out,
+                     double MaxOverhead = 0.02);
+
+struct PendingLaunch {
+  /// Unique, increasing in submission order.
+  uint64_t Id = 0;
+  /// Identifies the kernel and launch configuration: pair predictions are
+  /// cached by it.
+  std::string Kernel;
+  uint64_t Stream = 0;
+  /// CUDA's convention: lower is more urgent.
+  int Priority = 0;
+  uint64_t Blocks = 0;
+  /// Launches (ids) that must finish first besides the stream's earlier
+  /// ones (cudaStreamWaitEvent on an event recorded after them).
+  std::vector<uint64_t> WaitsFor;
+  /// The minimum slice of §3.4 (0: the whole grid).
+  uint64_t MinSliceBlocks = 0;
+  /// Model inputs; without them the launch is never paired.
+  std::optional<corun::KernelModelInput> Model;
+};
+
+struct Slice {
+  uint64_t Launch = 0;
+  uint64_t Begin = 0, End = 0; ///< block range [Begin, End)
+  /// Blocks of this launch per SM in the co-schedule (0 alone).
+  unsigned BlocksPerSm = 0;
+};
+
+struct CoScheduleOptions {
+  /// Pruning thresholds of §5.2: a pair is skipped when both its PUR and
+  /// its MUR differences are below them; when every pair is, none is.
+  double PurThreshold = 0.4, MurThreshold = 0.1;
+  /// A pair runs only if the model predicts at least this profit: slicing
+  /// itself may cost up to the 2 % that §3.4 allows.
+  double MinProfit = 0.02;
+  corun::PairOptions Pair;
+};
+
+/// The current decision, for logs and tests.
+struct CoSchedulePlan {
+  std::vector<uint64_t> Launches; ///< one or two
+  corun::PairPrediction Pair;     ///< when two
+  unsigned Pruned = 0, Evaluated = 0;
+};
+
+class CoScheduler {
+public:
+  CoScheduler(const corun::SmLimits &Sm, const CoScheduleOptions &O = {});
+
+  /// Adds a launch. InvalidValue for an id already seen, no blocks, or a
+  /// wait on an unknown launch.
+  Result submit(const PendingLaunch &L);
+  /// Reports \p Blocks of launch \p Id finished (of slices issued).
+  Result finished(uint64_t Id, uint64_t Blocks);
+  /// The slices of the next co-schedule: empty when nothing can be issued
+  /// now (all done, or every remaining launch waits for running slices).
+  /// A model error is returned, not hidden.
+  Result next(std::vector<Slice> &Out);
+
+  const CoSchedulePlan &plan() const { return Plan; }
+  bool done() const;
+  /// Whether launch \p Id has finished every block.
+  bool complete(uint64_t Id) const;
+
+private:
+  struct Entry {
+    PendingLaunch L;
+    uint64_t Issued = 0, Finished = 0;
+    std::optional<corun::SoloPrediction> Solo;
+  };
+  bool ready(const Entry &E) const;
+  std::vector<uint64_t> readySet() const;
+  Result replan(const std::vector<uint64_t> &Ready);
+  Result pairOf(const Entry &A, const Entry &B, corun::PairPrediction &P);
+  bool pruned(const Entry &A, const Entry &B) const;
+  uint64_t take(Entry &E, uint64_t Blocks, unsigned PerSm,
+                std::vector<Slice> &Out);
+
+  corun::SmLimits Sm;
+  CoScheduleOptions Opts;
+  std::map<uint64_t, Entry> Launches;
+  std::set<uint64_t> Completed;
+  CoSchedulePlan Plan;
+  std::vector<uint64_t> PlannedFor;
+  std::map<std::pair<std::string, std::string>, corun::PairPrediction> Pairs;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif

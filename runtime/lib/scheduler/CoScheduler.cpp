@@ -1,0 +1,225 @@
+//===- CoScheduler.cpp - Kernelet's slice co-scheduling decisions ---------===//
+//
+// Part of Cleave's runtime (no LLVM). See cleave/rt/CoScheduler.h and
+// docs/coschedule.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cleave/rt/CoScheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace cleave {
+namespace rt {
+
+Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
+                     const SliceOverheadFn &Measure, uint64_t &Out,
+                     double MaxOverhead) {
+  if (!Sms || !GridBlocks)
+    return Result::error(ErrorCode::InvalidValue,
+                         "slice size: no SMs or no blocks");
+  for (unsigned K = 1; K <= MaxBlocksPerSm; ++K) {
+    uint64_t Size = uint64_t(K) * Sms;
+    if (Size >= GridBlocks)
+      break;
+    double Overhead = 0;
+    if (Result R = Measure(Size, Overhead); !R.ok())
+      return R;
+    if (Overhead <= MaxOverhead) {
+      Out = Size;
+      return Result::success();
+    }
+  }
+  Out = GridBlocks;
+  return Result::success();
+}
+
+CoScheduler::CoScheduler(const corun::SmLimits &Sm, const CoScheduleOptions &O)
+    : Sm(Sm), Opts(O) {}
+
+Result CoScheduler::submit(const PendingLaunch &L) {
+  auto Bad = [&](const std::string &Why) {
+    return Result::error(ErrorCode::InvalidValue, "co-scheduler: launch " +
+                                                      std::to_string(L.Id) +
+                                                      ": " + Why);
+  };
+  if (Launches.count(L.Id) || Completed.count(L.Id))
+    return Bad("submitted twice");
+  if (!L.Blocks)
+    return Bad("no blocks");
+  for (uint64_t W : L.WaitsFor)
+    if (!Launches.count(W) && !Completed.count(W))
+      return Bad("waits for unknown launch " + std::to_string(W));
+  Entry E;
+  E.L = L;
+  if (L.Model) {
+    corun::SoloPrediction S;
+    if (Result R = corun::predictSolo(*L.Model, Sm, S); !R.ok())
+      return Bad(R.message());
+    E.Solo = S;
+  }
+  Launches.emplace(L.Id, std::move(E));
+  PlannedFor.clear(); // an arrival: re-plan (Alg. 1)
+  return Result::success();
+}
+
+Result CoScheduler::finished(uint64_t Id, uint64_t Blocks) {
+  auto It = Launches.find(Id);
+  if (It == Launches.end() || It->second.Finished + Blocks > It->second.Issued)
+    return Result::error(ErrorCode::InvalidValue,
+                         "co-scheduler: launch " + std::to_string(Id) +
+                             " finished blocks it was not issued");
+  Entry &E = It->second;
+  E.Finished += Blocks;
+  if (E.Finished == E.L.Blocks) {
+    Completed.insert(Id);
+    Launches.erase(It);
+    PlannedFor.clear(); // a completion: re-plan (Alg. 1)
+  }
+  return Result::success();
+}
+
+bool CoScheduler::done() const { return Launches.empty(); }
+
+bool CoScheduler::complete(uint64_t Id) const { return Completed.count(Id); }
+
+bool CoScheduler::ready(const Entry &E) const {
+  if (E.Issued == E.L.Blocks)
+    return false;
+  // Completed launches leave the map, so any earlier launch of the stream
+  // still there has blocks to finish.
+  for (auto &[Id, O] : Launches) {
+    if (Id >= E.L.Id)
+      break;
+    if (O.L.Stream == E.L.Stream)
+      return false;
+  }
+  return std::all_of(E.L.WaitsFor.begin(), E.L.WaitsFor.end(),
+                     [&](uint64_t W) { return Completed.count(W) != 0; });
+}
+
+std::vector<uint64_t> CoScheduler::readySet() const {
+  std::vector<uint64_t> Ready;
+  int Best = 0;
+  for (auto &[Id, E] : Launches) {
+    if (!ready(E))
+      continue;
+    if (!Ready.empty() && E.L.Priority > Best)
+      continue;
+    if (Ready.empty() || E.L.Priority < Best)
+      Ready.clear();
+    Best = E.L.Priority;
+    Ready.push_back(Id);
+  }
+  return Ready;
+}
+
+bool CoScheduler::pruned(const Entry &A, const Entry &B) const {
+  return std::fabs(A.Solo->Pur - B.Solo->Pur) < Opts.PurThreshold &&
+         std::fabs(A.Solo->Mur - B.Solo->Mur) < Opts.MurThreshold;
+}
+
+namespace {
+corun::PairPrediction swapped(corun::PairPrediction P) {
+  std::swap(P.Blocks[0], P.Blocks[1]);
+  std::swap(P.CoIpc[0], P.CoIpc[1]);
+  std::swap(P.SoloIpc[0], P.SoloIpc[1]);
+  return P;
+}
+} // namespace
+
+Result CoScheduler::pairOf(const Entry &A, const Entry &B,
+                           corun::PairPrediction &P) {
+  bool Swap = B.L.Kernel < A.L.Kernel;
+  const Entry &X = Swap ? B : A, &Y = Swap ? A : B;
+  auto Key = std::make_pair(X.L.Kernel, Y.L.Kernel);
+  auto It = Pairs.find(Key);
+  if (It == Pairs.end()) {
+    corun::PairPrediction New;
+    if (Result R = corun::predictPair(*X.L.Model, *Y.L.Model, *X.Solo, *Y.Solo,
+                                      Sm, New, Opts.Pair);
+        !R.ok()) {
+      // Kernels that cannot share an SM never profit from pairing.
+      if (R.code() != ErrorCode::NotSupported)
+        return R;
+      New = {};
+    }
+    It = Pairs.emplace(Key, New).first;
+  }
+  P = Swap ? swapped(It->second) : It->second;
+  return Result::success();
+}
+
+Result CoScheduler::replan(const std::vector<uint64_t> &Ready) {
+  PlannedFor = Ready;
+  Plan = {};
+  std::vector<std::pair<uint64_t, uint64_t>> Candidates, All;
+  for (size_t I = 0; I < Ready.size(); ++I)
+    for (size_t J = I + 1; J < Ready.size(); ++J) {
+      const Entry &A = Launches.at(Ready[I]), &B = Launches.at(Ready[J]);
+      if (!A.Solo || !B.Solo)
+        continue;
+      All.push_back({Ready[I], Ready[J]});
+      if (pruned(A, B))
+        ++Plan.Pruned;
+      else
+        Candidates.push_back({Ready[I], Ready[J]});
+    }
+  if (Candidates.empty())
+    Candidates = All; // pruning must not leave nothing to weigh (§5.1)
+  std::optional<std::pair<uint64_t, uint64_t>> Best;
+  for (auto [A, B] : Candidates) {
+    corun::PairPrediction P;
+    if (Result R = pairOf(Launches.at(A), Launches.at(B), P); !R.ok())
+      return R;
+    ++Plan.Evaluated;
+    if (P.Profit >= Opts.MinProfit && (!Best || P.Profit > Plan.Pair.Profit)) {
+      Best = {A, B};
+      Plan.Pair = P;
+    }
+  }
+  if (Best)
+    Plan.Launches = {Best->first, Best->second};
+  else
+    Plan.Launches = {Ready.front()}; // oldest first
+  return Result::success();
+}
+
+uint64_t CoScheduler::take(Entry &E, uint64_t Blocks, unsigned PerSm,
+                           std::vector<Slice> &Out) {
+  uint64_t N = std::min(Blocks, E.L.Blocks - E.Issued);
+  Out.push_back({E.L.Id, E.Issued, E.Issued + N, PerSm});
+  E.Issued += N;
+  return N;
+}
+
+Result CoScheduler::next(std::vector<Slice> &Out) {
+  Out.clear();
+  std::vector<uint64_t> Ready = readySet();
+  if (Ready.empty())
+    return Result::success();
+  if (Ready != PlannedFor)
+    if (Result R = replan(Ready); !R.ok())
+      return R;
+  if (Plan.Launches.size() == 1) {
+    Entry &E = Launches.at(Plan.Launches[0]);
+    take(E, E.L.MinSliceBlocks ? E.L.MinSliceBlocks : E.L.Blocks, 0, Out);
+    return Result::success();
+  }
+  // P_i x SMs blocks each, k rounds so that neither is below its minimum.
+  uint64_t Rounds = 1;
+  for (int I = 0; I < 2; ++I) {
+    uint64_t Per = uint64_t(Plan.Pair.Blocks[I]) * Sm.Sms;
+    uint64_t Min = Launches.at(Plan.Launches[I]).L.MinSliceBlocks;
+    Rounds = std::max(Rounds, (Min + Per - 1) / Per);
+  }
+  for (int I = 0; I < 2; ++I)
+    take(Launches.at(Plan.Launches[I]), Rounds * Plan.Pair.Blocks[I] * Sm.Sms,
+         Plan.Pair.Blocks[I], Out);
+  return Result::success();
+}
+
+} // namespace rt
+} // namespace cleave
