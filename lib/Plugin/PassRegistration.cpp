@@ -4,6 +4,7 @@
 
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/InstructionMix.h"
+#include "cleave/Analysis/ItemLoops.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/VariantRefusals.h"
