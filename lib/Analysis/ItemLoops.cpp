@@ -421,13 +421,23 @@ void taintItem(const Function &F, const Instruction *Item,
 std::string checkReorganizable(const Function &F, const Instruction *Item,
                                const LoopInfo &LI, const FunctionSet &Scope,
                                const PostDominatorTree &PDT,
+                               const DominatorTree &DT,
                                const Instruction *&Blocker) {
   SmallPtrSet<const Value *, 32> Tainted;
   SmallPtrSet<const BasicBlock *, 16> Controlled;
   taintItem(F, Item, PDT, Tainted, Controlled);
   for (const Instruction &I : instructions(F)) {
     Blocker = &I;
+    if (isa<ReturnInst>(I) && !DT.dominates(Item, &I))
+      return "a path returns before the work-item index is computed";
     if (const auto *CB = dyn_cast<CallBase>(&I)) {
+      const Function *Callee = CB->getCalledFunction();
+      if (!isa<IntrinsicInst>(CB) && !CB->onlyReadsMemory() &&
+          !(Callee && Callee->getName().starts_with("__nv_")))
+        return ("it calls '" +
+                (Callee ? Callee->getName() : StringRef("a function")) +
+                "', whose effects are unknown")
+            .str();
       if (readsHigherDimension(intrinsicOf(CB)))
         return "it reads a y or z thread or block index; only 1-D item "
                "spaces are reorganized";
@@ -493,7 +503,7 @@ ItemLoopInfo ItemLoopAnalysis::run(Function &F, FunctionAnalysisManager &FAM) {
                       "(blockIdx.x * blockDim.x + threadIdx.x)";
   else
     R.ReorganizeWhy =
-        checkReorganizable(F, R.ItemIndex, LI, Written.getScope(), PDT,
+        checkReorganizable(F, R.ItemIndex, LI, Written.getScope(), PDT, DT,
                            R.ReorganizeBlocker);
   return R;
 }

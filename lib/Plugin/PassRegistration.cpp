@@ -13,6 +13,7 @@
 #include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Transforms/Instrument.h"
 #include "cleave/Transforms/Rebase.h"
+#include "cleave/Transforms/Reorganize.h"
 #include "cleave/Transforms/SwapGrid.h"
 
 #include "llvm/Passes/PassBuilder.h"
