@@ -140,8 +140,7 @@ public:
   ExitSlice(const Function &F, const Loop &L, const Instruction *ItemIndex,
             const PostDominatorTree &PDT, const DominatorTree &DT,
             const WrittenDataFinder &Written)
-      : F(F), L(L), ItemIndex(ItemIndex), PDT(PDT), DT(DT),
-        Written(Written) {}
+      : F(F), L(L), ItemIndex(ItemIndex), PDT(PDT), DT(DT), Written(Written) {}
 
   /// Fills Out's verdict for L.
   void run(ItemLoop &Out);
@@ -253,7 +252,7 @@ std::string ExitSlice::visitCall(const CallBase &CB) {
   if (!Pure)
     return ("the exit condition depends on a call of '" +
             (Callee ? Callee->getName() : StringRef("an unknown function")) +
-            "' with unknown effects")
+            "' that may access memory")
         .str();
   for (const Value *Arg : CB.args())
     push(Arg);
@@ -396,10 +395,10 @@ void taintItem(const Function &F, const Instruction *Item,
         continue;
       Taint(U);
       const auto *Cmp = dyn_cast<ICmpInst>(U);
-      bool Guard = Cmp && stripCasts(V) == Item &&
-                   !Tainted.contains(Cmp->getOperand(0) == V
-                                         ? Cmp->getOperand(1)
-                                         : Cmp->getOperand(0));
+      bool Guard =
+          Cmp && stripCasts(V) == Item &&
+          !Tainted.contains(Cmp->getOperand(0) == V ? Cmp->getOperand(1)
+                                                    : Cmp->getOperand(0));
       if (Guard)
         continue;
       for (const User *B : U->users()) {
@@ -436,7 +435,7 @@ std::string checkReorganizable(const Function &F, const Instruction *Item,
           !(Callee && Callee->getName().starts_with("__nv_")))
         return ("it calls '" +
                 (Callee ? Callee->getName() : StringRef("a function")) +
-                "', whose effects are unknown")
+                "', which may write memory")
             .str();
       if (readsHigherDimension(intrinsicOf(CB)))
         return "it reads a y or z thread or block index; only 1-D item "
@@ -502,9 +501,8 @@ ItemLoopInfo ItemLoopAnalysis::run(Function &F, FunctionAnalysisManager &FAM) {
     R.ReorganizeWhy = "it has no work-item index "
                       "(blockIdx.x * blockDim.x + threadIdx.x)";
   else
-    R.ReorganizeWhy =
-        checkReorganizable(F, R.ItemIndex, LI, Written.getScope(), PDT, DT,
-                           R.ReorganizeBlocker);
+    R.ReorganizeWhy = checkReorganizable(F, R.ItemIndex, LI, Written.getScope(),
+                                         PDT, DT, R.ReorganizeBlocker);
   return R;
 }
 

@@ -86,8 +86,8 @@ Value *elementAddress(IRBuilder<> &B, Value *Base, Value *Index) {
 void makeReorganized(Function &Kernel, const ItemLoopInfo &Info) {
   ValueToValueMapTy VMap;
   Function *F =
-      cloneWithPointer(Kernel, reorganizedVariantName(Kernel.getName()),
-                       "perm", "reorganized", VMap);
+      cloneWithPointer(Kernel, reorganizedVariantName(Kernel.getName()), "perm",
+                       "reorganized", VMap);
   auto *Index = cast<Instruction>(VMap[Info.ItemIndex]);
   IRBuilder<> B(Index->getNextNode());
   B.SetCurrentDebugLocation(Index->getDebugLoc());
@@ -124,15 +124,15 @@ void makeCounter(Function &Kernel, const ItemLoopInfo &Info, StringRef Name,
   FunctionSet Scope = getReachableFunctions(*F);
   SmallVector<Instruction *, 8> Dead;
   if (DropOutputs)
-  for (Instruction &I : instructions(*F)) {
-    if (auto *SI = dyn_cast<StoreInst>(&I)) {
-      if (!isPrivateOrShared(SI->getPointerOperand(), *F, Scope))
-        Dead.push_back(SI);
-    } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
-      if (!isPrivateOrShared(MI->getDest(), *F, Scope))
-        Dead.push_back(MI);
+    for (Instruction &I : instructions(*F)) {
+      if (auto *SI = dyn_cast<StoreInst>(&I)) {
+        if (!isPrivateOrShared(SI->getPointerOperand(), *F, Scope))
+          Dead.push_back(SI);
+      } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+        if (!isPrivateOrShared(MI->getDest(), *F, Scope))
+          Dead.push_back(MI);
+      }
     }
-  }
   for (Instruction *I : Dead)
     I->eraseFromParent();
 
@@ -178,8 +178,8 @@ bool explainMissed(Function &K, const ItemLoopInfo &Info,
     Why = Info.ReorganizeWhy;
   } else if (Refused) {
     At = Refused->At;
-    Why = "the trip count of this loop cannot be computed ahead: " +
-          Refused->Why;
+    Why =
+        "the trip count of this loop cannot be computed ahead: " + Refused->Why;
     if (Refused->Blocker) {
       std::string S;
       raw_string_ostream OS(S);
@@ -224,8 +224,8 @@ PreservedAnalyses ReorganizePass::run(Module &M, ModuleAnalysisManager &MAM) {
     makeCounter(*K, Info, inspectorVariantName(K->getName()), "inspector",
                 /*DropOutputs=*/true);
     if (Instrumented)
-      makeCounter(*K, Info, countingVariantName(K->getName()),
-                  "instrumented", /*DropOutputs=*/false);
+      makeCounter(*K, Info, countingVariantName(K->getName()), "instrumented",
+                  /*DropOutputs=*/false);
     makeReorganized(*K, Info);
     Changed = true;
     ORE.emit([&] {

@@ -11,10 +11,14 @@
 // RUN: %cpu_ld %t.exe %t.drv.o %t.o %cpu_rt
 // RUN: %t.exe | FileCheck %s
 //
-// CHECK-DAG: bootstrap: counts ok, outputs kept by the instrumented run, none written by the inspector; random perm ok; sorted perm ok; perm honoured
-// CHECK-DAG: polar: counts ok, outputs kept by the instrumented run, none written by the inspector; random perm ok; sorted perm ok; perm honoured
-// CHECK-DAG: spmv: counts ok, outputs kept by the instrumented run, none written by the inspector; random perm ok; sorted perm ok; perm honoured
-// CHECK-DAG: paths: counts ok, outputs kept by the instrumented run, none written by the inspector; random perm ok; sorted perm ok; perm honoured
+// CHECK-DAG: bootstrap: counts ok, outputs kept by the instrumented run, none
+// written by the inspector; random perm ok; sorted perm ok; perm honoured
+// CHECK-DAG: polar: counts ok, outputs kept by the instrumented run, none
+// written by the inspector; random perm ok; sorted perm ok; perm honoured
+// CHECK-DAG: spmv: counts ok, outputs kept by the instrumented run, none
+// written by the inspector; random perm ok; sorted perm ok; perm honoured
+// CHECK-DAG: paths: counts ok, outputs kept by the instrumented run, none
+// written by the inspector; random perm ok; sorted perm ok; perm honoured
 // CHECK: failures: 0
 #ifndef CLEAVE_HOST_DRIVER
 #include "Inputs/irregular.cu"
@@ -104,8 +108,8 @@ void check(const Case &C) {
   std::iota(Sorted.begin(), Sorted.end(), 0);
   std::stable_sort(Sorted.begin(), Sorted.begin() + C.Items,
                    [&](int32_t A, int32_t B) { return Counts[A] < Counts[B]; });
-  for (auto [What, P] : {std::pair("random perm", &Perm),
-                         std::pair("sorted perm", &Sorted)}) {
+  for (auto [What, P] :
+       {std::pair("random perm", &Perm), std::pair("sorted perm", &Sorted)}) {
     C.Reset();
     if (!run(C, C.Reorg, P->data()) || C.Outputs() != Want) {
       std::printf(" %s DIFFERS", What);
@@ -144,8 +148,10 @@ int main() {
   float *DataP = Data.data(), *MeansP = Means.data();
   uint32_t *StatesP = States.data();
   int *BlocksP = Blocks.data();
-  check({"bootstrap", DESCS(_Z9bootstrapPKfifPjPfPii),
-         {&DataP, &N, &P, &StatesP, &MeansP, &BlocksP, &Resamples}, Items,
+  check({"bootstrap",
+         DESCS(_Z9bootstrapPKfifPjPfPii),
+         {&DataP, &N, &P, &StatesP, &MeansP, &BlocksP, &Resamples},
+         Items,
          256,
          [&] {
            States = States0;
@@ -161,8 +167,12 @@ int main() {
   const uint32_t *SeedsP = Seeds.data();
   float *NormalP = Normal.data();
   int NItems = Items;
-  check({"polar", DESCS(_Z5polarPKjPfi), {&SeedsP, &NormalP, &NItems}, Items,
-         64, [&] { std::fill(Normal.begin(), Normal.end(), 0.f); },
+  check({"polar",
+         DESCS(_Z5polarPKjPfi),
+         {&SeedsP, &NormalP, &NItems},
+         Items,
+         64,
+         [&] { std::fill(Normal.begin(), Normal.end(), 0.f); },
          [&] { return bytes(Normal); }});
 
   // CSR SpMV with power-law row lengths.
@@ -181,8 +191,11 @@ int main() {
   const int *RowPtrP = RowPtr.data(), *ColsP = Cols.data();
   const float *ValsP = Vals.data(), *XP = X.data();
   float *YP = Y.data();
-  check({"spmv", DESCS(_Z4spmvPKiS0_PKfS2_Pfi),
-         {&RowPtrP, &ColsP, &ValsP, &XP, &YP, &NItems}, Items, 128,
+  check({"spmv",
+         DESCS(_Z4spmvPKiS0_PKfS2_Pfi),
+         {&RowPtrP, &ColsP, &ValsP, &XP, &YP, &NItems},
+         Items,
+         128,
          [&] { std::fill(Y.begin(), Y.end(), 0.f); },
          [&] { return bytes(Y); }});
 
@@ -192,8 +205,11 @@ int main() {
   std::vector<int> Steps(Items);
   float *DistP = Dist.data();
   int *StepsP = Steps.data();
-  check({"paths", DESCS(_Z5pathsPKjfPfPii),
-         {&SeedsP, &Absorb, &DistP, &StepsP, &NItems}, Items, 64,
+  check({"paths",
+         DESCS(_Z5pathsPKjfPfPii),
+         {&SeedsP, &Absorb, &DistP, &StepsP, &NItems},
+         Items,
+         64,
          [&] {
            std::fill(Dist.begin(), Dist.end(), 0.f);
            std::fill(Steps.begin(), Steps.end(), 0);

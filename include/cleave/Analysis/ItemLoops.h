@@ -51,7 +51,7 @@ struct ItemLoop {
   const llvm::BasicBlock *Header = nullptr;
   /// The header's first instruction with a line: where remarks point.
   const llvm::Instruction *At = nullptr;
-  bool ItemDependent = false;    ///< the exit slice reaches the item
+  bool ItemDependent = false; ///< the exit slice reaches the item
   /// Why the trip count cannot be computed ahead; empty when it can.
   std::string Why;
   const llvm::Instruction *Blocker = nullptr; ///< where Why arose

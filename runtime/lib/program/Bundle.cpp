@@ -1,4 +1,5 @@
-//===- Bundle.cpp - Verify and decode a kernel bundle ----------------------===//
+//===- Bundle.cpp - Verify and decode a kernel bundle
+//----------------------===//
 //
 // Part of Cleave's runtime. The layout is docs/bundle.md; the primitive
 // decoders and the checksum are cleave/ABI/BundleFormat.h, shared with the
@@ -135,6 +136,10 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   if (R.Ok && Cpu.Present && Cpu.CpuDescriptor.empty())
     return R.Ok = false; // a CPU variant is reached through its descriptor
   R.str(K.SwappedTwin);
+  R.str(K.Inspector);
+  R.str(K.Reorganized);
+  if (R.Ok && K.Inspector.empty() != K.Reorganized.empty())
+    return R.Ok = false; // made together (docs/reorganize.md)
 
   R.count(N, 4);
   K.MergeOutputs.resize(R.Ok ? N : 0);
@@ -278,8 +283,8 @@ BundleStatus Bundle::load(const char *Path, Bundle &Out) {
   std::string Name = Path ? Path : "(null)";
   FILE *F = Path ? std::fopen(Path, "rb") : nullptr;
   if (!F)
-    return {BundleErrc::Io, "cannot open kernel bundle '" + Name + "': " +
-                                std::strerror(errno)};
+    return {BundleErrc::Io, "cannot open kernel bundle '" + Name +
+                                "': " + std::strerror(errno)};
   std::string Bytes;
   char Buf[1 << 16];
   size_t Got;
@@ -322,8 +327,8 @@ std::string Bundle::describe() const {
               " " + std::to_string(I.Data.size()) + " bytes");
   for (const BundleVariable &V : Variables)
     S += line("variable " + V.Name + " " +
-              (V.Space == VariableSpace::Global ? "global" : "constant") +
-              " " + std::to_string(V.Size) + " bytes cpu " +
+              (V.Space == VariableSpace::Global ? "global" : "constant") + " " +
+              std::to_string(V.Size) + " bytes cpu " +
               (V.CpuSymbol.empty() ? "none" : V.CpuSymbol));
   for (const BundleKernel &K : Kernels) {
     S += line("kernel " + K.Name);
@@ -332,10 +337,10 @@ std::string Bundle::describe() const {
               (K.Language == SourceLanguage::CUDA ? "cuda" : "opencl"));
     for (size_t I = 0; I < K.Params.size(); ++I) {
       const BundleParam &P = K.Params[I];
-      S += line("  param " + std::to_string(I) + " " +
-                Kinds[unsigned(P.Kind)] + " size " + std::to_string(P.Size) +
-                " align " + std::to_string(P.Align) + " " +
-                getParamRoleName(P.Role) + (P.RoleIsGuess ? " (escapes)" : ""));
+      S += line("  param " + std::to_string(I) + " " + Kinds[unsigned(P.Kind)] +
+                " size " + std::to_string(P.Size) + " align " +
+                std::to_string(P.Align) + " " + getParamRoleName(P.Role) +
+                (P.RoleIsGuess ? " (escapes)" : ""));
     }
     S += line(std::string("  split: ") + (K.CanSplit ? "yes" : "no"));
     S += line(std::string("  cpu: ") + (K.CanRunOnCPU ? "yes" : "no"));
@@ -362,6 +367,9 @@ std::string Bundle::describe() const {
     }
     if (!K.SwappedTwin.empty())
       S += line("  swapped twin: " + K.SwappedTwin);
+    if (!K.Inspector.empty())
+      S += line("  reorganize: inspector " + K.Inspector + ", reorganized " +
+                K.Reorganized);
     if (!K.MergeOutputs.empty()) {
       std::string L = "  merge outputs:";
       for (uint32_t O : K.MergeOutputs)

@@ -46,8 +46,12 @@ __global__ void written(int *work, int n) {
   work[i + n] = k;
 }
 
-// The exit depends on a call the compiler cannot see into.
-__device__ int opaque(int);
+// The exit depends on a call that touches memory.
+__device__ int trace[64];
+__device__ __noinline__ int opaque(int k) {
+  trace[k & 63] = k;
+  return k * 7 + 1;
+}
 __global__ void called(int *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int k = 0;
