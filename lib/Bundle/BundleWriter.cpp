@@ -1,5 +1,4 @@
-//===- BundleWriter.cpp - A device module to a kernel bundle
-//---------------===//
+//===- BundleWriter.cpp - A device module to a kernel bundle ---------------===//
 //
 // Part of Cleave. Collects what the runtime needs about each kernel from the
 // analyses, the variants the passes made (or the remarks that say why they
@@ -115,8 +114,7 @@ bool isUsedIn(const Value &V, const FunctionSet &Scope) {
     if (const auto *I = dyn_cast<Instruction>(U)) {
       if (Scope.contains(I->getFunction()))
         return true;
-    } else if (isa<Constant>(U) && !isa<GlobalValue>(U) &&
-               isUsedIn(*U, Scope)) {
+    } else if (isa<Constant>(U) && !isa<GlobalValue>(U) && isUsedIn(*U, Scope)) {
       return true;
     }
   }
@@ -125,8 +123,8 @@ bool isUsedIn(const Value &V, const FunctionSet &Scope) {
 
 bool isModuleVariable(const GlobalVariable &GV) {
   unsigned AS = GV.getAddressSpace();
-  return (AS == 1 || AS == 4) && !GV.isDeclaration() && !GV.hasLocalLinkage() &&
-         !GV.getName().starts_with("llvm.");
+  return (AS == 1 || AS == 4) && !GV.isDeclaration() &&
+         !GV.hasLocalLinkage() && !GV.getName().starts_with("llvm.");
 }
 
 bool isOpenCL(const Module &M) {
@@ -268,11 +266,12 @@ private:
         DeviceRefusals.lookup(Name, RefusedVariant::Merge), SplitBlocker);
     KW.u32(fmt::NumVariantKinds);
     writeVariant(KW, fmt::VariantKind::Original, {Name.str(), "", ""});
-    writeVariant(
-        KW, fmt::VariantKind::Partition,
-        variantFrom(Device, partitionVariantName(Name), "cleave-partition",
-                    DeviceRefusals.lookup(Name, RefusedVariant::Partition),
-                    SplitBlocker));
+    writeVariant(KW, fmt::VariantKind::Partition,
+                 variantFrom(Device, partitionVariantName(Name),
+                             "cleave-partition",
+                             DeviceRefusals.lookup(Name,
+                                                   RefusedVariant::Partition),
+                             SplitBlocker));
     if (!Merge.Entry.empty())
       Merge.CpuDescriptor = cpuDescriptorIn(Host, Merge.Entry);
     writeVariant(KW, fmt::VariantKind::Merge, Merge);
@@ -348,10 +347,11 @@ private:
       if (isUsedIn(*Variables[V], Reachable)) {
         PointerAccess PA = analyzePointerAccess(*Variables[V], &Reachable);
         // An access the walk cannot see may be a write.
-        Uses.push_back(
-            {V,
-             uint8_t((PA.Read || PA.Escapes ? fmt::VariableRead : 0) |
-                     (PA.Written || PA.Escapes ? fmt::VariableWritten : 0))});
+        Uses.push_back({V, uint8_t((PA.Read || PA.Escapes ? fmt::VariableRead
+                                                           : 0) |
+                                   (PA.Written || PA.Escapes
+                                        ? fmt::VariableWritten
+                                        : 0))});
       }
     KW.u32(Uses.size());
     for (auto [V, Flags] : Uses) {
@@ -436,8 +436,7 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
     *Opts.Log << "cleave: bundle: running " << CPUVariantsPipeline << "\n";
   {
     // Their remarks would repeat the device module's.
-    MutedRemarks Muted(Device.getContext(),
-                       {"cleave-merge", "cleave-swap-grid"});
+    MutedRemarks Muted(Device.getContext(), {"cleave-merge", "cleave-swap-grid"});
     if (Error E = CPU.run(*Host, CPUVariantsPipeline))
       return std::move(E);
   }
@@ -450,9 +449,9 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
   fmt::ByteWriter W;
   W.Bytes.assign(fmt::Magic, sizeof fmt::Magic);
   W.u32(fmt::FormatVersion);
-  W.u32(0); // flags
-  W.u64(0); // payload size, patched below
-  W.u64(0); // checksum, patched below
+  W.u32(0);        // flags
+  W.u64(0);        // payload size, patched below
+  W.u64(0);        // checksum, patched below
   W.str("cleave " CLEAVE_VERSION_STRING);
   W.str(Device.getSourceFileName());
 

@@ -8,8 +8,8 @@
 // `cleave compile --emit=cpu-obj`.
 //
 //===----------------------------------------------------------------------===//
-#include "cleave/Analysis/Footprint.h"
 #include "cleave/CodeGen/HostObjectEmitter.h"
+#include "cleave/Analysis/Footprint.h"
 #include "cleave/Plugin/Pipelines.h"
 #include "cleave/Support/KernelInfo.h"
 #include "cleave/Transforms/Rebase.h"
@@ -39,9 +39,8 @@ static cl::opt<std::string> CPU("mcpu", cl::desc("x86-64 target CPU"),
 static cl::opt<bool> EmitLL("S", cl::desc("write the optimized host IR"));
 static cl::opt<std::string> RebasedDir(
     "rebased",
-    cl::desc(
-        "run cleave-rebase first, lower its clones too, and write each "
-        "kernel's footprints with their rebase records to DIR/<kernel>.fp"),
+    cl::desc("run cleave-rebase first, lower its clones too, and write each "
+             "kernel's footprints with their rebase records to DIR/<kernel>.fp"),
     cl::value_desc("DIR"));
 
 static cl::opt<bool> Reorganize(

@@ -1,5 +1,4 @@
-//===- Bundle.cpp - Verify and decode a kernel bundle
-//----------------------===//
+//===- Bundle.cpp - Verify and decode a kernel bundle ----------------------===//
 //
 // Part of Cleave's runtime. The layout is docs/bundle.md; the primitive
 // decoders and the checksum are cleave/ABI/BundleFormat.h, shared with the
@@ -283,8 +282,8 @@ BundleStatus Bundle::load(const char *Path, Bundle &Out) {
   std::string Name = Path ? Path : "(null)";
   FILE *F = Path ? std::fopen(Path, "rb") : nullptr;
   if (!F)
-    return {BundleErrc::Io, "cannot open kernel bundle '" + Name +
-                                "': " + std::strerror(errno)};
+    return {BundleErrc::Io, "cannot open kernel bundle '" + Name + "': " +
+                                std::strerror(errno)};
   std::string Bytes;
   char Buf[1 << 16];
   size_t Got;
@@ -327,8 +326,8 @@ std::string Bundle::describe() const {
               " " + std::to_string(I.Data.size()) + " bytes");
   for (const BundleVariable &V : Variables)
     S += line("variable " + V.Name + " " +
-              (V.Space == VariableSpace::Global ? "global" : "constant") + " " +
-              std::to_string(V.Size) + " bytes cpu " +
+              (V.Space == VariableSpace::Global ? "global" : "constant") +
+              " " + std::to_string(V.Size) + " bytes cpu " +
               (V.CpuSymbol.empty() ? "none" : V.CpuSymbol));
   for (const BundleKernel &K : Kernels) {
     S += line("kernel " + K.Name);
@@ -337,10 +336,10 @@ std::string Bundle::describe() const {
               (K.Language == SourceLanguage::CUDA ? "cuda" : "opencl"));
     for (size_t I = 0; I < K.Params.size(); ++I) {
       const BundleParam &P = K.Params[I];
-      S += line("  param " + std::to_string(I) + " " + Kinds[unsigned(P.Kind)] +
-                " size " + std::to_string(P.Size) + " align " +
-                std::to_string(P.Align) + " " + getParamRoleName(P.Role) +
-                (P.RoleIsGuess ? " (escapes)" : ""));
+      S += line("  param " + std::to_string(I) + " " +
+                Kinds[unsigned(P.Kind)] + " size " + std::to_string(P.Size) +
+                " align " + std::to_string(P.Align) + " " +
+                getParamRoleName(P.Role) + (P.RoleIsGuess ? " (escapes)" : ""));
     }
     S += line(std::string("  split: ") + (K.CanSplit ? "yes" : "no"));
     S += line(std::string("  cpu: ") + (K.CanRunOnCPU ? "yes" : "no"));
