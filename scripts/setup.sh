@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PACKAGES=(
   cmake ninja-build g++ python3 python3-matplotlib
   llvm-19-dev libclang-19-dev clang-19 llvm-19-tools libclc-19 libclc-19-dev
-  libgtest-dev libtbb-dev nlohmann-json3-dev
+  libgtest-dev libtbb-dev nlohmann-json3-dev libisl-dev
   pocl-opencl-icd ocl-icd-opencl-dev opencl-headers
 )
 

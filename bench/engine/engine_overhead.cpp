@@ -24,6 +24,7 @@
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Launch.h"
 #include "cleave/rt/NullGpu.h"
+#include "cleave/rt/Options.h"
 
 #include <algorithm>
 #include <chrono>
@@ -207,7 +208,9 @@ int main(int Argc, char **Argv) {
       }
       BufferManager Bufs(Devs);
       CpuExecutor Exec(1);
-      Engine Eng(Bufs, Exec, Policy);
+      // The runtime's variables (CLEAVE_LOG, CLEAVE_PROFILE, CLEAVE_CACHE_DIR,
+      // CLEAVE_TUNE) as a program's runtime would read them.
+      Engine Eng(Bufs, Exec, Policy, processOptions());
       Result R = Eng.addProgram(Bytes.data(), Bytes.size(), {});
       if (!R.ok())
         return fail("bundle: " + R.toString());

@@ -10,11 +10,14 @@
 //   cleave compile --emit=bundle -o F.clvb  the kernel bundle (docs/bundle.md)
 //   cleave analyze app.cu [-- args]         predicted kernel times (Analyze.cpp,
 //                                           docs/analyze.md)
+//   cleave tile app.cpp -o app.cu           marked loop nests as tiled CUDA
+//                                           (Tile.cpp, docs/tile.md)
 //
 //===----------------------------------------------------------------------===//
 #include "Analyze.h"
 #include "Build.h"
 #include "HostCompiler.h"
+#include "Tile.h"
 
 #include "cleave/Bundle/BundleWriter.h"
 #include "cleave/CodeGen/HostObjectEmitter.h"
@@ -455,11 +458,15 @@ int main(int argc, char **argv) {
       "  cleave compile --emit=bundle -o F FILE     the kernel bundle the "
       "runtime loads\n"
       "  cleave analyze app.cu [-- program args]    predicted time of each "
-      "kernel launch on a GPU\n");
+      "kernel launch on a GPU\n"
+      "  cleave tile app.cpp -o app.cu              loop nests marked "
+      "'#pragma cleave tile' as tiled CUDA\n");
   if (CompileCmd)
     return runCompile();
   if (cleave::analyzeRequested())
     return cleave::runAnalyze(ProgramArgs);
+  if (cleave::tileRequested())
+    return cleave::runTile();
   if (PrintCudaApi) {
     for (StringRef Name : cleave::supportedCudaRuntimeFunctions())
       outs() << Name << "\n";

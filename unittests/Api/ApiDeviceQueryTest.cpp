@@ -31,10 +31,7 @@ namespace {
 class ApiDeviceQuery : public ::testing::Test {
 protected:
   void SetUp() override { restart("cpu,cpu"); }
-  void TearDown() override {
-    restart("cpu");
-    unsetenv("CLEAVE_DEVICES");
-  }
+  void TearDown() override { restart("cpu"); }
   int attr(cudaDeviceAttr A) {
     int V = INT_MIN;
     EXPECT_EQ(cudaDeviceGetAttribute(&V, A, 0), cudaSuccess)

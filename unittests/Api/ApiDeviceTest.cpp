@@ -2,8 +2,8 @@
 //
 // Part of Cleave. What the CUDA-runtime subset says about the one virtual
 // device, the error functions (per-thread last error, names and strings),
-// the environment (CLEAVE_DEVICES failures, bad CLEAVE_PARTITION and
-// CLEAVE_LOG values), the call-configuration stack of rewritten launches,
+// the options (CLEAVE_DEVICES failures, what the runtime hands its parts,
+// CLEAVE_LOG=devices), the call-configuration stack of rewritten launches,
 // and the handle checks of streams and events. Launch-related ordering is
 // in ApiLaunchTest.cpp.
 //
@@ -22,11 +22,7 @@ namespace {
 class ApiDevice : public ::testing::Test {
 protected:
   void SetUp() override { restart("cpu,cpu,cpu"); }
-  void TearDown() override {
-    unsetenv("CLEAVE_LOG");
-    restart("cpu");
-    unsetenv("CLEAVE_DEVICES");
-  }
+  void TearDown() override { restart("cpu"); }
 };
 
 TEST_F(ApiDevice, OneVirtualDevice) {
@@ -119,25 +115,34 @@ TEST_F(ApiDevice, StartFailureIsReportedByEveryCall) {
   EXPECT_EQ(Count, 1);
 }
 
-TEST_F(ApiDevice, BadEnvironmentValuesFallBackToDefaults) {
-  setenv("CLEAVE_LOG", "plan,bogus", 1);
+// Values the parser cannot use are OptionsTest's; here, what the runtime
+// does with the options it starts with.
+TEST_F(ApiDevice, TheRuntimeHandsItsOptionsDown) {
+  cleave::rt::Options O = options("cpu,cpu", "even");
+  O.CpuThreads = 3;
+  O.AnalyzeSmCount = 132;
+  O.Tune.PinHost = cleave::rt::HostPinning::Off;
+  O.Tune.DirectHostCopies = false;
+  O.Tune.Swap = false;
+  O.Log.Devices = true; // prints the registry when the runtime starts
   ::testing::internal::CaptureStderr();
-  restart("cpu", "fastest");
+  restart(O);
   int Count = 0;
   EXPECT_EQ(cudaGetDeviceCount(&Count), cudaSuccess);
   std::string Err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(Err.find("CLEAVE_PARTITION=fastest"), std::string::npos) << Err;
-  EXPECT_NE(Err.find("using model"), std::string::npos) << Err;
-  EXPECT_NE(Err.find("CLEAVE_LOG: unknown item 'bogus'"), std::string::npos)
-      << Err;
+  EXPECT_NE(Err.find("cpu1: host CPU (3 threads"), std::string::npos) << Err;
 
-  // CLEAVE_LOG=devices prints the registry when the runtime starts.
-  setenv("CLEAVE_LOG", "devices", 1);
-  ::testing::internal::CaptureStderr();
-  restart("cpu,cpu");
-  EXPECT_EQ(cudaGetDeviceCount(&Count), cudaSuccess);
-  Err = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(Err.find("cpu1"), std::string::npos) << Err;
+  cleave::rt::api::Runtime *RT = nullptr;
+  ASSERT_TRUE(cleave::rt::api::Runtime::get(RT).ok());
+  EXPECT_EQ(RT->registry().device(1).properties().ComputeUnits, 3u);
+  EXPECT_EQ(RT->buffers().hostPinning(), cleave::rt::HostPinning::Off);
+  EXPECT_FALSE(RT->buffers().directHostCopies());
+  EXPECT_EQ(RT->engine().policy(), cleave::rt::PartitionPolicy::Even);
+  EXPECT_TRUE(RT->partitionFromEnvironment());
+  EXPECT_FALSE(RT->engine().options().Tune.Swap);
+  cudaDeviceProp P;
+  ASSERT_EQ(cudaGetDeviceProperties(&P, 0), cudaSuccess);
+  EXPECT_EQ(P.multiProcessorCount, 132);
 }
 
 TEST_F(ApiDevice, ErrorNamesAndStrings) {

@@ -684,16 +684,16 @@ TEST_P(ApiLaunch, TheModelPolicyIsTheDefault) {
   // Without CLEAVE_PARTITION the model policy decides (it says so with
   // CLEAVE_LOG=plan); over cpu,cpu,cpu it keeps the launch on cpu0, the
   // devices sharing one executor.
-  restart(GetParam());
+  cleave::rt::Options O = options(GetParam());
+  O.Log.Plan = true;
+  restart(O);
   const int N = 4096;
   int *D;
   ASSERT_EQ(cudaMalloc(&D, N * sizeof(int)), cudaSuccess);
-  setenv("CLEAVE_LOG", "plan", 1);
   ::testing::internal::CaptureStderr();
   LAUNCH(fill, dim3(N / 128), dim3(128), 0, 0, D, 5, N);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::string Err = ::testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
   // One device: nothing to decide, and the model is not consulted.
   bool OneDevice = std::string(GetParam()).find(',') == std::string::npos;
   EXPECT_EQ(Err.find("cleave: model policy") == std::string::npos, OneDevice)
@@ -962,8 +962,9 @@ TEST_F(ApiDirect, EventsTimeTheGpusWork) {
 TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
   // CLEAVE_LOG=time promises a `cleave time` line per launch, which only
   // the engine's launches write: with it, no launch goes direct.
-  setenv("CLEAVE_LOG", "time", 1);
-  restart("cpu"); // the device source still wins: one null GPU
+  cleave::rt::Options O = options("cpu");
+  O.Log.Time = true;
+  restart(O); // the device source still wins: one null GPU
   const int N = 1000;
   std::vector<float> A = randomFloats(N, 1);
   float *DA = upload(A), *DC = nullptr;
@@ -972,7 +973,6 @@ TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
   LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DA, DC, N);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::string Err = testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
   EXPECT_EQ(lastPlan().find(", direct"), std::string::npos) << lastPlan();
   EXPECT_NE(Err.find("cleave time "), std::string::npos) << Err;
   std::vector<float> C = download(DC, N);

@@ -1,15 +1,19 @@
 //===- ApiTestUtil.h - Shared set-up of the C/CUDA API tests ----*- C++ -*-===//
 //
 // Part of Cleave. The API tests drive the process-wide runtime through the
-// public functions only (cudaXxx, cleave_*). Each test restarts it over the
-// devices it names (CLEAVE_DEVICES), so tests do not see each other's
-// buffers, streams or errors.
+// public functions only (cudaXxx, cleave_*), besides the options it starts
+// with (Runtime::setOptionsForTesting, in place of the environment). Each
+// test restarts it over the devices it names (Options::Devices), so tests do
+// not see each other's buffers, streams or errors.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_UNITTESTS_API_APITESTUTIL_H
 #define CLEAVE_UNITTESTS_API_APITESTUTIL_H
 
 #include "gtest/gtest.h"
+
+#include "../../runtime/lib/api/Runtime.h"
+#include "cleave/rt/Options.h"
 
 #include <cstdlib>
 #include <string>
@@ -20,19 +24,30 @@
 
 namespace cleave_api_test {
 
-/// Restarts the runtime over \p Devices with the partition policy
-/// \p Partition (null: the default, the model policy) and clears the calling
-/// thread's last error. The model policy's performance cache stays off.
-inline void restart(const char *Devices, const char *Partition = nullptr) {
-  setenv("CLEAVE_DEVICES", Devices, 1);
-  setenv("CLEAVE_CACHE_DIR", "off", 1);
-  if (Partition)
-    setenv("CLEAVE_PARTITION", Partition, 1);
-  else
-    unsetenv("CLEAVE_PARTITION");
+/// The options of a runtime over \p Devices (CLEAVE_DEVICES syntax) with
+/// the partition policy \p Partition (null: the default, the model policy).
+/// The model policy's performance cache is off (no CacheDir).
+inline cleave::rt::Options options(const char *Devices,
+                                   const char *Partition = nullptr) {
+  cleave::rt::Options O;
+  O.Devices = Devices;
+  cleave::rt::PartitionPolicy P;
+  if (Partition && cleave::rt::parsePartitionPolicy(Partition, P))
+    O.Partition = P;
+  return O;
+}
+
+/// Restarts the runtime with \p O and clears the calling thread's last
+/// error.
+inline void restart(const cleave::rt::Options &O) {
+  cleave::rt::api::Runtime::setOptionsForTesting(O);
   cleave_reset();
   while (cudaGetLastError() != cudaSuccess) {
   }
+}
+
+inline void restart(const char *Devices, const char *Partition = nullptr) {
+  restart(options(Devices, Partition));
 }
 
 /// The message of the calling thread's last error.
@@ -52,8 +67,6 @@ protected:
   void SetUp() override { restart(GetParam(), "proportional"); }
   void TearDown() override {
     cleave_reset();
-    unsetenv("CLEAVE_DEVICES");
-    unsetenv("CLEAVE_PARTITION");
     while (cudaGetLastError() != cudaSuccess) {
     }
   }

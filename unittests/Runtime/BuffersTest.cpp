@@ -442,7 +442,7 @@ TEST(BuffersTest, HostReadPullsOnlyStaleRanges) {
 TEST(BuffersTest, HostCopiesThatCrossAgainArePinned) {
   NullGpu G0(0), G1(1);
   BufferManager M({&G0, &G1});
-  ASSERT_EQ(M.hostPinning(), HostPinning::Reused); // CLEAVE_PIN_HOST unset
+  ASSERT_EQ(M.hostPinning(), HostPinning::Reused); // the default
   const uint64_t Big = 8u << 20, Small = 1u << 20;
   // The host writes the buffer, then gpu0 fetches all of it.
   auto Cross = [&](void *X, uint64_t Bytes) {
@@ -497,24 +497,19 @@ TEST(BuffersTest, HostCopiesThatCrossAgainArePinned) {
   EXPECT_TRUE(G1.registered().empty());
 }
 
-TEST(BuffersTest, PinningPolicyFromTheEnvironment) {
+// CLEAVE_TUNE's pin_host and host_copies are parsed by OptionsTest and
+// handed to the manager by the runtime (ApiDevice.TheRuntimeHandsItsOptions
+// Down); a manager of its own pins reused copies and copies large ones
+// directly.
+TEST(BuffersTest, PinningAndDirectCopiesByDefault) {
   NullGpu G0(0);
-  const char *Old = std::getenv("CLEAVE_PIN_HOST");
-  std::string Saved = Old ? Old : "";
-  setenv("CLEAVE_PIN_HOST", "always", 1);
-  EXPECT_EQ(BufferManager({&G0}).hostPinning(), HostPinning::Always);
-  setenv("CLEAVE_PIN_HOST", "off", 1);
-  EXPECT_EQ(BufferManager({&G0}).hostPinning(), HostPinning::Off);
-  setenv("CLEAVE_PIN_HOST", "sometimes", 1);
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(BufferManager({&G0}).hostPinning(), HostPinning::Reused);
-  EXPECT_NE(testing::internal::GetCapturedStderr().find(
-                "CLEAVE_PIN_HOST=sometimes is not off, reused or always"),
-            std::string::npos);
-  if (Old)
-    setenv("CLEAVE_PIN_HOST", Saved.c_str(), 1);
-  else
-    unsetenv("CLEAVE_PIN_HOST");
+  BufferManager M({&G0});
+  EXPECT_EQ(M.hostPinning(), HostPinning::Reused);
+  EXPECT_TRUE(M.directHostCopies());
+  M.setHostPinning(HostPinning::Off);
+  EXPECT_EQ(M.hostPinning(), HostPinning::Off);
+  M.setDirectHostCopies(false);
+  EXPECT_FALSE(M.directHostCopies());
 }
 
 TEST(BuffersTest, DeviceResidentDataStaysOnDevice) {
@@ -812,24 +807,6 @@ TEST(BuffersTest, LargeHostCopiesGoStraightToAndFromTheDevicesHoldingThem) {
   EXPECT_EQ(F.G2.Log.size(), 0u);
   EXPECT_EQ(B->validRanges(HostLocation), RangeSet(0, Size));
   ASSERT_TRUE(F.M.free(P).ok());
-}
-
-TEST(BuffersTest, HostCopiesFromTheEnvironment) {
-  FakeDevice G("gpu0");
-  const char *Old = std::getenv("CLEAVE_HOST_COPIES");
-  std::string Saved = Old ? Old : "";
-  unsetenv("CLEAVE_HOST_COPIES");
-  EXPECT_TRUE(BufferManager({&G}).directHostCopies());
-  setenv("CLEAVE_HOST_COPIES", "shadow", 1);
-  EXPECT_FALSE(BufferManager({&G}).directHostCopies());
-  setenv("CLEAVE_HOST_COPIES", "direct", 1);
-  EXPECT_TRUE(BufferManager({&G}).directHostCopies());
-  setenv("CLEAVE_HOST_COPIES", "sometimes", 1); // warns, keeps the default
-  EXPECT_TRUE(BufferManager({&G}).directHostCopies());
-  if (Old)
-    setenv("CLEAVE_HOST_COPIES", Saved.c_str(), 1);
-  else
-    unsetenv("CLEAVE_HOST_COPIES");
 }
 
 TEST(BuffersTest, RandomOperationsMatchModel) {

@@ -97,20 +97,6 @@ TEST(DevicesTest, SelectionErrorsAreClear) {
   }
 }
 
-TEST(DevicesTest, SelectionFromTheEnvironment) {
-  const char *Old = std::getenv("CLEAVE_DEVICES");
-  std::string Saved = Old ? Old : "";
-  setenv("CLEAVE_DEVICES", "cpu,cpu", 1);
-  std::unique_ptr<DeviceRegistry> Reg;
-  Result R = DeviceRegistry::createFromEnvironment(Reg, noGpu());
-  if (Old)
-    setenv("CLEAVE_DEVICES", Saved.c_str(), 1);
-  else
-    unsetenv("CLEAVE_DEVICES");
-  ASSERT_TRUE(R.ok()) << R.toString();
-  EXPECT_EQ(Reg->size(), 2u);
-}
-
 TEST(DevicesTest, CpuDeviceMemory) {
   std::unique_ptr<DeviceRegistry> Reg;
   ASSERT_TRUE(DeviceRegistry::create("cpu,cpu,cpu", Reg, noGpu()).ok());

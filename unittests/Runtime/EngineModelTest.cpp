@@ -10,12 +10,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../TestInputs.h"
-#include "../../runtime/lib/engine/IssuePool.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"
-#include "cleave/rt/NullGpu.h"
-#include "cleave/rt/PerfCache.h"
 #include "cleave/rt/ModelPartitioner.h"
+#include "cleave/rt/NullGpu.h"
+#include "cleave/rt/Options.h"
+#include "cleave/rt/PerfCache.h"
 
 #include "gtest/gtest.h"
 
@@ -54,30 +54,39 @@ void vaddCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
 }
 const cleave_cpu_kernel_desc VaddDesc = {"vadd", vaddCpu, 0, 0, 4, 0};
 
-/// CLEAVE_CACHE_DIR set to a fresh directory of its own for the life of a
-/// test (the performance cache), restored and removed after.
+/// A fresh directory for the performance cache (Options::CacheDir) for the
+/// life of a test, removed after.
 class ScopedCacheDir {
 public:
   explicit ScopedCacheDir(const std::string &Name)
       : Dir("/tmp/cleave-" + Name + "-" + std::to_string(::getpid())) {
     EXPECT_EQ(std::system(("rm -rf '" + Dir + "'").c_str()), 0);
-    if (const char *Old = std::getenv("CLEAVE_CACHE_DIR"))
-      Saved = Old, HadOld = true;
-    setenv("CLEAVE_CACHE_DIR", Dir.c_str(), 1);
   }
-  ~ScopedCacheDir() {
-    if (HadOld)
-      setenv("CLEAVE_CACHE_DIR", Saved.c_str(), 1);
-    else
-      unsetenv("CLEAVE_CACHE_DIR");
-    (void)std::system(("rm -rf '" + Dir + "'").c_str());
-  }
+  ~ScopedCacheDir() { (void)std::system(("rm -rf '" + Dir + "'").c_str()); }
   const std::string Dir;
-
-private:
-  std::string Saved;
-  bool HadOld = false;
 };
+
+/// The options of an engine whose performance cache is in \p Dir.
+Options cacheIn(const std::string &Dir) {
+  Options O;
+  O.CacheDir = Dir;
+  return O;
+}
+
+/// The log that CLEAVE_LOG=\p Word sets ("": none).
+LogOptions logOf(std::string_view Word) {
+  LogOptions L;
+  L.Plan = Word == "plan";
+  L.Phases = Word == "phases";
+  return L;
+}
+
+/// The issue mode CLEAVE_TUNE=issue=\p Word sets.
+IssueMode issueMode(std::string_view Word) {
+  return Word == "parallel" ? IssueMode::Parallel
+         : Word == "serial" ? IssueMode::Serial
+                            : IssueMode::Auto;
+}
 
 class EngineModelTest : public ::testing::Test {
 protected:
@@ -90,7 +99,8 @@ protected:
                     .ok());
     Bufs = std::make_unique<BufferManager>(Reg->devices());
     Exec = std::make_unique<CpuExecutor>(2);
-    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Model);
+    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Model,
+                                   cacheIn(Dir));
     ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                                 {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
                     .ok());
@@ -151,9 +161,9 @@ TEST_F(EngineModelTest, CorrectOnOneCpuDeviceAndTimedIntoTheCache) {
     A[I] = float(I), B[I] = float(3 * I);
   float *PA = upload(A), *PB = upload(B), *PC = upload(std::vector<float>(N));
   testing::internal::CaptureStderr();
-  setenv("CLEAVE_LOG", "plan", 1);
+  Eng->setLog(logOf("plan"));
   LaunchPlan Plan = run(PA, PB, PC, N);
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   std::string Log = testing::internal::GetCapturedStderr();
   // The CPU devices share the executor: splitting only adds copies.
   ASSERT_EQ(Plan.Runs.size(), 1u) << Plan.describe();
@@ -190,9 +200,9 @@ TEST_F(EngineModelTest, CorrectOnOneCpuDeviceAndTimedIntoTheCache) {
 
   // A second launch: the same decision, and its row is now measured.
   testing::internal::CaptureStderr();
-  setenv("CLEAVE_LOG", "plan", 1);
+  Eng->setLog(logOf("plan"));
   Plan = run(PA, PB, PC, N);
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   Log = testing::internal::GetCapturedStderr();
   EXPECT_EQ(Plan.Runs.size(), 1u);
   EXPECT_NE(Log.find("measured (1 sample(s))"), std::string::npos) << Log;
@@ -209,9 +219,9 @@ TEST_F(EngineModelTest, PreparedEarlyTheModelStillNamesItsProfileAtTheFirstDecis
   float *PC = upload(std::vector<float>(N));
   for (int Launch = 0; Launch < 2; ++Launch) {
     testing::internal::CaptureStderr();
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     run(PA, PB, PC, N);
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     std::string Log = testing::internal::GetCapturedStderr();
     EXPECT_EQ(Log.find("cleave: model policy: device profile") !=
                   std::string::npos,
@@ -259,7 +269,8 @@ TEST_F(EngineModelTest, CorruptCacheIsReportedOnce) {
                          "'/perf-*.json; do echo garbage > \"$f\"; done")
                             .c_str()),
             0);
-  Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Model);
+  Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Model,
+                                 cacheIn(Dir));
   ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                               {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
                   .ok());
@@ -290,9 +301,9 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   float *PA = upload(A), *PB = upload(B), *PC = upload(std::vector<float>(N));
   for (int Launch = 1; Launch <= 9; ++Launch) {
     testing::internal::CaptureStderr();
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     LaunchPlan Plan = run(PA, PB, PC, N);
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     std::string Log = testing::internal::GetCapturedStderr();
     bool Kept = Log.find("the decision of launch 4, kept until launch 9") !=
                 std::string::npos;
@@ -314,9 +325,9 @@ TEST_F(EngineModelTest, DecisionsAreCachedBetweenPlannedSearches) {
   // grid and buffers keeps launch 9's decision (and is correct).
   auto Logged = [&](float *X, float *Y, float *Z, int Elems) {
     testing::internal::CaptureStderr();
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     (void)run(X, Y, Z, Elems);
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     return testing::internal::GetCapturedStderr();
   };
   std::vector<float> Twos(N, 2.0f);
@@ -435,6 +446,7 @@ protected:
   void SetUp() override {
     Cache = std::make_unique<ScopedCacheDir>("engine-nullgpu");
     Dir = Cache->Dir;
+    Opts = cacheIn(Dir);
   }
   void TearDown() override {
     Eng.reset();
@@ -444,20 +456,20 @@ protected:
     Cache.reset();
   }
   /// The devices: the host CPU first when \p WithCpu, then null GPUs.
-  void start(std::vector<NullGpu::Options> Opts, bool WithCpu = false) {
+  void start(std::vector<NullGpu::Options> GpuSpecs, bool WithCpu = false) {
     std::vector<Device *> Devs;
     if (WithCpu) {
       ASSERT_TRUE(
           DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
       Devs = Reg->devices();
     }
-    for (NullGpu::Options &O : Opts) {
+    for (NullGpu::Options &O : GpuSpecs) {
       O.Trace = TraceGpus;
       Gpus.push_back(std::make_unique<NullGpu>(std::move(O)));
       Devs.push_back(Gpus.back().get());
     }
     Bufs = std::make_unique<BufferManager>(Devs);
-    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Model);
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Model, Opts);
     // Null GPUs run in nanoseconds: every launch would be too short to
     // split, and these tests are about how splits are decided.
     Eng->setMinSplitMs(0);
@@ -517,7 +529,7 @@ protected:
   /// values in \p In written to a and b with cudaMemcpy.
   void startEvenOverFourGpus(std::vector<float> (&In)[2], std::mt19937 &Rng) {
     start({{0}, {1}, {2}, {3}});
-    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even, Opts);
     ASSERT_TRUE(
         Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                         {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
@@ -555,7 +567,7 @@ protected:
   /// Four null GPUs, the even policy, and \p In in a, for blur().
   void startBlur(const std::vector<float> &In) {
     start({{0}, {1}, {2}, {3}});
-    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even);
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::Even, Opts);
     ASSERT_TRUE(
         Eng->addProgram(bundleBytes().data(), bundleBytes().size(), {}).ok());
     Blur = Eng->findKernel("blur");
@@ -577,6 +589,9 @@ protected:
   std::function<bool()> QueuedBehind;
   std::unique_ptr<ScopedCacheDir> Cache;
   std::string Dir;
+  /// The engine's options (start()); SetUp leaves the defaults with the
+  /// test's cache.
+  Options Opts;
   CpuExecutor Exec{8};
   std::unique_ptr<DeviceRegistry> Reg;
   std::vector<std::unique_ptr<NullGpu>> Gpus;
@@ -639,11 +654,11 @@ TEST_F(EngineNullGpuTest, CombinedOutputsSplitOnlyWhenTheGridFillsAWaveOfEveryGp
     Req.Block[0] = 256;
     Req.Args = Args;
     LaunchPlan Plan;
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     testing::internal::CaptureStderr();
     Result R = Eng->launch(Req, Plan);
     Log = testing::internal::GetCapturedStderr();
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     EXPECT_TRUE(R.ok()) << R.toString();
     return Plan;
   };
@@ -695,9 +710,9 @@ TEST_F(EngineNullGpuTest, ALaunchTooShortToPayForASplitRunsWhole) {
   Eng->setMinSplitMs(ModelPartitioner::DefaultMinSplitMs);
   for (int I = 0; I < 3; ++I) {
     testing::internal::CaptureStderr();
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     LaunchPlan P = launch();
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     std::string Log = testing::internal::GetCapturedStderr();
     EXPECT_EQ(P.Runs.size(), 1u) << P.describe();
     if (I == 0)
@@ -746,7 +761,7 @@ TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
   // its own table (so the noise reaches the decisions). Once the inputs are
   // on the GPUs, later searches keep each GPU on the blocks whose data it
   // holds.
-  std::vector<NullGpu::Options> Opts;
+  std::vector<NullGpu::Options> Specs;
   auto Rng = std::make_shared<std::mt19937>(11);
   for (int G = 0; G < 4; ++G) {
     NullGpu::Options O{G, "model " + std::to_string(G)};
@@ -754,9 +769,9 @@ TEST_F(EngineNullGpuTest, NoisyTimingsDoNotMoveDataBackAndForth) {
       double Noise = std::uniform_real_distribution<double>(0.95, 1.05)(*Rng);
       return float(0.005 + double(Blocks) / 1e5 * Noise);
     };
-    Opts.push_back(O);
+    Specs.push_back(O);
   }
-  start(Opts);
+  start(Specs);
   ASSERT_TRUE(Bufs->memset(Ptr[0], 1, N * sizeof(float)).ok());
   ASSERT_TRUE(Bufs->memset(Ptr[1], 2, N * sizeof(float)).ok());
   // The first launch may leave a GPU out (the seed says a fourth share
@@ -790,9 +805,9 @@ TEST_F(EngineNullGpuTest, InputsACudaMemcpyStagedAreNotChargedAtFirst) {
                              MemcpyKind::HostToDevice)
                     .ok());
   testing::internal::CaptureStderr();
-  setenv("CLEAVE_LOG", "plan", 1);
+  Eng->setLog(logOf("plan"));
   LaunchPlan Plan = launch();
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   std::string Log = testing::internal::GetCapturedStderr();
   EXPECT_NE(Log.find("or sent to a device not charged (first search"),
             std::string::npos)
@@ -814,9 +829,9 @@ TEST_F(EngineNullGpuTest, ResultsTheHostReadsBackAreChargedAsTheProgramsCopies) 
   uploadInputs(Ones);
   auto Logged = [&](bool ReadBack) {
     testing::internal::CaptureStderr();
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     (void)launch();
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     std::string Log = testing::internal::GetCapturedStderr();
     if (ReadBack)
       EXPECT_TRUE(Bufs->memcpy(Out.data(), Ptr[2], N * sizeof(float),
@@ -881,11 +896,11 @@ TEST_F(EngineNullGpuTest, InputsTheHostRewritesBeforeEveryLaunchStayWithTheFaste
   // The pushes were timed at about the link's rate.
   EXPECT_GT(Bufs->programCopyGBps(1, true), 0.3);
   EXPECT_LT(Bufs->programCopyGBps(1, true), 0.6);
-  setenv("CLEAVE_LOG", "plan", 1);
+  Eng->setLog(logOf("plan"));
   testing::internal::CaptureStderr();
   P = launch();
   std::string Log = testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   EXPECT_NE(Log.find("inputs the host rewrote before this launch charged "
                      "as the program's copies"),
             std::string::npos)
@@ -904,11 +919,11 @@ TEST_F(EngineNullGpuTest, InputsTheHostRewritesBeforeEveryLaunchStayWithTheFaste
     P = launch();
     Upload();
   }
-  setenv("CLEAVE_LOG", "plan", 1);
+  Eng->setLog(logOf("plan"));
   testing::internal::CaptureStderr();
   P = launch();
   Log = testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   EXPECT_EQ(Blocks(P, "cpu0"), Total) << P.describe() << Log;
 }
 
@@ -943,11 +958,11 @@ TEST_F(EngineNullGpuTest, UploadsBeforeTwoLaunchesInARowEndAKeptQuietDecision) {
   }
   for (int L = 21; L <= 23; ++L) {
     uploadInputs(In);
-    setenv("CLEAVE_LOG", "plan", 1);
+    Eng->setLog(logOf("plan"));
     testing::internal::CaptureStderr();
     LaunchPlan P = launch();
     std::string Log = testing::internal::GetCapturedStderr();
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     bool Kept = Log.find("the decision of launch 19, kept until launch 39") !=
                 std::string::npos;
     EXPECT_EQ(Kept, L == 21) << "launch " << L << "\n" << Log;
@@ -980,13 +995,13 @@ TEST_F(EngineNullGpuTest, UploadsOnceEveryFewLaunchesAreSpreadOverThem) {
     if (L % 2 == 1)
       uploadInputs(In);
     if (L == 39) {
-      setenv("CLEAVE_LOG", "plan", 1);
+      Eng->setLog(logOf("plan"));
       testing::internal::CaptureStderr();
     }
     (void)launch();
   }
   Log = testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   EXPECT_NE(Log.find("(model): 32768 blocks"), std::string::npos)
       << "launch 39 searches\n" << Log;
   EXPECT_NE(Log.find("once every 2.0 launches"), std::string::npos) << Log;
@@ -1014,7 +1029,7 @@ TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
                "pinned": {"h2d_gbps": 1, "d2h_gbps": 1},
                "pageable": {"h2d_gbps": 1, "d2h_gbps": 1}}]}})";
   }
-  setenv("CLEAVE_PROFILE", Profile.c_str(), 1);
+  Opts.ProfilePath = Profile;
   start({G}, /*WithCpu=*/true);
   void *V = nullptr;
   ASSERT_TRUE(Bufs->allocate(N * sizeof(float), V).ok());
@@ -1043,7 +1058,28 @@ TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
       EXPECT_EQ(Second.BytesMoved, 0u) << Second.describe();
     }
   }
-  unsetenv("CLEAVE_PROFILE");
+  std::remove(Profile.c_str());
+}
+
+TEST_F(EngineNullGpuTest, AProfileFieldOfTheWrongTypeIsReportedWithItsFile) {
+  std::string Profile = Dir + "-typo-profile.json";
+  {
+    std::ofstream P(Profile);
+    P << R"({"schema": "cleave-device-profile", "schema_version": 1,
+             "gpus": [{"index": 0, "name": "model A", "sm_count": "132"}]})";
+  }
+  Opts.ProfilePath = Profile;
+  // The engine loads its profile when it is made (setMinSplitMs in start).
+  testing::internal::CaptureStderr();
+  start({{0, "model A"}, {1, "model A"}});
+  launch();
+  std::string Err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(Err.find("cleave: warning: CLEAVE_PROFILE: device profile " +
+                     Profile +
+                     ": gpus[0].sm_count is a string, not a number; read "
+                     "as missing"),
+            std::string::npos)
+      << Err;
   std::remove(Profile.c_str());
 }
 
@@ -1067,11 +1103,11 @@ TEST_F(EngineNullGpuTest, GpusOfOneModelPoolTheirCopyRates) {
   double R0 = Bufs->programCopyGBps(0, true), R1 = Bufs->programCopyGBps(1, true);
   EXPECT_LT(R0, 0.3);
   EXPECT_GT(R1, R0 + 0.2);
-  setenv("CLEAVE_LOG", "plan", 1);
+  Eng->setLog(logOf("plan"));
   testing::internal::CaptureStderr();
   (void)launch();
   std::string Log = testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
+  Eng->setLog(LogOptions());
   char Rate[64];
   std::snprintf(Rate, sizeof(Rate), " in at %.1f GB/s", (R0 + R1) / 2);
   size_t First = Log.find(Rate);
@@ -1106,10 +1142,10 @@ TEST_F(EngineNullGpuTest, InputsMoveToSeveralGpusAtOnce) {
 TEST_F(EngineNullGpuTest, SmallInputsMoveToSeveralGpusAtOnceThroughTheIssueWorkers) {
   // After a first launch, the host rewrites 4 KB of each GPU's quarter of
   // both inputs: 32 KB to move, too little to start threads for, but with
-  // issue workers (CLEAVE_ISSUE=parallel) each GPU's copies run on its
+  // issue workers (CLEAVE_TUNE=issue=parallel) each GPU's copies run on its
   // worker (or here, when it sleeps), at once. Every replica must then hold
   // the host's bytes and the plan count each byte once.
-  ASSERT_TRUE(IssuePool::choose("parallel"));
+  Opts.Tune.Issue = IssueMode::Parallel;
   std::vector<float> In[2];
   std::mt19937 Rng(7);
   ASSERT_NO_FATAL_FAILURE(startEvenOverFourGpus(In, Rng));
@@ -1131,7 +1167,6 @@ TEST_F(EngineNullGpuTest, SmallInputsMoveToSeveralGpusAtOnceThroughTheIssueWorke
   EXPECT_EQ(Plan.BytesMoved, 2 * 4 * Piece * sizeof(float)) << Plan.describe();
   EXPECT_EQ(Plan.MovedAtOnce, 4u) << Plan.describe();
   expectReplicasHoldInputs(Plan, In);
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, HaloRowsAreQueuedAheadOfTheKernelThatReadsThem) {
@@ -1141,7 +1176,7 @@ TEST_F(EngineNullGpuTest, HaloRowsAreQueuedAheadOfTheKernelThatReadsThem) {
   // its own compute stream (Device::pullFromPeer), where its kernel goes
   // next, instead of waiting for them on the host; they count as valid at
   // once and hold the neighbour's bytes.
-  ASSERT_TRUE(IssuePool::choose("parallel"));
+  Opts.Tune.Issue = IssueMode::Parallel;
   std::vector<float> In(N);
   std::mt19937 Rng(11);
   for (float &X : In)
@@ -1181,7 +1216,6 @@ TEST_F(EngineNullGpuTest, HaloRowsAreQueuedAheadOfTheKernelThatReadsThem) {
           << R.DeviceName << " " << E;
     }
   }
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, ARunRefusedAfterItsHalosWereQueuedRunsElsewhere) {
@@ -1189,7 +1223,7 @@ TEST_F(EngineNullGpuTest, ARunRefusedAfterItsHalosWereQueuedRunsElsewhere) {
   // halos were queued on its stream. The launch waits for that stream,
   // keeps what landed, and runs gpu2's blocks on another GPU, which then
   // holds that band of the output; every block runs once.
-  ASSERT_TRUE(IssuePool::choose("parallel"));
+  Opts.Tune.Issue = IssueMode::Parallel;
   std::vector<float> In(N, 1.0f);
   ASSERT_NO_FATAL_FAILURE(startBlur(In));
   ASSERT_TRUE(FaultInjector::global().configure("gpu2:launch:2").ok());
@@ -1213,7 +1247,6 @@ TEST_F(EngineNullGpuTest, ARunRefusedAfterItsHalosWereQueuedRunsElsewhere) {
                    std::min<uint64_t>(N, (R.First + R.Count) * 128) * 4};
     EXPECT_TRUE(Res.Buf->holds(R.Device, Band)) << R.DeviceName;
   }
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, AnIterationThatSwapsItsBuffersIsReplayed) {
@@ -1228,7 +1261,7 @@ TEST_F(EngineNullGpuTest, AnIterationThatSwapsItsBuffersIsReplayed) {
     SCOPED_TRACE(Issue);
     TearDown();
     SetUp();
-    ASSERT_TRUE(IssuePool::choose(Issue));
+    Opts.Tune.Issue = issueMode(Issue);
     std::vector<float> In(N, 1.0f);
     ASSERT_NO_FATAL_FAILURE(startBlur(In));
     BufferManager::Resolved A, B;
@@ -1272,7 +1305,6 @@ TEST_F(EngineNullGpuTest, AnIterationThatSwapsItsBuffersIsReplayed) {
           << "step " << Step;
     }
   }
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, EveryStepOfARepeatedIterationIsReplayed) {
@@ -1314,7 +1346,7 @@ TEST_F(EngineNullGpuTest, ADeferredReplayIsQueuedBehindTheLaunchBeforeIt) {
       SetUp();
       TraceGpus = true;
       MayDefer = Defer;
-      ASSERT_TRUE(IssuePool::choose(Issue));
+      Opts.Tune.Issue = issueMode(Issue);
       std::vector<float> In(N, 1.0f);
       ASSERT_NO_FATAL_FAILURE(startBlur(In));
       BufferManager::Resolved A, B;
@@ -1367,18 +1399,17 @@ TEST_F(EngineNullGpuTest, ADeferredReplayIsQueuedBehindTheLaunchBeforeIt) {
     }
     EXPECT_TRUE(Valid[0] == Valid[1]);
   }
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, AReplayDefersWhenALaunchIsQueuedBehindItByIssueTime) {
   // MayDefer false: the engine asks QueuedBehind once a replay is planned
   // (the fifth launch on), once per launch, and defers the replay when it
   // answers true; the launches before, which plan, never ask.
-  ASSERT_TRUE(IssuePool::choose("parallel"));
   for (bool Queued : {false, true}) {
     SCOPED_TRACE(Queued ? "queued behind" : "nothing behind");
     TearDown();
     SetUp();
+    Opts.Tune.Issue = IssueMode::Parallel;
     int Asked = 0;
     QueuedBehind = [&] {
       ++Asked;
@@ -1400,7 +1431,6 @@ TEST_F(EngineNullGpuTest, AReplayDefersWhenALaunchIsQueuedBehindItByIssueTime) {
     EXPECT_FALSE(Bufs->hasDeferred());
   }
   QueuedBehind = nullptr;
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
@@ -1409,7 +1439,7 @@ TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
   // and gpu2 no longer claims the halo rows it pulled (their sources still
   // hold them); the copy after that succeeds. An armed fault injector
   // turns deferral off, so that recovery can be tested.
-  ASSERT_TRUE(IssuePool::choose("parallel"));
+  Opts.Tune.Issue = IssueMode::Parallel;
   MayDefer = true;
   std::vector<float> In(N, 1.0f);
   ASSERT_NO_FATAL_FAILURE(startBlur(In));
@@ -1448,7 +1478,6 @@ TEST_F(EngineNullGpuTest, AFailureOfDeferredWorkIsReportedOnceWithItsClaims) {
   FaultInjector::global().clear();
   EXPECT_FALSE(P.Deferred) << P.describe();
   EXPECT_FALSE(Bufs->hasDeferred());
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, ModulesLoadWhenTheProgramIsAdded) {
@@ -1571,14 +1600,13 @@ TEST_F(EngineNullGpuTest, AHaloThatTheLaunchRewritesIsNotQueued) {
   // neighbour), so a copy queued behind the kernel could read them after
   // the neighbour's kernel changed them. They are copied and waited for
   // before any kernel starts, as without queueing: none is pulled.
-  ASSERT_TRUE(IssuePool::choose("parallel"));
+  Opts.Tune.Issue = IssueMode::Parallel;
   std::vector<float> In(N, 1.0f);
   ASSERT_NO_FATAL_FAILURE(startBlur(In));
   blur(Ptr[0], Ptr[1]);
   LaunchPlan InPlace = blur(Ptr[1], Ptr[1]);
   for (auto &G : Gpus)
     EXPECT_TRUE(G->pulls().empty()) << G->name() << "\n" << InPlace.describe();
-  EXPECT_TRUE(IssuePool::choose("auto"));
 }
 
 TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
@@ -1617,7 +1645,7 @@ TEST_F(EngineNullGpuTest, AHostReadGathersFromSeveralGpusAtOnce) {
   }
 }
 
-/// Runs \p Launches launches over four null GPUs of one model (CLEAVE_ISSUE
+/// Runs \p Launches launches over four null GPUs of one model (issue mode
 /// as \p Issue says, CLEAVE_FAULT as \p Fault) and returns each launch's
 /// plan, then the tables' sample count; \p Posted counts the ranges handed
 /// to issue workers (CLEAVE_LOG=phases' "post:" steps).
@@ -1633,11 +1661,11 @@ TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
     IssueRun Out;
     TearDown();
     SetUp();
-    EXPECT_TRUE(IssuePool::choose(Issue));
+    Opts.Tune.Issue = issueMode(Issue);
     start({{0, "model A"}, {1, "model A"}, {2, "model A"}, {3, "model A"}},
           WithCpu);
     EXPECT_TRUE(FaultInjector::global().configure(Fault).ok());
-    setenv("CLEAVE_LOG", "phases", 1);
+    Eng->setLog(logOf("phases"));
     testing::internal::CaptureStderr();
     for (int I = 0; I < Launches; ++I) {
       LaunchPlan P = launch();
@@ -1653,7 +1681,7 @@ TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
       Out.Plans.push_back(P.describe());
     }
     std::string Log = testing::internal::GetCapturedStderr();
-    unsetenv("CLEAVE_LOG");
+    Eng->setLog(LogOptions());
     FaultInjector::global().clear();
     for (size_t At = Log.find(" post:"); At != std::string::npos;
          At = Log.find(" post:", At + 1))
@@ -1687,8 +1715,6 @@ TEST_F(EngineNullGpuTest, IssueWorkersDecideAndRecordAsTheLaunchingThreadDoes) {
       EXPECT_TRUE(Recovered);
     }
   }
-  EXPECT_TRUE(IssuePool::choose("auto"));
-  EXPECT_FALSE(IssuePool::choose("sometimes"));
 }
 
 } // namespace

@@ -10,8 +10,9 @@
 // allocation faults, and symbols.
 //
 //===----------------------------------------------------------------------===//
-#include "../TestInputs.h"
 #include "cleave/rt/Engine.h"
+#include "../TestInputs.h"
+#include "cleave/rt/Options.h"
 #include "cleave/rt/PartitionParams.h"
 
 #include "FakeDevice.h"
@@ -211,7 +212,7 @@ protected:
     }
     Bufs = std::make_unique<BufferManager>(Devs);
     Exec = std::make_unique<CpuExecutor>(2);
-    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Even);
+    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Even, Opts);
     Result R = Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                                cpuSymbols(WithMerge, WithTwin));
     ASSERT_TRUE(R.ok()) << R.toString();
@@ -264,6 +265,8 @@ protected:
   std::vector<std::unique_ptr<test::FakeDevice>> Fakes;
   std::unique_ptr<CpuExecutor> Exec;
   std::unique_ptr<BufferManager> Bufs;
+  /// The engine's options (build()).
+  Options Opts;
   std::unique_ptr<Engine> Eng;
   std::mt19937 Rng{1234};
 };
@@ -761,7 +764,7 @@ TEST_F(EngineTest, ALaunchRunsAsItsSwappedTwinOnlyWhenThatIsSafeAndPays) {
   // @tr's twin (x and y swapped) writes whole rows of out per range, @tr
   // itself a column band: the Even policy over three CPU devices runs the
   // twin, the result matches the reference. The kernel itself runs when
-  // the twin has no CPU variant, with CLEAVE_SWAP=off, for an explicit
+  // the twin has no CPU variant, with CLEAVE_TUNE=swap=off, for an explicit
   // partition, and when gx exceeds the twin's y limit (65535).
   auto Run = [&](int W, int H, std::vector<PartitionRange> Part) {
     std::vector<float> In(size_t(W) * H), Want(In.size());
@@ -799,14 +802,15 @@ TEST_F(EngineTest, ALaunchRunsAsItsSwappedTwinOnlyWhenThatIsSafeAndPays) {
   P = Run(200, 90, {{0, 0, 500}, {1, 500, 500}, {2, 1000, 170}}); // 13 x 90
   EXPECT_FALSE(P.Swapped) << P.describe();
 
-  setenv("CLEAVE_SWAP", "off", 1);
-  P = Run(200, 90, {});
-  unsetenv("CLEAVE_SWAP");
-  EXPECT_FALSE(P.Swapped) << P.describe();
-
   // 65537 x 2 blocks: the twin's grid would be 2 x 65537.
   P = Run(65537 * 16, 2, {});
   EXPECT_FALSE(P.Swapped) << P.describe();
+
+  Opts.Tune.Swap = false; // CLEAVE_TUNE=swap=off
+  build(3);
+  P = Run(200, 90, {});
+  EXPECT_FALSE(P.Swapped) << P.describe();
+  Opts.Tune.Swap = true;
 
   build(3, 0, /*WithMerge=*/true, /*WithTwin=*/false);
   P = Run(200, 90, {});
@@ -814,23 +818,17 @@ TEST_F(EngineTest, ALaunchRunsAsItsSwappedTwinOnlyWhenThatIsSafeAndPays) {
 }
 
 TEST_F(EngineTest, TheModelPolicyCombinesOutputsOverCpuDevices) {
+  // The options' default CacheDir is empty: no performance cache.
+  Opts.Log.Plan = true;
   build(3);
-  const char *Old = std::getenv("CLEAVE_CACHE_DIR");
-  std::string Saved = Old ? Old : "";
-  setenv("CLEAVE_CACHE_DIR", "off", 1);
   Eng->setPolicy(PartitionPolicy::Model);
   HistLaunch H;
   makeHist(H, 1);
   LaunchPlan Plan;
-  setenv("CLEAVE_LOG", "plan", 1);
   testing::internal::CaptureStderr();
   Result R = Eng->launch(H.Req, Plan);
   std::string Log = testing::internal::GetCapturedStderr();
-  unsetenv("CLEAVE_LOG");
-  if (Old)
-    setenv("CLEAVE_CACHE_DIR", Saved.c_str(), 1);
-  else
-    unsetenv("CLEAVE_CACHE_DIR");
+  Opts.Log.Plan = false;
   ASSERT_TRUE(R.ok()) << R.toString();
   // No GPU, so no wave to fill (EngineNullGpuTest has the GPU case): the
   // planner alone decides, and the counts are right whatever it chose.

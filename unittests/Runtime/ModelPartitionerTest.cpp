@@ -61,30 +61,6 @@ std::vector<std::string> listDir(const std::string &Dir) {
   return Names;
 }
 
-/// Restores an environment variable at the end of a scope.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *Name, const char *Value) : Name(Name) {
-    if (const char *Old = std::getenv(Name))
-      Saved = Old, Had = true;
-    if (Value)
-      setenv(Name, Value, 1);
-    else
-      unsetenv(Name);
-  }
-  ~ScopedEnv() {
-    if (Had)
-      setenv(Name, Saved.c_str(), 1);
-    else
-      unsetenv(Name);
-  }
-
-private:
-  const char *Name;
-  std::string Saved;
-  bool Had = false;
-};
-
 PerfKey key(const char *Kernel = "k@00000000", uint64_t Blocks = 4096) {
   PerfKey K;
   K.Kernel = Kernel;
@@ -204,20 +180,8 @@ TEST(PerfCache, RefusesMalformedTextAndKeepsItsContents) {
   }
 }
 
-TEST(PerfCache, DirectoryFromTheEnvironment) {
-  ScopedEnv A("CLEAVE_CACHE_DIR", "/x/cache");
-  ScopedEnv B("XDG_CACHE_HOME", "/xdg");
-  ScopedEnv H("HOME", "/home/u");
-  EXPECT_EQ(perfCacheDirectory(), "/x/cache");
-  setenv("CLEAVE_CACHE_DIR", "off", 1);
-  EXPECT_EQ(perfCacheDirectory(), "");
-  unsetenv("CLEAVE_CACHE_DIR");
-  EXPECT_EQ(perfCacheDirectory(), "/xdg/cleave");
-  unsetenv("XDG_CACHE_HOME");
-  EXPECT_EQ(perfCacheDirectory(), "/home/u/.cache/cleave");
-  unsetenv("HOME");
-  EXPECT_EQ(perfCacheDirectory(), "");
-
+// The cache's folder is Options::CacheDir (OptionsTest.CacheDirectory).
+TEST(PerfCache, OneFilePerProfileAndDeviceSet) {
   DeviceProfile P;
   std::string F1 = perfCacheFile("/c", P, {"gpu0 H200", "cpu0 host"});
   std::string F2 = perfCacheFile("/c", P, {"gpu0 H100", "cpu0 host"});
@@ -318,6 +282,42 @@ TEST(DeviceProfile, ReadsWhatThePlannerUses) {
   EXPECT_EQ(P.Cpu.Threads, 32u);
   EXPECT_DOUBLE_EQ(P.Cpu.TriadGBps, 129.0);
   EXPECT_DOUBLE_EQ(P.Cpu.TriadOneThreadGBps, 13.7);
+}
+
+TEST(DeviceProfile, FieldsOfTheWrongTypeAreReportedNotReadAsZero) {
+  DeviceProfile Good;
+  ASSERT_TRUE(parseDeviceProfile(SmallProfile, Good).ok());
+  EXPECT_TRUE(Good.TypeErrors.empty()); // {"error": ...} is no type error
+
+  const char *Typo = R"({
+    "schema": "cleave-device-profile", "schema_version": 1,
+    "gpus": [{"index": 0, "sm_count": "132", "async_engines": "3",
+              "bandwidth": {"dram": {"read_gbps": {"median": "4269"}}}}],
+    "host_links": {
+      "alone": [{"gpu": 0, "pinned": {"h2d_gbps": true, "d2h_gbps": 55}}],
+      "peer": [{"src": 0, "dst": 1, "gbps": [388]}]},
+    "cpu": {"threads": {"min": 3}, "memory_bandwidth": {"by_threads": [
+      {"threads": 1, "gbps": 13.7}]}}
+  })";
+  DeviceProfile P;
+  ASSERT_TRUE(parseDeviceProfile(Typo, P).ok());
+  EXPECT_EQ(P.TypeErrors,
+            (std::vector<std::string>{
+                "gpus[0].sm_count is a string, not a number",
+                "gpus[0].async_engines is a string, not a number",
+                "gpus[0].bandwidth.dram.read_gbps.median is a string, not a "
+                "number",
+                "host_links.alone[0].pinned.h2d_gbps is a boolean, not a "
+                "number",
+                "host_links.peer[0].gbps is an array, not a number",
+                "cpu.threads is an object, not a number"}));
+  ASSERT_TRUE(P.gpu(0));
+  EXPECT_EQ(P.gpu(0)->SMs, 0u); // missing: the planner's defaults apply
+  EXPECT_DOUBLE_EQ(P.gpu(0)->DramGBps, 0.0);
+  EXPECT_DOUBLE_EQ(P.gpu(0)->PinnedH2DGBps, 0.0);
+  EXPECT_DOUBLE_EQ(P.gpu(0)->PinnedD2HGBps, 55.0);
+  EXPECT_TRUE(P.gpu(0)->PeerGBps.empty());
+  EXPECT_EQ(P.Cpu.Threads, 0u);
 }
 
 TEST(DeviceProfile, RefusesWhatIsNotAProfile) {

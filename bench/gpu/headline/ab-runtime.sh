@@ -12,7 +12,7 @@
 # ROUNDS (2), REPS (15), KERNELS (all), PROFILE (profiles/h200x4-all.json),
 # MODES (resident,host), ENV_A and ENV_B (space-separated NAME=VALUE set for
 # A's and B's runs only: one library with two settings, e.g.
-# ENV_A=CLEAVE_DEFER=off).
+# ENV_A=CLEAVE_TUNE=defer=off).
 # Writes $OUT/ab.jsonl (each line tagged "runtime":"a"|"b", "round") and
 # $OUT/ab.log.
 set -uo pipefail

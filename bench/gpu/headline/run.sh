@@ -11,16 +11,16 @@
 #           shares, and unequal shares over 2 GPUs (report.py takes the
 #           fastest median, with `even`, as the best static split);
 #   nospin  resident mode only, gpu0, 2gpu and 4gpu, even, with
-#           CLEAVE_SPIN_US=0 (policy label even-nospin): what spinning
+#           CLEAVE_TUNE=spin_us=0 (policy label even-nospin): what spinning
 #           before blocking at stream hand-offs gains, against `even`;
 #   nopin   host mode only, gpu0 and the most GPUs, even, with
-#           CLEAVE_PIN_HOST=off (policy label even-nopin): what page-locking
+#           CLEAVE_TUNE=pin_host=off (policy label even-nopin): what page-locking
 #           the host copies gains, against `even` of the same run;
 #   shadow  host mode only, gpu0, 2gpu and 4gpu, even, with
-#           CLEAVE_HOST_COPIES=shadow (policy label even-shadow): what the
+#           CLEAVE_TUNE=host_copies=shadow (policy label even-shadow): what the
 #           direct host copies gain, against `even`;
 #   serial  resident mode only, 2gpu and 4gpu, even, with
-#           CLEAVE_ISSUE=serial (policy label even-serial): what the issue
+#           CLEAVE_TUNE=issue=serial (policy label even-serial): what the issue
 #           workers gain, against `even`;
 #   native  native_split.cu built with nvcc: vecadd split by hand over
 #           1/2/4 GPUs without Cleave ($OUT/native_split.jsonl);
@@ -107,7 +107,7 @@ run_one() {
     return
   fi
   say "## $set ($label, $modes $extra): CLEAVE_DEVICES=${devs[$set]} $*"
-  if env -u CLEAVE_PARTITION -u CLEAVE_SPLIT -u CLEAVE_LOG \
+  if env -u CLEAVE_PARTITION -u CLEAVE_SPLIT -u CLEAVE_LOG -u CLEAVE_TUNE \
       CLEAVE_DEVICES="${devs[$set]}" "$@" \
       timeout 240 "$carry/bin/headline" "${small[@]}" --reps "$reps" \
       --budget-ms "$budget" --kernels "$kernels" --set "$set" \
@@ -178,13 +178,13 @@ done
 case $phases in *,nospin,*)
   for s in gpu0 2gpu 4gpu; do
     case " $sets " in *" $s "*) ;; *) continue ;; esac
-    run_modes=resident run "$s" even-nospin CLEAVE_PARTITION=even CLEAVE_SPIN_US=0
+    run_modes=resident run "$s" even-nospin CLEAVE_PARTITION=even CLEAVE_TUNE=spin_us=0
   done ;; esac
 # 5. Host copies not page-locked (host mode).
 case $phases in *,nopin,*)
   for s in gpu0 4gpu 2gpu; do
     case " $sets " in *" $s "*) ;; *) continue ;; esac
-    run_modes=host run "$s" even-nopin CLEAVE_PARTITION=even CLEAVE_PIN_HOST=off
+    run_modes=host run "$s" even-nopin CLEAVE_PARTITION=even CLEAVE_TUNE=pin_host=off
     [ "$s" = 4gpu ] && break
   done ;; esac
 # 5c. Copies between the program's memory and the buffers through the
@@ -192,14 +192,14 @@ case $phases in *,nopin,*)
 case $phases in *,shadow,*)
   for s in gpu0 2gpu 4gpu; do
     case " $sets " in *" $s "*) ;; *) continue ;; esac
-    run_modes=host run "$s" even-shadow CLEAVE_PARTITION=even CLEAVE_HOST_COPIES=shadow
+    run_modes=host run "$s" even-shadow CLEAVE_PARTITION=even CLEAVE_TUNE=host_copies=shadow
   done ;; esac
 # 5b. GPU ranges issued one after the other by the launching thread
 # (resident mode).
 case $phases in *,serial,*)
   for s in 2gpu 4gpu; do
     case " $sets " in *" $s "*) ;; *) continue ;; esac
-    run_modes=resident run "$s" even-serial CLEAVE_PARTITION=even CLEAVE_ISSUE=serial
+    run_modes=resident run "$s" even-serial CLEAVE_PARTITION=even CLEAVE_TUNE=issue=serial
   done ;; esac
 # 6. The hand-split CUDA ceiling (native_split.cu, built here with nvcc).
 case $phases in *,native,*)

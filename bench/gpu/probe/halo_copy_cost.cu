@@ -75,7 +75,7 @@ __global__ void copyKernel(CopyList L) {
 }
 
 /// A worker per device that spins for posted work, like the engine's issue
-/// workers (CLEAVE_SPIN_US).
+/// workers (CLEAVE_TUNE spin_us).
 class Worker {
 public:
   Worker() : T([this] { loop(); }) {}

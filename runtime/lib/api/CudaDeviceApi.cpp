@@ -110,7 +110,7 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
     return ret(
         invalid("cudaSetDeviceFlags: invalid flags " + std::to_string(flags)));
   CLEAVE_RUNTIME(RT);
-  // Kept and reported; how host threads wait is CLEAVE_SPIN_US's business.
+  // Kept and reported; how host threads wait is spin_us's (CLEAVE_TUNE).
   RT->DeviceFlags = flags;
   return ret(Result::success());
 }

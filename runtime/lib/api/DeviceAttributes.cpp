@@ -396,12 +396,8 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P) {
   // `cleave analyze` runs the program on the CPU for a GPU profile and tells
   // it that GPU's SM count (docs/analyze.md): grids sized from it are the
   // GPU's.
-  if (const char *S = std::getenv("CLEAVE_ANALYZE_SM_COUNT")) {
-    char *End = nullptr;
-    long V = std::strtol(S, &End, 10);
-    if (End != S && *End == '\0' && V > 0 && V <= INT_MAX)
-      P.multiProcessorCount = static_cast<int>(V);
-  }
+  if (unsigned SMs = RT.options().AnalyzeSmCount)
+    P.multiProcessorCount = static_cast<int>(SMs);
   P.maxThreadsPerMultiProcessor = Major >= 9 || (Major == 8 && Minor == 0)
                                       ? 2048
                                       : (Major == 8 ? 1536 : 2048);

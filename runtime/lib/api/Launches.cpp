@@ -75,13 +75,7 @@ struct PlanSlot {
 
 /// CLEAVE_LOG=phases: how long each launch waited in its stream's queue
 /// (the engine prints the rest of the launch's steps).
-bool logQueueTime() {
-  static const bool On = [] {
-    const char *E = std::getenv("CLEAVE_LOG");
-    return E && std::strstr(E, "phases");
-  }();
-  return On;
-}
+bool logQueueTime() { return logOptions().Phases; }
 
 Result configError(const std::string &Msg) {
   return Result::error(ErrInvalidConfiguration, Msg);

@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
-#include "../engine/LaunchContext.h"
-#include "../support/Text.h"
+#include "../cpu/Instrument.h"
 #include "cleave/rt/Bundle.h"
+#include "cleave/rt/Fault.h"
+#include "cleave/rt/MemCheck.h"
 #include "cleave/rt/Spin.h"
 
 #include <atomic>
@@ -41,6 +42,7 @@ struct Global {
 
   std::vector<RegisteredModule> Modules;
   Runtime::DeviceSource TestDevices;
+  std::optional<Options> TestOptions;
   std::map<const void *, std::string> Kernels;
   std::map<const void *, std::pair<std::string, uint64_t>> Variables;
 };
@@ -50,48 +52,29 @@ Global &global() {
   return *G;
 }
 
+/// The options the next runtime starts with: the test's, else the
+/// process's (parsed from the environment once). G.Mutex held.
+const Options &optionsForStart(const Global &G) {
+  return G.TestOptions ? *G.TestOptions : processOptions();
+}
+
+/// The log settings of the runtime, read by every API call without a lock.
 struct AtomicLogOptions {
-  std::atomic<bool> Plan{false}, Devices{false}, Errors{false};
-  std::atomic<bool> Read{false};
+  std::atomic<bool> Plan{false}, Phases{false}, Devices{false}, Errors{false};
+  std::atomic<bool> Set{false};
 };
 AtomicLogOptions &logState() {
   static AtomicLogOptions *L = new AtomicLogOptions;
   return *L;
 }
 
-/// Reads CLEAVE_LOG (at the first use and at every runtime start).
-void readLogOptions() {
+void publishLogOptions(const LogOptions &From) {
   AtomicLogOptions &L = logState();
-  bool Plan = false, Devices = false, Errors = false;
-  if (const char *Env = std::getenv("CLEAVE_LOG")) {
-    std::string_view Rest(Env);
-    while (true) {
-      size_t Comma = Rest.find(',');
-      std::string_view Item = trim(Rest.substr(0, Comma));
-      if (Item == "plan")
-        Plan = true;
-      else if (Item == "devices")
-        Devices = true;
-      else if (Item == "errors")
-        Errors = true;
-      else if (Item == "all")
-        Plan = Devices = Errors = true;
-      else if (Item == "time" || Item == "phases")
-        ; // read by the engine itself (a line per range or launch,
-          // docs/runtime.md)
-      else if (!Item.empty())
-        logLine("cleave: CLEAVE_LOG: unknown item '" + std::string(Item) +
-                "' (expected plan, time, phases, devices, errors or all); "
-                "ignored");
-      if (Comma == std::string_view::npos)
-        break;
-      Rest.remove_prefix(Comma + 1);
-    }
-  }
-  L.Plan = Plan;
-  L.Devices = Devices;
-  L.Errors = Errors;
-  L.Read = true;
+  L.Plan = From.Plan;
+  L.Phases = From.Phases;
+  L.Devices = From.Devices;
+  L.Errors = From.Errors;
+  L.Set = true;
 }
 
 /// The errors of the calling thread.
@@ -124,10 +107,14 @@ uint64_t sharedOptinFor(int Major, int Minor) {
 
 const LogOptions &logOptions() {
   AtomicLogOptions &L = logState();
-  if (!L.Read)
-    readLogOptions();
+  if (!L.Set) { // a call before the runtime's first start
+    Global &G = global();
+    std::lock_guard<std::mutex> Lock(G.Mutex);
+    publishLogOptions(optionsForStart(G).Log);
+  }
   thread_local LogOptions Snapshot;
   Snapshot.Plan = L.Plan;
+  Snapshot.Phases = L.Phases;
   Snapshot.Devices = L.Devices;
   Snapshot.Errors = L.Errors;
   return Snapshot;
@@ -304,7 +291,7 @@ void Stream::start(const std::shared_ptr<Stream> &Self) {
 }
 
 template <class Pred> bool Stream::spinFor(Pred Ready) const {
-  return spinUntil(Ready);
+  return spinUntil(Ready, RT.options().Tune.SpinUs);
 }
 
 uint64_t Stream::lastTicket() { return Queued.load(std::memory_order_acquire); }
@@ -318,7 +305,7 @@ void Stream::wait(uint64_t Ticket) {
     return;
   Waiters.fetch_add(1, std::memory_order_acq_rel);
   // Work under way: polled for longer than an idle worker polls for work.
-  if (!spinUntil([&] { return done(Ticket); }, busyWaitMicros())) {
+  if (!spinUntil([&] { return done(Ticket); }, RT.busyWaitUs())) {
     std::unique_lock<std::mutex> Lock(Mutex);
     Cond.wait(Lock, [&] { return done(Ticket); });
   }
@@ -476,6 +463,12 @@ void Runtime::reset() {
   delete RT;
 }
 
+void Runtime::setOptionsForTesting(std::optional<Options> O) {
+  Global &G = global();
+  std::lock_guard<std::mutex> Lock(G.Mutex);
+  G.TestOptions = std::move(O);
+}
+
 void Runtime::setDeviceSourceForTesting(DeviceSource Make) {
   Global &G = global();
   std::lock_guard<std::mutex> Lock(G.Mutex);
@@ -483,56 +476,56 @@ void Runtime::setDeviceSourceForTesting(DeviceSource Make) {
 }
 
 Result Runtime::start() {
-  readLogOptions();
   // get() holds the global lock.
+  Opts = optionsForStart(global());
+  BusyWaitUs = Opts.Tune.busyWaitUs(std::thread::hardware_concurrency());
+  publishLogOptions(Opts.Log);
+  // The process-wide parts of the CPU device: kernels run only after this.
+  setMemoryChecks(Opts.MemoryChecks);
+  configureInstrumentation(Opts.InstrumentOut, Opts.InstrumentBlocks);
+  // Configured only when it changes, so that a reset does not restart the
+  // rules' counts (a test may also have configured the injector itself).
+  if (!Opts.Fault.empty() && FaultInjector::global().spec() != Opts.Fault)
+    (void)FaultInjector::global().configure(Opts.Fault);
+
   const DeviceSource &Make = global().TestDevices;
   if (Make) {
     Registry = DeviceRegistry::fromDevices(Make());
-  } else if (Result R = DeviceRegistry::createFromEnvironment(Registry);
+  } else if (Result R = DeviceRegistry::create(Opts.Devices, Registry,
+                                               registryOptions(Opts));
              !R.ok()) {
     return R;
   }
-  if (logOptions().Devices)
+  if (Opts.Log.Devices)
     logLine("cleave: devices (CLEAVE_DEVICES):\n" + Registry->describe());
 
   Buffers = std::make_unique<BufferManager>(Registry->devices());
   // With one GPU, the program's copies land on it, as under nvcc
   // (BufferManager::setHomeDevice).
   Buffers->setHomeDevice(Buffers->soleDeviceWithOwnMemory());
-  Exec = std::make_unique<CpuExecutor>(0);
+  Buffers->setHostPinning(Opts.Tune.PinHost);
+  Buffers->setDirectHostCopies(Opts.Tune.DirectHostCopies);
+  Exec = std::make_unique<CpuExecutor>(Opts.CpuThreads);
 
   // The model policy by default (docs/partitioner.md): on the 4x H200
   // headline it is the best policy of every device set, and the static
   // ones give a CPU device work that costs more than it brings.
-  PartitionPolicy Policy = PartitionPolicy::Model;
-  if (const char *Env = std::getenv("CLEAVE_PARTITION")) {
-    std::string_view V = trim(Env);
-    if (parsePartitionPolicy(V, Policy))
-      PolicyFromEnv = true;
-    else if (!V.empty()) {
-      Policy = PartitionPolicy::Model;
-      logLine("cleave: CLEAVE_PARTITION=" + std::string(Env) +
-              ": expected even, proportional, single or model; using "
-              "model");
-    }
-  }
+  PartitionPolicy Policy = Opts.Partition.value_or(PartitionPolicy::Model);
+  PolicyFromEnv = Opts.Partition.has_value();
   // CLEAVE_SPLIT=w0,w1,...: one weight per selected device, the engine's
   // Weights policy (a benchmarking and diagnostic control; it wins over
   // CLEAVE_PARTITION). A value that does not parse stops the start: a
   // benchmark must not silently measure another split.
   std::vector<double> Split;
-  if (const char *Env = std::getenv("CLEAVE_SPLIT")) {
-    std::string_view V = trim(Env);
-    if (!V.empty()) {
-      std::string Why;
-      if (!parseSplitWeights(V, Registry->devices().size(), Split, Why))
-        return Result::error(ErrorCode::InvalidValue,
-                             "CLEAVE_SPLIT=" + std::string(Env) + ": " + Why);
-      Policy = PartitionPolicy::Weights;
-      PolicyFromEnv = true;
-    }
+  if (!Opts.Split.empty()) {
+    std::string Why;
+    if (!parseSplitWeights(Opts.Split, Registry->devices().size(), Split, Why))
+      return Result::error(ErrorCode::InvalidValue,
+                           "CLEAVE_SPLIT=" + Opts.Split + ": " + Why);
+    Policy = PartitionPolicy::Weights;
+    PolicyFromEnv = true;
   }
-  Eng = std::make_unique<Engine>(*Buffers, *Exec, Policy);
+  Eng = std::make_unique<Engine>(*Buffers, *Exec, Policy, Opts);
   // The model policy's profile and performance cache load while the
   // program allocates and copies (0.3-0.5 ms on one H200's host), not in
   // its first launch.
@@ -562,8 +555,8 @@ Result Runtime::start() {
   // engine's launches recover from, or CLEAVE_LOG asks for each launch's
   // `cleave time` line, which the engine's launches write.
   if (Buffers->numDevices() == 1 &&
-      Buffers->device(0).kind() == DeviceKind::Cuda &&
-      !std::getenv("CLEAVE_FAULT") && !engine::logHas("time"))
+      Buffers->device(0).kind() == DeviceKind::Cuda && Opts.Fault.empty() &&
+      !Opts.Log.Time)
     DirectDev = 0;
 
   Legacy = std::make_shared<Stream>(*this, Stream::Kind::Legacy, 0);

@@ -29,10 +29,11 @@
 #include "cleave/rt/Device.h"
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Error.h"
+#include "cleave/rt/Options.h"
 #include "cleave_rt.h"
 
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -40,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -78,14 +80,8 @@ std::string describeError(const Result &R);
 // Logging and errors of the calling thread
 //===----------------------------------------------------------------------===//
 
-/// CLEAVE_LOG, read when the runtime starts: a comma-separated list of
-/// plan, devices, errors, all.
-struct LogOptions {
-  /// Each launch's plan; the engine prints it (it reads CLEAVE_LOG itself).
-  bool Plan = false;
-  bool Devices = false;
-  bool Errors = false;
-};
+/// The runtime's CLEAVE_LOG settings (Options::Log), set when it starts;
+/// before the first start, those it will start with.
 const LogOptions &logOptions();
 
 /// Writes one line to stderr (a trailing newline is added when missing);
@@ -133,7 +129,7 @@ struct Op {
   /// returns (KernelLaunchRequest::MayDefer): the stream counts it done
   /// once that work is, which it waits for (BufferManager::settle()) when
   /// the next work is not such a launch, when someone waits for the
-  /// stream, or when no work comes for CLEAVE_SPIN_US. The launch defers
+  /// stream, or when no work comes for spin_us (CLEAVE_TUNE). The launch defers
   /// only if another one is queued behind it (Stream::launchQueued()): one
   /// waited for alone waits on each GPU's own issue worker, sooner.
   bool Deferrable = false;
@@ -175,7 +171,7 @@ private:
   Runtime &RT;
   const Kind K;
   const unsigned Flags;
-  /// Spins up to SpinMicros (CLEAVE_SPIN_US, default 200) for \p Ready
+  /// Spins up to spin_us (CLEAVE_TUNE, default 200) for \p Ready
   /// before the caller blocks on Cond: waking a thread that sleeps costs
   /// 5-50 us on a server, per hand-off, twice per launch (the worker
   /// picking it up, the host thread seeing it done), as much as a short
@@ -238,8 +234,9 @@ public:
   static Result get(Runtime *&Out);
   /// cleave_reset / cudaDeviceReset: waits for all queued work, destroys
   /// streams, events, buffers, pinned memory, the engine and the devices;
-  /// the next call starts afresh (re-reading the environment) and hands the
-  /// registered modules to the new engine. No other thread may use the
+  /// the next call starts afresh (with the same options: the environment
+  /// is parsed once per process) and hands the registered modules to the
+  /// new engine. No other thread may use the
   /// runtime meanwhile (as CUDA requires of cudaDeviceReset).
   static void reset();
   /// Whether a runtime exists (started or not), without starting one.
@@ -248,9 +245,16 @@ public:
   /// CLEAVE_DEVICES' (null: CLEAVE_DEVICES again).
   using DeviceSource = std::function<std::vector<std::unique_ptr<Device>>()>;
   static void setDeviceSourceForTesting(DeviceSource Make);
+  /// Tests: the options the next runtimes start with instead of the
+  /// process's (nullopt: the process's again).
+  static void setOptionsForTesting(std::optional<Options> O);
 
   ~Runtime();
 
+  /// The options this runtime started with.
+  const Options &options() const { return Opts; }
+  /// How long a wait for work already under way polls (TuneOptions).
+  unsigned busyWaitUs() const { return BusyWaitUs; }
   DeviceRegistry &registry() { return *Registry; }
   BufferManager &buffers() { return *Buffers; }
   Engine &engine() { return *Eng; }
@@ -372,6 +376,8 @@ private:
   /// Forgets retired streams whose worker has exited (StreamsMutex held).
   void reapLocked();
 
+  Options Opts;
+  unsigned BusyWaitUs = 0;
   std::unique_ptr<DeviceRegistry> Registry;
   std::unique_ptr<BufferManager> Buffers;
   std::unique_ptr<CpuExecutor> Exec;

@@ -81,36 +81,10 @@ std::string kernelName(const cleave_cpu_kernel_desc &K) {
 
 } // namespace
 
-unsigned parseCpuThreads(const char *Text, unsigned Fallback,
-                         std::string &Warning) {
-  Warning.clear();
-  char *End = nullptr;
-  errno = 0;
-  unsigned long long N = std::strtoull(Text, &End, 10);
-  bool Digits = End != Text && *End == '\0' && *Text >= '0' && *Text <= '9';
-  if (Digits && errno == 0 && N >= 1 && N <= MaxCpuThreads)
-    return static_cast<unsigned>(N);
-  Warning = "CLEAVE_CPU_THREADS=" + std::string(Text) +
-            ": not a whole number from 1 to " + std::to_string(MaxCpuThreads) +
-            "; using " + std::to_string(Fallback) +
-            " (the cores this process may use)";
-  return Fallback;
-}
-
 unsigned defaultCpuThreads() {
-  static const unsigned Threads = [] {
-    unsigned Cores =
-        static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
-    const char *Env = std::getenv("CLEAVE_CPU_THREADS");
-    if (!Env)
-      return Cores;
-    std::string Warning;
-    unsigned N = parseCpuThreads(Env, Cores, Warning);
-    if (!Warning.empty())
-      std::fprintf(stderr, "cleave: %s\n", Warning.c_str());
-    return N;
-  }();
-  return Threads;
+  static const unsigned Cores =
+      static_cast<unsigned>(std::max(1, tbb::info::default_concurrency()));
+  return Cores;
 }
 
 struct CpuExecutor::Impl {

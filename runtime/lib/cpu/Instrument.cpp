@@ -158,22 +158,13 @@ std::string summarize(BlockRecord &R) {
 
 class Recorder {
 public:
-  Recorder() {
-    if (const char *Out = std::getenv("CLEAVE_INSTRUMENT_OUT"); Out && *Out)
-      Path = Out;
-    if (const char *N = std::getenv("CLEAVE_INSTRUMENT_BLOCKS")) {
-      char *End = nullptr;
-      long V = std::strtol(N, &End, 10);
-      if (End != N && *End == '\0' && V > 0 && V <= 1024)
-        Samples = uint64_t(V);
-      else
-        std::fprintf(stderr,
-                     "cleave: CLEAVE_INSTRUMENT_BLOCKS='%s' is not a number "
-                     "from 1 to 1024; sampling %" PRIu64 " blocks\n",
-                     N, Samples);
-    }
-  }
   ~Recorder() { write(); }
+
+  void configure(const std::string &File, unsigned Blocks) {
+    std::lock_guard<std::mutex> G(Lock);
+    Path = File;
+    Samples = Blocks;
+  }
 
   bool enabled() const { return !Path.empty(); }
 
@@ -294,6 +285,11 @@ void runSampled(const cleave_cpu_kernel_desc &Instr, void **Args,
 }
 
 } // namespace
+
+void cleave::rt::configureInstrumentation(const std::string &Path,
+                                          unsigned Blocks) {
+  recorder().configure(Path, Blocks);
+}
 
 extern "C" void __cleave_rt_instr_run(const cleave_cpu_kernel_desc *Instr,
                                       cleave_cpu_kernel_fn Plain, void **Args,

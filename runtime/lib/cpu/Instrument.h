@@ -4,10 +4,10 @@
  * of `cleave analyze`'s instrumented build call (lib/Transforms/Instrument.cpp
  * makes the calls; docs/analyze.md describes the record). Nothing here runs
  * in a program built by `cleave compile`: only instrumented objects
- * reference these functions, and they record only when CLEAVE_INSTRUMENT_OUT
- * names the file to write at exit.
+ * reference these functions, and they record only when the runtime was
+ * given a record file to write at exit (configureInstrumentation).
  *
- * Environment:
+ * Options (Options.h, set by `cleave analyze`):
  *   CLEAVE_INSTRUMENT_OUT=FILE     the record (written when the program exits)
  *   CLEAVE_INSTRUMENT_BLOCKS=N     blocks sampled per distinct launch
  *                                  configuration (default 3: the first, the
@@ -44,6 +44,15 @@ void __cleave_rt_instr_mem(uint64_t meta, uint64_t addr);
 
 #ifdef __cplusplus
 }
+
+#include <string>
+
+namespace cleave::rt {
+/// The record's file ("": nothing is recorded) and the blocks sampled per
+/// launch configuration (Options::InstrumentOut, InstrumentBlocks); the
+/// runtime calls it when it starts, before any kernel runs.
+void configureInstrumentation(const std::string &Path, unsigned Blocks);
+} // namespace cleave::rt
 #endif
 
 #endif /* CLEAVE_RT_CPU_INSTRUMENT_H */

@@ -19,7 +19,7 @@ namespace cleave::rt {
 
 namespace {
 
-std::atomic<int> Enabled{-1}; // -1: not read yet
+std::atomic<bool> Enabled{false};
 
 /// Addresses below this are reported as a null pointer plus an offset
 /// (Linux maps nothing below vm.mmap_min_addr, 64 KiB by default).
@@ -53,27 +53,9 @@ std::string triple(uint64_t Linear, const uint32_t Dims[3]) {
 
 } // namespace
 
-bool memoryChecksEnabled() {
-  int E = Enabled.load(std::memory_order_acquire);
-  if (E >= 0)
-    return E;
-  bool On = false;
-  if (const char *V = std::getenv("CLEAVE_CHECK"); V && *V) {
-    std::string_view S = V;
-    if (S == "memory")
-      On = true;
-    else if (S != "off" && S != "none")
-      std::fprintf(stderr,
-                   "cleave: CLEAVE_CHECK=%s is not memory, off or none; "
-                   "checking nothing\n",
-                   V);
-  }
-  int Expected = -1;
-  Enabled.compare_exchange_strong(Expected, On ? 1 : 0);
-  return Enabled.load(std::memory_order_acquire);
-}
+bool memoryChecksEnabled() { return Enabled.load(std::memory_order_acquire); }
 
-void setMemoryChecks(bool On) { Enabled.store(On ? 1 : 0); }
+void setMemoryChecks(bool On) { Enabled.store(On, std::memory_order_release); }
 
 void noteAllocation(const void *P, uint64_t Bytes) {
   if (!memoryChecksEnabled())

@@ -182,13 +182,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<Device> createCpuDevice(unsigned Index,
-                                        bool SharesHostMemory) {
+std::unique_ptr<Device> createCpuDevice(unsigned Index, bool SharesHostMemory,
+                                        unsigned Threads) {
   DeviceProperties P;
   P.Name = "cpu" + std::to_string(Index);
   P.Kind = DeviceKind::Cpu;
   P.Ordinal = static_cast<int>(Index);
-  P.ComputeUnits = defaultCpuThreads();
+  P.ComputeUnits = Threads ? Threads : defaultCpuThreads();
   P.Description = "host CPU (" + std::to_string(P.ComputeUnits) +
                   " threads" +
                   (SharesHostMemory ? ", uses the host copies)"

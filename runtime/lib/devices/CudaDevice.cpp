@@ -56,7 +56,7 @@ constexpr uint64_t StagingBytes = 8u << 20;
 /// engines, queued or waited for, against 247 us by a kernel that reads
 /// the rows over NVLink and 240 us with no rows at all
 /// (a probe on 4x H200, 2026-11-22).
-/// CLEAVE_PEER_COPY=dma keeps every copy on the copy engines.
+/// CLEAVE_TUNE=peer_copy=dma keeps every copy on the copy engines.
 constexpr uint64_t KernelCopyMaxBytes = 4u << 20;
 
 /// The copy kernel: one copy per row of blocks (blockIdx.y 0 or 1, so two
@@ -130,27 +130,12 @@ $Ldone:
 constexpr unsigned CopyKernelBlock = 256;
 constexpr unsigned CopyKernelMaxGrid = 1024;
 
-/// CLEAVE_PEER_COPY: `kernel` (the default) or `dma`; read once.
-bool peerCopyKernels() {
-  static const bool On = [] {
-    const char *Env = std::getenv("CLEAVE_PEER_COPY");
-    if (!Env || !*Env || std::strcmp(Env, "kernel") == 0)
-      return true;
-    if (std::strcmp(Env, "dma") == 0)
-      return false;
-    std::fprintf(stderr,
-                 "cleave: CLEAVE_PEER_COPY=%s: expected kernel or dma; using "
-                 "kernel\n",
-                 Env);
-    return true;
-  }();
-  return On;
-}
-
 class CudaDevice final : public Device {
 public:
-  CudaDevice(DeviceProperties P, const CudaDriver &D, CUdevice Dev)
-      : Device(std::move(P)), Drv(D), Dev(Dev) {}
+  CudaDevice(DeviceProperties P, const CudaDriver &D, CUdevice Dev,
+             bool PeerCopyKernels)
+      : Device(std::move(P)), Drv(D), Dev(Dev),
+        PeerCopyKernels(PeerCopyKernels) {}
 
   Result init() {
     if (CUresult R = Drv.cuDevicePrimaryCtxRetain(&Ctx, Dev))
@@ -821,7 +806,7 @@ private:
       if (!CopyKernelTried) {
         CopyKernelTried = true;
         std::string Log;
-        if (peerCopyKernels() &&
+        if (PeerCopyKernels &&
             loadImage(CopyKernelPtx, CopyModule, Log) == CUDA_SUCCESS &&
             Drv.cuModuleGetFunction(&CopyKernel, CopyModule,
                                     "cleave_peer_copy") != CUDA_SUCCESS)
@@ -912,7 +897,8 @@ private:
   std::set<const Device *> Peers;
   std::map<CUfunction, uint64_t> SharedOptIn;
   /// The copy kernel (copyByKernel), loaded on first use; null if it did
-  /// not load or CLEAVE_PEER_COPY=dma.
+  /// not load or PeerCopyKernels is off (CLEAVE_TUNE=peer_copy=dma).
+  const bool PeerCopyKernels;
   bool CopyKernelTried = false;
   CUmodule CopyModule = nullptr;
   CUfunction CopyKernel = nullptr;
@@ -941,7 +927,8 @@ unsigned discoverCudaDevices(const std::string &Library, std::string &Why,
   return static_cast<unsigned>(Count);
 }
 
-Result createCudaDevice(int Ordinal, std::unique_ptr<Device> &Out) {
+Result createCudaDevice(int Ordinal, bool PeerCopyKernels,
+                        std::unique_ptr<Device> &Out) {
   const CudaDriver *D = TheDriver;
   if (!D)
     return Result::error(ErrorCode::NoDevice, "the CUDA driver is not loaded");
@@ -975,7 +962,7 @@ Result createCudaDevice(int Ordinal, std::unique_ptr<Device> &Out) {
           &V, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, Dev) ==
       CUDA_SUCCESS)
     P.MaxDynamicSharedBytes = static_cast<uint64_t>(V);
-  auto G = std::make_unique<CudaDevice>(std::move(P), *D, Dev);
+  auto G = std::make_unique<CudaDevice>(std::move(P), *D, Dev, PeerCopyKernels);
   Result R = G->init();
   if (!R.ok())
     return R;
@@ -1022,7 +1009,7 @@ unsigned discoverCudaDevices(const std::string &, std::string &Why,
   return 0;
 }
 
-Result createCudaDevice(int, std::unique_ptr<Device> &) {
+Result createCudaDevice(int, bool, std::unique_ptr<Device> &) {
   return Result::error(ErrorCode::NoDevice,
                        "the runtime was built without GPU support");
 }

@@ -17,8 +17,10 @@ namespace cleave {
 namespace rt {
 
 /// CPU device number \p Index ("cpu<Index>"). With \p SharesHostMemory its
-/// replicas are the buffers' host copies.
-std::unique_ptr<Device> createCpuDevice(unsigned Index, bool SharesHostMemory);
+/// replicas are the buffers' host copies. \p Threads: the CPU executor's
+/// worker threads, its compute units (0: the cores).
+std::unique_ptr<Device> createCpuDevice(unsigned Index, bool SharesHostMemory,
+                                        unsigned Threads);
 
 /// Loads the CUDA driver \p Library (dlopen), runs cuInit and counts the
 /// GPUs. Returns the count; \p Why says why it is 0, and \p LoadFailed
@@ -28,8 +30,10 @@ unsigned discoverCudaDevices(const std::string &Library, std::string &Why,
 
 /// The GPU of CUDA ordinal \p Ordinal, named "gpu<Ordinal>", with its
 /// primary context, streams, events and pinned staging buffers. Only after
-/// discoverCudaDevices found it.
-Result createCudaDevice(int Ordinal, std::unique_ptr<Device> &Out);
+/// discoverCudaDevices found it. \p PeerCopyKernels: small copies from
+/// peer GPUs go by a copy kernel over the link (RegistryOptions).
+Result createCudaDevice(int Ordinal, bool PeerCopyKernels,
+                        std::unique_ptr<Device> &Out);
 
 /// Enables peer access in both directions between every pair of \p Gpus
 /// that cuDeviceCanAccessPeer allows, and records the links.

@@ -71,23 +71,13 @@ Result DeviceRegistry::create(std::string_view Selection,
   }
 
   if (WantsGpus) {
-    std::string Lib = Opts.CudaLibrary;
-    // A library the user names in CLEAVE_CUDA_LIBRARY must load: running
-    // CPU-only instead would hide the typo (or the missing file) behind a
-    // slower program. (RegistryOptions::CudaLibrary is the caller's own
-    // choice, which may expect no driver.)
-    bool Named = false;
-    if (Lib.empty()) {
-      const char *Env = std::getenv("CLEAVE_CUDA_LIBRARY");
-      Named = Env && *Env;
-      Lib = Named ? Env : "libcuda.so.1";
-    }
+    const std::string &Lib = Opts.CudaLibrary;
     bool LoadFailed = false;
     if (Lib == "none")
       Reg->GpuStatus = "GPU discovery disabled";
     else
       Reg->GpusFound = discoverCudaDevices(Lib, Reg->GpuStatus, LoadFailed);
-    if (Named && LoadFailed)
+    if (Opts.LibraryMustLoad && LoadFailed)
       return Result::error(ErrorCode::InitializationError,
                            "CLEAVE_CUDA_LIBRARY=" + Lib +
                                ": cannot be loaded: " + Reg->GpuStatus);
@@ -143,11 +133,13 @@ Result DeviceRegistry::create(std::string_view Selection,
     if (!IsGpu) {
       // The first CPU device works on the host copies themselves; further
       // ones get replica memory of their own (the multi-device path on CI).
-      Reg->Devices.push_back(createCpuDevice(Index, Index == 0));
+      Reg->Devices.push_back(
+          createCpuDevice(Index, Index == 0, Opts.CpuThreads));
       continue;
     }
     std::unique_ptr<Device> G;
-    Result R = createCudaDevice(static_cast<int>(Index), G);
+    Result R =
+        createCudaDevice(static_cast<int>(Index), Opts.PeerCopyKernels, G);
     if (!R.ok()) {
       if (Explicit.count(Index))
         return Bad(R.code(), "gpu" + std::to_string(Index) +
@@ -166,12 +158,6 @@ Result DeviceRegistry::create(std::string_view Selection,
   enableCudaPeerAccess(GpuDevices);
   Out = std::move(Reg);
   return Result::success();
-}
-
-Result DeviceRegistry::createFromEnvironment(
-    std::unique_ptr<DeviceRegistry> &Out, const RegistryOptions &Opts) {
-  const char *Env = std::getenv("CLEAVE_DEVICES");
-  return create(Env ? Env : "", Out, Opts);
 }
 
 DeviceRegistry::~DeviceRegistry() = default;

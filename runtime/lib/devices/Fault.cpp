@@ -28,16 +28,7 @@ const char *getFaultOpName(FaultOp Op) {
 }
 
 FaultInjector &FaultInjector::global() {
-  static FaultInjector *G = [] {
-    auto *F = new FaultInjector();
-    if (const char *Env = std::getenv("CLEAVE_FAULT")) {
-      Result R = F->configure(Env);
-      if (!R.ok())
-        std::fprintf(stderr, "cleave: ignoring CLEAVE_FAULT: %s\n",
-                     R.message().c_str());
-    }
-    return F;
-  }();
+  static FaultInjector *G = new FaultInjector();
   return *G;
 }
 

@@ -104,7 +104,18 @@ bool parseSplitWeights(std::string_view Text, size_t NumDevices,
 }
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
-    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>()) {}
+    : Engine(Bufs, Exec, Policy, Options()) {}
+
+Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy,
+               const Options &Opts)
+    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>(Opts)) {}
+
+const Options &Engine::options() const { return I->Opts; }
+
+void Engine::setLog(const LogOptions &L) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Opts.Log = L;
+}
 
 void Engine::prepare() {
   std::lock_guard<std::mutex> Lock(I->Mutex);
@@ -396,15 +407,15 @@ uint64_t writtenRows(const FootprintProgram &Fp, const LaunchConfig &L) {
 /// kernel does, and the first half of the grid cut into the twin's row
 /// bands writes fewer rows of bytes than cut into the kernel's (a tiled
 /// transpose: whole output rows against thousands of short ones).
-/// CLEAVE_SWAP=off never swaps (docs/runtime.md, "Swapped grids").
-const KernelHandle *twinFor(const KernelLaunchRequest &Req,
-                            size_t NumDevices, PartitionPolicy Policy) {
+/// CLEAVE_TUNE=swap=off (\p SwapOff) never swaps (docs/runtime.md,
+/// "Swapped grids").
+const KernelHandle *twinFor(const KernelLaunchRequest &Req, size_t NumDevices,
+                            PartitionPolicy Policy, bool SwapOff) {
   const KernelHandle &K = *Req.Kernel;
   const KernelHandle *T = K.Swapped;
   if (!T || NumDevices < 2 || Policy == PartitionPolicy::SingleDevice ||
-      !Req.Partition.empty() || Req.Grid[2] != 1 ||
-      Req.Grid[1] < 2 || Req.Grid[0] > 0xFFFFu || (K.Cpu && !T->Cpu) ||
-      envListHas("CLEAVE_SWAP", "off"))
+      !Req.Partition.empty() || Req.Grid[2] != 1 || Req.Grid[1] < 2 ||
+      Req.Grid[0] > 0xFFFFu || (K.Cpu && !T->Cpu) || SwapOff)
     return nullptr;
   const Program &P = *K.Prog;
   const FootprintProgram *Fk = P.Footprints[&K - P.Kernels.data()].get();
@@ -439,7 +450,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   // changed since (RepeatMemo).
   uint64_t Before = Bufs.stateChanges();
   std::vector<char> Args = argumentBytes(*Req.Kernel->Info, Req.Args);
-  bool SwapOff = envListHas("CLEAVE_SWAP", "off");
+  bool SwapOff = !I->Opts.Tune.Swap;
   const RepeatMemo *Memo = nullptr;
   if (auto It = I->Repeats.find(Req.Kernel);
       It != I->Repeats.end() && It->second.Changes == Before &&
@@ -458,14 +469,14 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   const KernelLaunchRequest *Use = &Req;
   if (const KernelHandle *T =
           Memo ? (Memo->Ran != Req.Kernel ? Memo->Ran : nullptr)
-               : twinFor(Req, Bufs.numDevices(), Policy)) {
+               : twinFor(Req, Bufs.numDevices(), Policy, SwapOff)) {
     Swapped = Req;
     Swapped.Kernel = T;
     std::swap(Swapped.Grid[0], Swapped.Grid[1]);
     Use = &Swapped;
   }
   LaunchContext C(Bufs, Exec, P, *Use->Kernel, *Use, Plan, Policy, I->Model,
-                  I->Pool, I->Scratch, Memo);
+                  I->Pool, I->Scratch, Memo, I->Opts);
   Result R = C.run();
   // Keep it for the next launch if it changed nothing; a launch that did,
   // or that could not be kept, forgets the last one.
@@ -519,7 +530,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     I->Model.P->maybeFlush();
   if (C.Phases.On)
     std::fputs(C.Phases.finish(Req.Kernel->Info->Name).c_str(), stderr);
-  if (logHas("plan"))
+  if (I->Opts.Log.Plan)
     std::fputs((Plan.describe() + (R.ok() ? "" : "  error: " + R.toString() +
                                                      "\n"))
                    .c_str(),

@@ -99,7 +99,7 @@ Result LaunchContext::finishRepeat(std::vector<RunState> &Runs, bool Replay) {
 }
 
 bool LaunchContext::mayChain() const {
-  return !deferralOff() && !FaultInjector::global().active() && !Timed &&
+  return Opts.Tune.Defer && !FaultInjector::global().active() && !Timed &&
          !LogTime && Excluded.empty();
 }
 

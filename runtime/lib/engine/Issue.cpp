@@ -126,7 +126,7 @@ LaunchContext::alignToSlabs(std::vector<PartitionRange> Ranges) const {
   unsigned Dim = slabDim();
   uint64_t Slab = slabBlocks(Dim);
   if (Explicit || Slab <= 1 || Ranges.size() < 2 || !Fp ||
-      !Fp->rebasedVariant(Dim) || envListHas("CLEAVE_REBASE", "off"))
+      !Fp->rebasedVariant(Dim) || !Opts.Tune.Rebase)
     return Ranges;
   std::sort(Ranges.begin(), Ranges.end(),
             [](const PartitionRange &A, const PartitionRange &B) {
@@ -157,7 +157,7 @@ Result LaunchContext::launchRebased(Location Dev, uint64_t First,
   uint64_t Slab = slabBlocks(Dim);
   const RebasedVariant *V = Fp ? Fp->rebasedVariant(Dim) : nullptr;
   if (!V || First % Slab || Count % Slab || Count / Slab > 0x7FFFFFFFu ||
-      envListHas("CLEAVE_REBASE", "off"))
+      !Opts.Tune.Rebase)
     return Result::success();
   std::vector<RebaseValue> Vals;
   std::string Why;
@@ -256,7 +256,7 @@ void LaunchContext::choosePooled(std::vector<RunState> &Runs) {
   for (const RunState &R : Runs)
     if (isGpu(R.Dev))
       ++PerGpu[R.Dev];
-  if (!IssuePool::usedFor(PerGpu.size()))
+  if (!Pool.usedFor(PerGpu.size()))
     return;
   for (const auto &[L, N] : PerGpu) {
     if (N != 1)
@@ -286,7 +286,7 @@ void LaunchContext::wakeIssueWorkers(
     if (isGpu(R.Device) &&
         std::find(Gpus.begin(), Gpus.end(), R.Device) == Gpus.end())
       Gpus.push_back(R.Device);
-  if (!IssuePool::usedFor(Gpus.size()))
+  if (!Pool.usedFor(Gpus.size()))
     return;
   Gpus.pop_back(); // the launching thread issues the last one
   for (Location L : Gpus)

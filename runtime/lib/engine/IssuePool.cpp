@@ -7,95 +7,31 @@
 
 #include "cleave/rt/Spin.h"
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
 namespace cleave {
 namespace rt {
 
-unsigned spinMicros() {
-  static const unsigned Us = [] {
-    const char *E = std::getenv("CLEAVE_SPIN_US");
-    if (!E || !*E)
-      return 200u;
-    char *End = nullptr;
-    unsigned long V = std::strtoul(E, &End, 10);
-    if (*End || V > 100000) {
-      std::fprintf(stderr,
-                   "cleave: CLEAVE_SPIN_US=%s is not a number of "
-                   "microseconds up to 100000; using 200\n",
-                   E);
-      return 200u;
-    }
-    return unsigned(V);
-  }();
-  return Us;
-}
-
-unsigned busyWaitMicros() {
-  static const unsigned Us = [] {
-    const char *E = std::getenv("CLEAVE_SPIN_US");
-    if (E && *E)
-      return spinMicros();
-    return std::thread::hardware_concurrency() >= 8 ? 20000u : spinMicros();
-  }();
-  return Us;
-}
-
-namespace {
-enum Choice : int { Unread, Auto, Parallel, Serial };
-std::atomic<int> Chosen{Unread};
-
-bool parseChoice(const char *Word, int &Out) {
-  if (!std::strcmp(Word, "auto"))
-    Out = Auto;
-  else if (!std::strcmp(Word, "parallel"))
-    Out = Parallel;
-  else if (!std::strcmp(Word, "serial"))
-    Out = Serial;
-  else
-    return false;
-  return true;
-}
-} // namespace
-
-bool IssuePool::choose(const char *Word) {
-  int C = Unread;
-  if (!parseChoice(Word, C))
-    return false;
-  Chosen.store(C, std::memory_order_relaxed);
-  return true;
-}
-
-bool IssuePool::usedFor(size_t Gpus) {
-  int C = Chosen.load(std::memory_order_relaxed);
-  if (C == Unread) {
-    C = Auto;
-    const char *E = std::getenv("CLEAVE_ISSUE");
-    if (E && *E && !parseChoice(E, C))
-      std::fprintf(stderr,
-                   "cleave: CLEAVE_ISSUE=%s is not auto, parallel or serial; "
-                   "using auto\n",
-                   E);
-    int Expected = Unread;
-    if (!Chosen.compare_exchange_strong(Expected, C))
-      C = Expected;
-  }
+bool IssuePool::usedFor(size_t Gpus) const {
   static const unsigned Cores = std::thread::hardware_concurrency();
-  if (Gpus < 2 || C == Serial)
+  if (Gpus < 2 || Mode == IssueMode::Serial)
     return false;
   // auto: from three GPUs. Same run on 4x H200, even split, resident
   // (the 4x H200 headline run of 2026-11-21): over 4 GPUs the
   // workers made the 0.1 ms launches 1.09-1.17x faster (jacobi2d, whose
   // launches also copy halos, 0.93x); over 2 GPUs, 0.95-1.03x.
-  return C == Parallel || (Gpus >= 3 && Cores >= Gpus + 2);
+  return Mode == IssueMode::Parallel || (Gpus >= 3 && Cores >= Gpus + 2);
 }
 
-IssuePool::IssuePool()
-    : Poll([](const std::atomic<bool> &Posted) {
-        return spinUntil([&] { return Posted.load(std::memory_order_acquire); });
-      }) {}
+IssuePool::IssuePool(const TuneOptions &T)
+    : IssuePool(
+          [Us = T.SpinUs](const std::atomic<bool> &Posted) {
+            return spinUntil(
+                [&] { return Posted.load(std::memory_order_acquire); }, Us);
+          },
+          T) {}
+
+IssuePool::IssuePool(PollFn Poll, const TuneOptions &T)
+    : Poll(std::move(Poll)), Mode(T.Issue),
+      BusyWaitUs(T.busyWaitUs(std::thread::hardware_concurrency())) {}
 
 IssuePool::~IssuePool() {
   for (auto &W : Workers) {
@@ -188,7 +124,7 @@ void IssuePool::wait(size_t Slot) {
     return;
   Worker &W = *Workers[Slot];
   if (spinUntil([&] { return W.Done.load(std::memory_order_acquire); },
-                busyWaitMicros()))
+                BusyWaitUs))
     return;
   std::unique_lock<std::mutex> Lock(W.Mutex);
   W.Cond.wait(Lock, [&] { return W.Done.load(std::memory_order_acquire); });

@@ -6,7 +6,7 @@
 // per GPU later than the first. The engine hands each GPU but the first to a
 // worker of this pool, which issues the range and waits for it, so the GPUs
 // start together (docs/runtime.md, "Issue"). A worker polls for work for
-// CLEAVE_SPIN_US after its last task (Spin.h), then sleeps; the engine
+// spin_us (CLEAVE_TUNE) after its last task (Spin.h), then sleeps; the engine
 // issues inline to a worker that sleeps rather than wait for it to wake,
 // and wakes the workers a launch will use when the launch starts (wake()),
 // so that they poll again by the time it issues.
@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_LIB_ISSUEPOOL_H
 #define CLEAVE_RT_LIB_ISSUEPOOL_H
+
+#include "cleave/rt/Options.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -33,22 +35,20 @@ public:
   /// set, false when it gives up and sleeps.
   using PollFn = std::function<bool(const std::atomic<bool> &Posted)>;
 
-  /// Workers poll for CLEAVE_SPIN_US (spinUntil).
-  IssuePool();
+  /// Workers poll for \p T's spin_us (spinUntil), the engine waits for a
+  /// worker for its busyWaitUs(), and its issue mode says which launches
+  /// use the pool (usedFor).
+  explicit IssuePool(const TuneOptions &T);
   /// Workers poll with \p Poll: tests decide when a worker gives up.
-  explicit IssuePool(PollFn Poll) : Poll(std::move(Poll)) {}
+  explicit IssuePool(PollFn Poll, const TuneOptions &T = TuneOptions());
   IssuePool(const IssuePool &) = delete;
   IssuePool &operator=(const IssuePool &) = delete;
   ~IssuePool();
 
-  /// Whether a launch with \p Gpus GPU ranges uses the pool. CLEAVE_ISSUE:
-  /// `parallel` always, `serial` never; unset (`auto`), from three GPUs,
-  /// when the host has a core for each worker besides the launching
-  /// thread and the stream's.
-  static bool usedFor(size_t Gpus);
-  /// Replaces CLEAVE_ISSUE's choice (`auto`, `parallel`, `serial`) for the
-  /// rest of the process; false, changing nothing, for another word.
-  static bool choose(const char *Word);
+  /// Whether a launch with \p Gpus GPU ranges uses the pool: Parallel
+  /// always, Serial never; Auto from three GPUs, when the host has a core
+  /// for each worker besides the launching thread and the stream's.
+  bool usedFor(size_t Gpus) const;
 
   /// Gives \p Task to worker \p Slot (started on first use) if it is
   /// polling for work, and returns true; false, without running anything,
@@ -58,7 +58,7 @@ public:
   /// Starts worker \p Slot polling for work if it sleeps (starting the
   /// worker on first use); does nothing to a polling or busy worker.
   /// Called as a launch starts: woken only when a post was refused, a
-  /// worker would start a fresh CLEAVE_SPIN_US at the issue of the launch
+  /// worker would start a fresh spin at the issue of the launch
   /// that refused it, and launches that take longer than that (the
   /// 0.25 ms ranges of 4 H200s) would find it asleep every time.
   void wake(size_t Slot);
@@ -85,6 +85,8 @@ private:
     void loop(const PollFn &Poll);
   };
   PollFn Poll;
+  IssueMode Mode;
+  unsigned BusyWaitUs;
   std::vector<std::unique_ptr<Worker>> Workers;
   Worker &worker(size_t Slot);
 };

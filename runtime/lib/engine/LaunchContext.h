@@ -28,8 +28,9 @@
 
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/Footprint.h"
-#include "cleave/rt/PartitionParams.h"
 #include "cleave/rt/ModelPartitioner.h"
+#include "cleave/rt/Options.h"
+#include "cleave/rt/PartitionParams.h"
 
 #include <algorithm>
 #include <charconv>
@@ -98,35 +99,6 @@ inline ByteRange hull(const RangeSet &S) {
   return {R.front().Lo, R.back().Hi};
 }
 
-/// CLEAVE_DEFER=off: every launch waits for its GPUs before it returns.
-inline bool deferralOff() {
-  static const bool Off = [] {
-    const char *V = std::getenv("CLEAVE_DEFER");
-    return V && (std::strcmp(V, "off") == 0 || std::strcmp(V, "0") == 0);
-  }();
-  return Off;
-}
-
-/// Whether the comma-separated list in \p Var names \p Word.
-inline bool envListHas(const char *Var, const char *Word) {
-  const char *V = std::getenv(Var);
-  if (!V)
-    return false;
-  std::string_view S = V;
-  size_t N = std::strlen(Word);
-  for (size_t P = S.find(Word); P != S.npos; P = S.find(Word, P + 1))
-    if ((P == 0 || S[P - 1] == ',') && (P + N == S.size() || S[P + N] == ','))
-      return true;
-  return false;
-}
-
-/// CLEAVE_LOG names \p Word, or is `all`. `all` means every log and
-/// nothing else: a switch such as CLEAVE_SWAP has no `all`.
-inline bool logHas(const char *Word) {
-  const char *V = std::getenv("CLEAVE_LOG");
-  return V && (std::strcmp(V, "all") == 0 || envListHas("CLEAVE_LOG", Word));
-}
-
 /// The launch's arguments as the footprint evaluator takes them: integer
 /// parameters sign-extended, 0 for the others.
 inline std::vector<int64_t> integerArgs(const BundleKernel &Info,
@@ -147,11 +119,13 @@ inline std::vector<int64_t> integerArgs(const BundleKernel &Info,
   return Out;
 }
 
-
 /// The model policy's state: the planner (made at the first launch that
-/// uses it, with the device profile of CLEAVE_PROFILE and the cache file of
-/// this profile and device set) and the events that time GPU ranges.
+/// uses it, with the device profile of Options::ProfilePath and the cache
+/// file of this profile and device set) and the events that time GPU
+/// ranges.
 struct ModelState {
+  explicit ModelState(const Options &Opts) : Opts(Opts) {}
+  const Options &Opts;
   std::unique_ptr<ModelPartitioner> P;
   /// Per GPU, events reused by every launch (two per range).
   std::map<Location, std::vector<EventHandle>> Events;
@@ -204,7 +178,7 @@ struct ModelState {
   static constexpr size_t MaxCachedDecisions = 4096;
 
   ModelPartitioner &planner(BufferManager &Bufs);
-  /// Says which profile and cache the model uses (CLEAVE_LOG=plan), once,
+  /// Says which profile and cache the model uses (Log.Plan), once,
   /// at the first decision.
   void announce();
   bool Announced = false;
@@ -428,10 +402,11 @@ public:
                 const KernelHandle &K, const KernelLaunchRequest &Req,
                 LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model,
                 IssuePool &Pool, CombineScratch &Scratch,
-                const RepeatMemo *Memo)
+                const RepeatMemo *Memo, const Options &Opts)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
-        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool),
-        Scratch(Scratch), Memo(Memo) {}
+        Plan(Plan), Policy(Policy), Model(Model), Pool(Pool), Scratch(Scratch),
+        Memo(Memo), Opts(Opts), LogTime(Opts.Log.Time),
+        Phases(Opts.Log.Phases) {}
 
   Result run();
   /// After run(): whether it repeated Memo's runs, and the launch to keep
@@ -455,6 +430,7 @@ private:
   /// The request's last launch, when it changed nothing and the buffers
   /// are as it left them (else null); see RepeatMemo.
   const RepeatMemo *Memo;
+  const Options &Opts;
   bool Repeated = false;
   /// This attempt leaves its GPU work running when it returns
   /// (mayDefer(), docs/runtime.md, "Deferred completion").
@@ -472,13 +448,14 @@ private:
   std::map<Location, size_t> EventsUsed;
   /// CLEAVE_LOG=time: every range's time on stderr (GPU ranges timed with
   /// the model policy's events).
-  bool LogTime = logHas("time");
+  bool LogTime;
 
 public:
   /// CLEAVE_LOG=phases: the host time between the steps of the launch, one
   /// stderr line per launch (docs/runtime.md). Off, mark() is one test.
   struct PhaseTrace {
-    bool On = logHas("phases");
+    explicit PhaseTrace(bool On) : On(On) {}
+    bool On;
     std::chrono::steady_clock::time_point Start =
         On ? std::chrono::steady_clock::now()
            : std::chrono::steady_clock::time_point();
@@ -782,10 +759,14 @@ struct Engine::Impl {
   /// the steps of an iteration that swaps its buffers, for instance.
   std::map<const KernelHandle *, std::vector<RepeatMemo>> Replays;
   static constexpr size_t MaxReplays = 8;
-  ModelState Model;
+  /// The runtime's options (Engine's constructor), before what reads them.
+  Options Opts;
+  ModelState Model{Opts};
   CombineScratch Scratch;
   /// Last, so its threads stop before anything they could touch goes.
-  IssuePool Pool;
+  IssuePool Pool{Opts.Tune};
+
+  explicit Impl(const Options &O) : Opts(O) {}
 };
 
 } // namespace rt

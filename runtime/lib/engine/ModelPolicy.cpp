@@ -15,19 +15,24 @@ ModelPartitioner &ModelState::planner(BufferManager &Bufs) {
     return *P;
   DeviceProfile Profile;
   std::string Note;
-  if (const char *Path = std::getenv("CLEAVE_PROFILE"); Path && *Path) {
-    Result R = loadDeviceProfile(Path, Profile);
+  if (!Opts.ProfilePath.empty()) {
+    Result R = loadDeviceProfile(Opts.ProfilePath, Profile);
     if (!R.ok()) {
       std::fprintf(stderr, "cleave: CLEAVE_PROFILE: %s; using defaults\n",
                    R.message().c_str());
       Profile = DeviceProfile();
     }
+    for (const std::string &E : Profile.TypeErrors)
+      std::fprintf(stderr,
+                   "cleave: warning: CLEAVE_PROFILE: device profile %s: %s; "
+                   "read as missing\n",
+                   Opts.ProfilePath.c_str(), E.c_str());
   }
   std::vector<std::string> Ids;
   for (size_t L = 0; L < Bufs.numDevices(); ++L)
     Ids.push_back(Bufs.device(Location(L)).name() + " " +
                   Bufs.device(Location(L)).properties().Description);
-  std::string File = perfCacheFile(perfCacheDirectory(), Profile, Ids);
+  std::string File = perfCacheFile(Opts.CacheDir, Profile, Ids);
   P = std::make_unique<ModelPartitioner>(std::move(Profile), std::move(File));
   return *P;
 }
@@ -36,7 +41,7 @@ void ModelState::announce() {
   if (Announced || !P)
     return;
   Announced = true;
-  if (logHas("plan")) {
+  if (Opts.Log.Plan) {
     std::string S = "cleave: model policy: device profile " +
                     P->profile().Source;
     if (!P->profile().FromFile)
@@ -267,7 +272,7 @@ bool LaunchContext::keepDecision(ModelState::CachedDecision &Cached,
       Out.front() = {Out.front().Device, 0, Total};
     if (Timed) // only timings read them
       SplitDevs = Cached.Devs;
-    if (logHas("plan"))
+    if (Opts.Log.Plan)
       std::fprintf(stderr,
                    "plan %s (model): the decision of launch %llu, kept "
                    "until launch %llu\n",
@@ -583,7 +588,7 @@ SplitResult LaunchContext::searchModel(ModelPartitioner &Pl,
   };
 
   SplitResult Res = Pl.split(PR);
-  if (logHas("plan")) {
+  if (Opts.Log.Plan) {
     std::fputs(Res.describe(PR).c_str(), stderr);
     if (AnyStaged && !ChargeStaged)
       std::fputs("  inputs a cudaMemcpy or cudaMemset left in the host copy "

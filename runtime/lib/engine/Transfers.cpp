@@ -219,7 +219,7 @@ std::optional<Failure> LaunchContext::prepareAll(std::vector<RunState> &Runs,
   bool ByWorkers = Concurrent && Moving.size() >= 2 &&
                    Bytes < ConcurrentMoveBytes &&
                    !FaultInjector::global().countsAcrossDevices() &&
-                   IssuePool::usedFor(Moving.size());
+                   Pool.usedFor(Moving.size());
   Concurrent &= Moving.size() >= 2 && (Bytes >= ConcurrentMoveBytes || ByWorkers);
   std::vector<Result> Moved(Runs.size(), Result::success());
   if (Concurrent && ByWorkers) {

@@ -169,28 +169,6 @@ BufferManager::BufferManager(std::vector<Device *> Devs)
   for (Device *D : Devices)
     HostCopyWorks |= D->kind() == DeviceKind::Cpu;
   GuardHostCopies = HostCopyWorks;
-  if (const char *E = std::getenv("CLEAVE_PIN_HOST"); E && *E) {
-    std::string V = E;
-    if (V == "off" || V == "0")
-      Pinning = HostPinning::Off;
-    else if (V == "always")
-      Pinning = HostPinning::Always;
-    else if (V != "reused")
-      std::fprintf(stderr,
-                   "cleave: CLEAVE_PIN_HOST=%s is not off, reused or always; "
-                   "using reused\n",
-                   E);
-  }
-  if (const char *E = std::getenv("CLEAVE_HOST_COPIES"); E && *E) {
-    std::string V = E;
-    if (V == "shadow")
-      DirectCopies = false;
-    else if (V != "direct")
-      std::fprintf(stderr,
-                   "cleave: CLEAVE_HOST_COPIES=%s is not direct or shadow; "
-                   "using direct\n",
-                   E);
-  }
 }
 
 size_t BufferManager::pinnedBuffers() const {

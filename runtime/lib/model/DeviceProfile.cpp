@@ -25,7 +25,7 @@ namespace cleave {
 namespace rt {
 
 using json_util::field;
-using json_util::number;
+using json_util::NumberReader;
 
 const GpuProfile *DeviceProfile::gpu(int Ordinal) const {
   for (const GpuProfile &G : Gpus)
@@ -48,31 +48,30 @@ std::string allIn(const char *State, size_t N) {
   return S;
 }
 
-/// The number at a dotted path of object keys: a plain number or a
-/// summary's median; nothing when a key is missing or it is not finite.
-std::optional<double> numberAt(const nlohmann::json &O, std::string_view Path) {
+/// The number at a dotted path of object keys under \p O (named \p Where
+/// in messages; NumberReader::value).
+std::optional<double> numberAt(NumberReader &Num, const nlohmann::json &O,
+                               std::string_view Path,
+                               const std::string &Where) {
   const nlohmann::json *V = &O;
+  std::string_view Rest = Path;
   while (V) {
-    size_t Dot = Path.find('.');
-    V = field(*V, std::string(Path.substr(0, Dot)).c_str());
+    size_t Dot = Rest.find('.');
+    V = field(*V, std::string(Rest.substr(0, Dot)).c_str());
     if (Dot == std::string_view::npos)
       break;
-    Path.remove_prefix(Dot + 1);
+    Rest.remove_prefix(Dot + 1);
   }
-  if (V && V->is_object())
-    V = field(*V, "median");
-  if (!V || !V->is_number())
-    return std::nullopt;
-  double D = V->get<double>();
-  return std::isfinite(D) ? std::optional<double>(D) : std::nullopt;
+  return Num.value(V, Where + "." + std::string(Path));
 }
 
-/// What the GPU models need of one "gpus" entry (docs/analyze.md); the
-/// first key that is missing goes to \p Missing.
-void readModelParams(const nlohmann::json &G, model::GpuParams &P,
+/// What the GPU models need of one "gpus" entry (docs/analyze.md), named
+/// \p Where in messages; the first key that is missing goes to \p Missing.
+void readModelParams(NumberReader &Num, const nlohmann::json &G,
+                     const std::string &Where, model::GpuParams &P,
                      std::string &Missing) {
   auto Need = [&](std::string_view Key) -> double {
-    std::optional<double> V = numberAt(G, Key);
+    std::optional<double> V = numberAt(Num, G, Key, Where);
     if (!V && Missing.empty())
       Missing = std::string(Key);
     return V.value_or(0);
@@ -95,10 +94,11 @@ void readModelParams(const nlohmann::json &G, model::GpuParams &P,
   P.DramGBps = Need("bandwidth.dram.read_gbps");
   P.L2GBps = Need("bandwidth.l2.read_gbps");
   // Optional: writes go at the read bandwidth without it.
-  P.DramCopyGBps = numberAt(G, "bandwidth.dram.copy_gbps").value_or(0);
+  P.DramCopyGBps =
+      numberAt(Num, G, "bandwidth.dram.copy_gbps", Where).value_or(0);
   P.LatencyL2 = Need("memory_latency.l2.clocks");
   // Optional: L1 hits wait the L2 latency without it.
-  P.LatencyL1 = numberAt(G, "memory_latency.l1.clocks").value_or(0);
+  P.LatencyL1 = numberAt(Num, G, "memory_latency.l1.clocks", Where).value_or(0);
   P.LatencyDram = Need("memory_latency.dram.clocks");
   P.LaunchUs = Need("launch.throughput.wall_us");
   P.Cpd.A = Need("cpd.fit.a");
@@ -112,10 +112,14 @@ void readModelParams(const nlohmann::json &G, model::GpuParams &P,
   if (const nlohmann::json *Classes =
           Instr ? field(*Instr, "classes") : nullptr;
       Classes && Classes->is_array())
-    for (const nlohmann::json &C : *Classes)
+    for (size_t I = 0; I < Classes->size(); ++I) {
+      const nlohmann::json &C = (*Classes)[I];
       if (const nlohmann::json *N = field(C, "name"); N && N->is_string())
-        if (std::optional<double> V = numberAt(C, "clocks"))
+        if (std::optional<double> V = numberAt(
+                Num, C, "clocks",
+                Where + ".instructions.classes[" + std::to_string(I) + "]"))
           Clocks[N->get<std::string>()] = *V;
+    }
   // Which measured instruction stands for each class (docs/analyze.md).
   auto Clock = [&](const char *Name) {
     auto It = Clocks.find(Name);
@@ -149,11 +153,13 @@ void readModelParams(const nlohmann::json &G, model::GpuParams &P,
 
 /// The copy latencies of one "host_links.alone" entry ({"pinned":
 /// {"h2d_us", "d2h_us"}, "pageable": {...}}, summaries); a missing or
-/// negative one stays -1.
-void readLatency(const nlohmann::json &Lat, GpuProfile &G) {
+/// negative one stays -1. \p Where names \p Lat in messages.
+void readLatency(NumberReader &Num, const nlohmann::json &Lat,
+                 const std::string &Where, GpuProfile &G) {
   auto Read = [&](const char *Kind, const char *Key, double &Out) {
     const nlohmann::json *K = field(Lat, Kind);
-    std::optional<double> V = K ? numberAt(*K, Key) : std::nullopt;
+    std::optional<double> V =
+        K ? numberAt(Num, *K, Key, Where + "." + Kind) : std::nullopt;
     if (V && *V >= 0)
       Out = *V;
   };
@@ -164,14 +170,17 @@ void readLatency(const nlohmann::json &Lat, GpuProfile &G) {
 }
 
 /// S_SR and R_SR of a GPU from a "host_links.states" entry in which it is
-/// the only busy GPU, in state SR.
-void readBothWaysAlone(const nlohmann::json &State,
+/// the only busy GPU, in state SR. \p Where names \p State in messages.
+void readBothWaysAlone(NumberReader &Num, const nlohmann::json &State,
+                       const std::string &Where,
                        std::vector<GpuProfile> &Gpus) {
   const nlohmann::json *PerGpu = field(State, "gpus");
   if (!PerGpu || !PerGpu->is_array())
     return;
   const nlohmann::json *Busy = nullptr;
-  for (const nlohmann::json &E : *PerGpu) {
+  size_t BusyAt = 0;
+  for (size_t I = 0; I < PerGpu->size(); ++I) {
+    const nlohmann::json &E = (*PerGpu)[I];
     const nlohmann::json *St = field(E, "state");
     if (!St || !St->is_string())
       return;
@@ -180,14 +189,16 @@ void readBothWaysAlone(const nlohmann::json &State,
     if (Busy || St->get<std::string>() != "SR")
       return;
     Busy = &E;
+    BusyAt = I;
   }
   if (!Busy)
     return;
-  int Idx = int(number(field(*Busy, "gpu")));
+  std::string At = Where + ".gpus[" + std::to_string(BusyAt) + "]";
+  int Idx = int(Num.get(Busy, "gpu", At));
   for (GpuProfile &G : Gpus)
     if (G.Index == Idx) {
-      G.PinnedBothH2DGBps = number(field(*Busy, "send_gbps"));
-      G.PinnedBothD2HGBps = number(field(*Busy, "receive_gbps"));
+      G.PinnedBothH2DGBps = Num.get(Busy, "send_gbps", At);
+      G.PinnedBothD2HGBps = Num.get(Busy, "receive_gbps", At);
     }
 }
 
@@ -203,7 +214,8 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
       Schema->get<std::string>() != DeviceProfileSchema)
     return bad(std::string("the schema is not \"") + DeviceProfileSchema +
                "\"");
-  if (number(field(J, "schema_version")) != DeviceProfileSchemaVersion)
+  NumberReader Num;
+  if (Num.get(&J, "schema_version", "") != DeviceProfileSchemaVersion)
     return bad("schema_version is not " +
                std::to_string(DeviceProfileSchemaVersion));
 
@@ -224,74 +236,81 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
         continue;
       GpuProfile GP;
       GP.Entry = Entry;
-      GP.Index = int(number(field(G, "index")));
+      std::string At = "gpus[" + std::to_string(Entry) + "]";
+      GP.Index = int(Num.get(&G, "index", At));
       if (const nlohmann::json *N = field(G, "name"); N && N->is_string())
         GP.Name = N->get<std::string>();
-      GP.SMs = unsigned(number(field(G, "sm_count")));
-      GP.MaxThreadsPerSM = unsigned(number(field(G, "max_threads_per_sm")));
-      GP.MaxBlocksPerSM = unsigned(number(field(G, "max_blocks_per_sm")));
-      GP.SharedBytesPerSM = uint64_t(number(field(G, "shared_bytes_per_sm")));
-      GP.AsyncEngines = unsigned(number(field(G, "async_engines")));
-      if (const nlohmann::json *B = field(G, "bandwidth"))
-        if (const nlohmann::json *D = field(*B, "dram"))
-          GP.DramGBps = number(field(*D, "read_gbps"));
-      if (const nlohmann::json *L = field(G, "launch"))
-        GP.LaunchRoundTripUs = number(field(*L, "roundtrip_us"));
-      if (const nlohmann::json *S = field(G, "sync")) {
-        GP.SyncUs = number(field(*S, "stream_sync_idle_us"));
-        GP.StepSyncUs = number(field(*S, "step_sync_3_streams_us"));
-      }
-      readModelParams(G, GP.Model, GP.ModelMissing);
+      GP.SMs = unsigned(Num.get(&G, "sm_count", At));
+      GP.MaxThreadsPerSM = unsigned(Num.get(&G, "max_threads_per_sm", At));
+      GP.MaxBlocksPerSM = unsigned(Num.get(&G, "max_blocks_per_sm", At));
+      GP.SharedBytesPerSM = uint64_t(Num.get(&G, "shared_bytes_per_sm", At));
+      GP.AsyncEngines = unsigned(Num.get(&G, "async_engines", At));
+      GP.DramGBps =
+          numberAt(Num, G, "bandwidth.dram.read_gbps", At).value_or(0);
+      GP.LaunchRoundTripUs =
+          numberAt(Num, G, "launch.roundtrip_us", At).value_or(0);
+      GP.SyncUs = numberAt(Num, G, "sync.stream_sync_idle_us", At).value_or(0);
+      GP.StepSyncUs =
+          numberAt(Num, G, "sync.step_sync_3_streams_us", At).value_or(0);
+      readModelParams(Num, G, At, GP.Model, GP.ModelMissing);
       P.Gpus.push_back(std::move(GP));
     }
 
   if (const nlohmann::json *Links = field(J, "host_links")) {
     if (const nlohmann::json *Alone = field(*Links, "alone");
         Alone && Alone->is_array())
-      for (const nlohmann::json &A : *Alone) {
+      for (size_t I = 0; I < Alone->size(); ++I) {
+        const nlohmann::json &A = (*Alone)[I];
+        std::string At = "host_links.alone[" + std::to_string(I) + "]";
         GpuProfile *G = nullptr;
-        int Idx = int(number(field(A, "gpu")));
+        int Idx = int(Num.get(&A, "gpu", At));
         for (GpuProfile &X : P.Gpus)
           if (X.Index == Idx)
             G = &X;
         if (!G)
           continue;
         if (const nlohmann::json *Pin = field(A, "pinned")) {
-          G->PinnedH2DGBps = number(field(*Pin, "h2d_gbps"));
-          G->PinnedD2HGBps = number(field(*Pin, "d2h_gbps"));
+          G->PinnedH2DGBps = Num.get(Pin, "h2d_gbps", At + ".pinned");
+          G->PinnedD2HGBps = Num.get(Pin, "d2h_gbps", At + ".pinned");
         }
         if (const nlohmann::json *Pg = field(A, "pageable")) {
-          G->PageableH2DGBps = number(field(*Pg, "h2d_gbps"));
-          G->PageableD2HGBps = number(field(*Pg, "d2h_gbps"));
+          G->PageableH2DGBps = Num.get(Pg, "h2d_gbps", At + ".pageable");
+          G->PageableD2HGBps = Num.get(Pg, "d2h_gbps", At + ".pageable");
           if (const nlohmann::json *Both = field(*Pg, "both")) {
-            G->PageableBothH2DGBps = number(field(*Both, "h2d_gbps"));
-            G->PageableBothD2HGBps = number(field(*Both, "d2h_gbps"));
+            G->PageableBothH2DGBps =
+                Num.get(Both, "h2d_gbps", At + ".pageable.both");
+            G->PageableBothD2HGBps =
+                Num.get(Both, "d2h_gbps", At + ".pageable.both");
           }
         }
         if (const nlohmann::json *Lat = field(A, "latency"))
-          readLatency(*Lat, *G);
+          readLatency(Num, *Lat, At + ".latency", *G);
       }
     if (const nlohmann::json *States = field(*Links, "states");
         States && States->is_array() && !P.Gpus.empty()) {
       std::string AllS = allIn("S", P.Gpus.size());
       std::string AllR = allIn("R", P.Gpus.size());
-      for (const nlohmann::json &S : *States) {
+      for (size_t I = 0; I < States->size(); ++I) {
+        const nlohmann::json &S = (*States)[I];
+        std::string At = "host_links.states[" + std::to_string(I) + "]";
         const nlohmann::json *N = field(S, "name");
         if (!N || !N->is_string())
           continue;
         if (N->get<std::string>() == AllS)
-          P.AggregateH2DGBps = number(field(S, "total_send_gbps"));
+          P.AggregateH2DGBps = Num.get(&S, "total_send_gbps", At);
         else if (N->get<std::string>() == AllR)
-          P.AggregateD2HGBps = number(field(S, "total_receive_gbps"));
-        readBothWaysAlone(S, P.Gpus);
+          P.AggregateD2HGBps = Num.get(&S, "total_receive_gbps", At);
+        readBothWaysAlone(Num, S, At, P.Gpus);
       }
     }
     if (const nlohmann::json *Peer = field(*Links, "peer");
         Peer && Peer->is_array())
-      for (const nlohmann::json &E : *Peer) {
-        int Src = int(number(field(E, "src")));
-        int Dst = int(number(field(E, "dst")));
-        double GBps = number(field(E, "gbps"));
+      for (size_t I = 0; I < Peer->size(); ++I) {
+        const nlohmann::json &E = (*Peer)[I];
+        std::string At = "host_links.peer[" + std::to_string(I) + "]";
+        int Src = int(Num.get(&E, "src", At));
+        int Dst = int(Num.get(&E, "dst", At));
+        double GBps = Num.get(&E, "gbps", At);
         for (GpuProfile &X : P.Gpus)
           if (X.Index == Src && GBps > 0)
             X.PeerGBps[Dst] = GBps;
@@ -299,14 +318,17 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
   }
 
   if (const nlohmann::json *Cpu = field(J, "cpu")) {
-    P.Cpu.Threads = unsigned(number(field(*Cpu, "threads")));
+    P.Cpu.Threads = unsigned(Num.get(Cpu, "threads", "cpu"));
     if (const nlohmann::json *MB = field(*Cpu, "memory_bandwidth"))
       if (const nlohmann::json *BT = field(*MB, "by_threads");
           BT && BT->is_array()) {
         double MaxThreads = 0;
-        for (const nlohmann::json &E : *BT) {
-          double T = number(field(E, "threads"));
-          double G = number(field(E, "gbps"));
+        for (size_t I = 0; I < BT->size(); ++I) {
+          const nlohmann::json &E = (*BT)[I];
+          std::string At =
+              "cpu.memory_bandwidth.by_threads[" + std::to_string(I) + "]";
+          double T = Num.get(&E, "threads", At);
+          double G = Num.get(&E, "gbps", At);
           if (T == 1)
             P.Cpu.TriadOneThreadGBps = G;
           if (T >= MaxThreads && G > 0) {
@@ -318,6 +340,7 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
   }
   if (P.Gpus.empty() && P.Cpu.TriadGBps <= 0)
     return bad("neither GPU nor CPU numbers in it");
+  P.TypeErrors = Num.problems();
   Out = std::move(P);
   return Result::success();
 }

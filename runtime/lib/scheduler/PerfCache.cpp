@@ -196,20 +196,5 @@ Result PerfCache::save(const std::string &Path) {
   return Result::success();
 }
 
-std::string perfCacheDirectory() {
-  if (const char *D = std::getenv("CLEAVE_CACHE_DIR")) {
-    std::string S = D;
-    if (S == "off" || S == "none")
-      return "";
-    if (!S.empty())
-      return S;
-  }
-  if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X == '/')
-    return std::string(X) + "/cleave";
-  if (const char *H = std::getenv("HOME"); H && *H)
-    return std::string(H) + "/.cache/cleave";
-  return "";
-}
-
 } // namespace rt
 } // namespace cleave

@@ -181,7 +181,7 @@ private:
 
 /// When a buffer's host copy is page-locked (registered with a GPU's
 /// driver, so its copies go by DMA at the link's speed instead of through
-/// the device's staging buffers). CLEAVE_PIN_HOST=off|reused|always.
+/// the device's staging buffers). CLEAVE_TUNE=pin_host=off|reused|always.
 enum class HostPinning {
   Off,
   /// Once the buffer moved more bytes over host links than its size: it
@@ -206,8 +206,9 @@ public:
   Device &device(Location L) const { return *Devices[L]; }
 
   /// Host copies of at least PinMinBytes are page-locked as \p P says
-  /// (default: CLEAVE_PIN_HOST, else Reused). Smaller ones go through the
-  /// GPUs' staging buffers, which copy them just as fast.
+  /// (default: Reused; the runtime sets CLEAVE_TUNE's pin_host). Smaller
+  /// ones go through the GPUs' staging buffers, which copy them just as
+  /// fast.
   void setHostPinning(HostPinning P) { Pinning = P; }
   HostPinning hostPinning() const { return Pinning; }
   static constexpr uint64_t PinMinBytes = 4u << 20;
@@ -215,9 +216,9 @@ public:
   size_t pinnedBuffers() const;
   /// Whether a cudaMemcpy of at least \p MinBytes between the program's host
   /// memory and a buffer moves the bytes that live on devices straight
-  /// between that memory and the devices (default: on, 4 MiB;
-  /// CLEAVE_HOST_COPIES=direct|shadow), instead of through the buffer's
-  /// host copy. See memcpy().
+  /// between that memory and the devices (default: on, 4 MiB; the runtime
+  /// sets CLEAVE_TUNE's host_copies=direct|shadow), instead of through the
+  /// buffer's host copy. See memcpy().
   void setDirectHostCopies(bool On, uint64_t MinBytes = DirectCopyMinBytes) {
     DirectCopies = On;
     DirectMinBytes = MinBytes;

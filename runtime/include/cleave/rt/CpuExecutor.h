@@ -51,19 +51,13 @@ private:
   std::unique_ptr<Impl> P;
 };
 
-/// CLEAVE_CPU_THREADS when it is a whole number from 1 to MaxCpuThreads,
-/// else the number of cores the process may use (any other value is
-/// reported on stderr once).
+/// The number of cores the process may use: the executor's threads unless
+/// told otherwise (Options::CpuThreads, CLEAVE_CPU_THREADS).
 unsigned defaultCpuThreads();
 
 /// More worker threads than any machine has cores: a larger count is a
 /// typo, and its thread arena would exhaust the process's memory.
 constexpr unsigned MaxCpuThreads = 4096;
-
-/// The thread count \p Text asks for, or \p Fallback with \p Warning set
-/// when it is not a whole number from 1 to MaxCpuThreads.
-unsigned parseCpuThreads(const char *Text, unsigned Fallback,
-                         std::string &Warning);
 
 } // namespace cleave::rt
 

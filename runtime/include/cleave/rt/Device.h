@@ -290,9 +290,18 @@ private:
 
 /// Which devices the runtime uses.
 struct RegistryOptions {
-  /// The CUDA driver library to dlopen. Empty: $CLEAVE_CUDA_LIBRARY when
-  /// set, else "libcuda.so.1". "none": do not look for GPUs.
-  std::string CudaLibrary;
+  /// The CUDA driver library to dlopen; "none": do not look for GPUs.
+  std::string CudaLibrary = "libcuda.so.1";
+  /// Whether a CudaLibrary that does not load fails the registry
+  /// (InitializationError) rather than leaving it CPU-only: a library the
+  /// user named (CLEAVE_CUDA_LIBRARY) must load, as running CPU-only
+  /// instead would hide the typo behind a slower program.
+  bool LibraryMustLoad = false;
+  /// The CPU devices' worker threads (CLEAVE_CPU_THREADS; 0: the cores).
+  unsigned CpuThreads = 0;
+  /// Copies of up to 4 MiB between GPUs with a peer link go by a copy
+  /// kernel (CLEAVE_TUNE=peer_copy=kernel) rather than the copy engines.
+  bool PeerCopyKernels = true;
 };
 
 /// The devices of the process: the CPU always, and every CUDA GPU that a
@@ -315,9 +324,6 @@ public:
   static Result create(std::string_view Selection,
                        std::unique_ptr<DeviceRegistry> &Out,
                        const RegistryOptions &Opts = {});
-  /// create() with $CLEAVE_DEVICES.
-  static Result createFromEnvironment(std::unique_ptr<DeviceRegistry> &Out,
-                                      const RegistryOptions &Opts = {});
   /// A registry of \p Devices, in that order (tests: devices such as
   /// NullGpu that no selection names).
   static std::unique_ptr<DeviceRegistry>

@@ -103,6 +103,10 @@ struct DeviceProfile {
   /// Host-link bandwidth with every GPU sending (receiving) at once, GB/s;
   /// 0 when the profile does not have that state.
   double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
+  /// The fields whose value has the wrong JSON type, read as missing
+  /// ("gpus[0].sm_count is a string, not a number"); whoever loads the
+  /// profile reports them with its file.
+  std::vector<std::string> TypeErrors;
 
   /// The profile of the GPU of CUDA ordinal \p Ordinal, or null.
   const GpuProfile *gpu(int Ordinal) const;

@@ -51,6 +51,8 @@ namespace rt {
 
 class Engine;
 class Program;
+struct LogOptions;
+struct Options;
 
 /// A kernel of a registered program, ready to launch.
 struct KernelHandle {
@@ -138,9 +140,13 @@ struct KernelLaunchRequest {
 class Engine {
 public:
   /// Devices, buffers and the CPU executor are not owned; they outlive the
-  /// engine. Devices are the BufferManager's (same indices).
+  /// engine. Devices are the BufferManager's (same indices). The engine
+  /// keeps a copy of \p Opts (logs, the model policy's profile and cache,
+  /// CLEAVE_TUNE's switches); without it, Options' defaults.
   Engine(BufferManager &Bufs, CpuExecutor &Exec,
          PartitionPolicy Policy = PartitionPolicy::Proportional);
+  Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy,
+         const Options &Opts);
   ~Engine();
   Engine(const Engine &) = delete;
   Engine &operator=(const Engine &) = delete;
@@ -189,6 +195,10 @@ public:
   /// (also done every few seconds, at destruction and at exit).
   Result flushPerformanceCache();
 
+  const Options &options() const;
+  /// Replaces the logs the engine prints (Options::Log) for the launches
+  /// after this one: tests look at the plans of a few launches.
+  void setLog(const LogOptions &L);
   PartitionPolicy policy() const { return Policy; }
   void setPolicy(PartitionPolicy P) { Policy = P; }
   /// The weights the API layer gives every launch under the Weights policy

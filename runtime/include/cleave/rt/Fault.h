@@ -15,9 +15,9 @@
 //
 // e.g. CLEAVE_FAULT=gpu0:alloc:2 fails gpu0's second replica allocation, and
 // CLEAVE_FAULT=cpu1:copy:1+ makes every copy cpu1 does fail. Each rule counts
-// its own matches. The variable is read once, at the first device
-// operation; tests call configure() instead. A malformed value is reported
-// once on stderr and ignored.
+// its own matches. The runtime configures the process's injector from
+// Options::Fault when it starts (a malformed value is reported once on
+// stderr and ignored when the options are parsed); tests call configure().
 //
 // The check sits in the generic device layer (Device.h), so every kind of
 // device, the fake ones of the tests included, fails the same way.
@@ -45,7 +45,7 @@ const char *getFaultOpName(FaultOp Op);
 
 class FaultInjector {
 public:
-  /// The process's injector, configured from CLEAVE_FAULT on first use.
+  /// The process's injector (no rules until configured).
   static FaultInjector &global();
 
   /// Replaces the rules with those of \p Spec (empty: none) and restarts

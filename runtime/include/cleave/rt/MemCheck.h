@@ -28,10 +28,10 @@
 
 namespace cleave::rt {
 
-/// Whether CLEAVE_CHECK=memory is set (read once; "off", "none" or unset:
-/// no; anything else is reported on stderr and ignored).
+/// Whether CPU devices run checked variants (off until set).
 bool memoryChecksEnabled();
-/// Overrides the environment (tests).
+/// The runtime sets it from Options::MemoryChecks (CLEAVE_CHECK=memory)
+/// when it starts, before any allocation it should register.
 void setMemoryChecks(bool On);
 
 /// The allocation registry that checks validate against (used by

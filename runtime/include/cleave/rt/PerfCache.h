@@ -74,11 +74,6 @@ private:
   bool Dirty = false;
 };
 
-/// The cache directory: $CLEAVE_CACHE_DIR, else $XDG_CACHE_HOME/cleave,
-/// else $HOME/.cache/cleave; empty when CLEAVE_CACHE_DIR is "off" or no
-/// variable gives one (persistence is then disabled).
-std::string perfCacheDirectory();
-
 } // namespace rt
 } // namespace cleave
 

@@ -3,8 +3,9 @@
 // Part of Cleave's runtime (no LLVM). A hand-off between threads that
 // blocks on a condition variable at once costs tens of microseconds when the
 // other side answers within a few: the stream workers (api/Runtime.cpp) and
-// the engine's issue workers (IssuePool.h) poll for up to CLEAVE_SPIN_US
-// microseconds (default 200; 0: block at once) before they block.
+// the engine's issue workers (IssuePool.h) poll for up to spin_us
+// microseconds (CLEAVE_TUNE, Options.h; default 200; 0: block at once)
+// before they block.
 //
 // A thread that waits for work already under way (a synchronizing call
 // waiting for the stream's worker, the engine waiting for an issue worker)
@@ -24,18 +25,10 @@
 namespace cleave {
 namespace rt {
 
-/// CLEAVE_SPIN_US, read once; a value that is not a number up to 100000 is
-/// reported on stderr and the default (200) is used.
-unsigned spinMicros();
-
-/// How long a wait for work under way polls: CLEAVE_SPIN_US when set;
-/// otherwise 20000 on a host of 8 cores or more, spinMicros() below that.
-unsigned busyWaitMicros();
-
-/// Polls \p Ready for up to \p Us microseconds (spinMicros() unless
-/// given); true as soon as it holds, false when the time ran out first (the
-/// caller then blocks).
-template <class Pred> bool spinUntil(Pred Ready, unsigned Us = spinMicros()) {
+/// Polls \p Ready for up to \p Us microseconds (TuneOptions::SpinUs, or
+/// TuneOptions::busyWaitUs() for work under way); true as soon as it holds,
+/// false when the time ran out first (the caller then blocks).
+template <class Pred> bool spinUntil(Pred Ready, unsigned Us) {
   if (!Us)
     return Ready();
   auto Until =

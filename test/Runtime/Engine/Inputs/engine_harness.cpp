@@ -24,6 +24,8 @@
 #include "cleave/rt/CpuExecutor.h"
 #include "cleave/rt/Device.h"
 #include "cleave/rt/Engine.h"
+#include "cleave/rt/Fault.h"
+#include "cleave/rt/Options.h"
 
 #include <algorithm>
 #include <cmath>
@@ -94,10 +96,19 @@ struct Env {
 
 Env setUp(const char *BundlePath) {
   Env E;
-  CHECK_OK(DeviceRegistry::createFromEnvironment(E.Reg));
+  // The runtime's options from the environment (CLEAVE_DEVICES,
+  // CLEAVE_FAULT, CLEAVE_LOG, CLEAVE_TUNE, ...), handed to the parts as the
+  // API layer's runtime hands them.
+  const Options &O = processOptions();
+  if (!O.Fault.empty())
+    CHECK_OK(FaultInjector::global().configure(O.Fault));
+  CHECK_OK(DeviceRegistry::create(O.Devices, E.Reg, registryOptions(O)));
   E.Bufs = std::make_unique<BufferManager>(E.Reg->devices());
-  E.Exec = std::make_unique<CpuExecutor>();
-  E.Eng = std::make_unique<Engine>(*E.Bufs, *E.Exec);
+  E.Bufs->setHostPinning(O.Tune.PinHost);
+  E.Bufs->setDirectHostCopies(O.Tune.DirectHostCopies);
+  E.Exec = std::make_unique<CpuExecutor>(O.CpuThreads);
+  E.Eng = std::make_unique<Engine>(*E.Bufs, *E.Exec,
+                                   PartitionPolicy::Proportional, O);
   std::ifstream In(BundlePath, std::ios::binary);
   std::string Bytes((std::istreambuf_iterator<char>(In)),
                     std::istreambuf_iterator<char>());

@@ -1,0 +1,330 @@
+//===- Tile.cpp - `cleave tile`: marked loop nests to tiled CUDA ----------===//
+//
+// Part of Cleave (docs/tile.md). Parses the file, pairs each pragma with the
+// statement that follows it, asks Extract.cpp, Dependences.cpp and
+// WavefrontEmitter.cpp for the nest, and rewrites the main file.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/Tile/Tile.h"
+
+#include "TilePragma.h"
+
+#include "cleave/Frontend/ClangInvocation.h"
+#include "cleave/Support/Diagnosed.h"
+#include "cleave/Tile/Dependences.h"
+#include "cleave/Tile/Nest.h"
+#include "cleave/Tile/WavefrontEmitter.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Frontend/Utils.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+using namespace clang;
+
+namespace cleave {
+namespace {
+
+using tile::PragmaSite;
+
+/// Statements that are direct children of a block, by start offset in the
+/// main file: a pragma marks the first one after it.
+class StatementIndex : public RecursiveASTVisitor<StatementIndex> {
+public:
+  explicit StatementIndex(const SourceManager &SM) : SM(SM) {}
+  bool VisitCompoundStmt(CompoundStmt *CS) {
+    for (Stmt *S : CS->body()) {
+      SourceLocation L = S->getBeginLoc();
+      if (L.isValid() && L.isFileID() && SM.isInMainFile(L))
+        ByOffset.emplace(SM.getFileOffset(L), S);
+    }
+    return true;
+  }
+  std::map<unsigned, const Stmt *> ByOffset;
+
+private:
+  const SourceManager &SM;
+};
+
+/// Whether Text holds only blanks and comments.
+bool onlyComments(StringRef Text) {
+  while (true) {
+    Text = Text.ltrim();
+    if (Text.consume_front("//"))
+      Text = Text.drop_until([](char C) { return C == '\n'; });
+    else if (Text.consume_front("/*")) {
+      size_t End = Text.find("*/");
+      if (End == StringRef::npos)
+        return false;
+      Text = Text.drop_front(End + 2);
+    } else
+      return Text.empty();
+  }
+}
+
+class TileConsumer : public ASTConsumer {
+public:
+  TileConsumer(CompilerInstance &CI, std::vector<PragmaSite> &Sites,
+               std::string &Output, bool &Ok)
+      : CI(CI), Sites(Sites), Output(Output), Ok(Ok) {}
+
+  void HandleTranslationUnit(ASTContext &Ctx) override;
+
+private:
+  CompilerInstance &CI;
+  std::vector<PragmaSite> &Sites;
+  std::string &Output;
+  bool &Ok;
+
+  void remark(SourceLocation Loc, const std::string &Msg) {
+    DiagnosticsEngine &DE = CI.getDiagnostics();
+    DE.Report(Loc,
+              DE.getCustomDiagID(DiagnosticsEngine::Remark, "cleave tile: %0"))
+        << Msg;
+  }
+  void refuse(const PragmaSite &Site, const tile::Refusal &Why) {
+    remark(Site.Hash, "nest left as written: " + Why.Why);
+    if (Why.Loc.isValid() && Why.Loc != Site.Hash) {
+      DiagnosticsEngine &DE = CI.getDiagnostics();
+      DE.Report(Why.Loc, DE.getCustomDiagID(DiagnosticsEngine::Note, "here"));
+    }
+  }
+  const ForStmt *markedLoop(const PragmaSite &Site, const StatementIndex &Index,
+                            ASTContext &Ctx);
+  const Decl *topLevelDecl(const Stmt *S, ASTContext &Ctx);
+  bool inTemplate(const Stmt *S, ASTContext &Ctx);
+  bool tileOne(const PragmaSite &Site, unsigned Id, const StatementIndex &Index,
+               ASTContext &Ctx, Rewriter &RW);
+};
+
+/// The for loop right after the pragma (only comments between), or null
+/// after a remark.
+const ForStmt *TileConsumer::markedLoop(const PragmaSite &Site,
+                                        const StatementIndex &Index,
+                                        ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  // A _Pragma from a macro has no place in the file to rewrite.
+  if (Site.Hash.isMacroID() || Site.End.isMacroID()) {
+    refuse(Site, {Site.Hash, "the pragma comes from a macro"});
+    return nullptr;
+  }
+  unsigned After = SM.getFileOffset(Site.End);
+  auto It = Index.ByOffset.lower_bound(After);
+  const Stmt *S = It == Index.ByOffset.end() ? nullptr : It->second;
+  StringRef File = SM.getBufferData(SM.getMainFileID());
+  if (!S || !onlyComments(File.slice(After, It->first)) || !isa<ForStmt>(S)) {
+    refuse(Site, {Site.Hash, "the pragma must be followed by a for loop "
+                             "inside a function"});
+    return nullptr;
+  }
+  return cast<ForStmt>(S);
+}
+
+/// The declaration at namespace scope that holds S: the generated code goes
+/// right before it, where the names the nest's function sees are declared.
+const Decl *TileConsumer::topLevelDecl(const Stmt *S, ASTContext &Ctx) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  const Decl *Top = nullptr;
+  while (!Parents.empty()) {
+    if (const auto *D = Parents[0].get<Decl>()) {
+      if (isa<TranslationUnitDecl, NamespaceDecl, LinkageSpecDecl>(
+              D->getDeclContext()))
+        Top = D;
+      if (isa<TranslationUnitDecl>(D->getDeclContext()))
+        break;
+    }
+    Parents = Ctx.getParents(Parents[0]);
+  }
+  return Top;
+}
+
+bool TileConsumer::inTemplate(const Stmt *S, ASTContext &Ctx) {
+  for (DynTypedNodeList P = Ctx.getParents(*S); !P.empty();
+       P = Ctx.getParents(P[0]))
+    if (const auto *D = P[0].get<Decl>())
+      if (const auto *DC = dyn_cast<DeclContext>(D);
+          DC && DC->isDependentContext())
+        return true;
+  return false;
+}
+
+bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
+                           const StatementIndex &Index, ASTContext &Ctx,
+                           Rewriter &RW) {
+  const ForStmt *Loop = markedLoop(Site, Index, Ctx);
+  if (!Loop)
+    return false;
+  if (Site.Tech == tile::Technique::TimeSkew) {
+    refuse(Site, {Site.Hash, "technique(timeskew) (time-skewed stencil "
+                             "tiles) is not implemented yet"});
+    return false;
+  }
+  if (inTemplate(Loop, Ctx)) {
+    refuse(Site, {Loop->getBeginLoc(), "the nest is inside a template"});
+    return false;
+  }
+  const Decl *Top = topLevelDecl(Loop, Ctx);
+  tile::Refusal Why;
+  std::optional<tile::Nest> N = tile::extractNest(Loop, Ctx, Why);
+  if (!N) {
+    refuse(Site, Why);
+    return false;
+  }
+  llvm::Expected<std::vector<tile::Dependence>> Deps =
+      tile::computeDependences(*N);
+  if (!Deps) {
+    refuse(Site, {Loop->getBeginLoc(), toString(Deps.takeError())});
+    return false;
+  }
+  std::optional<tile::EmittedNest> E =
+      tile::emitWavefront(*N, *Deps, Site.Tile, Id, Ctx, Why);
+  if (!E) {
+    refuse(Site, Why);
+    return false;
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  RW.InsertText(SM.getExpansionLoc(Top->getBeginLoc()), E->Definitions,
+                /*InsertAfter=*/true);
+  SourceLocation LoopEnd = Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(Loop->getEndLoc()), 0, SM, Ctx.getLangOpts());
+  if (!isa<CompoundStmt>(N->Body)) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        Loop->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(), false);
+    if (Semi.isValid())
+      LoopEnd = Semi;
+  }
+  // The call takes the loop's place and indentation; the pragma goes.
+  unsigned Column = SM.getExpansionColumnNumber(Loop->getBeginLoc());
+  RW.ReplaceText(CharSourceRange::getCharRange(Site.Hash, LoopEnd),
+                 std::string(Column > 0 ? Column - 1 : 0, ' ') + E->Call);
+
+  std::vector<std::string> Parts;
+  for (const tile::Dependence &D : *Deps)
+    Parts.push_back(std::string(tile::kindName(D.Kind)) + " " +
+                    tile::distancesText(D) + " through '" +
+                    N->Arrays[D.Array].Decl->getName().str() + "'");
+  remark(Site.Hash,
+         "nest tiled: wavefront of " + std::to_string(Site.Tile.Rows) + " x " +
+             std::to_string(Site.Tile.Cols) +
+             " tiles, one launch per anti-diagonal of tiles; dependences: " +
+             (Parts.empty() ? std::string("none") : llvm::join(Parts, "; ")));
+  return true;
+}
+
+void TileConsumer::HandleTranslationUnit(ASTContext &Ctx) {
+  if (CI.getDiagnostics().hasErrorOccurred())
+    return;
+  const SourceManager &SM = Ctx.getSourceManager();
+  StatementIndex Index(SM);
+  Index.TraverseDecl(Ctx.getTranslationUnitDecl());
+  Rewriter RW(CI.getSourceManager(), Ctx.getLangOpts());
+  unsigned Tiled = 0;
+  for (const PragmaSite &Site : Sites) {
+    if (!Site.Valid || !SM.isInMainFile(SM.getExpansionLoc(Site.Hash)))
+      continue;
+    if (tileOne(Site, Tiled, Index, Ctx, RW))
+      ++Tiled;
+  }
+  if (Tiled)
+    RW.InsertText(SM.getLocForStartOfFile(SM.getMainFileID()),
+                  tile::wavefrontPreamble(), /*InsertAfter=*/false);
+  const RewriteBuffer *Buf = RW.getRewriteBufferFor(SM.getMainFileID());
+  Output = Buf ? std::string(Buf->begin(), Buf->end())
+               : SM.getBufferData(SM.getMainFileID()).str();
+  Ok = !CI.getDiagnostics().hasErrorOccurred();
+}
+
+class TileAction : public ASTFrontendAction {
+public:
+  TileAction(std::string &Output, bool &Ok) : Output(Output), Ok(Ok) {}
+  bool BeginSourceFileAction(CompilerInstance &CI) override {
+    CI.getPreprocessor().AddPragmaHandler("cleave",
+                                          new tile::TilePragmaHandler(Sites));
+    return true;
+  }
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 StringRef) override {
+    return std::make_unique<TileConsumer>(CI, Sites, Output, Ok);
+  }
+
+private:
+  std::vector<PragmaSite> Sites;
+  std::string &Output;
+  bool &Ok;
+};
+
+/// The cc1 invocation of a C++ file (a CUDA file goes through the
+/// frontend's host-side setup, with CUDA's headers).
+std::shared_ptr<CompilerInvocation> invocationFor(StringRef Path,
+                                                  const TileOptions &Opts,
+                                                  ClangDiagnostics &Diags,
+                                                  raw_ostream &DiagOS) {
+  DeviceCompileOptions DO;
+  DO.IncludeDirs = Opts.IncludeDirs;
+  DO.Defines = Opts.Defines;
+  DO.Std = Opts.Std;
+  DO.Verbose = Opts.Verbose;
+  DO.ColorDiagnostics = Opts.ColorDiagnostics;
+  if (llvm::sys::path::extension(Path) == ".cu")
+    return createClangInvocation(Path, SourceLanguage::CUDA, CudaSide::Host, DO,
+                                 Diags, DiagOS);
+  std::vector<std::string> Args = {CLEAVE_CLANG_EXECUTABLE, "-x", "c++",
+                                   "-fsyntax-only"};
+  if (!Opts.Std.empty())
+    Args.push_back("-std=" + Opts.Std);
+  for (const std::string &I : Opts.IncludeDirs)
+    Args.push_back("-I" + I);
+  for (const std::string &D : Opts.Defines)
+    Args.push_back("-D" + D);
+  Args.push_back(Path.str());
+  std::vector<const char *> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(A.c_str());
+  CreateInvocationOptions CIO;
+  CIO.Diags =
+      new DiagnosticsEngine(Diags.IDs, &*Diags.Options,
+                            new TextDiagnosticPrinter(DiagOS, &*Diags.Options));
+  return createInvocation(Argv, std::move(CIO));
+}
+
+} // namespace
+
+llvm::Expected<std::string> tileSource(StringRef Path, const TileOptions &Opts,
+                                       raw_ostream &DiagOS) {
+  StringRef Ext = llvm::sys::path::extension(Path);
+  if (!llvm::is_contained({".cpp", ".cc", ".cxx", ".C", ".cu"}, Ext)) {
+    DiagOS << "cleave: error: " << Path
+           << ": cleave tile takes C++ (.cpp, .cc, .cxx) or CUDA (.cu) "
+              "files\n";
+    return diagnosedError("unsupported input");
+  }
+  if (llvm::Error E = checkSourceFile(Path, DiagOS))
+    return std::move(E);
+  ClangDiagnostics Diags(DiagOS, Opts.ColorDiagnostics);
+  std::shared_ptr<CompilerInvocation> Invocation =
+      invocationFor(Path, Opts, Diags, DiagOS);
+  if (!Invocation)
+    return diagnosedError("cannot parse the input");
+  CompilerInstance Clang;
+  Clang.setInvocation(std::move(Invocation));
+  Clang.createDiagnostics(Diags.Printer.get(), /*ShouldOwnClient=*/false);
+  if (!Clang.hasDiagnostics())
+    return diagnosedError("cannot parse the input");
+  std::string Output;
+  bool Ok = false;
+  TileAction Action(Output, Ok);
+  if (!Clang.ExecuteAction(Action) || !Ok)
+    return diagnosedError("cleave tile failed");
+  return Output;
+}
+
+} // namespace cleave

@@ -1,0 +1,44 @@
+//===- TilePragma.h - `#pragma cleave tile` and its clauses -----*- C++ -*-===//
+//
+// Part of Cleave (docs/tile.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_LIB_TILE_TILEPRAGMA_H
+#define CLEAVE_LIB_TILE_TILEPRAGMA_H
+
+#include "cleave/Tile/WavefrontEmitter.h"
+
+#include "clang/Lex/Pragma.h"
+
+#include <vector>
+
+namespace cleave::tile {
+
+enum class Technique { Wavefront, TimeSkew };
+
+/// One `#pragma cleave tile` of the main file.
+struct PragmaSite {
+  clang::SourceLocation Hash; ///< the '#' (or _Pragma)
+  clang::SourceLocation End;  ///< the end of the pragma's line
+  TileSizes Tile;
+  Technique Tech = Technique::Wavefront;
+  bool Valid = true; ///< false after an error in its clauses
+};
+
+/// Records every `#pragma cleave tile` with its clauses `tile(rows, cols)`
+/// and `technique(wavefront|timeskew)`; reports malformed clauses as
+/// errors.
+class TilePragmaHandler : public clang::PragmaHandler {
+public:
+  explicit TilePragmaHandler(std::vector<PragmaSite> &Sites)
+      : PragmaHandler("tile"), Sites(Sites) {}
+  void HandlePragma(clang::Preprocessor &PP, clang::PragmaIntroducer Intro,
+                    clang::Token &Name) override;
+
+private:
+  std::vector<PragmaSite> &Sites;
+};
+
+} // namespace cleave::tile
+
+#endif

@@ -1,0 +1,592 @@
+//===- WavefrontEmitter.cpp - CUDA for a tiled 2-D wavefront --------------===//
+//
+// Part of Cleave (docs/tile.md). Why the schedule is correct: every
+// dependence distance (di, dj) is componentwise >= 0 (Dependences.cpp), so
+// a dependence between two tiles (bi, bj) -> (bi', bj') has bi' >= bi and
+// bj' >= bj, and the later tile lies on a later anti-diagonal bi' + bj',
+// that is in a later launch. Inside a tile, di + dj >= 1 for every
+// dependence, so the cells of one in-tile anti-diagonal are independent.
+// A tile reads the cells of neighbouring tiles from global memory when it
+// starts: the earlier diagonals have written theirs, and the later ones
+// have not yet overwritten the old values that anti-dependences read.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/Tile/WavefrontEmitter.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+using namespace clang;
+
+namespace cleave::tile {
+namespace {
+
+std::string typeText(QualType T, ASTContext &Ctx) {
+  PrintingPolicy P(Ctx.getLangOpts());
+  P.SuppressTagKeyword = true;
+  return T.getCanonicalType().getAsString(P);
+}
+
+/// Just past the statement, its `;` included.
+SourceLocation statementEnd(const Stmt *S, const SourceManager &SM,
+                            const LangOptions &LO) {
+  if (const auto *CS = dyn_cast<CompoundStmt>(S))
+    return Lexer::getLocForEndOfToken(CS->getRBracLoc(), 0, SM, LO);
+  SourceLocation Semi = Lexer::findLocationAfterToken(
+      S->getEndLoc(), tok::semi, SM, LO, /*SkipTrailingWhitespace=*/false);
+  return Semi.isValid() ? Semi
+                        : Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM, LO);
+}
+
+std::string sourceText(const Stmt *S, ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return Lexer::getSourceText(
+             CharSourceRange::getCharRange(
+                 S->getBeginLoc(), statementEnd(S, SM, Ctx.getLangOpts())),
+             SM, Ctx.getLangOpts())
+      .str();
+}
+
+/// Text with every non-empty line indented by two more spaces.
+std::string indented(StringRef Text) {
+  std::string Out;
+  while (!Text.empty()) {
+    auto [Line, Rest] = Text.split('\n');
+    if (!Line.empty())
+      Out += "  ";
+    Out += Line.str();
+    if (Text.size() > Line.size())
+      Out += "\n";
+    Text = Rest;
+  }
+  return Out;
+}
+
+/// The names that the kernel and the host function share.
+struct Names {
+  std::string Kernel, Host;
+  static std::string shared(const Array &A) {
+    return "__cleave_" + A.Decl->getName().str();
+  }
+};
+
+/// The staged window of one written array: rows i0 + MinRow .., columns
+/// j0 + MinCol .., WindowRows x Pitch elements.
+struct Window {
+  int64_t Rows, Cols, Pitch;
+};
+
+Window windowOf(const Array &A, TileSizes T) {
+  Window W;
+  W.Rows = T.Rows + (A.MaxRow - A.MinRow);
+  W.Cols = T.Cols + (A.MaxCol - A.MinCol);
+  // Thread t computes cell (t, s - t) at step s: consecutive threads are
+  // Pitch - 1 words apart, an odd stride (no bank conflicts) when the pitch
+  // is even.
+  W.Pitch = W.Cols % 2 ? W.Cols + 1 : W.Cols;
+  return W;
+}
+
+class Emitter {
+public:
+  Emitter(const Nest &N, TileSizes T, unsigned Id, ASTContext &Ctx)
+      : N(N), T(T), Ctx(Ctx), SM(Ctx.getSourceManager()) {
+    Nm.Kernel = "__cleave_tile" + std::to_string(Id) + "_kernel";
+    Nm.Host = "__cleave_tile" + std::to_string(Id);
+  }
+
+  std::optional<EmittedNest> emit(Refusal &Why);
+
+private:
+  const Nest &N;
+  TileSizes T;
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  Names Nm;
+
+  const Array *arrayOf(const VarDecl *V) const {
+    for (const Array &A : N.Arrays)
+      if (A.Decl == V)
+        return &A;
+    return nullptr;
+  }
+  std::string parameters(bool Device) const;
+  std::string arguments(bool Device) const;
+  std::string bounds() const;
+  std::optional<std::string> body(Refusal &Why) const;
+  std::string stageIn(const Array &A) const;
+  std::string stageOut(const Array &A) const;
+  std::string kernel(const std::string &Body) const;
+  std::string hostChecks() const;
+  std::string hostDeviceRun() const;
+  std::string host() const;
+};
+
+/// The captures as the kernel (Device) or the host function declares them:
+/// arrays as pointers, scalars by value, a reduced scalar as the host's
+/// reference or the kernel's result cell and first value.
+std::string Emitter::parameters(bool Device) const {
+  std::string S;
+  for (const VarDecl *V : N.Captures) {
+    if (!S.empty())
+      S += ", ";
+    std::string Name = V->getName().str();
+    std::string Type =
+        typeText(V->getType().getNonReferenceType().getUnqualifiedType(), Ctx);
+    if (const Array *A = arrayOf(V))
+      S += typeText(A->Element, Ctx) + " *" + Name;
+    else if (N.reductionOf(V) && Device)
+      S += Type + " *__cleave_red_" + Name + ", " + Type + " __cleave_init_" +
+           Name;
+    else if (N.reductionOf(V))
+      S += Type + " &" + Name;
+    else
+      S += Type + " " + Name;
+  }
+  return S;
+}
+
+/// The captures by name (host) or with arrays as device copies (device).
+std::string Emitter::arguments(bool Device) const {
+  std::string S;
+  for (const VarDecl *V : N.Captures) {
+    if (!S.empty())
+      S += ", ";
+    std::string Name = V->getName().str();
+    if (const Array *A = arrayOf(V); A && Device)
+      S += llvm::formatv("({0} *)(__cleave_{1}_dev + ((uintptr_t){1} - "
+                         "__cleave_{1}_span.from({1})))",
+                         typeText(A->Element, Ctx), Name)
+               .str();
+    else if (N.reductionOf(V) && Device)
+      S += "__cleave_" + Name + "_red_dev, " + Name;
+    else
+      S += Name;
+  }
+  return S;
+}
+
+/// CUDA's atomic for one reduction (the operand type is the variable's size
+/// and, for max and min, signedness; sums wrap alike either way).
+std::string atomicUpdate(const Reduction &R, ASTContext &Ctx) {
+  QualType T = R.Var->getType().getNonReferenceType();
+  bool Wide = Ctx.getTypeSize(T) == 64;
+  bool Signed = T->isSignedIntegerType() && R.Op != ReductionOp::Add;
+  std::string AT =
+      std::string(Signed ? "" : "unsigned ") + (Wide ? "long long" : "int");
+  const char *Fn = R.Op == ReductionOp::Add   ? "atomicAdd"
+                   : R.Op == ReductionOp::Max ? "atomicMax"
+                                              : "atomicMin";
+  std::string Name = R.Var->getName().str();
+  return llvm::formatv(
+             "  {0}(({1} *)__cleave_red_{2}, ({1})__cleave_acc_{2});\n", Fn, AT,
+             Name)
+      .str();
+}
+
+std::string Emitter::bounds() const {
+  return llvm::formatv("  const long long __cleave_ilo = {0}, __cleave_ihi "
+                       "= {1};\n  const long long __cleave_jlo = {2}, "
+                       "__cleave_jhi = {3};\n",
+                       N.Outer.Lower.str(), N.Outer.Upper.str(),
+                       N.Inner.Lower.str(), N.Inner.Upper.str())
+      .str();
+}
+
+/// The body with every access of a written array turned into its staged
+/// cell: (i + Row, j + Col) is window cell (t + Row - MinRow, u + Col -
+/// MinCol).
+std::optional<std::string> Emitter::body(Refusal &Why) const {
+  Rewriter RW(const_cast<SourceManager &>(SM), Ctx.getLangOpts());
+  SourceLocation Begin = N.Body->getBeginLoc();
+  SourceLocation End = statementEnd(N.Body, SM, Ctx.getLangOpts());
+  if (Begin.isMacroID() || End.isMacroID()) {
+    Why = {Begin, "the nest's body comes from a macro"};
+    return std::nullopt;
+  }
+  for (const Reduction &R : N.Reductions)
+    for (const DeclRefExpr *Use : R.Uses) {
+      if (Use->getLocation().isMacroID()) {
+        Why = {Use->getLocation(), "an update of '" + R.Var->getName().str() +
+                                       "' comes from a macro"};
+        return std::nullopt;
+      }
+      RW.ReplaceText(CharSourceRange::getTokenRange(Use->getSourceRange()),
+                     "__cleave_acc_" + R.Var->getName().str());
+    }
+  for (const Access &Acc : N.Accesses) {
+    const Array &A = N.Arrays[Acc.Array];
+    if (!A.Written)
+      continue;
+    SourceRange R = Acc.Expr->getSourceRange();
+    if (R.getBegin().isMacroID() || R.getEnd().isMacroID()) {
+      Why = {R.getBegin(), "an access of '" + A.Decl->getName().str() +
+                               "', which the nest writes, comes from a "
+                               "macro"};
+      return std::nullopt;
+    }
+    Window W = windowOf(A, T);
+    RW.ReplaceText(CharSourceRange::getTokenRange(R),
+                   llvm::formatv("{0}[(__cleave_t + {1}) * {2} + "
+                                 "(__cleave_u + {3})]",
+                                 Names::shared(A), Acc.Row - A.MinRow, W.Pitch,
+                                 Acc.Col - A.MinCol)
+                       .str());
+  }
+  return RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
+}
+
+std::string Emitter::stageIn(const Array &A) const {
+  Window W = windowOf(A, T);
+  std::string Name = A.Decl->getName().str();
+  // A window cell is loaded when some access of this tile touches it: the
+  // window's corners may lie outside the array.
+  std::set<std::pair<int64_t, int64_t>> Offsets;
+  for (const Access &Acc : N.Accesses)
+    if (N.Arrays[Acc.Array].Decl == A.Decl)
+      Offsets.insert({Acc.Row - A.MinRow, Acc.Col - A.MinCol});
+  std::string Touched;
+  for (auto [R, C] : Offsets)
+    Touched += llvm::formatv("{0}((unsigned)(__cleave_r - {1}) < "
+                             "(unsigned)__cleave_ni && (unsigned)(__cleave_c "
+                             "- {2}) < (unsigned)__cleave_nj)",
+                             Touched.empty() ? "" : " ||\n          ", R, C)
+                   .str();
+  return llvm::formatv(
+             "  // {0}'s cells (i + r, j + c) of this tile, r in [{1}, {2}], "
+             "c in [{3}, {4}].\n"
+             "  __shared__ {5} {6}[{7} * {8}];\n"
+             "  for (int __cleave_e = threadIdx.x; __cleave_e < {7} * {8}; "
+             "__cleave_e += blockDim.x) {{\n"
+             "    const int __cleave_r = __cleave_e / {8}, __cleave_c = "
+             "__cleave_e % {8};\n"
+             "    if ({9})\n"
+             "      {6}[__cleave_e] = {0}[(__cleave_i0 + __cleave_r + ({1})) "
+             "* ({10}) + (__cleave_j0 + __cleave_c + ({3}))];\n"
+             "  }\n",
+             Name, A.MinRow, A.MaxRow, A.MinCol, A.MaxCol,
+             typeText(A.Element.getUnqualifiedType(), Ctx), Names::shared(A),
+             W.Rows, W.Pitch, Touched, A.Pitch.str())
+      .str();
+}
+
+std::string Emitter::stageOut(const Array &A) const {
+  Window W = windowOf(A, T);
+  return llvm::formatv(
+             "  for (int __cleave_e = threadIdx.x; __cleave_e < __cleave_ni * "
+             "__cleave_nj; __cleave_e += blockDim.x) {{\n"
+             "    const int __cleave_r = __cleave_e / __cleave_nj, "
+             "__cleave_c = __cleave_e % __cleave_nj;\n"
+             "    {0}[(__cleave_i0 + __cleave_r + ({1})) * ({2}) + "
+             "(__cleave_j0 + __cleave_c + ({3}))] =\n"
+             "        {4}[(__cleave_r + {5}) * {6} + (__cleave_c + {7})];\n"
+             "  }\n",
+             A.Decl->getName(), A.WriteRow, A.Pitch.str(), A.WriteCol,
+             Names::shared(A), A.WriteRow - A.MinRow, W.Pitch,
+             A.WriteCol - A.MinCol)
+      .str();
+}
+
+std::string Emitter::kernel(const std::string &Body) const {
+  std::string In, Out;
+  for (const Array &A : N.Arrays)
+    if (A.Written) {
+      In += stageIn(A);
+      Out += stageOut(A);
+    }
+  // Each thread reduces its cells; maximum and minimum may start from the
+  // first value (they are idempotent), a sum from zero.
+  for (const Reduction &R : N.Reductions) {
+    std::string Name = R.Var->getName().str();
+    In += llvm::formatv(
+              "  {0} __cleave_acc_{1} = {2};\n",
+              typeText(
+                  R.Var->getType().getNonReferenceType().getUnqualifiedType(),
+                  Ctx),
+              Name, R.Op == ReductionOp::Add ? "0" : "__cleave_init_" + Name)
+              .str();
+    Out += atomicUpdate(R, Ctx);
+  }
+  std::string IType = typeText(N.Outer.Index->getType(), Ctx);
+  std::string JType = typeText(N.Inner.Index->getType(), Ctx);
+  return llvm::formatv(
+             "// One anti-diagonal of {0} x {1} tiles: block b runs tile "
+             "(bi, bj) with\n// bi + bj = __cleave_diag, one thread per row "
+             "of the tile.\n"
+             "__global__ void {2}(long long __cleave_diag, {3}) {{\n"
+             "{4}"
+             "  const long long __cleave_tcols = (__cleave_jhi - __cleave_jlo "
+             "+ {1} - 1) / {1};\n"
+             "  const long long __cleave_bi = (__cleave_diag < __cleave_tcols "
+             "? 0 : __cleave_diag - __cleave_tcols + 1) + blockIdx.x;\n"
+             "  const long long __cleave_i0 = __cleave_ilo + __cleave_bi * "
+             "{0};\n"
+             "  const long long __cleave_j0 = __cleave_jlo + (__cleave_diag - "
+             "__cleave_bi) * {1};\n"
+             "  const int __cleave_ni = __cleave_ihi - __cleave_i0 < {0} ? "
+             "(int)(__cleave_ihi - __cleave_i0) : {0};\n"
+             "  const int __cleave_nj = __cleave_jhi - __cleave_j0 < {1} ? "
+             "(int)(__cleave_jhi - __cleave_j0) : {1};\n"
+             "{5}"
+             "  __syncthreads();\n"
+             "  // Step s computes the tile's anti-diagonal t + u = s.\n"
+             "  const int __cleave_t = threadIdx.x;\n"
+             "  for (int __cleave_s = 0; __cleave_s < __cleave_ni + "
+             "__cleave_nj - 1; ++__cleave_s) {{\n"
+             "    const int __cleave_u = __cleave_s - __cleave_t;\n"
+             "    if (__cleave_t < __cleave_ni && __cleave_u >= 0 && "
+             "__cleave_u < __cleave_nj) {{\n"
+             "      const {6} {7} = ({6})(__cleave_i0 + __cleave_t);\n"
+             "      const {8} {9} = ({8})(__cleave_j0 + __cleave_u);\n"
+             "      do {10} while (0);\n"
+             "    }\n"
+             "    __syncthreads();\n"
+             "  }\n"
+             "{11}"
+             "}\n\n",
+             T.Rows, T.Cols, Nm.Kernel, parameters(true), bounds(), In, IType,
+             N.Outer.Index->getName(), JType, N.Inner.Index->getName(), Body,
+             Out)
+      .str();
+}
+
+/// The run-time conditions of the tiled version: written arrays' columns
+/// inside their pitch (the 2-D view is exact), and no overlap between an
+/// array the nest writes and any other it touches, unless `restrict` or
+/// two declared arrays rule it out.
+std::string Emitter::hostChecks() const {
+  std::string S = "  bool __cleave_ok = true;\n";
+  for (const Array &A : N.Arrays)
+    if (A.Written)
+      S += llvm::formatv("  __cleave_ok = __cleave_ok && __cleave_jlo + ({0}) "
+                         ">= 0 && __cleave_jhi - 1 + ({1}) < {2};\n",
+                         A.MinCol, A.MaxCol, A.Pitch.str())
+               .str();
+  // Subscripts are affine in i and j for fixed parameters: the extreme
+  // addresses of an access are at the domain's corners.
+  std::string Spans, Adds;
+  for (const Array &A : N.Arrays)
+    Spans +=
+        "  __cleave_tile_span __cleave_" + A.Decl->getName().str() + "_span;\n";
+  for (const Access &Acc : N.Accesses)
+    Adds += llvm::formatv("      __cleave_{0}_span.add(&{1});\n",
+                          N.Arrays[Acc.Array].Decl->getName(),
+                          Lexer::getSourceText(CharSourceRange::getTokenRange(
+                                                   Acc.Expr->getSourceRange()),
+                                               SM, Ctx.getLangOpts()))
+                .str();
+  S += Spans;
+  S += llvm::formatv(
+           "  for (int __cleave_k = 0; __cleave_k < 4; ++__cleave_k) {{\n"
+           "    const {0} {1} = ({0})(__cleave_k & 1 ? __cleave_ihi - 1 : "
+           "__cleave_ilo);\n"
+           "    const {2} {3} = ({2})(__cleave_k & 2 ? __cleave_jhi - 1 : "
+           "__cleave_jlo);\n"
+           "    (void){1};\n    (void){3};\n"
+           "    {{\n{4}    }\n  }\n",
+           typeText(N.Outer.Index->getType(), Ctx), N.Outer.Index->getName(),
+           typeText(N.Inner.Index->getType(), Ctx), N.Inner.Index->getName(),
+           Adds)
+           .str();
+  for (size_t X = 0; X < N.Arrays.size(); ++X)
+    for (size_t Y = X + 1; Y < N.Arrays.size(); ++Y) {
+      const Array &A = N.Arrays[X], &B = N.Arrays[Y];
+      if ((!A.Written && !B.Written) || A.Restrict || B.Restrict ||
+          (A.IsDeclaredArray && B.IsDeclaredArray))
+        continue;
+      S += llvm::formatv("  __cleave_ok = __cleave_ok && "
+                         "!__cleave_{0}_span.overlaps(__cleave_{1}_span);\n",
+                         A.Decl->getName(), B.Decl->getName())
+               .str();
+    }
+  return S;
+}
+
+/// Device copies of every array's range, one launch per anti-diagonal of
+/// tiles, the written arrays copied back. A failure before the copy back
+/// leaves the host's arrays as they were: the original nest then runs.
+std::string Emitter::hostDeviceRun() const {
+  std::string Alloc, Back, Free;
+  for (const Array &A : N.Arrays) {
+    std::string Name = A.Decl->getName().str();
+    Alloc +=
+        llvm::formatv("  char *__cleave_{0}_dev = nullptr;\n"
+                      "  __cleave_ok = __cleave_ok && "
+                      "__cleave_{0}_span.toDevice({0}, &__cleave_{0}_dev);\n",
+                      Name)
+            .str();
+    if (A.Written)
+      Back += llvm::formatv("    __cleave_{0}_span.toHost({0}, "
+                            "__cleave_{0}_dev);\n",
+                            Name)
+                  .str();
+    Free += "  cudaFree(__cleave_" + Name + "_dev);\n";
+  }
+  // A reduction's cell starts at the identity of a sum, or at the
+  // variable's value for maximum and minimum; it is read back before any
+  // array, so that a failure still leaves the host's data as it was.
+  std::string Read;
+  for (const Reduction &R : N.Reductions) {
+    std::string Name = R.Var->getName().str();
+    std::string Type = typeText(
+        R.Var->getType().getNonReferenceType().getUnqualifiedType(), Ctx);
+    bool Add = R.Op == ReductionOp::Add;
+    Alloc += llvm::formatv(
+                 "  {0} *__cleave_{1}_red_dev = nullptr;\n"
+                 "  {0} __cleave_{1}_red = {2};\n"
+                 "  __cleave_ok = __cleave_ok && cudaMalloc((void "
+                 "**)&__cleave_{1}_red_dev, sizeof({0})) == cudaSuccess &&\n"
+                 "                cudaMemcpy(__cleave_{1}_red_dev, "
+                 "&__cleave_{1}_red, sizeof({0}), cudaMemcpyHostToDevice) == "
+                 "cudaSuccess;\n",
+                 Type, Name, Add ? "0" : Name)
+                 .str();
+    Read += llvm::formatv("  __cleave_ok = __cleave_ok && "
+                          "cudaMemcpy(&__cleave_{0}_red, "
+                          "__cleave_{0}_red_dev, sizeof({1}), "
+                          "cudaMemcpyDeviceToHost) == cudaSuccess;\n",
+                          Name, Type)
+                .str();
+    Back += llvm::formatv("    {0} = {1}__cleave_{0}_red;\n", Name,
+                          Add ? Name + " + " : "")
+                .str();
+    Free += "  cudaFree(__cleave_" + Name + "_red_dev);\n";
+  }
+  return llvm::formatv(
+             "{0}"
+             "  const long long __cleave_trows = (__cleave_ihi - __cleave_ilo "
+             "+ {1} - 1) / {1};\n"
+             "  const long long __cleave_tcols = (__cleave_jhi - __cleave_jlo "
+             "+ {2} - 1) / {2};\n"
+             "  for (long long __cleave_d = 0; __cleave_ok && __cleave_d < "
+             "__cleave_trows + __cleave_tcols - 1; ++__cleave_d) {{\n"
+             "    const long long __cleave_first = __cleave_d < "
+             "__cleave_tcols ? 0 : __cleave_d - __cleave_tcols + 1;\n"
+             "    const long long __cleave_last = __cleave_d < __cleave_trows "
+             "? __cleave_d : __cleave_trows - 1;\n"
+             "    {3}<<<(unsigned)(__cleave_last - __cleave_first + 1), "
+             "{1}>>>(__cleave_d, {4});\n"
+             "    __cleave_ok = cudaGetLastError() == cudaSuccess;\n"
+             "  }\n"
+             "  __cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
+             "cudaSuccess;\n"
+             "{7}"
+             "  if (__cleave_ok) {{\n{5}  }\n"
+             "{6}",
+             Alloc, T.Rows, T.Cols, Nm.Kernel, arguments(true), Back, Free,
+             Read)
+      .str();
+}
+
+std::string Emitter::host() const {
+  return llvm::formatv(
+             "// The nest's host side: run-time checks, then the tiles, or "
+             "the nest as written.\n"
+             "static void {0}({1}) {{\n"
+             "{2}"
+             "  if (__cleave_ilo >= __cleave_ihi || __cleave_jlo >= "
+             "__cleave_jhi)\n    return;\n"
+             "{3}"
+             "  if (__cleave_ok) {{\n{4}"
+             "    if (__cleave_ok)\n      return;\n  }\n"
+             "  {5}\n"
+             "}\n\n",
+             Nm.Host, parameters(false), bounds(), hostChecks(),
+             indented(hostDeviceRun()), sourceText(N.Outer.For, Ctx))
+      .str();
+}
+
+std::optional<EmittedNest> Emitter::emit(Refusal &Why) {
+  uint64_t Shared = 0;
+  for (const Array &A : N.Arrays)
+    if (A.Written) {
+      Window W = windowOf(A, T);
+      Shared += uint64_t(W.Rows) * W.Pitch *
+                Ctx.getTypeSizeInChars(A.Element).getQuantity();
+    }
+  if (Shared > MaxStaticSharedBytes) {
+    Why = {N.Outer.For->getBeginLoc(),
+           llvm::formatv("tiles of {0} x {1} need {2} bytes of shared "
+                         "memory, more than the {3} a block may declare: "
+                         "choose a smaller tile(...)",
+                         T.Rows, T.Cols, Shared, MaxStaticSharedBytes)
+               .str()};
+    return std::nullopt;
+  }
+  std::optional<std::string> Body = body(Why);
+  if (!Body)
+    return std::nullopt;
+  EmittedNest E;
+  E.Definitions = kernel(*Body) + host();
+  E.Call = Nm.Host + "(" + arguments(false) + ");";
+  return E;
+}
+
+} // namespace
+
+std::string wavefrontPreamble() {
+  return R"(#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+// cleave tile: the bytes [lo, hi) that one array's accesses cover, and its
+// device copy (the copy starts at the array's first element when that comes
+// first, so that the pointer the kernel gets lies inside the copy).
+struct __cleave_tile_span {
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  template <typename T> void add(const T *p) {
+    lo = (uintptr_t)p < lo ? (uintptr_t)p : lo;
+    hi = (uintptr_t)(p + 1) > hi ? (uintptr_t)(p + 1) : hi;
+  }
+  bool overlaps(const __cleave_tile_span &o) const {
+    return lo < o.hi && o.lo < hi;
+  }
+  uintptr_t from(const void *base) const {
+    return (uintptr_t)base < lo ? (uintptr_t)base : lo;
+  }
+  bool toDevice(const void *base, char **dev) const {
+    size_t n = hi - from(base);
+    return cudaMalloc((void **)dev, n) == cudaSuccess &&
+           cudaMemcpy(*dev, (const void *)from(base), n,
+                      cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  // The host's array is half written when this fails: nothing can undo it.
+  void toHost(const void *base, const char *dev) const {
+    if (cudaMemcpy((void *)from(base), dev, hi - from(base),
+                   cudaMemcpyDeviceToHost) != cudaSuccess) {
+      fprintf(stderr, "cleave tile: copying a tiled nest's results back "
+                      "failed\n");
+      abort();
+    }
+  }
+};
+
+)";
+}
+
+std::optional<EmittedNest> emitWavefront(const Nest &N,
+                                         const std::vector<Dependence> &Deps,
+                                         TileSizes Tile, unsigned Id,
+                                         ASTContext &Ctx, Refusal &Why) {
+  for (const Dependence &D : Deps)
+    if (!D.NonNegative) {
+      Why = {N.Outer.For->getBeginLoc(),
+             std::string("the ") + kindName(D.Kind) + " dependence through '" +
+                 N.Arrays[D.Array].Decl->getName().str() + "' has distance " +
+                 (D.Distances.empty() ? "vectors that are not constant"
+                                      : distancesText(D)) +
+                 "; wavefront tiles need every distance componentwise >= "
+                 "0"};
+      return std::nullopt;
+    }
+  return Emitter(N, Tile, Id, Ctx).emit(Why);
+}
+
+} // namespace cleave::tile

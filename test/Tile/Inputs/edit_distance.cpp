@@ -1,0 +1,28 @@
+// Wagner-Fischer edit distance, in place over (n + 1) x (m + 1) cells.
+#include "sizes.h"
+#include <algorithm>
+
+void editDistance(const char *a, const char *b, int *D, int n, int m) {
+#pragma cleave tile tile(16, 32)
+  for (int i = 1; i <= n; ++i)
+    for (int j = 1; j <= m; ++j) {
+      int sub = D[(i - 1) * (m + 1) + j - 1] + (a[i - 1] != b[j - 1]);
+      int del = D[(i - 1) * (m + 1) + j] + 1;
+      int ins = D[i * (m + 1) + j - 1] + 1;
+      D[i * (m + 1) + j] = std::min(sub, std::min(del, ins));
+    }
+}
+
+int main() {
+  unsigned X = 7;
+  for (Size Z : testSizes()) {
+    std::vector<char> a(Z.n), b(Z.m);
+    for (char &c : a) c = "ACGT"[nextRandom(X) & 3];
+    for (char &c : b) c = "ACGT"[nextRandom(X) & 3];
+    std::vector<int> D((Z.n + 1) * (Z.m + 1));
+    for (int i = 0; i <= Z.n; ++i) D[i * (Z.m + 1)] = i;
+    for (int j = 0; j <= Z.m; ++j) D[j] = j;
+    editDistance(a.data(), b.data(), D.data(), Z.n, Z.m);
+    printHash(Z, D);
+  }
+}
