@@ -234,8 +234,10 @@ std::string ExitSlice::visitCall(const CallBase &CB) {
     switch (ID) {
     case Intrinsic::nvvm_read_ptx_sreg_tid_x:
     case Intrinsic::nvvm_read_ptx_sreg_ctaid_x:
-      ItemDependent = true;
-      return "";
+      // Reached other than through the item index (where the walk stops):
+      // the count would follow the thread, not the item.
+      return "the exit condition depends on threadIdx.x or blockIdx.x other "
+             "than through the work-item index";
     case Intrinsic::nvvm_read_ptx_sreg_ntid_x:
     case Intrinsic::nvvm_read_ptx_sreg_nctaid_x:
       return "";
@@ -373,30 +375,44 @@ const Instruction *firstLocated(const BasicBlock &BB) {
   return BB.getTerminator();
 }
 
-/// The values that depend on the item index, through data and through the
-/// branches that choose among phi inputs; Controlled gets the blocks that
-/// run or not depending on the item. The bounds guard (the index compared
-/// with an item-independent bound) selects the same threads whatever the
-/// permutation (docs/reorganize.md), so it controls nothing here.
-void taintItem(const Function &F, const Instruction *Item,
-               const PostDominatorTree &PDT,
+/// The values that depend on Seeds, through data and through the branches
+/// that choose among phi inputs; Controlled gets the blocks that run or not
+/// depending on them.
+///  * From the item index: the bounds guard (the index compared with an
+///    item-independent bound) selects the same threads whatever the
+///    permutation (docs/reorganize.md), so it controls nothing here.
+///  * Positional (from the x thread and block indices): the item index
+///    itself and loads from shared memory stop the walk; a block's shared
+///    tile holds data every item may read, which the kernel checks
+///    separately.
+void taintFrom(const Function &F, ArrayRef<const Value *> Seeds,
+               const Instruction *Item, bool Positional,
+               const FunctionSet &Scope, const PostDominatorTree &PDT,
                SmallPtrSetImpl<const Value *> &Tainted,
                SmallPtrSetImpl<const BasicBlock *> &Controlled) {
-  SmallVector<const Value *, 32> Work = {Item};
-  Tainted.insert(Item);
+  SmallVector<const Value *, 32> Work;
   auto Taint = [&](const Value *V) {
     if (Tainted.insert(V).second)
       Work.push_back(V);
   };
+  for (const Value *S : Seeds)
+    Taint(S);
   while (!Work.empty()) {
     const Value *V = Work.pop_back_val();
     for (const User *U : V->users()) {
       if (isa<StoreInst>(U))
         continue;
+      if (Positional) {
+        const auto *LI = dyn_cast<LoadInst>(U);
+        if (U == Item ||
+            (LI && getPointerSpace(LI->getPointerOperand(), F, Scope) ==
+                       PointerSpace::Shared))
+          continue;
+      }
       Taint(U);
       const auto *Cmp = dyn_cast<ICmpInst>(U);
       bool Guard =
-          Cmp && stripCasts(V) == Item &&
+          !Positional && Cmp && stripCasts(V) == Item &&
           !Tainted.contains(Cmp->getOperand(0) == V ? Cmp->getOperand(1)
                                                     : Cmp->getOperand(0));
       if (Guard)
@@ -422,9 +438,17 @@ std::string checkReorganizable(const Function &F, const Instruction *Item,
                                const PostDominatorTree &PDT,
                                const DominatorTree &DT,
                                const Instruction *&Blocker) {
-  SmallPtrSet<const Value *, 32> Tainted;
-  SmallPtrSet<const BasicBlock *, 16> Controlled;
-  taintItem(F, Item, PDT, Tainted, Controlled);
+  SmallPtrSet<const Value *, 32> Tainted, Positional;
+  SmallPtrSet<const BasicBlock *, 16> Controlled, PosControlled;
+  taintFrom(F, {Item}, Item, /*Positional=*/false, Scope, PDT, Tainted,
+            Controlled);
+  SmallVector<const Value *, 8> Position;
+  for (const Instruction &I : instructions(F))
+    if (intrinsicOf(&I) == Intrinsic::nvvm_read_ptx_sreg_tid_x ||
+        intrinsicOf(&I) == Intrinsic::nvvm_read_ptx_sreg_ctaid_x)
+      Position.push_back(&I);
+  taintFrom(F, Position, Item, /*Positional=*/true, Scope, PDT, Positional,
+            PosControlled);
   for (const Instruction &I : instructions(F)) {
     Blocker = &I;
     if (isa<ReturnInst>(I) && !DT.dominates(Item, &I))
@@ -463,6 +487,13 @@ std::string checkReorganizable(const Function &F, const Instruction *Item,
     if (Shared && Tainted.contains(Ptr))
       return "it indexes shared memory by the work-item index";
     const auto *SI = dyn_cast<StoreInst>(&I);
+    if (SI && !Shared && !isa<AllocaInst>(getUnderlyingObject(Ptr)) &&
+        (Positional.contains(Ptr) ||
+         Positional.contains(SI->getValueOperand()) ||
+         PosControlled.contains(SI->getParent())))
+      return "it writes global memory where, or what, or whether depends on "
+             "threadIdx.x or blockIdx.x other than through the work-item "
+             "index";
     if (!SI || (!Tainted.contains(SI->getValueOperand()) &&
                 !Controlled.contains(SI->getParent())))
       continue;

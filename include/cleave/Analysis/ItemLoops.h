@@ -11,7 +11,9 @@
 // threadIdx.x) and the outermost loops whose exit conditions depend on it.
 // A loop is predictable when the backward slice of every exit condition
 // (data, and the branches that choose among phi inputs) reaches only:
-//   * constants, kernel arguments and the thread/block index registers;
+//   * constants, kernel arguments, the block and grid sizes, and the item
+//     index (threadIdx.x and blockIdx.x elsewhere follow the thread, not
+//     the item);
 //   * loads from memory the kernel never writes (the item's inputs);
 //   * per-item state: a load, before the loop, of a slot that the kernel
 //     stores to only at that same address (a PRNG state array);
@@ -24,8 +26,9 @@
 // Separately, the reorganized variant is legal only when permuting which
 // thread runs which item cannot change results: no warp-level primitives or
 // atomics, nothing item-dependent stored to shared memory, no item-dependent
-// value stored at an address that is not the item's own, and no grid-stride
-// loop over the index.
+// value stored at an address that is not the item's own, no global store
+// whose address, value or execution depends on the thread's position other
+// than through the index, and no grid-stride loop over the index.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_ITEMLOOPS_H

@@ -76,3 +76,27 @@ __global__ void blocksum(const int *lens, int *out, int n) {
     out[blockIdx.x] = t;
   }
 }
+
+// Predictable, but an output reads the input at the thread's position, not
+// through the item index.
+__global__ void positional(const int *lens, const float *in, float *out,
+                           int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int k = 0;
+  for (int j = 0; j < lens[i]; ++j)
+    k = k * 31 + j;
+  out[i] = k + in[blockIdx.x * 256 + threadIdx.x];
+}
+
+// The trip count follows the thread's position, not the item.
+__global__ void lanes(float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = 1;
+  for (unsigned j = 0; j < threadIdx.x; ++j)
+    x = x * 1.5f + 1;
+  out[i] = x;
+}
