@@ -1505,6 +1505,12 @@ TEST_F(EngineNullGpuTest, ALaunchAloneOnOneGpuDefersWhateverItsArguments) {
   TraceGpus = true;
   MayDefer = true;
   start({{0}, {1}});
+  // The first launch moves its inputs in whole: pipelined, it would wait
+  // for its streams instead of deferring (docs/runtime.md, "Transfer
+  // pipelining").
+  PipelineOptions NoPipe;
+  NoPipe.On = false;
+  Eng->setPipelining(NoPipe);
   std::vector<float> In(N, 1.0f);
   uploadInputs(In);
   int Blocks = (N + 127) / 128;

@@ -64,6 +64,7 @@ TEST(Options, AnEmptyEnvironmentGivesTheDefaults) {
   EXPECT_TRUE(O.Tune.Defer && O.Tune.Swap && O.Tune.Rebase &&
               O.Tune.PeerCopyKernels && O.Tune.DirectHostCopies);
   EXPECT_EQ(O.Tune.PinHost, HostPinning::Reused);
+  EXPECT_EQ(O.Tune.Pipeline, PipelineMode::On);
 }
 
 TEST(Options, StringsAreTakenTrimmed) {
@@ -232,6 +233,15 @@ TEST(Options, TuneKeys) {
       IssueMode::Parallel);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "pin_host=off"}}).O.Tune.PinHost,
             HostPinning::Off);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "pipeline=off"}}).O.Tune.Pipeline,
+            PipelineMode::Off);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "pipeline=host"}}).O.Tune.Pipeline,
+            PipelineMode::Host);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "pipeline=host-serial"}}).O.Tune.Pipeline,
+            PipelineMode::HostSerial);
+  Parsed Bad = parse({{"CLEAVE_TUNE", "pipeline=maybe"}});
+  EXPECT_EQ(Bad.O.Tune.Pipeline, PipelineMode::On);
+  EXPECT_FALSE(Bad.Warnings.empty());
   // The last of a repeated key wins.
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "spin_us=5,spin_us=7"}}).O.Tune.SpinUs, 7u);
 }
@@ -261,7 +271,7 @@ TEST(Options, UnknownTuneKeysAreReportedOnce) {
   EXPECT_EQ(P.Warnings[0],
             "cleave: warning: CLEAVE_TUNE: unknown word 'spn_us' (known: "
             "spin_us, issue, defer, swap, rebase, peer_copy, host_copies, "
-            "pin_host)");
+            "pin_host, pipeline)");
   EXPECT_EQ(P.Warnings[1],
             "cleave: warning: CLEAVE_TUNE: 'defer' is not key=value; ignored");
 }

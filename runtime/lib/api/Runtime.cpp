@@ -533,6 +533,14 @@ Result Runtime::start() {
     Preparing = std::thread([E = Eng.get()] { E->prepare(); });
   if (Policy == PartitionPolicy::Weights)
     Eng->setSplitWeights(std::move(Split));
+  // CLEAVE_TUNE=pipeline=host|host-serial: the program's copies into
+  // buffers land in their host copies, so that launches on one GPU find
+  // their inputs there (docs/runtime.md, "Transfer pipelining").
+  if (Opts.Tune.Pipeline == PipelineMode::Host ||
+      Opts.Tune.Pipeline == PipelineMode::HostSerial) {
+    Buffers->setHomeDevice(-1);
+    Buffers->setDirectHostCopies(false);
+  }
 
   // The opt-in limit of shared memory is the smallest of the GPUs' (a
   // launch may run on any of them); CPU devices have none.

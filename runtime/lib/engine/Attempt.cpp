@@ -106,9 +106,16 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // nothing but validity-exact transfers, and one while issuing before
     // anything ran: drop the device and start again.
     A.PlanMark = Plan.Runs.size();
-    if (Result R = prepareRuns(A); !R.ok())
+    // One GPU run whose inputs are on the host may run as chunks whose
+    // copies overlap its kernels (Pipeline.cpp): it is then prepared,
+    // issued and waited for there.
+    bool Piped = false;
+    if (Result R = pipeline(A, Piped); !R.ok())
       return R;
-    if (!A.Fail) {
+    if (!Piped)
+      if (Result R = prepareRuns(A); !R.ok())
+        return R;
+    if (!A.Fail && !Piped) {
       // A caller's next launch is often queued while this one is planned
       // (the host thread pushes it right after this one): asked again
       // here, the first launch of a series defers too, instead of being
@@ -125,10 +132,12 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       continue;
     }
 
-    runCpuRanges(A);
-    if (Defer && deferRuns(A.Runs, A.Failed.empty()))
-      return finishDeferred(A, Given);
-    waitRuns(A);
+    if (!Piped) {
+      runCpuRanges(A);
+      if (Defer && deferRuns(A.Runs, A.Failed.empty()))
+        return finishDeferred(A, Given);
+      waitRuns(A);
+    }
     if (std::optional<Result> Done = settleFailures(A))
       return *Done;
     noteReads(A.Runs);
@@ -143,8 +152,11 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
       return mergeRuns(A, Redo);
     if (Result Res = commitRuns(A); !Res.ok())
       return Res;
+    landReceived(A);
+    // A pipelined launch is not kept: a replay would make its copies
+    // without its chunks.
     if (Redo.empty()) {
-      if (Decide)
+      if (Decide && !Piped)
         keepRuns(A.Runs, std::move(Given));
       return Result::success();
     }

@@ -108,7 +108,10 @@ Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy,
                const Options &Opts)
-    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>(Opts)) {}
+    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>(Opts)) {
+  I->Pipe.Opt.On = Opts.Tune.Pipeline == PipelineMode::On ||
+                   Opts.Tune.Pipeline == PipelineMode::Host;
+}
 
 const Options &Engine::options() const { return I->Opts; }
 
@@ -128,6 +131,11 @@ void Engine::setMinSplitMs(double Ms) {
   I->Model.planner(Bufs).setMinSplitMs(Ms);
 }
 
+void Engine::setPipelining(const PipelineOptions &O) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Pipe.Opt = O;
+}
+
 Result Engine::flushPerformanceCache() {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   return I->Model.P ? I->Model.P->flush() : Result::success();
@@ -136,6 +144,7 @@ Result Engine::flushPerformanceCache() {
 Engine::~Engine() {
   I->Model.release(Bufs);
   I->Scratch.release(Bufs);
+  I->Pipe.release(Bufs);
   for (auto &P : I->Programs)
     for (auto &[L, G] : P->Gpus)
       if (G.Loaded && G.M)
@@ -476,7 +485,7 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
     Use = &Swapped;
   }
   LaunchContext C(Bufs, Exec, P, *Use->Kernel, *Use, Plan, Policy, I->Model,
-                  I->Pool, I->Scratch, Memo, I->Opts);
+                  I->Pool, I->Scratch, I->Pipe, Memo, I->Opts);
   Result R = C.run();
   // Keep it for the next launch if it changed nothing; a launch that did,
   // or that could not be kept, forgets the last one.

@@ -14,6 +14,7 @@
 //   Recover.cpp     where a failed device's blocks go
 //   Attempt.cpp     run() and attempt(): the phases in order
 //   ModelPolicy.cpp the model policy's decision (scheduleByModel()) and timing
+//   Pipeline.cpp    one GPU run as chunks on send, kernel, receive streams
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_ENGINE_LAUNCHCONTEXT_H
@@ -188,6 +189,17 @@ struct ModelState {
 };
 
 
+
+/// Transfer pipelining's switches and the events its launches chain their
+/// streams with, per GPU, kept between launches (Pipeline.cpp).
+struct PipelineState {
+  PipelineOptions Opt;
+  std::map<Location, std::vector<EventHandle>> Events;
+  /// Ordering event \p Index of GPU \p L, created on first use; null if
+  /// that fails.
+  EventHandle event(BufferManager &Bufs, Location L, size_t Index);
+  void release(BufferManager &Bufs);
+};
 
 /// Memory for the partial results of combined outputs (docs/runtime.md,
 /// "Combined outputs"), per device: an area of device memory that the
@@ -377,6 +389,9 @@ struct RunState {
   /// Combined outputs: the device's scratch, which its blocks update
   /// instead of the buffers (LaunchContext::Combines gives the layout).
   CombineScratch::Slot *Scratch = nullptr;
+  /// A pipelined run: its results sent back eagerly, per buffer id,
+  /// claimed on the host once its writes are committed (Pipeline.cpp).
+  std::vector<std::pair<uint64_t, std::vector<Transfer>>> Received;
   /// A run of a repeated launch: its footprints are the kept launch's,
   /// taken into Uses only if something fails (usesOf()).
   const RangeUse *Repeat = nullptr;
@@ -401,11 +416,11 @@ public:
   LaunchContext(BufferManager &Bufs, CpuExecutor &Exec, Program &Prog,
                 const KernelHandle &K, const KernelLaunchRequest &Req,
                 LaunchPlan &Plan, PartitionPolicy Policy, ModelState &Model,
-                IssuePool &Pool, CombineScratch &Scratch,
+                IssuePool &Pool, CombineScratch &Scratch, PipelineState &Pipe,
                 const RepeatMemo *Memo, const Options &Opts)
       : Bufs(Bufs), Exec(Exec), Prog(Prog), K(K), Info(*K.Info), Req(Req),
         Plan(Plan), Policy(Policy), Model(Model), Pool(Pool), Scratch(Scratch),
-        Memo(Memo), Opts(Opts), LogTime(Opts.Log.Time),
+        Pipe(Pipe), Memo(Memo), Opts(Opts), LogTime(Opts.Log.Time),
         Phases(Opts.Log.Phases) {}
 
   Result run();
@@ -427,6 +442,7 @@ private:
   ModelState &Model;
   IssuePool &Pool;
   CombineScratch &Scratch;
+  PipelineState &Pipe;
   /// The request's last launch, when it changed nothing and the buffers
   /// are as it left them (else null); see RepeatMemo.
   const RepeatMemo *Memo;
@@ -638,6 +654,19 @@ private:
   /// address end the attempt here (with the result to return).
   std::optional<Result> settleFailures(AttemptState &A);
   Result mergeRuns(AttemptState &A, const std::vector<RunState *> &Redo);
+  /// Transfer pipelining (Pipeline.cpp, docs/runtime.md): pipeline()
+  /// runs the attempt's one GPU run as chunks on three streams when
+  /// pipelineChunks() finds it worth it (\p Piped; it then replaces
+  /// prepareRuns() to waitRuns()); landReceived() claims the results sent
+  /// back, after the run's writes are committed.
+  struct PipeChunk;
+  Result pipeline(AttemptState &A, bool &Piped);
+  bool pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks);
+  void planReceives(RunState &R, std::vector<PipeChunk> &Chunks);
+  Result issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
+                     size_t &Launched, size_t &SendsDone);
+  void notePipeline(const RunState &R, const std::vector<PipeChunk> &Chunks);
+  void landReceived(AttemptState &A);
   Result commitRuns(AttemptState &A);
   /// Recovery (Recover.cpp). failOver(): \p F's device is dropped and its
   /// ranges go to another (false, with \p Err, when none is left);
@@ -749,6 +778,8 @@ struct Engine::Impl {
   using ModelState = engine::ModelState;
   using CombineScratch = engine::CombineScratch;
 
+  using PipelineState = engine::PipelineState;
+
   std::mutex Mutex;
   std::vector<std::unique_ptr<Program>> Programs;
   /// Per requested kernel, its last launch if that changed nothing.
@@ -763,6 +794,7 @@ struct Engine::Impl {
   Options Opts;
   ModelState Model{Opts};
   CombineScratch Scratch;
+  PipelineState Pipe;
   /// Last, so its threads stop before anything they could touch goes.
   IssuePool Pool{Opts.Tune};
 

@@ -10,6 +10,7 @@
 #include "../support/Demangle.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -65,6 +66,24 @@ std::string LaunchPlan::describe() const {
            std::to_string(C.T.Offset + C.T.Bytes) + ") " + C.From + "->" +
            C.To;
     S += "\n";
+  }
+  if (!Chunks.empty()) {
+    uint64_t Sent = 0, Back = 0;
+    for (const Chunk &C : Chunks) {
+      Sent += C.BytesSent;
+      Back += C.BytesReceived;
+    }
+    char Ms[32];
+    std::snprintf(Ms, sizeof(Ms), "%.3f", PipelineMs);
+    S += "  pipelined on " + PipelineDevice + " in " +
+         std::to_string(Chunks.size()) + " chunks (send, kernel, receive " +
+         "streams): " + std::to_string(Sent) + " bytes sent, " +
+         std::to_string(Back) + " received eagerly, " + Ms + " ms\n";
+    for (size_t I = 0; I < Chunks.size(); ++I)
+      S += "    chunk " + std::to_string(I) + " " +
+           blocksText(Chunks[I].First, Chunks[I].Count) + ": " +
+           std::to_string(Chunks[I].BytesSent) + " bytes sent, " +
+           std::to_string(Chunks[I].BytesReceived) + " received\n";
   }
   for (const Recovery &R : Recoveries) {
     S += "  recovery: " + R.Device + " failed (" + R.Error + "); blocks";

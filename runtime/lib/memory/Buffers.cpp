@@ -459,6 +459,8 @@ void BufferManager::markWrittenLocked(Buffer &B, Location L,
     return;
   if (!B.Pushed.empty())
     B.Pushed.erase(Rs);
+  if (!B.Received.empty())
+    B.Received.erase(Rs);
   if (L != HostLocation) { // a kernel (or a copy on a device) wrote it
     B.Staged.erase(Rs);
     // Read back after their last write, or not: what to expect of these
@@ -1086,6 +1088,15 @@ Result BufferManager::memcpy(void *Dst, const void *Src, uint64_t Bytes,
     std::lock_guard<std::mutex> Lock(S.Mutex);
     ++S.ProgramReads;
     ByteRange SRange{RS.Offset, RS.Offset + Bytes};
+    // Results a pipelined launch sent back before this read: read back
+    // as much as if this read had fetched them.
+    if (!S.Received.empty()) {
+      for (ByteRange G : S.Received.intersection(SRange.Lo, SRange.Hi)) {
+        S.ReadBack.insert(G);
+        S.FetchedSinceWrite.insert(G);
+      }
+      S.Received.erase(SRange);
+    }
     // One GPU and no CPU device: the host copy is only a stop on the way,
     // so every read goes straight to the program's memory, as under CUDA.
     // (With several GPUs it keeps what was read for the next transfer.)

@@ -24,11 +24,13 @@
 //                 the device profile and the launch's footprints
 //                 (engine/ModelPolicy.cpp, docs/partitioner.md).
 //
+// Transfer pipelining is not a policy: once a policy (or the only device)
+// gives one GPU the whole run, the engine's pipeline phase
+// (engine/Pipeline.cpp) carries it out as chunks on the GPU's send, kernel
+// and receive streams, sized by planChunks() (ChunkPlan.h).
+//
 // The policies of the next issues plug in here:
 //
-//   * a transfer pipeliner answers with several consecutive ranges per
-//     device (chunks); the engine runs a device's ranges in order on its
-//     stream, so a chunk's copies can overlap the previous chunk's kernel;
 //   * a load balancer is a policy like the model's: it reads the query's
 //     launch (footprints, buffers, measured tables) and answers ranges;
 //   * a co-scheduler needs the other pending launches as well: it extends

@@ -230,10 +230,18 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                       {"always", HostPinning::Always},
                                       {"off", HostPinning::Off}},
                                      HostPinning::Reused, "reused");
+  } else if (Key == "pipeline") {
+    T.Pipeline = R.oneOf<PipelineMode>(
+        Name, Value,
+        {{"on", PipelineMode::On},
+         {"off", PipelineMode::Off},
+         {"host", PipelineMode::Host},
+         {"host-serial", PipelineMode::HostSerial}},
+        PipelineMode::On, "on");
   } else {
     R.unknownWord("CLEAVE_TUNE", Key,
                   "spin_us, issue, defer, swap, rebase, peer_copy, "
-                  "host_copies, pin_host");
+                  "host_copies, pin_host, pipeline");
   }
 }
 

@@ -160,6 +160,11 @@ private:
   RangeSet ReadBack, FetchedSinceWrite;
   /// See pushedBytes().
   RangeSet Pushed;
+  /// Results a pipelined launch sent back to the host copy before the
+  /// program asked (BufferManager::landTransfers) and that the program has
+  /// not read since: a host read of them counts as a read-back, as if it
+  /// had fetched them from the device.
+  RangeSet Received;
   /// Bytes that ranges on host-sharing devices (the CPU) read in the last
   /// launch that used the buffer: a direct host copy leaves them in the
   /// host copy rather than pushing them to a GPU that also holds them.
@@ -301,6 +306,18 @@ public:
   /// stream is synchronized.
   Result executeTransfersUnlocked(Buffer &B, const std::vector<Transfer> &Plan,
                                   StreamHandle PullOn = nullptr);
+  /// Queues each copy of \p Plan, between the host copy and one GPU, on
+  /// \p S, a stream of that GPU, and returns without waiting for them; the
+  /// replica is allocated first. Nothing is marked valid: the caller calls
+  /// landTransfers() for the copies once \p S completed them, and sees
+  /// that nothing writes their sources, or reads or writes their
+  /// destinations, before then (a pipelined launch, engine/Pipeline.cpp).
+  Result queueTransfers(Buffer &B, const std::vector<Transfer> &Plan,
+                        StreamHandle S);
+  /// Marks each copy of \p Plan valid at its destination (queued by
+  /// queueTransfers() and completed). Copies to the host copy are results
+  /// sent back eagerly (Buffer::Received).
+  void landTransfers(Buffer &B, const std::vector<Transfer> &Plan);
   /// Allocates \p L's replica if needed, then plans and runs the copies that
   /// make \p R valid there: what a device does before it reads \p R, and
   /// what a host read does (only stale ranges move).

@@ -110,6 +110,20 @@ Result computePolicyPartition(PartitionPolicy P, uint64_t Blocks,
                               const std::vector<double> &Weights,
                               std::vector<PartitionRange> &Out);
 
+/// Transfer pipelining (docs/runtime.md, "Transfer pipelining"): a launch
+/// on one GPU that would first upload at least MinBytes from the host copy
+/// runs its blocks as chunks whose sends, kernels and receives overlap on
+/// three streams of the GPU.
+struct PipelineOptions {
+  bool On = true;
+  /// The least the launch must upload from the host copy to be pipelined.
+  uint64_t MinBytes = uint64_t(8) << 20;
+  /// Results the program read back after the buffer's last write go back
+  /// to the host copy chunk by chunk (a guess from the program's pattern:
+  /// a wrong one costs bandwidth, never correctness).
+  bool Receive = true;
+};
+
 struct KernelLaunchRequest {
   const KernelHandle *Kernel = nullptr;
   uint32_t Grid[3] = {1, 1, 1};
@@ -214,6 +228,8 @@ public:
   /// The model policy's ModelPartitioner::setMinSplitMs (tests of the policy's
   /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
   void setMinSplitMs(double Ms);
+  /// Transfer pipelining's switches (on by default).
+  void setPipelining(const PipelineOptions &O);
 
 private:
   struct Impl;

@@ -81,6 +81,22 @@ struct LaunchPlan {
   /// moved their inputs one after the other).
   unsigned MovedAtOnce = 0;
 
+  /// A pipelined launch (docs/runtime.md, "Transfer pipelining"): its GPU
+  /// range ran as these chunks, in order, each one's inputs sent on the
+  /// GPU's send stream, its blocks run on the compute stream once they
+  /// arrived, and (when the program reads them back) its results sent back
+  /// on the receive stream; bytes shared with an earlier chunk are not sent
+  /// again.
+  struct Chunk {
+    uint64_t First = 0, Count = 0;
+    uint64_t BytesSent = 0, BytesReceived = 0;
+  };
+  std::vector<Chunk> Chunks;
+  std::string PipelineDevice;
+  /// The pipeline's time on the host's clock, from its first send queued
+  /// to its three streams done (ms).
+  double PipelineMs = 0;
+
   /// One line per run, plus the refusal and recoveries if any:
   ///   "launch <kernel>: split over 2 range(s), 1024 bytes moved"
   ///   "  cpu1 blocks [0, 8): 512 bytes in (buffer #1 [0, 512) host->cpu1)"

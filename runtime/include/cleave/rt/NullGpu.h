@@ -13,6 +13,12 @@
 // what the Timing hook returns (given those blocks and the index of the
 // call on this device, from 0).
 //
+// Every operation completes when its call returns, which is a valid order
+// of any stream schedule; with Options::Trace, ops() records each copy,
+// launch, event record and wait with its stream and event (each event a
+// handle of its own), so a test can check the order that streams and
+// events impose, not only the order the calls happened to run in.
+//
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_NULLGPU_H
 #define CLEAVE_RT_NULLGPU_H
@@ -24,6 +30,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -98,7 +105,27 @@ public:
   void clearTrace() {
     std::lock_guard<std::mutex> Lock(TraceMutex);
     Trace.clear();
+    Ops.clear();
   }
+  /// One operation as ops() records it.
+  struct Op {
+    enum Kind { CopyIn, CopyOut, Launch, Record, Wait } What = Launch;
+    /// The stream it was queued on (null: blocking); for Wait, the
+    /// stream that waits.
+    StreamHandle Stream = nullptr;
+    /// Record, Wait: the event.
+    EventHandle Event = nullptr;
+    /// CopyIn, CopyOut: this device's address and the bytes.
+    DeviceAddr Addr = 0;
+    uint64_t Bytes = 0;
+  };
+  /// The operations queued on this device, in call order, when
+  /// Options::Trace is set.
+  std::vector<Op> ops() const {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    return Ops;
+  }
+
   /// The next synchronization of a stream or of the device returns \p R
   /// (an asynchronous error of work queued earlier).
   void failNextSync(Result R) {
@@ -124,15 +151,17 @@ public:
   Result destroyStream(StreamHandle) override { return Result::success(); }
   Result synchronizeStream(StreamHandle) override { return sync(); }
   Result createEvent(EventHandle &Out) override {
-    Out = &Tag[1];
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    EventTags.push_back(std::make_unique<char>());
+    Out = EventTags.back().get();
     return Result::success();
   }
-  Result recordEvent(EventHandle, StreamHandle) override {
-    note("record");
+  Result recordEvent(EventHandle E, StreamHandle S) override {
+    note("record", {Op::Record, S, E});
     return Result::success();
   }
-  Result waitForEvent(StreamHandle, Device &Src, EventHandle) override {
-    note("wait " + Src.name());
+  Result waitForEvent(StreamHandle S, Device &Src, EventHandle E) override {
+    note("wait " + Src.name(), {Op::Wait, S, E});
     return Result::success();
   }
   Result synchronizeEvent(EventHandle) override { return Result::success(); }
@@ -158,12 +187,12 @@ public:
 
 protected:
   Result launchKernelImpl(FunctionHandle, const uint32_t Grid[3],
-                          const uint32_t Block[3], uint64_t, StreamHandle,
+                          const uint32_t Block[3], uint64_t, StreamHandle S,
                           void **Params) override {
     LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
     if (Opt.OnLaunch)
       Opt.OnLaunch(Grid, Block, Params);
-    note("launch");
+    note("launch", {Op::Launch, S});
     return Result::success();
   }
   Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
@@ -180,17 +209,19 @@ protected:
     return Result::success();
   }
   Result copyHostToDeviceImpl(DeviceAddr Dst, const void *Src, uint64_t Bytes,
-                              StreamHandle) override {
+                              StreamHandle S) override {
     auto Start = std::chrono::steady_clock::now();
     std::memcpy(reinterpret_cast<void *>(Dst), Src, Bytes);
     overLink(Start, Bytes);
+    noteOp({Op::CopyIn, S, nullptr, Dst, Bytes});
     return Result::success();
   }
   Result copyDeviceToHostImpl(void *Dst, DeviceAddr Src, uint64_t Bytes,
-                              StreamHandle) override {
+                              StreamHandle S) override {
     auto Start = std::chrono::steady_clock::now();
     std::memcpy(Dst, reinterpret_cast<const void *>(Src), Bytes);
     overLink(Start, Bytes);
+    noteOp({Op::CopyOut, S, nullptr, Src, Bytes});
     return Result::success();
   }
   Result copyWithinImpl(DeviceAddr Dst, DeviceAddr Src, uint64_t Bytes,
@@ -226,6 +257,19 @@ private:
     std::lock_guard<std::mutex> Lock(TraceMutex);
     Trace.push_back(std::move(What));
   }
+  void note(std::string What, Op O) {
+    if (!Opt.Trace)
+      return;
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    Trace.push_back(std::move(What));
+    Ops.push_back(O);
+  }
+  void noteOp(Op O) {
+    if (!Opt.Trace)
+      return;
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    Ops.push_back(O);
+  }
   Result sync() {
     note("sync");
     std::lock_guard<std::mutex> Lock(TraceMutex);
@@ -256,6 +300,8 @@ private:
   std::vector<std::pair<StreamHandle, uint64_t>> Pulls;
   mutable std::mutex TraceMutex;
   std::vector<std::string> Trace;
+  std::vector<Op> Ops;
+  std::vector<std::unique_ptr<char>> EventTags;
   Result SyncError = Result::success();
   char Tag[3] = {};
   uint64_t LastBlocks = 0;

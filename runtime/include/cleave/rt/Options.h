@@ -57,6 +57,21 @@ enum class IssueMode {
   Serial,
 };
 
+/// Transfer pipelining (docs/runtime.md, "Transfer pipelining").
+enum class PipelineMode {
+  /// Launches on one GPU that would upload their inputs whole first are
+  /// pipelined.
+  On,
+  /// Never.
+  Off,
+  /// Measurement controls: the program's copies into buffers land in their
+  /// host copies (no home device, no direct copies), so launches on one
+  /// GPU find their inputs there, then pipelined (Host) or uploaded whole
+  /// (HostSerial).
+  Host,
+  HostSerial,
+};
+
 /// CLEAVE_TUNE: the runtime's A/B switches, each measured against its
 /// alternative (docs/runtime-api.md lists the keys and the measurements).
 struct TuneOptions {
@@ -83,6 +98,8 @@ struct TuneOptions {
   bool DirectHostCopies = true;
   /// pin_host: off, reused or always (BufferManager::setHostPinning).
   HostPinning PinHost = HostPinning::Reused;
+  /// pipeline: on, off, host or host-serial.
+  PipelineMode Pipeline = PipelineMode::On;
 
   static constexpr unsigned DefaultSpinUs = 200;
   static constexpr unsigned MaxSpinUs = 100000;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Here (the machine with LLVM and nvcc): builds transfer pipelining's
+# benchmark (bench/pipeline/pipeline.cu) twice, by nvcc -O3 -arch=sm_90 and
+# by `cleave compile -O3`, into a folder to carry to the GPU machine, where
+# bench/pipeline/run.sh runs it (the GPU machine has no LLVM).
+#   bench/pipeline/prepare.sh [CARRY_DIR]    (default build/gpu-carry-pipeline)
+# Environment: CLEAVE (build/bin/cleave), NVCC (/usr/local/cuda/bin/nvcc).
+# The folder holds bin/pipeline.{nvcc,cleave}, lib/ (libcleave_rt.so and
+# libtbb.so.12), COMMIT, and a check: the Cleave build run here on the CPU
+# with --small (check.jsonl), which must pass.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+carry=$(realpath -m "${1:-$root/build/gpu-carry-pipeline}")
+cleave=${CLEAVE:-$root/build/bin/cleave}
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+[ -x "$cleave" ] || { echo "prepare: no $cleave (ninja -C build)" >&2; exit 1; }
+[ -x "$nvcc" ] || { echo "prepare: no nvcc at $nvcc (set NVCC)" >&2; exit 1; }
+lib=$(dirname "$cleave")/../lib/libcleave_rt.so
+[ -e "$lib" ] || { echo "prepare: no $lib (ninja -C build)" >&2; exit 1; }
+rm -rf "$carry"
+mkdir -p "$carry/bin" "$carry/lib"
+src=$root/bench/pipeline/pipeline.cu
+"$nvcc" -O3 -arch=sm_90 "$src" -o "$carry/bin/pipeline.nvcc"
+"$cleave" compile -O3 "$src" -o "$carry/bin/pipeline.cleave"
+rm -f "$carry"/bin/*.cleave.cpp
+cp -L "$lib" "$carry/lib/"
+tbb=$(ldd "$carry/lib/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
+[ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
+cp -L "$tbb" "$carry/lib/libtbb.so.12"
+{ git -C "$root" rev-parse HEAD
+  git -C "$root" status --porcelain | grep -q . && echo dirty || true; } > "$carry/COMMIT"
+# The Cleave build on this machine's CPU, small sizes: it computes right.
+LD_LIBRARY_PATH=$carry/lib CLEAVE_DEVICES=cpu CLEAVE_CACHE_DIR=off \
+  "$carry/bin/pipeline.cleave" --small --reps 2 --label cpu-check \
+  > "$carry/check.jsonl"
+! grep -q '"ok": false' "$carry/check.jsonl"
+du -sh "$carry"
+echo "carry: ${carry#$root/} (run there: bench/pipeline/run.sh ${carry#$root/})"

@@ -1,0 +1,364 @@
+//===- Pipeline.cpp - One GPU run as chunks on three streams
+//---------------===//
+//
+// Part of Cleave's runtime (no LLVM). See LaunchContext.h and
+// docs/runtime.md, "Transfer pipelining".
+//
+// A run of a launch on one GPU whose inputs are in the host copy would
+// upload all of them, then run its kernel, then leave its results for the
+// program's copy back. Here it runs as consecutive chunks of its block
+// range instead (sizes from planChunks(), scheduler/ChunkPlan.h), on the
+// GPU's three internal streams:
+//
+//   send     (stream 1, host-to-device copy engine): chunk i's inputs that
+//            no earlier chunk sent, then event S[i];
+//   kernel   (stream 0): waits for S[i], runs chunk i's blocks, event K[i];
+//   receive  (stream 2, device-to-host copy engine): waits for K[i], then
+//            sends chunk i's results back to the host copy.
+//
+// Sends run ahead of the kernels; chunk i + 1's send overlaps chunk i's
+// kernel and chunk i - 1's receive. This is an engine phase rather than a
+// SchedulingPolicy: a policy answers which device runs which blocks, and
+// one device's chunks on three chained streams are how its run is carried
+// out (with its own transfers, events and validity), after that answer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LaunchContext.h"
+
+#include "../scheduler/ChunkPlan.h"
+
+namespace cleave {
+namespace rt {
+namespace engine {
+
+EventHandle PipelineState::event(BufferManager &Bufs, Location L,
+                                 size_t Index) {
+  std::vector<EventHandle> &E = Events[L];
+  while (E.size() <= Index) {
+    EventHandle H = nullptr;
+    if (!Bufs.device(L).createOrderingEvent(H).ok())
+      return nullptr;
+    E.push_back(H);
+  }
+  return E[Index];
+}
+
+void PipelineState::release(BufferManager &Bufs) {
+  for (auto &[L, E] : Events)
+    for (EventHandle H : E)
+      (void)Bufs.device(L).destroyEvent(H);
+  Events.clear();
+}
+
+/// One chunk: its blocks, footprints, and the copies it sends and receives
+/// (per buffer id).
+struct LaunchContext::PipeChunk {
+  uint64_t First = 0, Count = 0;
+  RangeUse Uses;
+  std::vector<std::pair<uint64_t, std::vector<Transfer>>> Send, Receive;
+  uint64_t BytesSent = 0, BytesReceived = 0;
+};
+
+namespace {
+
+/// Copies of every range of \p Set from \p Src to \p Dst.
+std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src, Location Dst,
+                               uint64_t &Bytes) {
+  std::vector<Transfer> Out;
+  for (ByteRange R : Set.ranges()) {
+    Out.push_back({Src, Dst, R.Lo, R.size()});
+    Bytes += R.size();
+  }
+  return Out;
+}
+
+} // namespace
+
+/// Whether run \p R is worth pipelining, and if so its chunks with what
+/// each sends. The rule (docs/runtime.md): the run would otherwise upload
+/// at least PipelineOptions::MinBytes from the host copy before its kernel
+/// starts, every byte it misses is in the host copy, and the kernel may
+/// run as several launches over parts of its grid. A program that already
+/// pipelines (its own copies on its own streams, each before the launch
+/// that reads them) leaves its launches nothing to upload, so they run as
+/// they did.
+bool LaunchContext::pipelineChunks(RunState &R,
+                                   std::vector<PipeChunk> &Chunks) {
+  // Cheap tests first: a launch that reads less than MinBytes, or finds
+  // all it reads on the GPU, is not staged twice.
+  uint64_t Reads = 0;
+  bool AllThere = true;
+  for (auto &[Id, U] : R.Uses) {
+    ByteRange H = hull(U.Reads);
+    Reads += H.size();
+    AllThere &= BufById.at(Id)->holds(R.Dev, H);
+  }
+  if (Reads < Pipe.Opt.MinBytes || AllThere)
+    return false;
+  if (!stage(R, false).ok())
+    return false; // prepareRuns() stages it again and reports the failure
+  std::map<uint64_t, RangeSet> Missing;
+  uint64_t Upload = 0;
+  for (auto &[Id, Copies] : R.MoveIn)
+    for (const Transfer &T : Copies) {
+      if (Bufs.validityLocation(T.Src) != HostLocation)
+        return false;
+      Missing[Id].insert(T.Offset, T.Offset + T.Bytes);
+      Upload += T.Bytes;
+    }
+  if (Upload < Pipe.Opt.MinBytes)
+    return false;
+  Device &D = Bufs.device(R.Dev);
+  ChunkQuery Q;
+  Q.Blocks = R.Count;
+  Q.WaveBlocks =
+      waveBlocks(D.properties().ComputeUnits,
+                 uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2]);
+  unsigned Dim = slabDim();
+  if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
+    Q.Align = slabBlocks(Dim);
+  Q.SendBytes = Upload;
+  // The results planReceives() may send back: those the program reads.
+  if (Pipe.Opt.Receive)
+    for (auto &[Id, U] : R.Uses)
+      if (!U.Writes.empty() && BufById.at(Id)->readBackBytes(hull(U.Writes)))
+        Q.ReceiveBytes += U.Writes.totalBytes();
+  std::vector<uint64_t> Sizes = planChunks(Q);
+  if (Sizes.size() < 2)
+    return false;
+  // Bytes the run writes that are missing go with the first chunk: a
+  // later chunk's send must not land on what an earlier chunk wrote.
+  std::map<uint64_t, RangeSet> Sent;
+  for (auto &[Id, Miss] : Missing) {
+    RangeSet Written;
+    if (auto U = R.Uses.find(Id); U != R.Uses.end())
+      Written = U->second.Writes;
+    if (auto MH = R.MustHold.find(Id); MH != R.MustHold.end())
+      Written.insert(MH->second);
+    Sent[Id] = Miss.intersection(Written);
+  }
+  Chunks.assign(Sizes.size(), PipeChunk());
+  uint64_t First = R.First;
+  for (size_t C = 0; C < Sizes.size(); ++C) {
+    PipeChunk &Ch = Chunks[C];
+    Ch.First = First;
+    Ch.Count = Sizes[C];
+    First += Sizes[C];
+    if (!evaluate(Ch.First, Ch.Count, Ch.Uses).ok())
+      return false;
+    for (auto &[Id, Miss] : Missing) {
+      RangeSet Need;
+      if (C == 0)
+        Need = Sent[Id];
+      if (auto U = Ch.Uses.find(Id); U != Ch.Uses.end()) {
+        RangeSet Reads = U->second.Reads.intersection(Miss);
+        Reads.erase(Sent[Id]);
+        Sent[Id].insert(Reads);
+        Need.insert(Reads);
+      }
+      if (!Need.empty())
+        Ch.Send.push_back(
+            {Id, copiesOf(Need, HostLocation, R.Dev, Ch.BytesSent)});
+    }
+  }
+  planReceives(R, Chunks);
+  R.MoveIn.clear();
+  return true;
+}
+
+/// A chunk's results in one buffer come back in at most this many copies;
+/// more (a transpose's columns) are not received eagerly: small copies
+/// cost more than they overlap.
+constexpr size_t MaxReceiveCopies = 64;
+
+/// Results to send back chunk by chunk: of each buffer whose results the
+/// program read back after its last write (Buffer::readBackBytes), when
+/// every chunk's writes into it are exact and no two chunks write the same
+/// byte. Bytes the run also reads stay out: the host copy keeps them for
+/// a recovery that runs the blocks again elsewhere.
+void LaunchContext::planReceives(RunState &R, std::vector<PipeChunk> &Chunks) {
+  if (!Pipe.Opt.Receive)
+    return;
+  for (auto &[Id, Use] : R.Uses) {
+    Buffer &B = *BufById.at(Id);
+    if (Use.Writes.empty() || B.readBackBytes(hull(Use.Writes)) == 0)
+      continue;
+    RangeSet Seen;
+    bool Disjoint = true;
+    for (PipeChunk &Ch : Chunks) {
+      auto U = Ch.Uses.find(Id);
+      if (U == Ch.Uses.end())
+        continue;
+      if (U->second.WritesCoarse)
+        refineWrites(U->second, B.size());
+      for (ByteRange W : U->second.Writes.ranges())
+        Disjoint &= !Seen.intersects(W.Lo, W.Hi);
+      Disjoint &= U->second.WritesExact &&
+                  U->second.Writes.numRanges() <= MaxReceiveCopies;
+      Seen.insert(U->second.Writes);
+    }
+    if (!Disjoint)
+      continue;
+    for (PipeChunk &Ch : Chunks) {
+      auto U = Ch.Uses.find(Id);
+      if (U == Ch.Uses.end())
+        continue;
+      RangeSet Back = U->second.Writes;
+      Back.erase(Use.Reads);
+      if (auto MH = R.MustHold.find(Id); MH != R.MustHold.end())
+        Back.erase(MH->second);
+      if (!Back.empty())
+        Ch.Receive.push_back(
+            {Id, copiesOf(Back, R.Dev, HostLocation, Ch.BytesReceived)});
+    }
+  }
+}
+
+/// Queues every chunk: send i, kernel i, then receive i - 1, so that with
+/// pageable host copies (whose copies the host drives) chunk i's send is
+/// under way before the host waits for chunk i - 1's results. Stops at the
+/// first error. \p Launched counts the chunks whose kernel was queued,
+/// \p SendsDone those whose sends were all queued.
+Result LaunchContext::issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
+                                  size_t &Launched, size_t &SendsDone) {
+  Device &D = Bufs.device(R.Dev);
+  StreamHandle Kernel = D.internalStream(0), SendS = D.internalStream(1),
+               RecvS = D.internalStream(2);
+  const std::string &Entry = Info.variant(VariantKind::Partition).Entry;
+  auto Queue = [&](std::vector<std::pair<uint64_t, std::vector<Transfer>>> &L,
+                   StreamHandle S) {
+    for (auto &[Id, Copies] : L)
+      if (Result Res = Bufs.queueTransfers(*BufById.at(Id), Copies, S);
+          !Res.ok())
+        return Res;
+    return Result::success();
+  };
+  auto Receive = [&](size_t C) {
+    if (Chunks[C].Receive.empty())
+      return Result::success();
+    Result Res = D.waitForEvent(RecvS, D, Pipe.event(Bufs, R.Dev, 2 * C + 1));
+    return Res.ok() ? Queue(Chunks[C].Receive, RecvS) : Res;
+  };
+  for (size_t C = 0; C < Chunks.size(); ++C) {
+    PipeChunk &Ch = Chunks[C];
+    EventHandle Sent = Pipe.event(Bufs, R.Dev, 2 * C),
+                Ran = Pipe.event(Bufs, R.Dev, 2 * C + 1);
+    Result Res = Queue(Ch.Send, SendS);
+    if (Res.ok())
+      Res = D.recordEvent(Sent, SendS);
+    if (!Res.ok())
+      return Res;
+    SendsDone = C + 1;
+    Res = D.waitForEvent(Kernel, D, Sent);
+    if (Res.ok())
+      Res = launchOne(R.Dev, false, Entry, nullptr, Ch.First, Ch.Count,
+                      R.ArgPtrs, R.PartParams);
+    if (!Res.ok())
+      return Res;
+    Launched = C + 1;
+    if (Res = D.recordEvent(Ran, Kernel); !Res.ok())
+      return Res;
+    if (C > 0)
+      if (Res = Receive(C - 1); !Res.ok())
+        return Res;
+  }
+  return Receive(Chunks.size() - 1);
+}
+
+Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
+  Piped = false;
+  // A range the model policy times is not pipelined: its table holds
+  // kernel times, which chunks overlapped with copies would not give.
+  if (!Pipe.Opt.On || Timed || A.Repeat || A.Runs.size() != 1 ||
+      M == Mode::Merge || Combining || !isGpu(A.Runs[0].Dev) ||
+      A.Runs[0].Count < 2 ||
+      Bufs.device(A.Runs[0].Dev).numInternalStreams() < 3 ||
+      !whyNotSplit(true).empty())
+    return Result::success();
+  RunState &R = A.Runs[0];
+  std::vector<PipeChunk> Chunks;
+  if (!pipelineChunks(R, Chunks) || !Pipe.event(Bufs, R.Dev, 2 * Chunks.size()))
+    return Result::success(); // not worth it, or no events to chain with
+  Piped = true;
+  Defer = false;
+  // Earlier launches' GPU work done first: the copy streams are not
+  // ordered behind it.
+  if (Result S = Bufs.settle(); !S.ok())
+    return S;
+  R.PlanRun.Variant = "chunks";
+  if (Result Res = finish(R); !Res.ok()) {
+    A.Fail = Failure{R.Dev, Res};
+    return Result::success();
+  }
+  Phases.mark("chunks");
+  size_t Launched = 0, SendsDone = 0;
+  auto Start = std::chrono::steady_clock::now();
+  Result Err = issueChunks(R, Chunks, Launched, SendsDone);
+  Phases.mark("issue", name(R.Dev));
+  Device &D = Bufs.device(R.Dev);
+  Result SendWait = D.synchronizeStream(D.internalStream(1));
+  Result KernelWait = D.synchronizeStream(D.internalStream(0));
+  Result RecvWait = D.synchronizeStream(D.internalStream(2));
+  Plan.PipelineMs = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - Start)
+                        .count();
+  Phases.mark("wait", name(R.Dev));
+  // What arrived is claimed, whatever failed after it.
+  uint64_t SentBytes = 0;
+  if (SendWait.ok())
+    for (size_t C = 0; C < SendsDone; ++C) {
+      for (auto &[Id, Copies] : Chunks[C].Send)
+        Bufs.landTransfers(*BufById.at(Id), Copies);
+      SentBytes += Chunks[C].BytesSent;
+    }
+  Plan.Runs[R.PlanIndex].BytesIn = SentBytes;
+  Plan.BytesMoved += SentBytes;
+  if (Err.ok() && !SendWait.ok())
+    Err = SendWait;
+  if (Err.ok() && !KernelWait.ok())
+    Err = KernelWait;
+  if (Err.ok() && !RecvWait.ok())
+    Err = RecvWait;
+  if (Err.ok()) {
+    notePipeline(R, Chunks);
+    R.Issued = true;
+    for (PipeChunk &Ch : Chunks)
+      for (auto &P : Ch.Receive)
+        R.Received.push_back(std::move(P));
+    return Result::success();
+  }
+  // Nothing ran: as a device that failed before anything ran, the
+  // attempt starts again without it. Otherwise the run failed once
+  // issued: its blocks run again elsewhere, and nothing received counts.
+  if (Launched == 0) {
+    A.Fail = Failure{R.Dev, Err};
+    return Result::success();
+  }
+  notePipeline(R, Chunks);
+  R.Issued = true;
+  R.Failed = true;
+  A.Failed[R.Dev] = Err;
+  dropUnproduced(R);
+  return Result::success();
+}
+
+void LaunchContext::notePipeline(const RunState &R,
+                                 const std::vector<PipeChunk> &Chunks) {
+  Plan.PipelineDevice = name(R.Dev);
+  for (const PipeChunk &Ch : Chunks)
+    Plan.Chunks.push_back({Ch.First, Ch.Count, Ch.BytesSent, Ch.BytesReceived});
+}
+
+void LaunchContext::landReceived(AttemptState &A) {
+  for (RunState &R : A.Runs) {
+    if (!R.Failed)
+      for (auto &[Id, Copies] : R.Received)
+        Bufs.landTransfers(*BufById.at(Id), Copies);
+    R.Received.clear();
+  }
+}
+
+} // namespace engine
+} // namespace rt
+} // namespace cleave

@@ -1,0 +1,500 @@
+//===- PipelineTest.cpp - Transfer pipelining on a null GPU ---------------===//
+//
+// Part of Cleave. A launch on one GPU whose inputs are in the host copy
+// runs as chunks on the GPU's send, kernel and receive streams
+// (engine/Pipeline.cpp, docs/runtime.md, "Transfer pipelining"). The null
+// GPU (cleave/rt/NullGpu.h) runs each launch as the test's emulation of the
+// kernel over the whole replica, so a chunk that ran before its inputs
+// arrived computes from the NaNs the replica was filled with, and records
+// every copy, launch, event record and wait with its stream: the tests
+// check the order the streams and events impose, every input byte sent
+// once, results received eagerly only when the program reads them back,
+// and a device fault mid-pipeline recovered on the CPU.
+//
+//===----------------------------------------------------------------------===//
+#include "../../runtime/lib/scheduler/ChunkPlan.h"
+#include "../TestInputs.h"
+#include "cleave/rt/Engine.h"
+#include "cleave/rt/Fault.h"
+#include "cleave/rt/NullGpu.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <set>
+
+using namespace cleave::rt;
+
+namespace {
+
+const std::string &bundleBytes() {
+  static const std::string Bytes =
+      cleave::test::testBundle("engine_model_test");
+  return Bytes;
+}
+
+/// blur (unittests/Inputs/engine_model_test.ll): out[i] = in[i-1] + in[i] +
+/// in[i+1] inside (0, n - 1), over elements [Lo, Hi).
+void blurRange(const float *In, float *Out, int64_t N, int64_t Lo, int64_t Hi) {
+  for (int64_t I = std::max<int64_t>(Lo, 1); I < std::min<int64_t>(Hi, N - 1);
+       ++I)
+    Out[I] = In[I - 1] + In[I] + In[I + 1];
+}
+
+void blurCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+             uint64_t Count, void *) {
+  const float *In = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  blurRange(In, Out, N, int64_t(First) * L->block[0],
+            int64_t(First + Count) * L->block[0]);
+}
+const cleave_cpu_kernel_desc BlurDesc = {"blur", blurCpu, 0, 0, 3, 0};
+
+/// Which operations of \p Ops are complete before each one starts, as its
+/// stream and the events it waited for order them (not as the null GPU
+/// happened to run them: at once).
+std::vector<std::set<size_t>>
+orderedBefore(const std::vector<NullGpu::Op> &Ops) {
+  std::map<StreamHandle, std::set<size_t>> Done;
+  std::map<EventHandle, std::set<size_t>> Recorded;
+  std::vector<std::set<size_t>> Before(Ops.size());
+  for (size_t I = 0; I < Ops.size(); ++I) {
+    std::set<size_t> &D = Done[Ops[I].Stream];
+    switch (Ops[I].What) {
+    case NullGpu::Op::Record:
+      Recorded[Ops[I].Event] = D;
+      break;
+    case NullGpu::Op::Wait:
+      D.insert(Recorded[Ops[I].Event].begin(), Recorded[Ops[I].Event].end());
+      break;
+    default:
+      Before[I] = D;
+      D.insert(I);
+    }
+  }
+  return Before;
+}
+
+/// One null GPU (after the CPU when WithCpu), blur over N floats, its
+/// kernel emulated over the whole replica at every launch.
+class PipelineTest : public ::testing::Test {
+protected:
+  void SetUp() override { FaultInjector::global().clear(); }
+  void TearDown() override {
+    FaultInjector::global().clear();
+    Eng.reset();
+    Bufs.reset();
+    Gpu.reset();
+    Reg.reset();
+  }
+
+  void start(bool WithCpu = false, PipelineOptions Opt = {}) {
+    std::vector<Device *> Devs;
+    if (WithCpu) {
+      ASSERT_TRUE(
+          DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+      Devs = Reg->devices();
+    }
+    NullGpu::Options O;
+    O.Trace = true;
+    O.OnLaunch = [this](const uint32_t *, const uint32_t *, void **) {
+      blurRange(GpuIn, GpuOut, N, 0, N);
+    };
+    Gpu = std::make_unique<NullGpu>(std::move(O));
+    Devs.push_back(Gpu.get());
+    G = Location(Devs.size() - 1);
+    Bufs = std::make_unique<BufferManager>(Devs);
+    // The program's copies land in the host copy: the launch finds its
+    // inputs there.
+    Bufs->setDirectHostCopies(false);
+    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::SingleDevice);
+    Eng->setPipelining(Opt);
+    ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                                {{"__cleave_cpu_blur_desc", (void *)&BlurDesc}})
+                    .ok());
+    Blur = Eng->findKernel("blur");
+    ASSERT_NE(Blur, nullptr);
+    for (float **P : {&In, &Out}) {
+      void *V = nullptr;
+      ASSERT_TRUE(Bufs->allocate(N * sizeof(float), V).ok());
+      *P = static_cast<float *>(V);
+    }
+    // The replicas, full of NaNs: a chunk that runs before its inputs
+    // arrive computes NaNs.
+    GpuIn = replica(In);
+    GpuOut = replica(Out);
+    std::memset(GpuIn, 0xff, N * sizeof(float));
+    std::memset(GpuOut, 0xff, N * sizeof(float));
+  }
+  float *replica(float *P) {
+    BufferManager::Resolved R;
+    EXPECT_TRUE(Bufs->resolve(P, R).ok());
+    DeviceAddr A = 0;
+    EXPECT_TRUE(Bufs->addressOn(*R.Buf, G, 0, A).ok());
+    return reinterpret_cast<float *>(A);
+  }
+  Buffer &buffer(float *P) {
+    BufferManager::Resolved R;
+    EXPECT_TRUE(Bufs->resolve(P, R).ok());
+    return *R.Buf;
+  }
+  /// New random inputs, copied in by the program.
+  void upload() {
+    Host.resize(N);
+    for (float &X : Host)
+      X = float(Rng() % 1000) / 8;
+    ASSERT_TRUE(Bufs->memcpy(In, Host.data(), N * sizeof(float),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+  }
+  LaunchPlan launch() {
+    KernelLaunchRequest Req;
+    Req.Kernel = Blur;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    int Num = N;
+    void *Args[] = {&In, &Out, &Num};
+    Req.Args = Args;
+    LaunchPlan Plan;
+    Result R = Eng->launch(Req, Plan);
+    EXPECT_TRUE(R.ok()) << R.toString();
+    return Plan;
+  }
+  /// The program's copy of the results back, checked against blur of the
+  /// current inputs.
+  std::vector<float> expectResults(const char *What) {
+    std::vector<float> Got(N), Want(N, 0.0f);
+    EXPECT_TRUE(Bufs->memcpy(Got.data(), Out, N * sizeof(float),
+                             MemcpyKind::DeviceToHost)
+                    .ok());
+    blurRange(Host.data(), Want.data(), N, 0, N);
+    for (int I = 1; I < N - 1; ++I)
+      if (Got[I] != Want[I]) {
+        ADD_FAILURE() << What << ": element " << I << " is " << Got[I]
+                      << ", not " << Want[I];
+        break;
+      }
+    return std::vector<float>(Got.begin() + 1, Got.end() - 1);
+  }
+
+  int N = 1 << 22; // 32768 blocks of 128, 16 MiB per buffer
+  std::mt19937 Rng{2027};
+  std::vector<float> Host;
+  CpuExecutor Exec{2};
+  std::unique_ptr<DeviceRegistry> Reg;
+  std::unique_ptr<NullGpu> Gpu;
+  std::unique_ptr<BufferManager> Bufs;
+  std::unique_ptr<Engine> Eng;
+  Location G = 0;
+  const KernelHandle *Blur = nullptr;
+  float *In = nullptr, *Out = nullptr;
+  float *GpuIn = nullptr, *GpuOut = nullptr;
+};
+
+TEST(ChunkPlanTest, ChunksOfAnEighthOrAWaveCutAtTheAlignment) {
+  ChunkQuery Q;
+  Q.Blocks = 32768;
+  Q.WaveBlocks = waveBlocks(132, 128);
+  EXPECT_EQ(Q.WaveBlocks, 132u * 16);
+  EXPECT_EQ(planChunks(Q), std::vector<uint64_t>(8, 4096));
+  // A wave is more than an eighth: chunks of a wave, the remainder joins
+  // the last whole one when it is smaller than a wave.
+  Q.Blocks = 5000;
+  Q.WaveBlocks = 2112;
+  EXPECT_EQ(planChunks(Q), (std::vector<uint64_t>{2112, 2888}));
+  Q.Blocks = 3000;
+  EXPECT_EQ(planChunks(Q).size(), 1u); // not worth pipelining
+  // Whole slabs of 100 blocks.
+  Q.Blocks = 10000;
+  Q.WaveBlocks = 1;
+  Q.Align = 100;
+  std::vector<uint64_t> C = planChunks(Q);
+  ASSERT_EQ(C.size(), 8u);
+  uint64_t Sum = 0;
+  for (size_t I = 0; I < C.size(); ++I) {
+    if (I + 1 < C.size())
+      EXPECT_EQ(C[I] % 100, 0u);
+    Sum += C[I];
+  }
+  EXPECT_EQ(Sum, 10000u);
+}
+
+TEST_F(PipelineTest, PipelinedResultsMatchUnpipelinedOnes) {
+  std::vector<std::vector<float>> Got[2];
+  for (bool On : {false, true}) {
+    PipelineOptions O;
+    O.On = On;
+    start(false, O);
+    Rng.seed(7);
+    for (int Step = 0; Step < 3; ++Step) {
+      upload();
+      LaunchPlan P = launch();
+      EXPECT_EQ(P.Chunks.empty(), !On) << P.describe();
+      Got[On].push_back(expectResults(On ? "pipelined" : "unpipelined"));
+    }
+    TearDown();
+  }
+  EXPECT_TRUE(Got[0] == Got[1]);
+}
+
+TEST_F(PipelineTest, EveryInputByteIsSentOnceAndBeforeItsChunkRuns) {
+  start();
+  upload();
+  Gpu->clearTrace();
+  LaunchPlan P = launch();
+  ASSERT_EQ(P.Chunks.size(), 8u) << P.describe();
+  EXPECT_NE(P.describe().find("pipelined on gpu0 in 8 chunks"),
+            std::string::npos)
+      << P.describe();
+  std::vector<NullGpu::Op> Ops = Gpu->ops();
+  std::vector<std::set<size_t>> Before = orderedBefore(Ops);
+  StreamHandle Kernel = Gpu->internalStream(0), Send = Gpu->internalStream(1);
+  // Every byte of the input, once, on the send stream; nothing received
+  // (the program has not read the results back yet).
+  DeviceAddr Base = reinterpret_cast<DeviceAddr>(GpuIn);
+  RangeSet Sent;
+  uint64_t Bytes = 0;
+  for (const NullGpu::Op &O : Ops) {
+    EXPECT_NE(O.What, NullGpu::Op::CopyOut);
+    if (O.What != NullGpu::Op::CopyIn)
+      continue;
+    EXPECT_EQ(O.Stream, Send);
+    ASSERT_GE(O.Addr, Base);
+    EXPECT_FALSE(Sent.intersects(O.Addr - Base, O.Addr - Base + O.Bytes))
+        << "bytes sent twice at " << O.Addr - Base;
+    Sent.insert(O.Addr - Base, O.Addr - Base + O.Bytes);
+    Bytes += O.Bytes;
+  }
+  EXPECT_EQ(Bytes, uint64_t(N) * sizeof(float));
+  EXPECT_TRUE(Sent.contains(0, uint64_t(N) * sizeof(float)));
+  uint64_t Planned = 0;
+  for (const LaunchPlan::Chunk &C : P.Chunks)
+    Planned += C.BytesSent;
+  EXPECT_EQ(Planned, Bytes);
+  // The k-th launch is chunk k; every copy of bytes it reads (its blocks'
+  // elements and one on each side) is done before it starts.
+  size_t K = 0;
+  for (size_t I = 0; I < Ops.size(); ++I) {
+    if (Ops[I].What != NullGpu::Op::Launch)
+      continue;
+    ASSERT_LT(K, P.Chunks.size());
+    EXPECT_EQ(Ops[I].Stream, Kernel);
+    const LaunchPlan::Chunk &C = P.Chunks[K++];
+    uint64_t Lo = C.First * 128 ? (C.First * 128 - 1) * 4 : 0;
+    uint64_t Hi = std::min<uint64_t>(N, (C.First + C.Count) * 128 + 1) * 4;
+    for (size_t J = 0; J < Ops.size(); ++J)
+      if (Ops[J].What == NullGpu::Op::CopyIn && Ops[J].Addr - Base < Hi &&
+          Ops[J].Addr - Base + Ops[J].Bytes > Lo)
+        EXPECT_TRUE(Before[I].count(J))
+            << "chunk " << K - 1 << " may start before the copy of bytes ["
+            << Ops[J].Addr - Base << ", +" << Ops[J].Bytes << ") arrives";
+  }
+  EXPECT_EQ(K, P.Chunks.size());
+  // The input is valid on the GPU (and still on the host), the results
+  // on the GPU alone.
+  EXPECT_TRUE(buffer(In).holds(G, {0, uint64_t(N) * 4}));
+  EXPECT_TRUE(buffer(In).holds(HostLocation, {0, uint64_t(N) * 4}));
+  EXPECT_FALSE(buffer(Out).holds(HostLocation, {4, uint64_t(N - 1) * 4}));
+  expectResults("first launch");
+}
+
+TEST_F(PipelineTest, ResultsTheProgramReadsBackAreReceivedAfterTheirChunk) {
+  start();
+  // The first launch's results are read back: from the second launch on,
+  // every chunk's results go back as soon as it ran.
+  for (int Step = 0; Step < 4; ++Step) {
+    upload();
+    Gpu->clearTrace();
+    LaunchPlan P = launch();
+    ASSERT_FALSE(P.Chunks.empty()) << P.describe();
+    uint64_t Back = 0;
+    for (const LaunchPlan::Chunk &C : P.Chunks)
+      Back += C.BytesReceived;
+    if (Step == 0) {
+      EXPECT_EQ(Back, 0u);
+      expectResults("first launch");
+      continue;
+    }
+    EXPECT_EQ(Back, uint64_t(N - 2) * 4) << "launch " << Step;
+    // The results are valid on the host only once the launch is done,
+    // and then the program's read-back moves nothing.
+    EXPECT_TRUE(buffer(Out).holds(HostLocation, {4, uint64_t(N - 1) * 4}));
+    std::vector<NullGpu::Op> Ops = Gpu->ops();
+    std::vector<std::set<size_t>> Before = orderedBefore(Ops);
+    StreamHandle Receive = Gpu->internalStream(2);
+    DeviceAddr Base = reinterpret_cast<DeviceAddr>(GpuOut);
+    std::vector<size_t> Launches;
+    for (size_t I = 0; I < Ops.size(); ++I)
+      if (Ops[I].What == NullGpu::Op::Launch)
+        Launches.push_back(I);
+    ASSERT_EQ(Launches.size(), P.Chunks.size());
+    uint64_t Received = 0;
+    for (size_t J = 0; J < Ops.size(); ++J) {
+      if (Ops[J].What != NullGpu::Op::CopyOut)
+        continue;
+      EXPECT_EQ(Ops[J].Stream, Receive);
+      Received += Ops[J].Bytes;
+      // After the launch of every chunk that writes its bytes.
+      for (size_t K = 0; K < P.Chunks.size(); ++K) {
+        uint64_t Lo = P.Chunks[K].First * 128 * 4,
+                 Hi = (P.Chunks[K].First + P.Chunks[K].Count) * 128 * 4;
+        if (Ops[J].Addr - Base < Hi && Ops[J].Addr - Base + Ops[J].Bytes > Lo)
+          EXPECT_TRUE(Before[J].count(Launches[K]))
+              << "results of chunk " << K << " received before it ran";
+      }
+    }
+    EXPECT_EQ(Received, Back);
+    Gpu->clearTrace();
+    expectResults("eagerly received");
+    for (const NullGpu::Op &O : Gpu->ops())
+      EXPECT_NE(O.What, NullGpu::Op::CopyOut) << "read back again";
+  }
+}
+
+TEST_F(PipelineTest, ResultsNobodyReadsAreNotReceived) {
+  start();
+  upload();
+  launch();
+  expectResults("first"); // read back once
+  // Received eagerly and not read, then the guess carries over one more
+  // write (Buffer::readBackBytes: read back at the last write or since).
+  std::vector<uint64_t> Back;
+  for (int Step = 0; Step < 4; ++Step) {
+    upload();
+    LaunchPlan P = launch();
+    Back.push_back(0);
+    for (const LaunchPlan::Chunk &C : P.Chunks)
+      Back.back() += C.BytesReceived;
+  }
+  EXPECT_EQ(Back, (std::vector<uint64_t>{uint64_t(N - 2) * 4,
+                                         uint64_t(N - 2) * 4, 0, 0}));
+}
+
+TEST_F(PipelineTest, InputsAlreadyOnTheGpuOrSmallUploadsAreNotPipelined) {
+  start();
+  upload();
+  ASSERT_FALSE(launch().Chunks.empty());
+  // The inputs are on the GPU now: as a program that copies its own
+  // chunks before its launches, nothing to upload.
+  LaunchPlan P = launch();
+  EXPECT_TRUE(P.Chunks.empty()) << P.describe();
+  EXPECT_EQ(P.BytesMoved, 0u);
+  // Below PipelineOptions::MinBytes.
+  TearDown();
+  PipelineOptions O;
+  O.MinBytes = uint64_t(N) * 4 + 1;
+  start(false, O);
+  upload();
+  P = launch();
+  EXPECT_TRUE(P.Chunks.empty()) << P.describe();
+  expectResults("small");
+}
+
+TEST_F(PipelineTest, AFaultMidPipelineIsRecoveredWithNothingLost) {
+  // The whole grid goes to the GPU; its third chunk's launch fails, and
+  // the blocks run again on the CPU.
+  start(/*WithCpu=*/true);
+  upload();
+  ASSERT_TRUE(FaultInjector::global().configure("gpu0:launch:3").ok());
+  LaunchPlan P = launch();
+  ASSERT_EQ(P.Recoveries.size(), 1u) << P.describe();
+  EXPECT_EQ(P.Recoveries[0].Device, "gpu0");
+  EXPECT_EQ(P.Recoveries[0].To, "cpu0");
+  EXPECT_EQ(P.Chunks.size(), 8u) << P.describe();
+  expectResults("recovered");
+  // And again once results are received eagerly: what came back before
+  // the fault is not claimed, and the CPU's run rewrites it.
+  FaultInjector::global().clear();
+  upload();
+  launch();
+  expectResults("second");
+  upload();
+  ASSERT_TRUE(FaultInjector::global().configure("gpu0:launch:5").ok());
+  P = launch();
+  ASSERT_EQ(P.Recoveries.size(), 1u) << P.describe();
+  expectResults("recovered after eager receives");
+  // A send that fails: the first (nothing ran yet: the attempt starts
+  // again without the GPU), or the second (after the first chunk ran).
+  for (const char *Spec : {"gpu0:copy:1", "gpu0:copy:2"}) {
+    FaultInjector::global().clear();
+    upload();
+    ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
+    P = launch();
+    ASSERT_EQ(P.Recoveries.size(), 1u) << Spec << "\n" << P.describe();
+    EXPECT_EQ(P.Recoveries[0].To, "cpu0");
+    expectResults(Spec);
+  }
+}
+
+TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
+  // tr (unittests/Inputs/engine_test.ll) on a 2-D grid of 16 x 2048 blocks
+  // of 128 threads: out[x * h + y] = in[y * w + x]. Chunks are whole rows
+  // of blocks; each chunk's results are 2048 columns of the output, too
+  // many copies to send back eagerly even once the program reads them.
+  const int W = 2048, H = 2048;
+  float *GpuIn = nullptr, *GpuOut = nullptr;
+  NullGpu::Options O;
+  O.OnLaunch = [&](const uint32_t *, const uint32_t *, void **) {
+    for (int Y = 0; Y < H; ++Y)
+      for (int X = 0; X < W; ++X)
+        GpuOut[int64_t(X) * H + Y] = GpuIn[int64_t(Y) * W + X];
+  };
+  NullGpu Gpu(std::move(O));
+  BufferManager Bufs({&Gpu});
+  Bufs.setDirectHostCopies(false);
+  CpuExecutor Exec(1);
+  Engine Eng(Bufs, Exec, PartitionPolicy::SingleDevice);
+  const std::string Bundle = cleave::test::testBundle("engine_test");
+  ASSERT_TRUE(Eng.addProgram(Bundle.data(), Bundle.size(), {}).ok());
+  const KernelHandle *Tr = Eng.findKernel("tr");
+  ASSERT_NE(Tr, nullptr);
+  void *In = nullptr, *Out = nullptr;
+  ASSERT_TRUE(Bufs.allocate(uint64_t(W) * H * 4, In).ok());
+  ASSERT_TRUE(Bufs.allocate(uint64_t(W) * H * 4, Out).ok());
+  for (auto [P, R] : {std::pair{In, &GpuIn}, std::pair{Out, &GpuOut}}) {
+    BufferManager::Resolved Res;
+    ASSERT_TRUE(Bufs.resolve(P, Res).ok());
+    DeviceAddr A = 0;
+    ASSERT_TRUE(Bufs.addressOn(*Res.Buf, 0, 0, A).ok());
+    *R = reinterpret_cast<float *>(A);
+    std::memset(*R, 0xff, uint64_t(W) * H * 4);
+  }
+  std::mt19937 Rng(5);
+  std::vector<float> Host(size_t(W) * H), Got(Host.size());
+  for (int Step = 0; Step < 2; ++Step) {
+    for (float &X : Host)
+      X = float(Rng() % 4096);
+    ASSERT_TRUE(
+        Bufs.memcpy(In, Host.data(), Host.size() * 4, MemcpyKind::HostToDevice)
+            .ok());
+    KernelLaunchRequest Req;
+    Req.Kernel = Tr;
+    Req.Grid[0] = W / 128;
+    Req.Grid[1] = H;
+    Req.Block[0] = 128;
+    int Wv = W, Hv = H;
+    void *Args[] = {&In, &Out, &Wv, &Hv};
+    Req.Args = Args;
+    LaunchPlan P;
+    ASSERT_TRUE(Eng.launch(Req, P).ok());
+    ASSERT_GE(P.Chunks.size(), 2u) << P.describe();
+    for (const LaunchPlan::Chunk &C : P.Chunks) {
+      EXPECT_EQ(C.First % (W / 128), 0u) << P.describe();
+      EXPECT_EQ(C.BytesReceived, 0u) << P.describe();
+    }
+    ASSERT_TRUE(
+        Bufs.memcpy(Got.data(), Out, Got.size() * 4, MemcpyKind::DeviceToHost)
+            .ok());
+    for (int Y = 0; Y < H; ++Y)
+      for (int X = 0; X < W; ++X)
+        ASSERT_EQ(Got[size_t(X) * H + Y], Host[size_t(Y) * W + X])
+            << "step " << Step << " (" << X << ", " << Y << ")";
+  }
+}
+
+} // namespace
