@@ -20,6 +20,7 @@
 #include "cleave/Transforms/CPULower.h"
 #include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Transforms/Rebase.h"
+#include "cleave/Transforms/Reorganize.h"
 #include "cleave/Transforms/SwapGrid.h"
 
 #include "llvm/IR/DiagnosticHandler.h"
@@ -288,6 +289,12 @@ private:
     writeVariant(KW, fmt::VariantKind::CPU, Cpu);
     const Function *Twin = Device.getFunction(swappedKernelName(Name));
     KW.str(Twin && isSwappedTwin(*Twin) ? Twin->getName() : StringRef());
+    // cleave-reorganize makes the inspector and the reorganized variant
+    // together (docs/reorganize.md); both names or neither.
+    const Function *Tc = Device.getFunction(inspectorVariantName(Name));
+    const Function *Ro = Device.getFunction(reorganizedVariantName(Name));
+    KW.str(Tc && Ro ? Tc->getName() : StringRef());
+    KW.str(Tc && Ro ? Ro->getName() : StringRef());
     return Merge.Entry;
   }
 

@@ -4,6 +4,7 @@
 
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/InstructionMix.h"
+#include "cleave/Analysis/ItemLoops.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/VariantRefusals.h"
@@ -12,6 +13,7 @@
 #include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Transforms/Instrument.h"
 #include "cleave/Transforms/Rebase.h"
+#include "cleave/Transforms/Reorganize.h"
 #include "cleave/Transforms/SwapGrid.h"
 
 #include "llvm/Passes/PassBuilder.h"

@@ -7,6 +7,7 @@
 #include "cleave/Transforms/MergeKernel.h"
 #include "cleave/Transforms/PartitionReady.h"
 #include "cleave/Transforms/Rebase.h"
+#include "cleave/Transforms/Reorganize.h"
 #include "cleave/Transforms/SwapGrid.h"
 
 #include "llvm/IR/Module.h"
@@ -41,6 +42,8 @@ void addDeviceVariantPasses(ModulePassManager &MPM) {
   MPM.addPass(PartitionReadyPass());
   MPM.addPass(RebasePass());
   MPM.addPass(MergeKernelPass());
+  // Last: its variants are not split, rebased or merged.
+  MPM.addPass(ReorganizePass());
 }
 
 void addCPUVariantPasses(ModulePassManager &MPM) {

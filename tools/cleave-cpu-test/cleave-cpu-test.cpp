@@ -43,6 +43,11 @@ static cl::opt<std::string> RebasedDir(
              "kernel's footprints with their rebase records to DIR/<kernel>.fp"),
     cl::value_desc("DIR"));
 
+static cl::opt<bool> Reorganize(
+    "reorganize",
+    cl::desc("run cleave-reorganize-instrumented first and lower its "
+             "inspector, instrumented and reorganized variants too"));
+
 static int fail(const Twine &Msg) {
   WithColor::error(errs(), "cleave-cpu-test") << Msg << "\n";
   return 1;
@@ -87,6 +92,17 @@ int main(int argc, char **argv) {
     for (Function &F : *M)
       if (F.getFnAttribute(cleave::VariantAttr).getValueAsString() == "rebase")
         F.removeFnAttr(cleave::VariantAttr);
+    Setup.MAM.clear();
+  }
+  if (Reorganize) {
+    if (Error E = Setup.run(*M, "cleave-reorganize-instrumented"))
+      return fail(toString(std::move(E)));
+    for (Function &F : *M) {
+      StringRef Kind = F.getFnAttribute(cleave::VariantAttr).getValueAsString();
+      if (Kind == "inspector" || Kind == "instrumented" ||
+          Kind == "reorganized")
+        F.removeFnAttr(cleave::VariantAttr);
+    }
     Setup.MAM.clear();
   }
   // What the bundle's CPU entries name: twins and merge kernels included.

@@ -23,8 +23,9 @@ class TargetMachine;
 namespace cleave {
 
 /// cleave-device-variants: cleave-swap-grid, cleave-partition, cleave-rebase,
-/// cleave-merge. The device module gains every kernel's twin (2-D kernels),
-/// partition-ready, rebased and merge variants.
+/// cleave-merge, cleave-reorganize. The device module gains every kernel's
+/// twin (2-D kernels), partition-ready, rebased and merge variants, and the
+/// inspector and reorganized variants of kernels with per-item loops.
 inline constexpr const char *DeviceVariantsPipeline = "cleave-device-variants";
 
 /// cleave-cpu-variants: cleave-swap-grid, cleave-merge, the merge kernels

@@ -135,6 +135,10 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   if (R.Ok && Cpu.Present && Cpu.CpuDescriptor.empty())
     return R.Ok = false; // a CPU variant is reached through its descriptor
   R.str(K.SwappedTwin);
+  R.str(K.Inspector);
+  R.str(K.Reorganized);
+  if (R.Ok && K.Inspector.empty() != K.Reorganized.empty())
+    return R.Ok = false; // made together (docs/reorganize.md)
 
   R.count(N, 4);
   K.MergeOutputs.resize(R.Ok ? N : 0);
@@ -362,6 +366,9 @@ std::string Bundle::describe() const {
     }
     if (!K.SwappedTwin.empty())
       S += line("  swapped twin: " + K.SwappedTwin);
+    if (!K.Inspector.empty())
+      S += line("  reorganize: inspector " + K.Inspector + ", reorganized " +
+                K.Reorganized);
     if (!K.MergeOutputs.empty()) {
       std::string L = "  merge outputs:";
       for (uint32_t O : K.MergeOutputs)

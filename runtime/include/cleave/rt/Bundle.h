@@ -138,6 +138,11 @@ struct BundleKernel {
   /// The kernel of this bundle that is this one with the block index x and
   /// y swapped (cleave-swap-grid), or empty.
   std::string SwappedTwin;
+  /// The inspector (per-item trip counts) and the reorganized variant (items
+  /// permuted by a perm array) of cleave-reorganize, both or neither
+  /// (docs/reorganize.md). The runtime does not launch them yet.
+  std::string Inspector;
+  std::string Reorganized;
   /// The output parameters the merge variant takes a partial buffer for, in
   /// the order of its partial parameters (docs/transforms.md).
   std::vector<uint32_t> MergeOutputs;

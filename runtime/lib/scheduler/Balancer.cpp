@@ -1,0 +1,254 @@
+//===- Balancer.cpp - Min-makespan split of independent items -------------===//
+//
+// Part of Cleave's runtime (no LLVM). See Balancer.h.
+//
+//===----------------------------------------------------------------------===//
+#include "Balancer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace cleave {
+namespace rt {
+
+double BalanceDevice::time(double X) const {
+  if (X <= 0)
+    return 0;
+  double Compute = Curve ? Curve(X) : PerItem * X;
+  return Fixed + TransferFixed + Compute + TransferPerItem * X;
+}
+
+namespace {
+
+/// Fixed and per-item cost of a linear device: t(x) = A + B x for x > 0.
+double fixedCost(const BalanceDevice &D) { return D.Fixed + D.TransferFixed; }
+double itemCost(const BalanceDevice &D) {
+  return D.PerItem + D.TransferPerItem;
+}
+
+bool finiteNonNegative(double V) { return std::isfinite(V) && V >= 0; }
+
+Result validate(const std::vector<BalanceDevice> &Devices, uint64_t N) {
+  if (Devices.empty())
+    return Result::error(ErrorCode::InvalidValue,
+                         "balance: no devices to split the items over");
+  for (const BalanceDevice &D : Devices) {
+    if (!finiteNonNegative(D.Fixed) || !finiteNonNegative(D.PerItem) ||
+        !finiteNonNegative(D.TransferFixed) ||
+        !finiteNonNegative(D.TransferPerItem))
+      return Result::error(ErrorCode::InvalidValue,
+                           "balance: device '" + D.Name +
+                               "' has a negative or non-finite cost");
+    if (!D.Curve)
+      continue;
+    // A monotone model is what makes the finish time bisectable; check it
+    // where it matters, on a grid over [0, N].
+    double Prev = 0;
+    for (unsigned I = 0; I <= 16; ++I) {
+      double X = static_cast<double>(N) * I / 16;
+      double T = D.Curve(X);
+      if (!finiteNonNegative(T) || T < Prev)
+        return Result::error(ErrorCode::InvalidValue,
+                             "balance: the time model of device '" + D.Name +
+                                 "' is not a nondecreasing, non-negative "
+                                 "function of the item count");
+      Prev = T;
+    }
+  }
+  return Result::success();
+}
+
+/// The most items (at most N) device D finishes by time T.
+uint64_t capacity(const BalanceDevice &D, double T, uint64_t N) {
+  if (D.isLinear()) {
+    double A = fixedCost(D), B = itemCost(D);
+    if (T < A)
+      return 0;
+    if (B <= 0)
+      return N;
+    double X = std::floor((T - A) / B);
+    uint64_t C = X >= static_cast<double>(N) ? N : static_cast<uint64_t>(X);
+    // Rounding may leave the floor one off either way; settle it exactly.
+    while (C < N && D.time(static_cast<double>(C + 1)) <= T)
+      ++C;
+    while (C > 0 && D.time(static_cast<double>(C)) > T)
+      --C;
+    return C;
+  }
+  if (D.time(static_cast<double>(N)) <= T)
+    return N;
+  uint64_t Lo = 0, Hi = N; // time(Lo) <= T < time(Hi)
+  while (Hi - Lo > 1) {
+    uint64_t Mid = Lo + (Hi - Lo) / 2;
+    if (D.time(static_cast<double>(Mid)) <= T)
+      Lo = Mid;
+    else
+      Hi = Mid;
+  }
+  return Lo;
+}
+
+uint64_t totalCapacity(const std::vector<BalanceDevice> &Ds,
+                       const std::vector<bool> &Use, double T, uint64_t N) {
+  uint64_t Sum = 0;
+  for (size_t I = 0; I < Ds.size(); ++I)
+    if (Use[I])
+      Sum = std::min<uint64_t>(N, Sum + capacity(Ds[I], T, N));
+  return Sum;
+}
+
+/// The continuous optimum of linear models: g(T) = sum over devices with
+/// A_i < T of (T - A_i) / B_i is continuous and increasing, so walking the
+/// devices in order of A_i, the first prefix whose level T_k stays below
+/// the next device's fixed cost is the answer.
+double waterLevel(const std::vector<BalanceDevice> &Ds,
+                  const std::vector<bool> &Use, uint64_t N) {
+  std::vector<size_t> Order;
+  for (size_t I = 0; I < Ds.size(); ++I)
+    if (Use[I])
+      Order.push_back(I);
+  std::sort(Order.begin(), Order.end(), [&](size_t L, size_t R) {
+    return fixedCost(Ds[L]) < fixedCost(Ds[R]);
+  });
+  double SumInv = 0, SumAOverB = 0, Level = 0;
+  for (size_t K = 0; K < Order.size(); ++K) {
+    const BalanceDevice &D = Ds[Order[K]];
+    double A = fixedCost(D), B = itemCost(D);
+    // Takes any number of items at time A; the previous prefix did not
+    // reach N below A, so A is the level.
+    if (B <= 0)
+      return A;
+    SumInv += 1 / B;
+    SumAOverB += A / B;
+    Level = (static_cast<double>(N) + SumAOverB) / SumInv;
+    if (K + 1 == Order.size() || Level <= fixedCost(Ds[Order[K + 1]]))
+      return Level;
+  }
+  return Level;
+}
+
+/// Integer shares finishing by T, cut down or topped up to exactly N: items
+/// removed from the device that finishes last, added to the device whose
+/// next item finishes first.
+std::vector<uint64_t> sharesAt(const std::vector<BalanceDevice> &Ds,
+                               const std::vector<bool> &Use, double T,
+                               uint64_t N) {
+  std::vector<uint64_t> X(Ds.size(), 0);
+  uint64_t Sum = 0;
+  for (size_t I = 0; I < Ds.size(); ++I)
+    if (Use[I]) {
+      X[I] = capacity(Ds[I], T, N);
+      Sum += X[I];
+    }
+  while (Sum > N) {
+    size_t Last = Ds.size();
+    for (size_t I = 0; I < Ds.size(); ++I)
+      if (X[I] &&
+          (Last == Ds.size() || Ds[I].time(X[I]) > Ds[Last].time(X[Last])))
+        Last = I;
+    uint64_t Cut = std::min(Sum - N, X[Last]);
+    // Cutting a whole share is always safe; otherwise one item at a time
+    // would be slow for large excesses, and any cut keeps time <= T.
+    X[Last] -= Cut;
+    Sum -= Cut;
+  }
+  while (Sum < N) {
+    size_t Best = Ds.size();
+    double BestT = std::numeric_limits<double>::infinity();
+    for (size_t I = 0; I < Ds.size(); ++I) {
+      if (!Use[I])
+        continue;
+      double Next = Ds[I].time(static_cast<double>(X[I] + 1));
+      if (Next < BestT) {
+        BestT = Next;
+        Best = I;
+      }
+    }
+    ++X[Best];
+    ++Sum;
+  }
+  return X;
+}
+
+/// The integer split of N over the devices in Use that minimises the
+/// makespan.
+BalanceResult solve(const std::vector<BalanceDevice> &Ds,
+                    const std::vector<bool> &Use, uint64_t N,
+                    const BalanceOptions &Opt) {
+  BalanceResult R;
+  bool AllLinear = true;
+  for (size_t I = 0; I < Ds.size(); ++I)
+    if (Use[I] && !Ds[I].isLinear())
+      AllLinear = false;
+  double T;
+  if (AllLinear) {
+    T = waterLevel(Ds, Use, N);
+    R.ClosedForm = true;
+  } else {
+    // One device running everything is a feasible finish time.
+    double Hi = std::numeric_limits<double>::infinity();
+    for (size_t I = 0; I < Ds.size(); ++I)
+      if (Use[I])
+        Hi = std::min(Hi, Ds[I].time(static_cast<double>(N)));
+    double Lo = 0;
+    while (Hi - Lo > Opt.RelTolerance * Hi &&
+           R.Iterations < Opt.MaxIterations) {
+      double Mid = Lo + (Hi - Lo) / 2;
+      if (totalCapacity(Ds, Use, Mid, N) >= N)
+        Hi = Mid;
+      else
+        Lo = Mid;
+      ++R.Iterations;
+    }
+    T = Hi;
+  }
+  R.Items = sharesAt(Ds, Use, T, N);
+  R.Times.resize(Ds.size());
+  for (size_t I = 0; I < Ds.size(); ++I) {
+    R.Times[I] = Ds[I].time(static_cast<double>(R.Items[I]));
+    R.Makespan = std::max(R.Makespan, R.Times[I]);
+  }
+  double Fastest = R.Makespan;
+  for (size_t I = 0; I < Ds.size(); ++I)
+    if (R.Items[I])
+      Fastest = std::min(Fastest, R.Times[I]);
+  R.BalanceRatio = R.Makespan > 0 ? Fastest / R.Makespan : 1;
+  return R;
+}
+
+} // namespace
+
+Result balance(const std::vector<BalanceDevice> &Devices, uint64_t N,
+               const BalanceOptions &Options, BalanceResult &Out) {
+  if (Result E = validate(Devices, N); !E.ok())
+    return E;
+  std::vector<bool> All(Devices.size(), true);
+  std::vector<bool> NoHelpers(Devices.size());
+  bool AnyHelper = false, AnyMain = false;
+  for (size_t I = 0; I < Devices.size(); ++I) {
+    NoHelpers[I] = !Devices[I].Helper;
+    AnyHelper |= Devices[I].Helper;
+    AnyMain |= !Devices[I].Helper;
+  }
+  Out = solve(Devices, All, N, Options);
+  if (!AnyHelper || !AnyMain)
+    return Result::success();
+  bool HelpersUsed = false;
+  for (size_t I = 0; I < Devices.size(); ++I)
+    HelpersUsed |= Devices[I].Helper && Out.Items[I] > 0;
+  if (!HelpersUsed)
+    return Result::success();
+  BalanceResult Without = solve(Devices, NoHelpers, N, Options);
+  double Gain = Without.Makespan - Out.Makespan;
+  if (Gain <=
+      Options.MinHelperGain * Without.Makespan + Options.HelperOverhead) {
+    Out = std::move(Without);
+    Out.HelpersDropped = true;
+  }
+  return Result::success();
+}
+
+} // namespace rt
+} // namespace cleave

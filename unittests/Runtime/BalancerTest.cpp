@@ -1,0 +1,198 @@
+//===- BalancerTest.cpp - The k-device min-makespan balancer --------------===//
+//
+// Part of Cleave. Synthetic time models only: the balancer is arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#include "../../runtime/lib/scheduler/Balancer.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace cleave::rt;
+
+namespace {
+
+BalanceDevice linear(const char *Name, double Fixed, double PerItem,
+                     bool Helper = false) {
+  BalanceDevice D;
+  D.Name = Name;
+  D.Fixed = Fixed;
+  D.PerItem = PerItem;
+  D.Helper = Helper;
+  return D;
+}
+
+uint64_t total(const BalanceResult &R) {
+  return std::accumulate(R.Items.begin(), R.Items.end(), uint64_t(0));
+}
+
+/// The best makespan over every integer split of N between two devices.
+double bruteForceTwo(const BalanceDevice &A, const BalanceDevice &B,
+                     uint64_t N) {
+  double Best = INFINITY;
+  for (uint64_t X = 0; X <= N; ++X)
+    Best = std::min(Best, std::max(A.time(X), B.time(N - X)));
+  return Best;
+}
+
+TEST(BalancerTest, LinearTwoDevicesMatchClosedForm) {
+  // GPU 4x faster than the CPU, no fixed costs: the CPU gets 1/5.
+  std::vector<BalanceDevice> Ds = {linear("cpu", 0, 4e-6),
+                                   linear("gpu", 0, 1e-6)};
+  BalanceOptions Opt;
+  Opt.MinHelperGain = 0;
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 1000000, Opt, R).ok());
+  EXPECT_TRUE(R.ClosedForm);
+  EXPECT_EQ(total(R), 1000000u);
+  EXPECT_EQ(R.Items[0], 200000u);
+  EXPECT_EQ(R.Items[1], 800000u);
+  EXPECT_NEAR(R.BalanceRatio, 1.0, 1e-9);
+}
+
+TEST(BalancerTest, FixedCostsShiftTheSplit) {
+  // Digest 004 §4.1's closed form for two linear models:
+  // x_cpu = (a_g - a_c + b_g n) / (b_c + b_g).
+  BalanceDevice Cpu = linear("cpu", 0.001, 3e-6);
+  BalanceDevice Gpu = linear("gpu", 0.004, 1e-6);
+  uint64_t N = 10000;
+  BalanceOptions Opt;
+  Opt.MinHelperGain = 0;
+  BalanceResult R;
+  ASSERT_TRUE(balance({Cpu, Gpu}, N, Opt, R).ok());
+  double XCpu = (0.004 - 0.001 + 1e-6 * N) / (3e-6 + 1e-6);
+  EXPECT_NEAR(static_cast<double>(R.Items[0]), XCpu, 1.0);
+  EXPECT_DOUBLE_EQ(R.Makespan, bruteForceTwo(Cpu, Gpu, N));
+}
+
+TEST(BalancerTest, SlowCpuGetsNothing) {
+  // The CPU is 100x slower per item: sharing would gain ~1 %, below the
+  // default 5 % threshold, so the GPU runs everything.
+  std::vector<BalanceDevice> Ds = {linear("cpu", 0, 100e-6, /*Helper=*/true),
+                                   linear("gpu", 20e-6, 1e-6)};
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 1 << 20, BalanceOptions(), R).ok());
+  EXPECT_EQ(R.Items[0], 0u);
+  EXPECT_EQ(R.Items[1], uint64_t(1) << 20);
+  EXPECT_TRUE(R.HelpersDropped);
+  EXPECT_DOUBLE_EQ(R.Makespan, Ds[1].time(1 << 20));
+}
+
+TEST(BalancerTest, SlowCpuWithoutTheRuleGetsItsShare) {
+  // The same models with the rule off: the optimum gives the CPU ~1/101.
+  std::vector<BalanceDevice> Ds = {linear("cpu", 0, 100e-6, true),
+                                   linear("gpu", 0, 1e-6)};
+  BalanceOptions Opt;
+  Opt.MinHelperGain = 0;
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 101000, Opt, R).ok());
+  EXPECT_FALSE(R.HelpersDropped);
+  EXPECT_EQ(R.Items[0], 1000u);
+  EXPECT_EQ(R.Items[1], 100000u);
+}
+
+TEST(BalancerTest, CpuKeptWhenItPays) {
+  std::vector<BalanceDevice> Ds = {linear("cpu", 0, 2e-6, true),
+                                   linear("gpu", 0, 1e-6)};
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 300000, BalanceOptions(), R).ok());
+  EXPECT_FALSE(R.HelpersDropped);
+  EXPECT_EQ(R.Items[0], 100000u);
+  EXPECT_EQ(R.Items[1], 200000u);
+}
+
+TEST(BalancerTest, HelperOverheadCanOutweighTheGain) {
+  std::vector<BalanceDevice> Ds = {linear("cpu", 0, 2e-6, true),
+                                   linear("gpu", 0, 1e-6)};
+  BalanceOptions Opt;
+  Opt.MinHelperGain = 0;
+  Opt.HelperOverhead = 0.2; // seconds: more than the 0.1 s the CPU saves
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 300000, Opt, R).ok());
+  EXPECT_TRUE(R.HelpersDropped);
+  EXPECT_EQ(R.Items[0], 0u);
+}
+
+TEST(BalancerTest, TransferTermsCount) {
+  // Equal compute, but GPU 1's items cross a link costing as much as the
+  // compute: it gets a third.
+  std::vector<BalanceDevice> Ds = {linear("gpu0", 0, 1e-6),
+                                   linear("gpu1", 0, 1e-6)};
+  Ds[1].TransferPerItem = 1e-6;
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 30000, BalanceOptions(), R).ok());
+  EXPECT_EQ(R.Items[0], 20000u);
+  EXPECT_EQ(R.Items[1], 10000u);
+}
+
+TEST(BalancerTest, LargeFixedCostLeavesDeviceIdle) {
+  // GPU 1's fixed cost exceeds what GPU 0 needs for everything.
+  std::vector<BalanceDevice> Ds = {linear("gpu0", 0, 1e-6),
+                                   linear("gpu1", 1.0, 1e-9)};
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 1000, BalanceOptions(), R).ok());
+  EXPECT_EQ(R.Items[0], 1000u);
+  EXPECT_EQ(R.Items[1], 0u);
+  EXPECT_NEAR(R.Makespan, 1e-3, 1e-12);
+}
+
+TEST(BalancerTest, EightIdenticalGpusSplitEvenly) {
+  std::vector<BalanceDevice> Ds;
+  for (int I = 0; I < 8; ++I)
+    Ds.push_back(linear("gpu", 1e-5, 1e-7));
+  BalanceResult R;
+  ASSERT_TRUE(balance(Ds, 8001, BalanceOptions(), R).ok());
+  EXPECT_EQ(total(R), 8001u);
+  for (uint64_t X : R.Items) {
+    EXPECT_GE(X, 1000u);
+    EXPECT_LE(X, 1001u);
+  }
+}
+
+TEST(BalancerTest, NonlinearModelsBisectToTheIntegerOptimum) {
+  // A GPU that saturates (time grows as sqrt until it is full, then
+  // linearly) against a CPU with a quadratic cache penalty.
+  BalanceDevice Gpu;
+  Gpu.Name = "gpu";
+  Gpu.Fixed = 5e-6;
+  Gpu.Curve = [](double X) {
+    return X < 1e4 ? 1e-6 * std::sqrt(X) * 100 : 1e-2 + (X - 1e4) * 1e-6;
+  };
+  BalanceDevice Cpu;
+  Cpu.Name = "cpu";
+  Cpu.Curve = [](double X) { return 3e-6 * X + 1e-11 * X * X; };
+  BalanceOptions Opt;
+  Opt.MinHelperGain = 0;
+  for (uint64_t N : {1u, 17u, 5000u, 40000u}) {
+    BalanceResult R;
+    ASSERT_TRUE(balance({Cpu, Gpu}, N, Opt, R).ok());
+    EXPECT_FALSE(R.ClosedForm);
+    EXPECT_EQ(total(R), N);
+    EXPECT_NEAR(R.Makespan, bruteForceTwo(Cpu, Gpu, N),
+                1e-8 * R.Makespan + 1e-15)
+        << "N = " << N;
+  }
+}
+
+TEST(BalancerTest, ZeroItems) {
+  BalanceResult R;
+  ASSERT_TRUE(balance({linear("gpu", 1, 1)}, 0, BalanceOptions(), R).ok());
+  EXPECT_EQ(R.Items[0], 0u);
+  EXPECT_EQ(R.Makespan, 0);
+}
+
+TEST(BalancerTest, RejectsBadModels) {
+  BalanceResult R;
+  EXPECT_FALSE(balance({}, 10, BalanceOptions(), R).ok());
+  EXPECT_FALSE(balance({linear("gpu", -1, 1)}, 10, BalanceOptions(), R).ok());
+  BalanceDevice D;
+  D.Name = "decreasing";
+  D.Curve = [](double X) { return 10 - X; };
+  Result E = balance({D}, 10, BalanceOptions(), R);
+  ASSERT_FALSE(E.ok());
+  EXPECT_NE(E.message().find("decreasing"), std::string::npos);
+}
+
+} // namespace
