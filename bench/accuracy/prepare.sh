@@ -12,6 +12,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/suite.sh"
 root=$(cd "$here/../.." && pwd)
+. "$root/scripts/carry.sh"
 cleave=${1:-${CLEAVE:-$root/build/bin/cleave}}
 suite=${SUITE:-$here/suite.txt}
 carry=${CARRY:-$root/build/gpu-carry-accuracy}
@@ -28,12 +29,8 @@ while IFS='|' read -r id prog _; do
   built[$name]=1
 done < <(suite_entries "$suite")
 lib=$(dirname "$cleave")/../lib/libcleave_rt.so
-cp -L "$lib" "$carry/"
-tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-[ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
-cp -L "$tbb" "$carry/libtbb.so.12"
+carry_runtime "$lib" "$carry"
 cp "$suite" "$carry/suite.txt"
 cp "$here/measure.sh" "$here/suite.sh" "$carry/"
-git -C "$root" rev-parse HEAD > "$carry/COMMIT"
-git -C "$root" --no-optional-locks status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
+carry_commit "$root" "$carry/COMMIT"
 du -sh "$carry"

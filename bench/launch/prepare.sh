@@ -5,6 +5,7 @@
 #   bench/launch/prepare.sh [CLEAVE]     (default: build/bin/cleave)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/scripts/carry.sh"
 cleave=${1:-$root/build/bin/cleave}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 carry=$root/build/gpu-carry-launch
@@ -15,10 +16,7 @@ for src in "$root"/bench/launch/*.cu; do
   "$nvcc" -O3 -arch=sm_90 "$src" -o "$carry/nvcc/$name"
   "$cleave" compile -O3 "$src" -o "$carry/cleave/$name"
 done
-cp -L "$(dirname "$cleave")/../lib/libcleave_rt.so" "$carry/"
-tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-cp -L "$tbb" "$carry/libtbb.so.12"
+carry_runtime "$(dirname "$cleave")/../lib/libcleave_rt.so" "$carry"
 cp "$root/bench/launch/run.sh" "$root/bench/launch/phases.py" "$carry/"
-git -C "$root" rev-parse --short HEAD > "$carry/COMMIT"
-git -C "$root" status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
+carry_commit "$root" "$carry/COMMIT"
 du -sh "$carry"

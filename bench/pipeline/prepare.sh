@@ -10,6 +10,7 @@
 # with --small (check.jsonl), which must pass.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/scripts/carry.sh"
 carry=$(realpath -m "${1:-$root/build/gpu-carry-pipeline}")
 cleave=${CLEAVE:-$root/build/bin/cleave}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -23,12 +24,8 @@ src=$root/bench/pipeline/pipeline.cu
 "$nvcc" -O3 -arch=sm_90 "$src" -o "$carry/bin/pipeline.nvcc"
 "$cleave" compile -O3 "$src" -o "$carry/bin/pipeline.cleave"
 rm -f "$carry"/bin/*.cleave.cpp
-cp -L "$lib" "$carry/lib/"
-tbb=$(ldd "$carry/lib/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-[ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
-cp -L "$tbb" "$carry/lib/libtbb.so.12"
-{ git -C "$root" rev-parse HEAD
-  git -C "$root" status --porcelain | grep -q . && echo dirty || true; } > "$carry/COMMIT"
+carry_runtime "$lib" "$carry/lib"
+carry_commit "$root" "$carry/COMMIT"
 # The Cleave build on this machine's CPU, small sizes: it computes right.
 LD_LIBRARY_PATH=$carry/lib CLEAVE_DEVICES=cpu CLEAVE_CACHE_DIR=off \
   "$carry/bin/pipeline.cleave" --small --reps 2 --label cpu-check \

@@ -20,6 +20,7 @@
 # beside it, for reading here, programs.tsv and logs/NAME.{nvcc,cleave}.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/scripts/carry.sh"
 carry=$(realpath -m "${1:-$root/build/gpu-carry-corpus}")
 cleave=${CLEAVE:-$root/build/bin/cleave}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
@@ -52,12 +53,8 @@ for main in $(grep -rl --include='*.cu' '^// RUN: %build' "$programs" | sort); d
 done
 
 lib=$(dirname "$cleave")/../lib/libcleave_rt.so
-cp -L "$lib" "$carry/lib/"
-tbb=$(ldd "$carry/lib/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-[ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
-cp -L "$tbb" "$carry/lib/libtbb.so.12"
-{ git -C "$root" rev-parse HEAD
-  git -C "$root" status --porcelain | grep -q . && echo dirty || true; } > "$carry/COMMIT"
+carry_runtime "$lib" "$carry/lib"
+carry_commit "$root" "$carry/COMMIT"
 tar -cJf "$carry/corpus.tar.xz" -C "$carry" bin lib programs.tsv COMMIT
 rm -rf "$carry/bin" "$carry/lib"
 du -sh "$carry"

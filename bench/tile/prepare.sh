@@ -13,6 +13,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+. "$root/scripts/carry.sh"
 carry=$(realpath -m "${1:-$root/build/gpu-carry-tile}")
 cleave=${CLEAVE:-$root/build/bin/cleave}
 cxx=${CXX:-clang++}
@@ -36,10 +37,6 @@ cp "$here/bench.h" "$carry/src/"
 cp "$here/naive/naive.cuh" "$carry/src/naive/"
 cp "$here/run.sh" "$carry/"
 lib=$(dirname "$cleave")/../lib/libcleave_rt.so
-cp -L "$lib" "$carry/lib/"
-tbb=$(ldd "$carry/lib/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-[ -n "$tbb" ] || { echo "prepare: libtbb not found" >&2; exit 1; }
-cp -L "$tbb" "$carry/lib/libtbb.so.12"
-{ git -C "$root" rev-parse HEAD
-  git -C "$root" --no-optional-locks status --porcelain | grep -q . && echo dirty || true; } > "$carry/COMMIT"
+carry_runtime "$lib" "$carry/lib"
+carry_commit "$root" "$carry/COMMIT"
 du -sh "$carry"

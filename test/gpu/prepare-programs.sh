@@ -6,6 +6,7 @@
 #   test/gpu/prepare-programs.sh [CLEAVE]     (default: build/bin/cleave)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/scripts/carry.sh"
 cleave=${1:-$root/build/bin/cleave}
 carry=$root/build/gpu-carry-programs
 rm -rf "$carry"
@@ -16,15 +17,11 @@ for src in "$root"/examples/*.cu; do
 done
 "$cleave" compile -O3 "$root/bench/gpu/split/split.cu" -o "$carry/bin/split"
 lib=$(dirname "$cleave")/../lib/libcleave_rt.so
-cp -L "$lib" "$carry/"
-tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-[ -n "$tbb" ] || { echo "prepare-programs: libtbb not found" >&2; exit 1; }
-cp -L "$tbb" "$carry/libtbb.so.12"
+carry_runtime "$lib" "$carry"
 # The split benchmark's source for nvcc there, with the header it includes
 # (../common/CudaCheck.h) at the same place relative to it.
 mkdir -p "$carry/split" "$carry/common"
 cp "$root/bench/gpu/split/split.cu" "$carry/split/"
 cp "$root/bench/gpu/common/CudaCheck.h" "$carry/common/"
-git -C "$root" rev-parse HEAD > "$carry/COMMIT"
-git -C "$root" status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
+carry_commit "$root" "$carry/COMMIT"
 du -sh "$carry"

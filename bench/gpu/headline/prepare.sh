@@ -8,6 +8,7 @@
 # cleave and libcleave_rt.so are BUILD_DIR's.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
+. "$root/scripts/carry.sh"
 build=$(cd "${1:-$root/build}" && pwd)
 cleave=$build/bin/cleave
 carry=$build/gpu-carry-headline
@@ -18,11 +19,7 @@ rm -rf "$carry"
 mkdir -p "$carry/bin"
 "$cleave" compile -O3 -I "$root/runtime/include" \
   "$root/bench/gpu/headline/headline.cu" -o "$carry/bin/headline"
-cp -L "$lib" "$carry/"
-tbb=$(ldd "$carry/libcleave_rt.so" | awk '/libtbb\.so/ {print $3; exit}')
-[ -n "$tbb" ] || { echo "prepare.sh: libtbb not found" >&2; exit 1; }
-cp -L "$tbb" "$carry/libtbb.so.12"
-git -C "$root" rev-parse HEAD > "$carry/COMMIT"
-git -C "$root" status --porcelain | grep -q . && echo dirty >> "$carry/COMMIT"
+carry_runtime "$lib" "$carry"
+carry_commit "$root" "$carry/COMMIT"
 du -sh "$carry"
 echo "carry: ${carry#$root/} (run: bench/gpu/headline/run.sh ${carry#$root/})"
