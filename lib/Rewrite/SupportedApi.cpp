@@ -20,6 +20,7 @@ namespace cleave {
 static const StringRef Supported[] = {
     "cudaDeviceGetAttribute",
     "cudaDeviceGetCacheConfig",
+    "cudaDeviceGetStreamPriorityRange",
     "cudaDeviceReset",
     "cudaDeviceSetCacheConfig",
     "cudaDeviceSynchronize",
@@ -73,7 +74,9 @@ static const StringRef Supported[] = {
     "cudaSetDeviceFlags",
     "cudaStreamCreate",
     "cudaStreamCreateWithFlags",
+    "cudaStreamCreateWithPriority",
     "cudaStreamDestroy",
+    "cudaStreamGetPriority",
     "cudaStreamQuery",
     "cudaStreamSynchronize",
     "cudaStreamWaitEvent",

@@ -270,8 +270,8 @@ TEST(Options, UnknownTuneKeysAreReportedOnce) {
   ASSERT_EQ(P.Warnings.size(), 2u) << P.all();
   EXPECT_EQ(P.Warnings[0],
             "cleave: warning: CLEAVE_TUNE: unknown word 'spn_us' (known: "
-            "spin_us, issue, defer, swap, rebase, peer_copy, host_copies, "
-            "pin_host, pipeline)");
+            "spin_us, issue, defer, swap, rebase, coschedule, peer_copy, "
+            "host_copies, pin_host, pipeline)");
   EXPECT_EQ(P.Warnings[1],
             "cleave: warning: CLEAVE_TUNE: 'defer' is not key=value; ignored");
 }

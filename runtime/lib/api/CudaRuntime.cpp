@@ -641,6 +641,42 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
   return ret(R);
 }
 
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
+                                         unsigned int flags, int priority) {
+  if (!pStream)
+    return ret(invalid("cudaStreamCreateWithPriority: null pointer"));
+  if (flags & ~unsigned(cudaStreamNonBlocking))
+    return ret(invalid("cudaStreamCreateWithPriority: unknown flags " +
+                       std::to_string(flags)));
+  CLEAVE_RUNTIME(RT);
+  void *H = nullptr;
+  Result R = RT->createStream(flags, H, priority);
+  *pStream = static_cast<cudaStream_t>(H);
+  return ret(R);
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
+  if (!priority)
+    return ret(invalid("cudaStreamGetPriority: null pointer"));
+  CLEAVE_RUNTIME(RT);
+  std::shared_ptr<Stream> S;
+  if (Result R = RT->stream(hStream, S); !R.ok())
+    return ret(
+        Result::error(R.code(), "cudaStreamGetPriority: " + R.message()));
+  *priority = S->priority();
+  return ret(Result::success());
+}
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority,
+                                             int *greatestPriority) {
+  // Either pointer may be null (CUDA's documentation).
+  if (leastPriority)
+    *leastPriority = LeastStreamPriority;
+  if (greatestPriority)
+    *greatestPriority = GreatestStreamPriority;
+  return ret(Result::success());
+}
+
 cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
   return cudaStreamCreateWithFlags(pStream, cudaStreamDefault);
 }

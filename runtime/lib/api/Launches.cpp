@@ -102,7 +102,9 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                      uint64_t SharedBytes, const std::shared_ptr<Stream> &S,
                      Result &Out) {
   Location Dev = RT.directDevice();
-  if (Dev < 0 || !RT.idleFor(S))
+  // Launches of several streams go to the co-scheduler, which must see
+  // them to pair them.
+  if (Dev < 0 || RT.coScheduler() || !RT.idleFor(S))
     return false;
   auto Start = logQueueTime() ? std::chrono::steady_clock::now()
                                : std::chrono::steady_clock::time_point();
@@ -326,7 +328,20 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     if (RT->engine().policy() == PartitionPolicy::Weights)
       Req.Weights = RT->engine().splitWeights();
     Result LR;
-    {
+    if (CoRunGate *G = Req.Partition.empty() ? RT->coScheduler() : nullptr) {
+      // Launches of other streams are pending beside this one in the
+      // co-scheduler, which runs them as slices; the stream's order is
+      // kept by its worker, which is here only once the stream's earlier
+      // work and its waits are done.
+      Req.MayDefer = false;
+      Req.QueuedBehind = nullptr;
+      LR = G->run(Req, reinterpret_cast<uintptr_t>(Slot->S.get()),
+                  Slot->S->priority(), Slot->Plan);
+      // The engine printed the plans of launches the gate passed on whole.
+      if (logOptions().Plan && !Slot->Plan.CoSchedule.empty())
+        logLine(Slot->Plan.describe() +
+                (LR.ok() ? std::string() : "  error: " + LR.toString()));
+    } else {
       std::lock_guard<std::mutex> Lock(RT->engineMutex());
       LR = RT->engine().launch(Req, Slot->Plan);
     }

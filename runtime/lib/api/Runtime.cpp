@@ -567,6 +567,22 @@ Result Runtime::start() {
       !Opts.Log.Time)
     DirectDev = 0;
 
+  // Co-scheduling on one device: the GPU (the only one), else a lone CPU
+  // device; several GPUs keep SKMD's splits.
+  size_t Gpus = 0;
+  for (size_t L = 0; L < Buffers->numDevices(); ++L)
+    Gpus += Buffers->device(Location(L)).kind() == DeviceKind::Cuda;
+  if (Opts.Tune.CoSchedule != CoScheduleMode::Off &&
+      (Gpus == 1 || Buffers->numDevices() == 1)) {
+    CoRunGateOptions G;
+    G.LogPlan = Opts.Log.Plan;
+    G.Scheduler.PairUnmodeled = true;
+    G.SliceAlone = Opts.Tune.CoSchedule == CoScheduleMode::Always
+                       ? CoRunGateOptions::AloneRule::Always
+                       : CoRunGateOptions::AloneRule::AfterOverlap;
+    Gate = std::make_unique<CoRunGate>(*Eng, std::move(G));
+  }
+
   Legacy = std::make_shared<Stream>(*this, Stream::Kind::Legacy, 0);
   Stream::start(Legacy);
   return Result::success();
@@ -598,6 +614,7 @@ Runtime::~Runtime() {
   Events.clear();
   Streams.clear();
   PerThread.clear();
+  Gate.reset();
   Retiring.clear();
   Legacy.reset();
   {
@@ -665,6 +682,7 @@ Result Runtime::stream(void *Handle, std::shared_ptr<Stream> &Out) {
     if (!S) {
       S = std::make_shared<Stream>(*this, Stream::Kind::Blocking, 0);
       Stream::start(S);
+      ++OtherStreams;
     }
     Out = S;
     return Result::success();
@@ -699,16 +717,25 @@ void *Runtime::newHandle() {
   return reinterpret_cast<void *>(Next.fetch_add(16));
 }
 
-Result Runtime::createStream(unsigned Flags, void *&Handle) {
+Result Runtime::createStream(unsigned Flags, void *&Handle, int Priority) {
+  Priority = std::min(LeastStreamPriority,
+                      std::max(GreatestStreamPriority, Priority));
   auto S = std::make_shared<Stream>(
       *this, (Flags & 1u) ? Stream::Kind::NonBlocking : Stream::Kind::Blocking,
-      Flags);
+      Flags, Priority);
   Stream::start(S);
   std::lock_guard<std::mutex> Lock(StreamsMutex);
   reapLocked();
   Handle = newHandle();
   Streams[Handle] = S;
+  ++OtherStreams;
   return Result::success();
+}
+
+CoRunGate *Runtime::coScheduler() {
+  return Gate && OtherStreams.load(std::memory_order_relaxed) >= 2
+             ? Gate.get()
+             : nullptr;
 }
 
 Result Runtime::destroyStream(void *Handle) {
@@ -727,6 +754,7 @@ Result Runtime::destroyStream(void *Handle) {
   It->second->retire();
   Retiring.push_back(It->second);
   Streams.erase(It);
+  --OtherStreams;
   reapLocked();
   return Result::success();
 }

@@ -25,6 +25,7 @@
 #define CLEAVE_RT_API_RUNTIME_H
 
 #include "cleave/rt/Buffers.h"
+#include "cleave/rt/CoRunGate.h"
 #include "cleave/rt/CpuExecutor.h"
 #include "cleave/rt/Device.h"
 #include "cleave/rt/Engine.h"
@@ -66,6 +67,10 @@ constexpr ErrorCode ErrInvalidDeviceFunction = ErrorCode::InvalidDeviceFunction;
 /// of static plus dynamic shared memory per block (48 KiB, every GPU since
 /// compute capability 2.0).
 constexpr uint64_t StaticSharedLimit = 48 * 1024;
+
+/// The priorities streams may have (cudaDeviceGetStreamPriorityRange):
+/// CUDA's range on every GPU since compute capability 7.0.
+constexpr int LeastStreamPriority = 0, GreatestStreamPriority = -5;
 
 /// cudaEventDisableTiming (the CUDA translation unit checks the value).
 constexpr unsigned EventDisableTiming = 0x02;
@@ -139,7 +144,8 @@ class Stream {
 public:
   enum class Kind { Legacy, Blocking, NonBlocking };
 
-  Stream(Runtime &RT, Kind K, unsigned Flags) : RT(RT), K(K), Flags(Flags) {}
+  Stream(Runtime &RT, Kind K, unsigned Flags, int Priority = 0)
+      : RT(RT), K(K), Flags(Flags), Priority(Priority) {}
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
@@ -150,6 +156,9 @@ public:
 
   Kind kind() const { return K; }
   unsigned flags() const { return Flags; }
+  /// cudaStreamCreateWithPriority's priority (lower is more urgent), within
+  /// [GreatestStreamPriority, LeastStreamPriority].
+  int priority() const { return Priority; }
   /// The ticket of the last work queued (0: none yet).
   uint64_t lastTicket();
   /// Whether the work of \p Ticket (and everything before it) is done.
@@ -171,6 +180,7 @@ private:
   Runtime &RT;
   const Kind K;
   const unsigned Flags;
+  const int Priority;
   /// Spins up to spin_us (CLEAVE_TUNE, default 200) for \p Ready
   /// before the caller blocks on Cond: waking a thread that sleeps costs
   /// 5-50 us on a server, per hand-off, twice per launch (the worker
@@ -278,7 +288,15 @@ public:
   /// own, else one that cudaStreamCreate returned and that is still alive
   /// (cudaErrorInvalidResourceHandle otherwise).
   Result stream(void *Handle, std::shared_ptr<Stream> &Out);
-  Result createStream(unsigned Flags, void *&Handle);
+  /// cudaStreamCreateWithPriority (\p Priority clamped to the range, as
+  /// CUDA does).
+  Result createStream(unsigned Flags, void *&Handle, int Priority = 0);
+  /// The co-scheduler (docs/coschedule.md) when launches should go through
+  /// it: CLEAVE_TUNE=coschedule is on, the runtime has at most one GPU
+  /// (and, without one, a single device), and the program holds two
+  /// streams or more besides the legacy one, whose launches may be pending
+  /// at once; null otherwise.
+  CoRunGate *coScheduler();
   Result destroyStream(void *Handle);
   /// Queues \p O on \p S after the implicit legacy-stream dependencies;
   /// returns its ticket.
@@ -399,6 +417,10 @@ private:
   std::shared_ptr<Stream> Legacy;
   std::map<void *, std::shared_ptr<Stream>> Streams;
   std::map<std::thread::id, std::shared_ptr<Stream>> PerThread;
+  /// Streams and PerThread's sizes together (coScheduler() reads it
+  /// without StreamsMutex).
+  std::atomic<size_t> OtherStreams{0};
+  std::unique_ptr<CoRunGate> Gate;
   /// Destroyed streams whose queued work has not finished yet.
   std::vector<std::shared_ptr<Stream>> Retiring;
   std::map<void *, std::shared_ptr<Event>> Events;

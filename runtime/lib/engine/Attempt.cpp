@@ -110,8 +110,9 @@ Result LaunchContext::attempt(std::vector<PartitionRange> Ranges,
     // copies overlap its kernels (Pipeline.cpp): it is then prepared,
     // issued and waited for there.
     bool Piped = false;
-    if (Result R = pipeline(A, Piped); !R.ok())
-      return R;
+    if (!Req.Slice)
+      if (Result R = pipeline(A, Piped); !R.ok())
+        return R;
     if (!Piped)
       if (Result R = prepareRuns(A); !R.ok())
         return R;
@@ -366,7 +367,7 @@ void LaunchContext::waitRuns(AttemptState &A) {
       Gpus.insert(R.Dev);
   for (Location G : Gpus) {
     Device &D = Bufs.device(G);
-    Result Res = D.synchronizeStream(D.internalStream(0));
+    Result Res = waitStream(D, runStream(G));
     Phases.mark("wait", name(G));
     if (Res.ok()) {
       for (RunState &R : A.Runs) {
@@ -494,6 +495,8 @@ Result LaunchContext::run() {
   Result R = checkRequest();
   if (!R.ok())
     return R;
+  if (Req.Slice)
+    return runSlice();
   for (const BundleIssue &Iss : Info.Issues)
     if (Iss.Kind == "loaded-pointer")
       return runOnHostMemory(Iss);

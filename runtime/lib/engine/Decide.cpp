@@ -232,26 +232,7 @@ void normalize(std::vector<PartitionRange> &Ranges) {
 } // namespace
 
 std::string LaunchContext::whyNotSplit(bool GpuGetsPart) const {
-  if (!Info.CanSplit) {
-    std::string Why = "the kernel cannot be split";
-    for (const BundleIssue &Iss : Info.Issues)
-      if (Iss.ForbidsSplit) {
-        Why += ": " + Iss.Kind + (Iss.Detail.empty() ? "" : " " + Iss.Detail) +
-               (Iss.Location.empty() ? "" : " at " + Iss.Location);
-        break;
-      }
-    return Why;
-  }
-  for (const BundleVariableUse &U : Info.Variables)
-    if (U.Written)
-      return "it writes the variable " + Prog.B.Variables[U.Variable].Name;
-  if (!Fp)
-    return "the kernel's footprints are unusable: " +
-           Prog.FootprintErrors[&K - Prog.Kernels.data()];
-  const BundleVariant &Part = Info.variant(VariantKind::Partition);
-  if (GpuGetsPart && !Part.Present)
-    return "no partition-ready variant: " + Part.Reason;
-  return {};
+  return splitRefusal(Prog, K, GpuGetsPart);
 }
 
 std::string

@@ -142,6 +142,8 @@ Result Engine::flushPerformanceCache() {
 }
 
 Engine::~Engine() {
+  for (auto &[Key, S] : I->Lanes)
+    (void)Bufs.device(Key.first).destroyStream(S);
   I->Model.release(Bufs);
   I->Scratch.release(Bufs);
   I->Pipe.release(Bufs);
@@ -453,7 +455,9 @@ Result Engine::launch(const KernelLaunchRequest &Req, LaunchPlan &Plan) {
   Plan = LaunchPlan();
   if (!Req.Kernel || !Req.Kernel->Info || !Req.Kernel->Prog)
     return invalid("launch without a kernel");
-  std::lock_guard<std::mutex> Lock(I->Mutex);
+  std::unique_lock<std::mutex> Lock(I->Mutex);
+  if (Req.Slice)
+    return launchSlice(Req, Plan, Lock);
   Program &P = const_cast<Program &>(*Req.Kernel->Prog);
   // The last launch of this request, if it changed nothing and nothing
   // changed since (RepeatMemo).

@@ -99,8 +99,9 @@ Result LaunchContext::finishRepeat(std::vector<RunState> &Runs, bool Replay) {
 }
 
 bool LaunchContext::mayChain() const {
+  // A slice is waited for on its lane, which deferred work does not order.
   return Opts.Tune.Defer && !FaultInjector::global().active() && !Timed &&
-         !LogTime && Excluded.empty();
+         !LogTime && Excluded.empty() && !Req.Slice;
 }
 
 bool LaunchContext::chainsAlone(

@@ -48,7 +48,7 @@ Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
     uint32_t Grid[3] = {Req.Grid[0], Req.Grid[1], Req.Grid[2]};
     uint32_t Block[3] = {Req.Block[0], Req.Block[1], Req.Block[2]};
     return D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
-                          D.internalStream(0), ArgPtrs.data());
+                          runStream(Dev), ArgPtrs.data());
   }
   if (!GpuMerge && !CpuDesc) {
     bool Used = false;
@@ -92,7 +92,7 @@ Result LaunchContext::launchOne(Location Dev, bool GpuMerge,
     } else {
       // The launch reads the parameter values when it is issued.
       R = D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
-                         D.internalStream(0), All.data());
+                         runStream(Dev), All.data());
     }
     if (!R.ok())
       return R;
@@ -201,7 +201,7 @@ Result LaunchContext::launchRebased(Location Dev, uint64_t First,
     Run->Variant = "rebased";
   Device &D = Bufs.device(Dev);
   return D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
-                        D.internalStream(0), All.data());
+                        runStream(Dev), All.data());
 }
 
 /// Issues a run: a GPU launch (asynchronous) or, for a CPU device, the
@@ -218,6 +218,10 @@ void LaunchContext::timeEvents(RunState &R) {
   // around its launch(es) on the compute stream (read after the stream is
   // synchronized).
   R.TimeStart = R.TimeEnd = nullptr;
+  // A slice's lane is waited for without the engine's lock, while other
+  // launches reuse the engine's events: slices are not timed here.
+  if (Req.Slice)
+    return;
   if ((Timed && SplitDevs.count(R.Dev)) || LogTime) {
     size_t &Used = EventsUsed[R.Dev];
     R.TimeStart = Model.event(Bufs, R.Dev, Used);
@@ -233,19 +237,19 @@ Result LaunchContext::issueLaunch(RunState &R) {
   const std::string &Entry =
       R.Count == Total ? Info.variant(VariantKind::Original).Entry
                        : Info.variant(VariantKind::Partition).Entry;
-  Result Res = fillScratch(R, D.internalStream(0));
+  Result Res = fillScratch(R, runStream(R.Dev));
   if (!Res.ok())
     return Res;
-  if (R.TimeStart && !D.recordEvent(R.TimeStart, D.internalStream(0)).ok())
+  if (R.TimeStart && !D.recordEvent(R.TimeStart, runStream(R.Dev)).ok())
     R.TimeStart = R.TimeEnd = nullptr;
   Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count, R.ArgPtrs,
                   R.PartParams);
   if (R.TimeEnd &&
-      (!Res.ok() || !D.recordEvent(R.TimeEnd, D.internalStream(0)).ok()))
+      (!Res.ok() || !D.recordEvent(R.TimeEnd, runStream(R.Dev)).ok()))
     R.TimeStart = R.TimeEnd = nullptr;
   // Behind the kernel on its stream: the wait for the kernel covers it.
   if (Res.ok())
-    Res = readScratch(R, D.internalStream(0));
+    Res = readScratch(R, runStream(R.Dev));
   return Res;
 }
 

@@ -334,6 +334,11 @@ inline bool sameRanges(const std::vector<PartitionRange> &A,
   return true;
 }
 
+/// The split-refusal rules of kernel \p K of \p P (LaunchContext::
+/// whyNotSplit, Engine::sliceRefusal); empty when it may be split.
+std::string splitRefusal(const Program &P, const KernelHandle &K,
+                         bool GpuGetsPart);
+
 // Programs.cpp: a program's modules, functions and variables on a device.
 Result gpuModule(BufferManager &Bufs, Program &P, Location L,
                  Program::Gpu *&Out);
@@ -424,6 +429,13 @@ public:
         Phases(Opts.Log.Phases) {}
 
   Result run();
+  /// A slice (KernelLaunchRequest::Slice) runs on \p Lane, a stream of the
+  /// slice's GPU, and \p Lock (the engine's, held) is released while its
+  /// GPU work runs (CoRunSlices.cpp).
+  void setSliceLane(StreamHandle Lane, std::unique_lock<std::mutex> *Lock) {
+    SliceLane = Lane;
+    EngineLock = Lock;
+  }
   /// After run(): whether it repeated Memo's runs, and the launch to keep
   /// for the next one when it may be repeated (its runs, without the
   /// request and the count, which Engine::launch fills in).
@@ -448,6 +460,16 @@ private:
   const RepeatMemo *Memo;
   const Options &Opts;
   bool Repeated = false;
+  /// setSliceLane().
+  StreamHandle SliceLane = nullptr;
+  std::unique_lock<std::mutex> *EngineLock = nullptr;
+  /// The stream a run on \p Dev is issued on and waited for: the slice's
+  /// lane, else the device's compute stream.
+  StreamHandle runStream(Location Dev) const;
+  /// runSlice(): the request's slice as one range (CoRunSlices.cpp);
+  /// waitSlice(): the lane waited for without the engine's lock.
+  Result runSlice();
+  Result waitStream(Device &D, StreamHandle S);
   /// This attempt leaves its GPU work running when it returns
   /// (mayDefer(), docs/runtime.md, "Deferred completion").
   bool Defer = false;
@@ -795,6 +817,9 @@ struct Engine::Impl {
   ModelState Model{Opts};
   CombineScratch Scratch;
   PipelineState Pipe;
+  /// Co-run lanes (KernelLaunchRequest::Slice): (device, lane) -> a stream
+  /// of that device, created at the lane's first slice.
+  std::map<std::pair<Location, unsigned>, StreamHandle> Lanes;
   /// Last, so its threads stop before anything they could touch goes.
   IssuePool Pool{Opts.Tune};
 

@@ -48,6 +48,8 @@ std::string LaunchPlan::describe() const {
     S += ", direct";
   if (Deferred)
     S += ", completion deferred";
+  if (!CoSchedule.empty())
+    S += ", co-scheduled: " + CoSchedule;
   S += "\n";
   for (const Run &R : Runs) {
     S += "  ";

@@ -81,6 +81,23 @@ Result CoScheduler::finished(uint64_t Id, uint64_t Blocks) {
   return Result::success();
 }
 
+bool CoScheduler::unissue(const Slice &S) {
+  auto It = Launches.find(S.Launch);
+  if (It == Launches.end() || It->second.Issued != S.End ||
+      S.Begin < It->second.Finished || S.Begin > S.End)
+    return false;
+  It->second.Issued = S.Begin;
+  PlannedFor.clear(); // the ready set may grow back
+  return true;
+}
+
+void CoScheduler::abandon(uint64_t Id) {
+  if (Launches.erase(Id)) {
+    Completed.insert(Id);
+    PlannedFor.clear();
+  }
+}
+
 bool CoScheduler::done() const { return Launches.empty(); }
 
 bool CoScheduler::complete(uint64_t Id) const { return Completed.count(Id); }
@@ -180,10 +197,22 @@ Result CoScheduler::replan(const std::vector<uint64_t> &Ready) {
       Plan.Pair = P;
     }
   }
-  if (Best)
+  if (Best) {
     Plan.Launches = {Best->first, Best->second};
-  else
-    Plan.Launches = {Ready.front()}; // oldest first
+    return Result::success();
+  }
+  Plan.Launches = {Ready.front()}; // oldest first
+  if (!Opts.PairUnmodeled || Plan.Evaluated)
+    return Result::success();
+  // Nothing could be weighed: the two oldest unmodelled launches side by
+  // side.
+  for (uint64_t Id : Ready)
+    if (Id != Ready.front() && !Launches.at(Id).Solo &&
+        !Launches.at(Ready.front()).Solo) {
+      Plan.Launches.push_back(Id);
+      Plan.Modeled = false;
+      break;
+    }
   return Result::success();
 }
 
@@ -203,9 +232,13 @@ Result CoScheduler::next(std::vector<Slice> &Out) {
   if (Ready != PlannedFor)
     if (Result R = replan(Ready); !R.ok())
       return R;
-  if (Plan.Launches.size() == 1) {
-    Entry &E = Launches.at(Plan.Launches[0]);
-    take(E, E.L.MinSliceBlocks ? E.L.MinSliceBlocks : E.L.Blocks, 0, Out);
+  if (Plan.Launches.size() == 1 || !Plan.Modeled) {
+    for (uint64_t Id : Plan.Launches) {
+      Entry &E = Launches.at(Id);
+      if (E.Issued < E.L.Blocks)
+        take(E, E.L.MinSliceBlocks ? E.L.MinSliceBlocks : E.L.Blocks, 0,
+             Out);
+    }
     return Result::success();
   }
   // P_i x SMs blocks each, k rounds so that neither is below its minimum.

@@ -218,6 +218,12 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
     T.Swap = R.onOff(Name, Value, true);
   } else if (Key == "rebase") {
     T.Rebase = R.onOff(Name, Value, true);
+  } else if (Key == "coschedule") {
+    T.CoSchedule = R.oneOf<CoScheduleMode>(Name, Value,
+                                           {{"on", CoScheduleMode::On},
+                                            {"off", CoScheduleMode::Off},
+                                            {"always", CoScheduleMode::Always}},
+                                           CoScheduleMode::On, "on");
   } else if (Key == "peer_copy") {
     T.PeerCopyKernels = R.oneOf<bool>(
         Name, Value, {{"kernel", true}, {"dma", false}}, true, "kernel");
@@ -240,8 +246,8 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
         PipelineMode::On, "on");
   } else {
     R.unknownWord("CLEAVE_TUNE", Key,
-                  "spin_us, issue, defer, swap, rebase, peer_copy, "
-                  "host_copies, pin_host, pipeline");
+                  "spin_us, issue, defer, swap, rebase, coschedule, "
+                  "peer_copy, host_copies, pin_host, pipeline");
   }
 }
 

@@ -4,7 +4,7 @@
 // (digest 003 §5, docs/coschedule.md) as a pure component: it is told of
 // pending launches and of finished slices, and answers which slices (block
 // ranges of one or two launches) to issue next. It issues nothing itself;
-// the engine is not yet wired to it.
+// CoRunGate (CoRunGate.h) runs its answers in the engine.
 //
 //  - Readiness: a launch may start once every earlier launch of its stream
 //    and every launch it waits for (an event recorded after it) has
@@ -14,8 +14,10 @@
 //    lowest number, CUDA's convention) are scheduled; lower ones wait.
 //  - Pairs (Alg. 1): among those, the pair of the highest co-scheduling
 //    profit after PUR/MUR pruning (§5.2), at the model's per-SM ratio
-//    (CoRun.h); a pair under the minimum profit, or a launch without model
-//    inputs, runs alone, the oldest first. The plan is kept until the
+//    (CoRun.h); a pair under the minimum profit runs alone, the oldest
+//    first. Launches without model inputs are never weighed: with
+//    PairUnmodeled, the two oldest ready ones run side by side, a minimum
+//    slice each, when no modelled pair is chosen. The plan is kept until the
 //    ready set changes (an arrival, a completion) or a kernel of the pair
 //    runs out of blocks.
 //  - Slice sizes: a pair's slice of kernel i is P_i x SMs blocks, repeated
@@ -88,13 +90,19 @@ struct CoScheduleOptions {
   /// A pair runs only if the model predicts at least this profit: slicing
   /// itself may cost up to the 2 % that §3.4 allows.
   double MinProfit = 0.02;
+  /// Two ready launches that the model cannot weigh (no inputs) run side
+  /// by side, a minimum slice each, rather than one after the other: what
+  /// concurrent streams would do, at slice granularity.
+  bool PairUnmodeled = false;
   corun::PairOptions Pair;
 };
 
 /// The current decision, for logs and tests.
 struct CoSchedulePlan {
   std::vector<uint64_t> Launches; ///< one or two
-  corun::PairPrediction Pair;     ///< when two
+  corun::PairPrediction Pair;     ///< when two and Modeled
+  /// Two launches side by side without a prediction (PairUnmodeled).
+  bool Modeled = true;
   unsigned Pruned = 0, Evaluated = 0;
 };
 
@@ -107,6 +115,13 @@ public:
   Result submit(const PendingLaunch &L);
   /// Reports \p Blocks of launch \p Id finished (of slices issued).
   Result finished(uint64_t Id, uint64_t Blocks);
+  /// Takes back slice \p S, issued but not started: true when it was the
+  /// last one issued of its launch (its blocks are then issued again
+  /// later), false (nothing changed) otherwise.
+  bool unissue(const Slice &S);
+  /// Forgets launch \p Id (it failed): launches waiting for it are
+  /// released, as after a completion.
+  void abandon(uint64_t Id);
   /// The slices of the next co-schedule: empty when nothing can be issued
   /// now (all done, or every remaining launch waits for running slices).
   /// A model error is returned, not hidden.

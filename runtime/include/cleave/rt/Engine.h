@@ -41,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -149,6 +150,21 @@ struct KernelLaunchRequest {
   /// CUDA stream: whether a launch is queued behind it by now). May be
   /// empty.
   std::function<bool()> QueuedBehind;
+  /// A slice of the launch (docs/coschedule.md): only the blocks
+  /// [First, First + Count) of the grid, on engine device Device, through
+  /// the partition-ready or rebased variant (the original when it is the
+  /// whole grid). On a GPU it is issued on the device's co-run lane Lane (0:
+  /// the compute stream; others are streams the engine creates), and the
+  /// engine's lock is released while it runs, so that a slice of another
+  /// launch can be issued beside it. A slice is never split, pipelined,
+  /// deferred, timed or repeated. NotSupported, with the reason, for a
+  /// kernel whose blocks cannot run as slices (sliceRefusal).
+  struct SliceRange {
+    Location Device = -1;
+    uint64_t First = 0, Count = 0;
+    unsigned Lane = 0;
+  };
+  std::optional<SliceRange> Slice;
 };
 
 class Engine {
@@ -201,6 +217,11 @@ public:
   /// change them in between.
   Result prepareDirect(const KernelHandle &K, Location Device,
                        FunctionHandle &Out);
+  /// Why \p K's blocks cannot run as slices (KernelLaunchRequest::Slice)
+  /// on a device of kind GPU (\p OnGpu) or CPU: the split-refusal rules
+  /// (grid-wide sync, a written variable, unusable footprints, no
+  /// partition-ready variant for a GPU, ...); empty when they can.
+  std::string sliceRefusal(const KernelHandle &K, bool OnGpu) const;
   /// The bundle of the program that holds \p K (alive as long as the
   /// engine), or null when \p K is not this engine's.
   const Bundle *bundleOf(const KernelHandle &K) const;
@@ -232,6 +253,9 @@ public:
   void setPipelining(const PipelineOptions &O);
 
 private:
+  /// launch() of a slice (CoRunSlices.cpp), \p Lock held.
+  Result launchSlice(const KernelLaunchRequest &Req, LaunchPlan &Plan,
+                     std::unique_lock<std::mutex> &Lock);
   struct Impl;
   BufferManager &Bufs;
   CpuExecutor &Exec;

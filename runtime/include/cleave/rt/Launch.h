@@ -124,6 +124,10 @@ struct LaunchPlan {
   /// whole there, and nothing was queued before it (docs/runtime.md,
   /// "Direct launches").
   bool Direct = false;
+  /// The launch ran as co-scheduled slices (docs/coschedule.md): how many,
+  /// where, how many beside another launch, and why it was not sliced when
+  /// it was not; empty otherwise.
+  std::string CoSchedule;
 };
 
 } // namespace rt

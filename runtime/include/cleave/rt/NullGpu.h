@@ -109,15 +109,19 @@ public:
   }
   /// One operation as ops() records it.
   struct Op {
-    enum Kind { CopyIn, CopyOut, Launch, Record, Wait } What = Launch;
+    enum Kind { CopyIn, CopyOut, Launch, Record, Wait, Sync } What = Launch;
     /// The stream it was queued on (null: blocking); for Wait, the
-    /// stream that waits.
+    /// stream that waits; for Sync, the stream the host waited for (null:
+    /// the whole device).
     StreamHandle Stream = nullptr;
     /// Record, Wait: the event.
     EventHandle Event = nullptr;
     /// CopyIn, CopyOut: this device's address and the bytes.
     DeviceAddr Addr = 0;
     uint64_t Bytes = 0;
+    /// Launch: the grid's blocks and the block's x size.
+    uint64_t Blocks = 0;
+    uint32_t BlockX = 0;
   };
   /// The operations queued on this device, in call order, when
   /// Options::Trace is set.
@@ -144,12 +148,16 @@ public:
   bool hasPeerLink(const Device &) const override { return true; }
   unsigned numInternalStreams() const override { return 3; }
   StreamHandle internalStream(unsigned I) override { return &Tag[I % 3]; }
+  /// A stream of its own (a handle distinct from the internal ones), so
+  /// that ops() tells streams apart.
   Result createStream(StreamHandle &Out) override {
-    Out = &Tag[0];
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    StreamTags.push_back(std::make_unique<char>());
+    Out = StreamTags.back().get();
     return Result::success();
   }
   Result destroyStream(StreamHandle) override { return Result::success(); }
-  Result synchronizeStream(StreamHandle) override { return sync(); }
+  Result synchronizeStream(StreamHandle S) override { return sync(S); }
   Result createEvent(EventHandle &Out) override {
     std::lock_guard<std::mutex> Lock(TraceMutex);
     EventTags.push_back(std::make_unique<char>());
@@ -172,7 +180,7 @@ public:
     return Result::success();
   }
   Result destroyEvent(EventHandle) override { return Result::success(); }
-  Result synchronize() override { return sync(); }
+  Result synchronize() override { return sync(nullptr); }
   Result loadModule(const Bundle &, ModuleHandle &Out) override {
     note("load");
     Out = &Tag[2];
@@ -192,7 +200,10 @@ protected:
     LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
     if (Opt.OnLaunch)
       Opt.OnLaunch(Grid, Block, Params);
-    note("launch", {Op::Launch, S});
+    Op O{Op::Launch, S};
+    O.Blocks = LastBlocks;
+    O.BlockX = Block[0];
+    note("launch", O);
     return Result::success();
   }
   Result allocateImpl(uint64_t Bytes, DeviceAddr &Out) override {
@@ -270,8 +281,8 @@ private:
     std::lock_guard<std::mutex> Lock(TraceMutex);
     Ops.push_back(O);
   }
-  Result sync() {
-    note("sync");
+  Result sync(StreamHandle S) {
+    note("sync", {Op::Sync, S});
     std::lock_guard<std::mutex> Lock(TraceMutex);
     return std::exchange(SyncError, Result::success());
   }
@@ -302,6 +313,7 @@ private:
   std::vector<std::string> Trace;
   std::vector<Op> Ops;
   std::vector<std::unique_ptr<char>> EventTags;
+  std::vector<std::unique_ptr<char>> StreamTags;
   Result SyncError = Result::success();
   char Tag[3] = {};
   uint64_t LastBlocks = 0;

@@ -57,6 +57,9 @@ enum class IssueMode {
   Serial,
 };
 
+/// The co-scheduler (docs/coschedule.md).
+enum class CoScheduleMode { Off, On, Always };
+
 /// Transfer pipelining (docs/runtime.md, "Transfer pipelining").
 enum class PipelineMode {
   /// Launches on one GPU that would upload their inputs whole first are
@@ -100,6 +103,12 @@ struct TuneOptions {
   HostPinning PinHost = HostPinning::Reused;
   /// pipeline: on, off, host or host-serial.
   PipelineMode Pipeline = PipelineMode::On;
+  /// coschedule: on, launches pending at once on several streams of a
+  /// program run as slices paired by the co-scheduler (docs/coschedule.md),
+  /// a launch alone only once launches of different streams have met;
+  /// always, a launch alone is sliced too; off, each launch runs whole as
+  /// it comes.
+  CoScheduleMode CoSchedule = CoScheduleMode::On;
 
   static constexpr unsigned DefaultSpinUs = 200;
   static constexpr unsigned MaxSpinUs = 100000;

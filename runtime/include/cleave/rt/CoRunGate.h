@@ -1,0 +1,139 @@
+//===- CoRunGate.h - Co-scheduled launches of several streams --*- C++ -*-===//
+//
+// Part of Cleave's runtime (no LLVM). The co-scheduling phase
+// (docs/coschedule.md): the launches that several threads (the API's stream
+// workers) hand to one gate at the same time form the co-scheduler's window
+// of pending launches. Each caller's launch runs as slices (block ranges,
+// KernelLaunchRequest::Slice) that the co-scheduler (CoScheduler.h) picks:
+// two launches' slices at the model's ratio on two co-run lanes of the GPU,
+// or one launch's alone. The caller runs its own slices on its own thread,
+// so a slice of each launch of a pair is in flight at once (the engine
+// releases its lock while a slice runs).
+//
+// Order. A launch reaches the gate only when everything its stream waits
+// for is done (the stream's earlier work, events it waits on, the legacy
+// stream's implicit synchronization: the API's stream workers see to that),
+// and returns only when every one of its blocks has run; so no slice runs
+// before what its stream waits for, and what waits for the launch waits for
+// all its slices.
+//
+// Re-planning (Alg. 1): the gate keeps at most one co-schedule issued but
+// not started; an arrival takes back the slices not started yet, so the
+// next co-schedule is planned with it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CLEAVE_RT_CORUNGATE_H
+#define CLEAVE_RT_CORUNGATE_H
+
+#include "cleave/rt/CoScheduler.h"
+#include "cleave/rt/Engine.h"
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cleave {
+namespace rt {
+
+struct CoRunGateOptions {
+  CoScheduleOptions Scheduler;
+  /// The SM of the device slices run on (CoRun.h); Sms is taken from the
+  /// device when UseDeviceSms.
+  corun::SmLimits Sm;
+  bool UseDeviceSms = true;
+  /// Co-run lanes (streams) of the GPU; each launch in the gate takes one
+  /// that no other launch there holds, while there are.
+  unsigned Lanes = 4;
+  /// A launch without a known minimum slice runs in about this many
+  /// slices, each a multiple of the SM count.
+  unsigned DefaultSlices = 8;
+  /// Whether a launch that finds the gate empty is sliced: Always; or
+  /// AfterOverlap, only when one of the last OverlapMemory launches found
+  /// another in the gate (a program whose streams do launch at once: a
+  /// lone launch's slices cost their launches and gain nothing until
+  /// another launch comes).
+  enum class AloneRule { Always, AfterOverlap };
+  AloneRule SliceAlone = AloneRule::Always;
+  unsigned OverlapMemory = 16;
+  /// The model inputs of a launch (none: it is never weighed by the model).
+  std::function<std::optional<corun::KernelModelInput>(
+      const KernelLaunchRequest &)>
+      Inputs;
+  /// CLEAVE_LOG=plan: each decision and each launch's slices on stderr.
+  bool LogPlan = false;
+  /// Tests: each slice as it starts and ends, in order ("start <id>
+  /// [a, b)", "end <id> [a, b)").
+  std::function<void(const std::string &)> Trace;
+};
+
+class CoRunGate {
+public:
+  CoRunGate(Engine &E, CoRunGateOptions O);
+  CoRunGate(const CoRunGate &) = delete;
+  CoRunGate &operator=(const CoRunGate &) = delete;
+
+  /// Runs \p Req (the whole grid; no explicit partition) as co-scheduled
+  /// slices on the gate's device, beside the launches other threads hand
+  /// in meanwhile; returns when every block ran, or with the first error.
+  /// \p Stream identifies the caller's stream, \p Priority its priority
+  /// (lower is more urgent). A kernel whose blocks cannot run as slices
+  /// runs whole, in its turn, and \p Plan says why.
+  Result run(const KernelLaunchRequest &Req, uint64_t Stream, int Priority,
+             LaunchPlan &Plan);
+
+  /// The device slices run on: the first GPU, else the first CPU device
+  /// (-1: none).
+  Location device() const { return Dev; }
+  /// Launches in the gate now (tests wait for an arrival with it).
+  size_t pending();
+
+private:
+  struct Waiting {
+    const KernelLaunchRequest *Req = nullptr;
+    std::string Name;
+    unsigned Lane = 0;
+    int Priority = 0;
+    std::deque<Slice> Queue;
+    std::optional<corun::KernelModelInput> Model;
+    /// Slices run, those run as part of a pair, and their time on the
+    /// host's clock (ms).
+    unsigned Slices = 0, Paired = 0;
+    double Ms = 0;
+  };
+  uint64_t minSlice(uint64_t Blocks) const;
+  unsigned freeLane() const;
+  /// Plans the next co-schedule when no slice waits to start.
+  Result pumpLocked();
+  /// Takes back every slice not started (an arrival re-plans).
+  void takeBackLocked();
+  void logDecisionLocked();
+  std::string describeLocked(uint64_t Id) const;
+  Result runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
+                   LaunchPlan &Plan);
+
+  Engine &E;
+  CoRunGateOptions Opts;
+  Location Dev = -1;
+  bool OnGpu = false;
+  std::mutex Mutex;
+  std::condition_variable Cond;
+  CoScheduler Sched;
+  uint64_t NextId = 0;
+  /// Launches handed in since the last one that found another in the gate
+  /// (AloneRule::AfterOverlap); none yet: the memory's length.
+  unsigned SinceOverlap = ~0u;
+  std::map<uint64_t, Waiting> Launches;
+  /// The plan last logged (launches), so that a decision is printed once.
+  std::vector<uint64_t> Logged;
+  Result PumpError;
+};
+
+} // namespace rt
+} // namespace cleave
+
+#endif

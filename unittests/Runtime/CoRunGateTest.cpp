@@ -1,0 +1,345 @@
+//===- CoRunGateTest.cpp - Co-scheduled slices in the engine --------------===//
+//
+// Part of Cleave. The co-scheduling phase (CoRunGate.h, docs/coschedule.md)
+// over the engine_test bundle (unittests/Inputs/engine_test.ll) with
+// hand-written CPU variants:
+//  - on one CPU device, two threads' launches paired at the model's ratio
+//    from synthetic profiles, results against plain C++, and a kernel that
+//    cannot be sliced running whole with the reason in its plan;
+//  - through the CUDA API (streams, events, the legacy stream): the order
+//    of every slice, record and wait on a null GPU checked against each
+//    dependency the program states; stream priorities; random programs of
+//    three streams against a serial reference.
+//
+//===----------------------------------------------------------------------===//
+#include "cleave/rt/CoRunGate.h"
+#include "../TestInputs.h"
+#include "cleave/rt/NullGpu.h"
+#include "cleave/rt/Options.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+using namespace cleave::rt;
+
+namespace {
+
+const std::string &bundleBytes() {
+  static const std::string Bytes = cleave::test::testBundle("engine_test");
+  return Bytes;
+}
+
+/// What every CPU run does first: Hook (when set) sees the output pointer
+/// and the first block; Runs records them in order.
+std::mutex RunsMutex;
+std::vector<std::pair<const void *, uint64_t>> Runs;
+std::function<void(const void *Out, uint64_t First)> Hook;
+
+void noteRun(const void *Out, uint64_t First) {
+  if (Hook)
+    Hook(Out, First);
+  std::lock_guard<std::mutex> L(RunsMutex);
+  Runs.push_back({Out, First});
+}
+
+void keepCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+             uint64_t Count, void *) {
+  const float *X = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  noteRun(Out, First);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N && X[I] > 0)
+        Out[I] = X[I] * 2;
+    }
+}
+
+void trCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+           uint64_t Count, void *) {
+  const float *In = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int W = *static_cast<int *>(Args[2]), H = *static_cast<int *>(Args[3]);
+  noteRun(Out, First);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk) {
+    uint64_t BX = Blk % L->grid[0], BY = Blk / L->grid[0];
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t X = int64_t(BX) * L->block[0] + T, Y = int64_t(BY);
+      if (X < W && Y < H)
+        Out[X * H + Y] = In[Y * W + X];
+    }
+  }
+}
+
+void ticketsCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+                uint64_t Count, void *) {
+  unsigned *Next = *static_cast<unsigned **>(Args[0]);
+  unsigned *Ticket = *static_cast<unsigned **>(Args[1]);
+  int N = *static_cast<int *>(Args[2]);
+  noteRun(Ticket, First);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N)
+        Ticket[I] = __atomic_fetch_add(Next, 1u, __ATOMIC_RELAXED);
+    }
+}
+
+const cleave_cpu_kernel_desc KeepDesc = {"keep", keepCpu, 0, 0, 3, 0};
+const cleave_cpu_kernel_desc TrDesc = {"tr", trCpu, 0, 0, 4, 0};
+const cleave_cpu_kernel_desc TicketsDesc = {"tickets", ticketsCpu, 0, 0, 3, 0};
+
+std::map<std::string, void *> cpuSymbols() {
+  return {{"__cleave_cpu_keep_desc", (void *)&KeepDesc},
+          {"__cleave_cpu_tr_desc", (void *)&TrDesc},
+          {"__cleave_cpu_tickets_desc", (void *)&TicketsDesc}};
+}
+
+/// Waits (at most 20 s) for \p Ready; false when it never held.
+bool waitFor(const std::function<bool()> &Ready) {
+  auto End = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!Ready()) {
+    if (std::chrono::steady_clock::now() > End)
+      return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  return true;
+}
+
+/// A memory-bound and a compute-bound profile (digest 003 §4.11's pair).
+corun::KernelModelInput memoryBound() {
+  corun::KernelModelInput K;
+  K.MemRatio = 0.2;
+  K.WarpsPerBlock = 2;
+  K.InstrPerBlock = 2000;
+  return K;
+}
+corun::KernelModelInput computeBound() {
+  corun::KernelModelInput K;
+  K.MemRatio = 0.005;
+  K.WarpsPerBlock = 2;
+  K.InstrPerBlock = 4000;
+  return K;
+}
+
+class CoRunGateTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Runs.clear();
+    Hook = nullptr;
+    ASSERT_FALSE(bundleBytes().empty());
+    ASSERT_TRUE(
+        DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+    Bufs = std::make_unique<BufferManager>(Reg->devices());
+    Exec = std::make_unique<CpuExecutor>(2);
+    Eng = std::make_unique<Engine>(*Bufs, *Exec, PartitionPolicy::Even,
+                                   Options());
+    Result R = Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
+                               cpuSymbols());
+    ASSERT_TRUE(R.ok()) << R.toString();
+  }
+  void TearDown() override {
+    Hook = nullptr;
+    Eng.reset();
+    Bufs.reset();
+  }
+  template <class T> T *upload(const std::vector<T> &V) {
+    void *P = nullptr;
+    EXPECT_TRUE(Bufs->allocate(V.size() * sizeof(T), P).ok());
+    EXPECT_TRUE(Bufs->memcpy(P, V.data(), V.size() * sizeof(T),
+                             MemcpyKind::HostToDevice)
+                    .ok());
+    return static_cast<T *>(P);
+  }
+  template <class T> std::vector<T> download(const T *P, size_t N) {
+    std::vector<T> V(N);
+    EXPECT_TRUE(Bufs->memcpy(V.data(), P, N * sizeof(T),
+                             MemcpyKind::DeviceToHost)
+                    .ok());
+    return V;
+  }
+
+  std::unique_ptr<DeviceRegistry> Reg;
+  std::unique_ptr<CpuExecutor> Exec;
+  std::unique_ptr<BufferManager> Bufs;
+  std::unique_ptr<Engine> Eng;
+};
+
+TEST_F(CoRunGateTest, PairsTwoStreamsLaunchesAtTheModelsRatio) {
+  const unsigned Sms = 4;
+  CoRunGateOptions O;
+  O.UseDeviceSms = false;
+  O.Sm.Sms = Sms;
+  O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+  const KernelHandle *Keep = Eng->findKernel("keep");
+  const KernelHandle *Tr = Eng->findKernel("tr");
+  ASSERT_TRUE(Keep && Tr);
+  O.Inputs = [&](const KernelLaunchRequest &R) {
+    return std::optional<corun::KernelModelInput>(
+        R.Kernel == Keep ? memoryBound() : computeBound());
+  };
+  std::mutex TraceMutex;
+  std::vector<std::string> Trace;
+  O.Trace = [&](const std::string &S) {
+    std::lock_guard<std::mutex> L(TraceMutex);
+    Trace.push_back(S);
+  };
+  CoRunGate Gate(*Eng, O);
+
+  // What the gate should find: the model's pair and ratio.
+  corun::SmLimits Sm = O.Sm;
+  corun::SoloPrediction SM, SC;
+  ASSERT_TRUE(corun::predictSolo(memoryBound(), Sm, SM).ok());
+  ASSERT_TRUE(corun::predictSolo(computeBound(), Sm, SC).ok());
+  corun::PairPrediction Pair;
+  ASSERT_TRUE(corun::predictPair(memoryBound(), computeBound(), SM, SC, Sm,
+                                 Pair)
+                  .ok());
+  ASSERT_GT(Pair.Profit, 0.02);
+
+  // keep over 256 blocks of 64 threads; tr of a 64 x 4096 matrix, one
+  // block of 64 threads per row.
+  const int N = 256 * 64, W = 64, H = 4096;
+  std::mt19937 Rng(5);
+  std::uniform_real_distribution<float> U(-1, 1);
+  std::vector<float> X(N), In(W * H);
+  for (float &V : X)
+    V = U(Rng);
+  for (float &V : In)
+    V = U(Rng);
+  float *PX = upload(X), *PY = upload(std::vector<float>(N, 7.0f));
+  float *PIn = upload(In), *POut = upload(std::vector<float>(W * H, 0.0f));
+  int NN = N, WW = W, HH = H;
+  void *KeepArgs[] = {&PX, &PY, &NN};
+  void *TrArgs[] = {&PIn, &POut, &WW, &HH};
+  KernelLaunchRequest KR, TR;
+  KR.Kernel = Keep;
+  KR.Grid[0] = 256;
+  KR.Block[0] = 64;
+  KR.Args = KeepArgs;
+  TR.Kernel = Tr;
+  TR.Grid[0] = 1;
+  TR.Grid[1] = H;
+  TR.Block[0] = 64;
+  TR.Args = TrArgs;
+
+  // The first slice to run waits for the other launch to arrive.
+  std::atomic<bool> Waited{false};
+  Hook = [&](const void *, uint64_t) {
+    if (!Waited.exchange(true))
+      EXPECT_TRUE(waitFor([&] { return Gate.pending() == 2; }));
+  };
+  LaunchPlan PK, PT;
+  Result RK, RT;
+  std::thread A([&] { RK = Gate.run(KR, 1, 0, PK); });
+  std::thread B([&] { RT = Gate.run(TR, 2, 0, PT); });
+  A.join();
+  B.join();
+  ASSERT_TRUE(RK.ok()) << RK.toString();
+  ASSERT_TRUE(RT.ok()) << RT.toString();
+
+  // Results as plain C++ computes them.
+  std::vector<float> Y = download(PY, N), Out = download(POut, W * H);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Y[I], X[I] > 0 ? X[I] * 2 : 7.0f) << I;
+  for (int R = 0; R < H; ++R)
+    for (int C = 0; C < W; ++C)
+      ASSERT_EQ(Out[C * H + R], In[R * W + C]);
+
+  // Each launch's slices cover its grid in ascending order.
+  std::map<uint64_t, std::vector<std::pair<uint64_t, uint64_t>>> Slices;
+  std::vector<uint64_t> Order;
+  for (const std::string &S : Trace) {
+    unsigned long Id, B, E;
+    if (std::sscanf(S.c_str(), "start %lu [%lu, %lu)", &Id, &B, &E) == 3) {
+      Slices[Id].push_back({B, E});
+      Order.push_back(Id);
+    }
+  }
+  ASSERT_EQ(Slices.size(), 2u);
+  uint64_t KeepId = 0, TrId = 0;
+  for (auto &[Id, V] : Slices) {
+    uint64_t Covered = 0;
+    for (auto &[B, E] : V) {
+      EXPECT_EQ(B, Covered) << "slices go in ascending block order";
+      Covered = E;
+    }
+    (Covered == 256 ? KeepId : TrId) = Id;
+  }
+  ASSERT_TRUE(KeepId && TrId);
+  unsigned Alternations = 0;
+  for (size_t I = 1; I < Order.size(); ++I)
+    Alternations += Order[I] != Order[I - 1];
+  EXPECT_GE(Alternations, 4u) << "the two launches' slices interleave";
+  // Paired, each slice is P_i x SMs blocks, times the rounds that make
+  // neither smaller than its minimum slice (keep's: 256 blocks in about 8
+  // slices, whole waves of 4 SMs: 32).
+  uint64_t Rounds = (32 + Pair.Blocks[0] * Sms - 1) / (Pair.Blocks[0] * Sms);
+  Rounds = std::max<uint64_t>(
+      Rounds, (512 + Pair.Blocks[1] * Sms - 1) / (Pair.Blocks[1] * Sms));
+  unsigned PairedTr = 0;
+  for (auto &[B, E] : Slices[TrId])
+    PairedTr += E - B == Pair.Blocks[1] * Sms * Rounds;
+  EXPECT_GE(PairedTr, 2u) << "tr's slices at the model's ratio";
+  for (auto &[B, E] : Slices[KeepId])
+    EXPECT_TRUE(E - B == Pair.Blocks[0] * Sms * Rounds || E == 256)
+        << "keep slice [" << B << ", " << E << ")";
+  EXPECT_NE(PK.CoSchedule.find("beside another launch"), std::string::npos)
+      << PK.CoSchedule;
+}
+
+TEST_F(CoRunGateTest, AKernelThatCannotBeSlicedRunsWholeAndSaysWhy) {
+  CoRunGateOptions O;
+  O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+  CoRunGate Gate(*Eng, O);
+  const int N = 4096;
+  unsigned *PNext = upload(std::vector<unsigned>(1, 0));
+  unsigned *PT = upload(std::vector<unsigned>(N, 0));
+  int NN = N;
+  void *Args[] = {&PNext, &PT, &NN};
+  KernelLaunchRequest R;
+  R.Kernel = Eng->findKernel("tickets");
+  ASSERT_TRUE(R.Kernel);
+  R.Grid[0] = N / 64;
+  R.Block[0] = 64;
+  R.Args = Args;
+  LaunchPlan P;
+  Result Res = Gate.run(R, 1, 0, P);
+  ASSERT_TRUE(Res.ok()) << Res.toString();
+  EXPECT_NE(P.CoSchedule.find("1 slice(s)"), std::string::npos)
+      << P.CoSchedule;
+  EXPECT_NE(P.CoSchedule.find("runs whole, not sliced: the kernel cannot be "
+                              "split"),
+            std::string::npos)
+      << P.CoSchedule;
+  EXPECT_NE(P.describe().find("co-scheduled: "), std::string::npos);
+  std::vector<unsigned> T = download(PT, N);
+  std::sort(T.begin(), T.end());
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(T[I], unsigned(I));
+
+  // keep, which can be sliced, runs as several.
+  float *PX = upload(std::vector<float>(N, 1.0f));
+  float *PY = upload(std::vector<float>(N, 0.0f));
+  void *KArgs[] = {&PX, &PY, &NN};
+  R.Kernel = Eng->findKernel("keep");
+  R.Args = KArgs;
+  Res = Gate.run(R, 1, 0, P);
+  ASSERT_TRUE(Res.ok()) << Res.toString();
+  EXPECT_EQ(P.CoSchedule.find("runs whole"), std::string::npos);
+  EXPECT_EQ(P.CoSchedule.find("1 slice(s)"), std::string::npos);
+  std::vector<float> Y = download(PY, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Y[I], 2.0f);
+}
+
+} // namespace
