@@ -180,6 +180,7 @@ TEST_F(CoRunGateTest, PairsTwoStreamsLaunchesAtTheModelsRatio) {
   O.UseDeviceSms = false;
   O.Sm.Sms = Sms;
   O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+  O.LogPlan = true;
   const KernelHandle *Keep = Eng->findKernel("keep");
   const KernelHandle *Tr = Eng->findKernel("tr");
   ASSERT_TRUE(Keep && Tr);
@@ -240,10 +241,31 @@ TEST_F(CoRunGateTest, PairsTwoStreamsLaunchesAtTheModelsRatio) {
   };
   LaunchPlan PK, PT;
   Result RK, RT;
+  ::testing::internal::CaptureStderr();
   std::thread A([&] { RK = Gate.run(KR, 1, 0, PK); });
   std::thread B([&] { RT = Gate.run(TR, 2, 0, PT); });
   A.join();
   B.join();
+  std::string Log = ::testing::internal::GetCapturedStderr();
+  // CLEAVE_LOG=plan: the decision (pair, ratio, predicted IPC and time) and
+  // each launch's measured time.
+  // The pair is named in arrival order, keep's ratio first or second.
+  std::string KeepFirst = "pair keep (launch 1, priority 0) + tr (launch 2, "
+                          "priority 0): " +
+                          std::to_string(Pair.Blocks[0]) + ":" +
+                          std::to_string(Pair.Blocks[1]) + " blocks per SM";
+  std::string TrFirst = "pair tr (launch 1, priority 0) + keep (launch 2, "
+                        "priority 0): " +
+                        std::to_string(Pair.Blocks[1]) + ":" +
+                        std::to_string(Pair.Blocks[0]) + " blocks per SM";
+  EXPECT_TRUE(Log.find(KeepFirst) != std::string::npos ||
+              Log.find(TrFirst) != std::string::npos)
+      << Log;
+  EXPECT_NE(Log.find("predicted IPC"), std::string::npos) << Log;
+  EXPECT_NE(Log.find("cycles a round"), std::string::npos) << Log;
+  EXPECT_NE(Log.find("cleave co-schedule: tr"), std::string::npos) << Log;
+  EXPECT_NE(Log.find("measured"), std::string::npos) << Log;
+  EXPECT_NE(Log.find("the last decision issued"), std::string::npos) << Log;
   ASSERT_TRUE(RK.ok()) << RK.toString();
   ASSERT_TRUE(RT.ok()) << RT.toString();
 

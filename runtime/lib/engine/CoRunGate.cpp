@@ -67,14 +67,23 @@ size_t CoRunGate::pending() {
   return Launches.size();
 }
 
-unsigned CoRunGate::freeLane() const {
+unsigned CoRunGate::laneFor(uint64_t Stream) {
   if (!OnGpu)
     return 0;
-  for (unsigned L = 1; L <= Opts.Lanes; ++L)
-    if (std::none_of(Launches.begin(), Launches.end(),
-                     [&](const auto &W) { return W.second.Lane == L; }))
+  unsigned Lanes = std::max(1u, Opts.Lanes);
+  auto Held = [&](unsigned L) {
+    return std::any_of(Launches.begin(), Launches.end(),
+                       [&](const auto &W) { return W.second.Lane == L; });
+  };
+  auto It = StreamLanes.find(Stream);
+  if (It == StreamLanes.end())
+    It = StreamLanes.emplace(Stream, 1 + NextLane++ % Lanes).first;
+  if (!Held(It->second))
+    return It->second;
+  for (unsigned L = 1; L <= Lanes; ++L)
+    if (!Held(L))
       return L;
-  return 1 + unsigned(NextId % std::max(1u, Opts.Lanes));
+  return It->second;
 }
 
 void CoRunGate::takeBackLocked() {
@@ -113,10 +122,27 @@ std::string CoRunGate::describeLocked(uint64_t Id) const {
 
 void CoRunGate::logDecisionLocked() {
   const CoSchedulePlan &P = Sched.plan();
-  if (!Opts.LogPlan || P.Launches == Logged)
+  if (!Opts.LogPlan)
     return;
+  auto Now = std::chrono::steady_clock::now();
+  if (P.Launches == Logged) {
+    ++LoggedRounds;
+    return;
+  }
+  std::string Line;
+  // The decision this one replaces: its co-schedules, on the host's clock
+  // from its first issue to this one.
+  if (!Logged.empty())
+    Line = "cleave co-schedule: the last decision issued " +
+           std::to_string(LoggedRounds) + " co-schedule(s), measured " +
+           fmt("%.3f", std::chrono::duration<double, std::milli>(
+                           Now - LoggedAt)
+                           .count()) +
+           " ms\n";
   Logged = P.Launches;
-  std::string Line = "cleave co-schedule: ";
+  LoggedAt = Now;
+  LoggedRounds = 1;
+  Line += "cleave co-schedule: ";
   uint64_t A = P.Launches[0];
   if (P.Launches.size() == 1) {
     Line += "alone: " + describeLocked(A);
@@ -250,7 +276,7 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   Waiting &W = Launches[Id];
   W.Req = &Req;
   W.Name = Info.DisplayName.empty() ? Info.Name : Info.DisplayName;
-  W.Lane = freeLane();
+  W.Lane = laneFor(Stream);
   W.Priority = Priority;
   W.Model = P.Model;
   // Alg. 1: an arrival re-plans, with the slices not started yet.

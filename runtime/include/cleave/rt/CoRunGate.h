@@ -28,6 +28,7 @@
 #include "cleave/rt/CoScheduler.h"
 #include "cleave/rt/Engine.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -46,8 +47,10 @@ struct CoRunGateOptions {
   /// device when UseDeviceSms.
   corun::SmLimits Sm;
   bool UseDeviceSms = true;
-  /// Co-run lanes (streams) of the GPU; each launch in the gate takes one
-  /// that no other launch there holds, while there are.
+  /// Co-run lanes (streams) of the GPU. A program's stream keeps the lane
+  /// it was first given (streams take them in turn) unless another launch
+  /// in the gate holds it; then a launch takes one that none holds, while
+  /// there are.
   unsigned Lanes = 4;
   /// A launch without a known minimum slice runs in about this many
   /// slices, each a multiple of the SM count.
@@ -106,7 +109,7 @@ private:
     double Ms = 0;
   };
   uint64_t minSlice(uint64_t Blocks) const;
-  unsigned freeLane() const;
+  unsigned laneFor(uint64_t Stream);
   /// Plans the next co-schedule when no slice waits to start.
   Result pumpLocked();
   /// Takes back every slice not started (an arrival re-plans).
@@ -128,8 +131,15 @@ private:
   /// (AloneRule::AfterOverlap); none yet: the memory's length.
   unsigned SinceOverlap = ~0u;
   std::map<uint64_t, Waiting> Launches;
-  /// The plan last logged (launches), so that a decision is printed once.
+  /// Each program stream's lane, and the lane the next new stream gets.
+  std::map<uint64_t, unsigned> StreamLanes;
+  unsigned NextLane = 0;
+  /// The plan last logged (launches), so that a decision is printed once;
+  /// when it was made and how many co-schedules it issued (its measured
+  /// time is printed with the next decision).
   std::vector<uint64_t> Logged;
+  std::chrono::steady_clock::time_point LoggedAt;
+  unsigned LoggedRounds = 0;
   Result PumpError;
 };
 
