@@ -21,7 +21,9 @@
 // Engine::launch is synchronous: it returns when the launch's results are
 // in place (valid on some device). Asynchrony and stream order are the API
 // layer's (one worker per stream). One lock serializes launches and symbol
-// copies inside the engine. docs/runtime.md ("The launch engine") describes
+// copies inside the engine; a slice (KernelLaunchRequest::Slice) releases it
+// while its GPU work runs, so that the co-scheduler's slices of two launches
+// overlap (docs/coschedule.md). docs/runtime.md ("The launch engine") describes
 // the phases, the reconciliation choice and recovery.
 //
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Here (the machine with LLVM and nvcc): builds co-scheduling's benchmark
+# (bench/coschedule/coschedule.cu) twice, by nvcc -O3 -arch=sm_90 and by
+# `cleave compile -O3`, into a folder to carry to the GPU machine, where
+# bench/coschedule/run.sh runs it (the GPU machine has no LLVM).
+#   bench/coschedule/prepare.sh [CARRY_DIR]  (default build/gpu-carry-coschedule)
+# Environment: CLEAVE (build/bin/cleave), NVCC (/usr/local/cuda/bin/nvcc).
+# The folder holds bin/coschedule.{nvcc,cleave}, lib/ (libcleave_rt.so and
+# libtbb.so.12), COMMIT, and a check: the Cleave build run here on the CPU
+# at --small, every mix on 1 and 3 streams with the co-scheduler on and
+# off (check.jsonl), which must compute right.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/scripts/carry.sh"
+carry=$(realpath -m "${1:-$root/build/gpu-carry-coschedule}")
+cleave=${CLEAVE:-$root/build/bin/cleave}
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+[ -x "$cleave" ] || { echo "prepare: no $cleave (ninja -C build)" >&2; exit 1; }
+[ -x "$nvcc" ] || { echo "prepare: no nvcc at $nvcc (set NVCC)" >&2; exit 1; }
+lib=$(dirname "$cleave")/../lib/libcleave_rt.so
+[ -e "$lib" ] || { echo "prepare: no $lib (ninja -C build)" >&2; exit 1; }
+rm -rf "$carry"
+mkdir -p "$carry/bin" "$carry/lib"
+src=$root/bench/coschedule/coschedule.cu
+"$nvcc" -O3 -arch=sm_90 "$src" -o "$carry/bin/coschedule.nvcc"
+"$cleave" compile -O3 "$src" -o "$carry/bin/coschedule.cleave"
+rm -f "$carry"/bin/*.cleave.cpp
+carry_runtime "$lib" "$carry/lib"
+carry_commit "$root" "$carry/COMMIT"
+# The Cleave build on this machine's CPU, small sizes: it computes right.
+: > "$carry/check.jsonl"
+for mix in ci mi mix all; do
+  for s in 1 3; do
+    for cs in on off; do
+      LD_LIBRARY_PATH=$carry/lib CLEAVE_DEVICES=cpu CLEAVE_CACHE_DIR=off \
+        CLEAVE_TUNE=coschedule=$cs "$carry/bin/coschedule.cleave" --small \
+        --mix $mix --streams $s --instances 2 --reps 1 \
+        --label "cpu-check-$cs" >> "$carry/check.jsonl"
+    done
+  done
+done
+! grep -q '"ok": false' "$carry/check.jsonl"
+du -sh "$carry"
+echo "carry: ${carry#$root/} (run there: bench/coschedule/run.sh ${carry#$root/})"
