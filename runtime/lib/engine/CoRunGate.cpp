@@ -295,6 +295,10 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   if (!Why.empty())
     Plan.CoSchedule += "; runs whole, not sliced: " + Why;
   Launches.erase(Id);
+  // A model error failed the launches waiting for a plan; the next ones
+  // plan afresh.
+  if (Launches.empty())
+    PumpError = Result::success();
   (void)pumpLocked();
   Cond.notify_all();
   return R;
