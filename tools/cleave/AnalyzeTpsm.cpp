@@ -177,6 +177,10 @@ TpsmReport planTransfers(const Analysis &A, const LaunchRecord &L,
     T.Why = "no block fits on an SM: " + Occ.Error;
     return T;
   }
+  if (!std::isfinite(P.Seconds)) {
+    T.Why = "the model gives the kernel no finite time";
+    return T;
+  }
   tpsm::Workload W;
   W.Blocks = T.Blocks;
   W.Send = {T.Send.Fixed, T.Send.perBlock(T.Blocks)};
