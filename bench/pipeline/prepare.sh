@@ -4,9 +4,11 @@
 # by `cleave compile -O3`, into a folder to carry to the GPU machine, where
 # bench/pipeline/run.sh runs it (the GPU machine has no LLVM).
 #   bench/pipeline/prepare.sh [CARRY_DIR]    (default build/gpu-carry-pipeline)
-# Environment: CLEAVE (build/bin/cleave), NVCC (/usr/local/cuda/bin/nvcc).
+# Environment: CLEAVE (build/bin/cleave), NVCC (/usr/local/cuda/bin/nvcc),
+# PROFILE (profiles/h200x1-all.json: the device profile the Cleave runs
+# get as CLEAVE_PROFILE, copied to profile.json).
 # The folder holds bin/pipeline.{nvcc,cleave}, lib/ (libcleave_rt.so and
-# libtbb.so.12), COMMIT, and a check: the Cleave build run here on the CPU
+# libtbb.so.12), COMMIT, profile.json, and a check: the Cleave build run here on the CPU
 # with --small, in host mode (8 kernels) and with --streams (vecadd and
 # blackscholes, 3 chunk counts each) (check.jsonl): all 14 lines must pass.
 set -euo pipefail
@@ -26,6 +28,7 @@ src=$root/bench/pipeline/pipeline.cu
 "$cleave" compile -O3 "$src" -o "$carry/bin/pipeline.cleave"
 rm -f "$carry"/bin/*.cleave.cpp
 carry_runtime "$lib" "$carry/lib"
+cp "${PROFILE:-$root/profiles/h200x1-all.json}" "$carry/profile.json"
 carry_commit "$root" "$carry/COMMIT"
 # The Cleave build on this machine's CPU, small sizes, every kernel in host
 # mode and the hand-written streams pipeline: it computes right.

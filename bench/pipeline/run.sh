@@ -33,9 +33,11 @@
 # with its configuration's label), pipeline.log (progress, each run's
 # PASS/FAIL, stderr), plans.log, pipeline.md (bench/pipeline/report.py:
 # medians, the ratios against issue 27's targets). Environment: REPS (5),
-# SCALE (1), KERNELS (all), SMALL (set: the programs' --small sizes, to try
-# the script), TIMEOUT per configuration (120 s), BUDGET (450 s: no
-# configuration runs past it; those left are skipped, and said so).
+# SCALE (1), KERNELS (all), PROFILE (the device profile of every Cleave
+# run, CLEAVE_PROFILE: the carry's profile.json, which prepare.sh copied),
+# SMALL (set: the programs' --small sizes, to try the script), TIMEOUT per
+# configuration (120 s), BUDGET (450 s: no configuration runs past it;
+# those left are skipped, and said so).
 # Exit status 0 when every run finished and computed right.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -93,7 +95,9 @@ one() {
   [ $rc = 0 ] || fails=$((fails + 1))
 }
 
-cl=(CLEAVE_CACHE_DIR=off)
+profile=$(realpath "${PROFILE:-$carry/profile.json}")
+say "profile: $profile"
+cl=(CLEAVE_CACHE_DIR=off CLEAVE_PROFILE="$profile")
 gpu=("${cl[@]}" CLEAVE_DEVICES=gpu0)
 both=("${cl[@]}" CLEAVE_DEVICES=cpu,gpu0)
 # The targets' configurations first, so that a spent budget skips the
