@@ -174,7 +174,8 @@ TEST_F(CoScheduleApiTest, SlicesKeepEveryStreamAndEventDependencyOnANullGpu) {
   cudaStream_t A, B, C;
   ASSERT_EQ(cudaStreamCreate(&A), cudaSuccess);
   ASSERT_EQ(cudaStreamCreate(&B), cudaSuccess);
-  ASSERT_EQ(cudaStreamCreate(&C), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithPriority(&C, cudaStreamDefault, -2),
+            cudaSuccess);
   ASSERT_TRUE(RT->coScheduler());
   cudaEvent_t E;
   ASSERT_EQ(cudaEventCreateWithFlags(&E, cudaEventDisableTiming), cudaSuccess);
@@ -212,6 +213,14 @@ TEST_F(CoScheduleApiTest, SlicesKeepEveryStreamAndEventDependencyOnANullGpu) {
     for (size_t I : L)
       EXPECT_NE(Ops[I].Stream, Gpu->internalStream(0))
           << "slices run on co-run lanes";
+  // C is the urgent stream: its slices' lanes have its priority, the
+  // others' none.
+  std::map<StreamHandle, int> Prio = Gpu->streamPriorities();
+  for (auto &[X, L] : Launches)
+    for (size_t I : L) {
+      ASSERT_TRUE(Prio.count(Ops[I].Stream));
+      EXPECT_EQ(Prio[Ops[I].Stream], X == 128 ? -2 : 0) << "block " << X;
+    }
   // Every slice of each earlier launch is complete before any slice of the
   // later one starts.
   auto After = [&](uint32_t Later, uint32_t Earlier) {
@@ -267,13 +276,21 @@ TEST_F(CoScheduleApiTest, AHighPriorityStreamsSlicesRunAheadOfALowOnes) {
   ASSERT_TRUE(waitFor([&] { return LoStarted.load(); }));
   keep(PX, PHi, N, 32, 64, Hi);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  std::vector<const void *> Seq;
-  for (auto &[Out, First] : Runs)
-    if (Seq.empty() || Seq.back() != Out)
-      Seq.push_back(Out);
-  std::vector<const void *> Expected = {PLo, PHi, PLo};
-  EXPECT_EQ(Seq, Expected) << "the high-priority launch runs whole between "
-                              "two of the low one's slices";
+  // The high-priority launch (8 slices of 4 blocks) runs ahead of the low
+  // one's slices after its first (8 blocks): every high slice but the last
+  // starts before the second low slice (the last one's start lets the low
+  // launch go on, beside it).
+  size_t LastEarlyHi = 0, FirstLateLo = Runs.size();
+  for (size_t I = 0; I < Runs.size(); ++I) {
+    if (Runs[I].first == PHi && Runs[I].second < 28)
+      LastEarlyHi = I;
+    if (Runs[I].first == PLo && Runs[I].second >= 8 && FirstLateLo == Runs.size())
+      FirstLateLo = I;
+  }
+  EXPECT_EQ(Runs.front().first, PLo);
+  EXPECT_LT(LastEarlyHi, FirstLateLo)
+      << "a low-priority slice ran while the high-priority launch had "
+         "slices left";
   std::vector<float> Y(N);
   for (float *Out : {PLo, PHi}) {
     ASSERT_EQ(cudaMemcpy(Y.data(), Out, N * sizeof(float),

@@ -268,6 +268,19 @@ public:
     Out = S;
     return Result::success();
   }
+  Result createPriorityStream(StreamHandle &Out, int Priority) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream S = nullptr;
+    if (CUresult R = Drv.cuStreamCreateWithPriority(
+            &S, CU_STREAM_NON_BLOCKING, Priority))
+      return fail(R, "cuStreamCreateWithPriority");
+    std::lock_guard<std::mutex> Lock(Mutex);
+    UserStreams.insert(S);
+    Out = S;
+    return Result::success();
+  }
   Result destroyStream(StreamHandle S) override {
     {
       std::lock_guard<std::mutex> Lock(Mutex);

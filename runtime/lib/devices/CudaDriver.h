@@ -55,6 +55,7 @@ namespace rt {
   X(cuMemcpy2DAsync)                                                           \
   X(cuMemsetD8Async)                                                           \
   X(cuStreamCreate)                                                            \
+  X(cuStreamCreateWithPriority)                                                \
   X(cuStreamDestroy)                                                           \
   X(cuStreamSynchronize)                                                       \
   X(cuEventCreate)                                                             \

@@ -204,7 +204,7 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
       Opts.Trace("start" + Range);
     KernelLaunchRequest SR = *W.Req;
     SR.Slice = KernelLaunchRequest::SliceRange{Dev, S.Begin, S.End - S.Begin,
-                                               W.Lane};
+                                               W.Lane, W.Priority};
     SR.MayDefer = false;
     SR.QueuedBehind = nullptr;
     LaunchPlan SP;

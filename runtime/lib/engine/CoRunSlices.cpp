@@ -103,10 +103,11 @@ Result Engine::launchSlice(const KernelLaunchRequest &Req, LaunchPlan &Plan,
     if (S.Lane == 0) {
       Lane = D.internalStream(0);
     } else {
-      StreamHandle &L = I->Lanes[{S.Device, S.Lane}];
+      auto Key = std::make_tuple(S.Device, S.Lane, S.Priority);
+      StreamHandle &L = I->Lanes[Key];
       if (!L)
-        if (Result R = D.createStream(L); !R.ok()) {
-          I->Lanes.erase({S.Device, S.Lane});
+        if (Result R = D.createPriorityStream(L, S.Priority); !R.ok()) {
+          I->Lanes.erase(Key);
           return R;
         }
       Lane = L;

@@ -143,7 +143,7 @@ Result Engine::flushPerformanceCache() {
 
 Engine::~Engine() {
   for (auto &[Key, S] : I->Lanes)
-    (void)Bufs.device(Key.first).destroyStream(S);
+    (void)Bufs.device(std::get<0>(Key)).destroyStream(S);
   I->Model.release(Bufs);
   I->Scratch.release(Bufs);
   I->Pipe.release(Bufs);

@@ -45,6 +45,7 @@
 #include <set>
 #include <thread>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -817,9 +818,9 @@ struct Engine::Impl {
   ModelState Model{Opts};
   CombineScratch Scratch;
   PipelineState Pipe;
-  /// Co-run lanes (KernelLaunchRequest::Slice): (device, lane) -> a stream
-  /// of that device, created at the lane's first slice.
-  std::map<std::pair<Location, unsigned>, StreamHandle> Lanes;
+  /// Co-run lanes (KernelLaunchRequest::Slice): (device, lane, priority) ->
+  /// a stream of that device, created at the lane's first slice.
+  std::map<std::tuple<Location, unsigned, int>, StreamHandle> Lanes;
   /// Last, so its threads stop before anything they could touch goes.
   IssuePool Pool{Opts.Tune};
 

@@ -163,6 +163,14 @@ public:
   virtual unsigned numInternalStreams() const = 0;
   virtual StreamHandle internalStream(unsigned I) = 0;
   virtual Result createStream(StreamHandle &Out) = 0;
+  /// A stream whose work the device's block scheduler favours by
+  /// \p Priority (CUDA's convention: lower is more urgent) over work of
+  /// less urgent streams, and that does not synchronize with the legacy
+  /// stream. The default is createStream: no priority.
+  virtual Result createPriorityStream(StreamHandle &Out, int Priority) {
+    (void)Priority;
+    return createStream(Out);
+  }
   virtual Result destroyStream(StreamHandle S) = 0;
   virtual Result synchronizeStream(StreamHandle S) = 0;
   virtual Result createEvent(EventHandle &Out) = 0;

@@ -156,7 +156,8 @@ struct KernelLaunchRequest {
   /// [First, First + Count) of the grid, on engine device Device, through
   /// the partition-ready or rebased variant (the original when it is the
   /// whole grid). On a GPU it is issued on the device's co-run lane Lane (0:
-  /// the compute stream; others are streams the engine creates), and the
+  /// the compute stream; others are streams the engine creates, one per
+  /// lane and priority), and the
   /// engine's lock is released while it runs, so that a slice of another
   /// launch can be issued beside it. A slice is never split, pipelined,
   /// deferred, timed or repeated. NotSupported, with the reason, for a
@@ -165,6 +166,9 @@ struct KernelLaunchRequest {
     Location Device = -1;
     uint64_t First = 0, Count = 0;
     unsigned Lane = 0;
+    /// The lane's stream priority on the GPU (CUDA's convention): the
+    /// block scheduler favours the blocks of more urgent lanes.
+    int Priority = 0;
   };
   std::optional<SliceRange> Slice;
 };

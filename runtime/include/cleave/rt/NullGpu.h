@@ -156,6 +156,17 @@ public:
     Out = StreamTags.back().get();
     return Result::success();
   }
+  Result createPriorityStream(StreamHandle &Out, int Priority) override {
+    Result R = createStream(Out);
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    Priorities[Out] = Priority;
+    return R;
+  }
+  /// The priority each stream was created with (createPriorityStream).
+  std::map<StreamHandle, int> streamPriorities() const {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    return Priorities;
+  }
   Result destroyStream(StreamHandle) override { return Result::success(); }
   Result synchronizeStream(StreamHandle S) override { return sync(S); }
   Result createEvent(EventHandle &Out) override {
@@ -314,6 +325,7 @@ private:
   std::vector<Op> Ops;
   std::vector<std::unique_ptr<char>> EventTags;
   std::vector<std::unique_ptr<char>> StreamTags;
+  std::map<StreamHandle, int> Priorities;
   Result SyncError = Result::success();
   char Tag[3] = {};
   uint64_t LastBlocks = 0;
