@@ -162,9 +162,9 @@ protected:
   }
   template <class T> std::vector<T> download(const T *P, size_t N) {
     std::vector<T> V(N);
-    EXPECT_TRUE(Bufs->memcpy(V.data(), P, N * sizeof(T),
-                             MemcpyKind::DeviceToHost)
-                    .ok());
+    EXPECT_TRUE(
+        Bufs->memcpy(V.data(), P, N * sizeof(T), MemcpyKind::DeviceToHost)
+            .ok());
     return V;
   }
 
@@ -202,9 +202,8 @@ TEST_F(CoRunGateTest, PairsTwoStreamsLaunchesAtTheModelsRatio) {
   ASSERT_TRUE(corun::predictSolo(memoryBound(), Sm, SM).ok());
   ASSERT_TRUE(corun::predictSolo(computeBound(), Sm, SC).ok());
   corun::PairPrediction Pair;
-  ASSERT_TRUE(corun::predictPair(memoryBound(), computeBound(), SM, SC, Sm,
-                                 Pair)
-                  .ok());
+  ASSERT_TRUE(
+      corun::predictPair(memoryBound(), computeBound(), SM, SC, Sm, Pair).ok());
   ASSERT_GT(Pair.Profit, 0.02);
 
   // keep over 256 blocks of 64 threads; tr of a 64 x 4096 matrix, one
@@ -306,8 +305,8 @@ TEST_F(CoRunGateTest, PairsTwoStreamsLaunchesAtTheModelsRatio) {
   // neither smaller than its minimum slice (keep's: 256 blocks in about 8
   // slices, whole waves of 4 SMs: 32).
   uint64_t Rounds = (32 + Pair.Blocks[0] * Sms - 1) / (Pair.Blocks[0] * Sms);
-  Rounds = std::max<uint64_t>(
-      Rounds, (512 + Pair.Blocks[1] * Sms - 1) / (Pair.Blocks[1] * Sms));
+  Rounds = std::max<uint64_t>(Rounds, (512 + Pair.Blocks[1] * Sms - 1) /
+                                          (Pair.Blocks[1] * Sms));
   unsigned PairedTr = 0;
   for (auto &[B, E] : Slices[TrId])
     PairedTr += E - B == Pair.Blocks[1] * Sms * Rounds;
@@ -337,8 +336,7 @@ TEST_F(CoRunGateTest, AKernelThatCannotBeSlicedRunsWholeAndSaysWhy) {
   LaunchPlan P;
   Result Res = Gate.run(R, 1, 0, P);
   ASSERT_TRUE(Res.ok()) << Res.toString();
-  EXPECT_NE(P.CoSchedule.find("1 slice(s)"), std::string::npos)
-      << P.CoSchedule;
+  EXPECT_NE(P.CoSchedule.find("1 slice(s)"), std::string::npos) << P.CoSchedule;
   EXPECT_NE(P.CoSchedule.find("runs whole, not sliced: the kernel cannot be "
                               "split"),
             std::string::npos)

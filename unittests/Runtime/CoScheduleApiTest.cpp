@@ -188,7 +188,7 @@ TEST_F(CoScheduleApiTest, SlicesKeepEveryStreamAndEventDependencyOnANullGpu) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   Gpu->clearTrace();
   // Each launch's block size names it in the trace.
-  keep(Buf[0], Buf[1], N, 2048, 64, A);  // K1
+  keep(Buf[0], Buf[1], N, 2048, 64, A); // K1
   ASSERT_EQ(cudaEventRecord(E, A), cudaSuccess);
   keep(Buf[4], Buf[5], N, 2048, 128, C); // K3, independent
   ASSERT_EQ(cudaStreamWaitEvent(B, E, 0), cudaSuccess);
@@ -230,8 +230,8 @@ TEST_F(CoScheduleApiTest, SlicesKeepEveryStreamAndEventDependencyOnANullGpu) {
             << "launch op " << J << " (block " << Later << ") does not wait "
             << "for op " << I << " (block " << Earlier << ")";
   };
-  After(32, 64);  // the event
-  After(96, 64);  // the legacy stream waits for every blocking stream
+  After(32, 64); // the event
+  After(96, 64); // the legacy stream waits for every blocking stream
   After(96, 32);
   After(96, 128);
   After(160, 96); // and they for it
@@ -247,9 +247,9 @@ TEST_F(CoScheduleApiTest, AHighPriorityStreamsSlicesRunAheadOfALowOnes) {
   cudaStream_t Lo, Hi;
   ASSERT_EQ(cudaStreamCreateWithPriority(&Lo, cudaStreamNonBlocking, Least),
             cudaSuccess);
-  ASSERT_EQ(cudaStreamCreateWithPriority(&Hi, cudaStreamNonBlocking,
-                                         Greatest - 3),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaStreamCreateWithPriority(&Hi, cudaStreamNonBlocking, Greatest - 3),
+      cudaSuccess);
   int P = 0;
   ASSERT_EQ(cudaStreamGetPriority(Hi, &P), cudaSuccess);
   EXPECT_EQ(P, Greatest) << "clamped to the range";
@@ -284,7 +284,8 @@ TEST_F(CoScheduleApiTest, AHighPriorityStreamsSlicesRunAheadOfALowOnes) {
   for (size_t I = 0; I < Runs.size(); ++I) {
     if (Runs[I].first == PHi && Runs[I].second < 28)
       LastEarlyHi = I;
-    if (Runs[I].first == PLo && Runs[I].second >= 8 && FirstLateLo == Runs.size())
+    if (Runs[I].first == PLo && Runs[I].second >= 8 &&
+        FirstLateLo == Runs.size())
       FirstLateLo = I;
   }
   EXPECT_EQ(Runs.front().first, PLo);
@@ -293,9 +294,9 @@ TEST_F(CoScheduleApiTest, AHighPriorityStreamsSlicesRunAheadOfALowOnes) {
          "slices left";
   std::vector<float> Y(N);
   for (float *Out : {PLo, PHi}) {
-    ASSERT_EQ(cudaMemcpy(Y.data(), Out, N * sizeof(float),
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
+    ASSERT_EQ(
+        cudaMemcpy(Y.data(), Out, N * sizeof(float), cudaMemcpyDeviceToHost),
+        cudaSuccess);
     for (float V : Y)
       ASSERT_EQ(V, 2.0f);
   }
@@ -358,9 +359,9 @@ void randomPrograms(CoScheduleApiTest &T, unsigned Seed) {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> Y(N);
   for (size_t B = 0; B < Bufs.size(); ++B) {
-    ASSERT_EQ(
-        cudaMemcpy(Y.data(), Bufs[B], N * sizeof(float), cudaMemcpyDeviceToHost),
-        cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(Y.data(), Bufs[B], N * sizeof(float),
+                         cudaMemcpyDeviceToHost),
+              cudaSuccess);
     ASSERT_EQ(Y, Ref[B]) << "buffer " << B << ", seed " << Seed;
   }
   for (cudaEvent_t E : Events)

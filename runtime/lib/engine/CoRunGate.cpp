@@ -31,8 +31,8 @@ corun::SmLimits gateSm(BufferManager &Bufs, Location Dev,
                        const CoRunGateOptions &O) {
   corun::SmLimits Sm = O.Sm;
   if (O.UseDeviceSms)
-    Sm.Sms = Dev >= 0 ? std::max(1u, Bufs.device(Dev).properties().ComputeUnits)
-                      : 1;
+    Sm.Sms =
+        Dev >= 0 ? std::max(1u, Bufs.device(Dev).properties().ComputeUnits) : 1;
   return Sm;
 }
 
@@ -57,7 +57,8 @@ uint64_t CoRunGate::minSlice(uint64_t Blocks) const {
   // pair forms and a more urgent launch gets its turn (§3.4 keeps the
   // overhead of a slice under 2 %; docs/coschedule.md).
   uint64_t Sms = Opts.Sm.Sms;
-  uint64_t N = (Blocks + Opts.DefaultSlices - 1) / std::max(1u, Opts.DefaultSlices);
+  uint64_t N =
+      (Blocks + Opts.DefaultSlices - 1) / std::max(1u, Opts.DefaultSlices);
   N = std::max<uint64_t>(1, (N + Sms - 1) / Sms) * Sms;
   return std::min(N, Blocks);
 }
@@ -133,12 +134,12 @@ void CoRunGate::logDecisionLocked() {
   // The decision this one replaces: its co-schedules, on the host's clock
   // from its first issue to this one.
   if (!Logged.empty())
-    Line = "cleave co-schedule: the last decision issued " +
-           std::to_string(LoggedRounds) + " co-schedule(s), measured " +
-           fmt("%.3f", std::chrono::duration<double, std::milli>(
-                           Now - LoggedAt)
-                           .count()) +
-           " ms\n";
+    Line =
+        "cleave co-schedule: the last decision issued " +
+        std::to_string(LoggedRounds) + " co-schedule(s), measured " +
+        fmt("%.3f",
+            std::chrono::duration<double, std::milli>(Now - LoggedAt).count()) +
+        " ms\n";
   Logged = P.Launches;
   LoggedAt = Now;
   LoggedRounds = 1;
@@ -152,20 +153,19 @@ void CoRunGate::logDecisionLocked() {
   } else {
     const corun::PairPrediction &X = P.Pair;
     Line += "pair " + describeLocked(A) + " + " +
-            describeLocked(P.Launches[1]) + ": " +
-            std::to_string(X.Blocks[0]) + ":" + std::to_string(X.Blocks[1]) +
-            " blocks per SM, predicted IPC " + fmt("%.3f", X.CoIpc[0]) +
-            " + " + fmt("%.3f", X.CoIpc[1]) + " (alone " +
-            fmt("%.3f", X.SoloIpc[0]) + ", " + fmt("%.3f", X.SoloIpc[1]) +
-            "), profit " + fmt("%.3f", X.Profit) + ", imbalance " +
-            fmt("%.3f", X.Imbalance);
+            describeLocked(P.Launches[1]) + ": " + std::to_string(X.Blocks[0]) +
+            ":" + std::to_string(X.Blocks[1]) +
+            " blocks per SM, predicted IPC " + fmt("%.3f", X.CoIpc[0]) + " + " +
+            fmt("%.3f", X.CoIpc[1]) + " (alone " + fmt("%.3f", X.SoloIpc[0]) +
+            ", " + fmt("%.3f", X.SoloIpc[1]) + "), profit " +
+            fmt("%.3f", X.Profit) + ", imbalance " + fmt("%.3f", X.Imbalance);
     // Eq. 8: each kernel's slice takes I_K P_K / cIPC_K cycles a round.
     double Cycles = 0;
     for (int I = 0; I < 2; ++I) {
       const Waiting &W = Launches.at(P.Launches[I]);
       if (W.Model && X.CoIpc[I] > 0)
-        Cycles = std::max(Cycles, W.Model->InstrPerBlock * X.Blocks[I] /
-                                      X.CoIpc[I]);
+        Cycles =
+            std::max(Cycles, W.Model->InstrPerBlock * X.Blocks[I] / X.CoIpc[I]);
     }
     Line += ", predicted " + fmt("%.0f", Cycles) + " cycles a round";
   }
@@ -174,8 +174,8 @@ void CoRunGate::logDecisionLocked() {
   Line += "; slices";
   for (const auto &[Id, W] : Launches)
     for (const Slice &S : W.Queue)
-      Line += " " + std::to_string(Id) + ":[" + std::to_string(S.Begin) +
-              ", " + std::to_string(S.End) + ")";
+      Line += " " + std::to_string(Id) + ":[" + std::to_string(S.Begin) + ", " +
+              std::to_string(S.End) + ")";
   std::fprintf(stderr, "%s\n", Line.c_str());
 }
 
@@ -198,8 +198,8 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
     (void)pumpLocked(); // the next co-schedule, queued ahead
     Lock.unlock();
     std::string Range = " " + std::to_string(Id) + " [" +
-                        std::to_string(S.Begin) + ", " +
-                        std::to_string(S.End) + ")";
+                        std::to_string(S.Begin) + ", " + std::to_string(S.End) +
+                        ")";
     if (Opts.Trace)
       Opts.Trace("start" + Range);
     KernelLaunchRequest SR = *W.Req;
@@ -257,17 +257,16 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   P.Id = Id;
   P.Kernel = Info.Name;
   for (int D = 0; D < 3; ++D)
-    P.Kernel += " " + std::to_string(Req.Grid[D]) + "x" +
-                std::to_string(Req.Block[D]);
+    P.Kernel +=
+        " " + std::to_string(Req.Grid[D]) + "x" + std::to_string(Req.Block[D]);
   P.Stream = Stream;
   P.Priority = Priority;
   P.Blocks = Blocks;
-  SinceOverlap = Launches.empty() ? (SinceOverlap == ~0u ? ~0u
-                                                         : SinceOverlap + 1)
-                                  : 0;
-  bool Slices = Why.empty() && (Opts.SliceAlone == CoRunGateOptions::
-                                                      AloneRule::Always ||
-                                SinceOverlap < Opts.OverlapMemory);
+  SinceOverlap =
+      Launches.empty() ? (SinceOverlap == ~0u ? ~0u : SinceOverlap + 1) : 0;
+  bool Slices =
+      Why.empty() && (Opts.SliceAlone == CoRunGateOptions::AloneRule::Always ||
+                      SinceOverlap < Opts.OverlapMemory);
   P.MinSliceBlocks = Slices ? minSlice(Blocks) : Blocks;
   if (Why.empty() && Opts.Inputs)
     P.Model = Opts.Inputs(Req);

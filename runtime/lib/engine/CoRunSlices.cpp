@@ -69,9 +69,9 @@ Result LaunchContext::runSlice() {
                          "slice of " + Info.Name + " on device " +
                              std::to_string(S.Device) + ", which is not one");
   if (!canRun(S.Device))
-    return Result::error(ErrorCode::NotSupported,
-                         "slice of " + Info.Name + ": " + name(S.Device) +
-                             " cannot run the kernel");
+    return Result::error(ErrorCode::NotSupported, "slice of " + Info.Name +
+                                                      ": " + name(S.Device) +
+                                                      " cannot run the kernel");
   if (!S.Count || S.First > Total || S.Count > Total - S.First)
     return invalid("slice of " + Info.Name + ": blocks " +
                    blocksText(S.First, S.Count) + " outside the grid of " +

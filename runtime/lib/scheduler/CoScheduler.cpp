@@ -236,8 +236,7 @@ Result CoScheduler::next(std::vector<Slice> &Out) {
     for (uint64_t Id : Plan.Launches) {
       Entry &E = Launches.at(Id);
       if (E.Issued < E.L.Blocks)
-        take(E, E.L.MinSliceBlocks ? E.L.MinSliceBlocks : E.L.Blocks, 0,
-             Out);
+        take(E, E.L.MinSliceBlocks ? E.L.MinSliceBlocks : E.L.Blocks, 0, Out);
     }
     return Result::success();
   }
