@@ -85,6 +85,8 @@ std::string LaunchPlan::describe() const {
            std::to_string(Chunks[I].BytesSent) + " bytes sent, " +
            std::to_string(Chunks[I].BytesReceived) + " received\n";
   }
+  for (const std::string &L : Reorganize)
+    S += "  reorganize: " + L + "\n";
   for (const Recovery &R : Recoveries) {
     S += "  recovery: " + R.Device + " failed (" + R.Error + "); blocks";
     for (auto [F, E] : R.Blocks)

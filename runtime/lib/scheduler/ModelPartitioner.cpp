@@ -184,6 +184,12 @@ void ModelPartitioner::record(const SplitDevice &D, const PerfKey &Key, uint64_t
   Cache.record(D.Identity, Key.text(), Row, double(Blocks) / Ms);
 }
 
+void ModelPartitioner::recordReorganizeOff(const std::string &Device,
+                                           const std::string &Kernel) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Cache.recordReorganizeOff(Device, Kernel);
+}
+
 PerfTable ModelPartitioner::table(const SplitRequest &R, size_t D,
                          SplitDeviceReport *Report) const {
   const SplitDevice &Dev = R.Devices[D];

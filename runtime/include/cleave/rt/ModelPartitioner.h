@@ -262,6 +262,10 @@ public:
   void maybeFlush();
 
   const PerfCache &cache() const { return Cache; }
+  /// The reorganization step of \p Kernel measured a loss on \p Device
+  /// (PerfCache::recordReorganizeOff), written with the next flush.
+  void recordReorganizeOff(const std::string &Device,
+                           const std::string &Kernel);
 
 private:
   DeviceProfile Profile;
