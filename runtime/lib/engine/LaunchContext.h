@@ -181,6 +181,17 @@ struct ModelState {
   /// The reorganization step's measurements per kernel, device and launch
   /// size (Reorganize.cpp).
   std::map<std::string, ReorganizeHistory> Reorganize;
+  /// Per GPU, the step's sort kernels (ReorganizeSort.cu), loaded at the
+  /// first step there and kept for the process; Why says why there are
+  /// none (the host sorts then).
+  struct GpuSort {
+    bool Tried = false;
+    ModuleHandle M = nullptr;
+    FunctionHandle Max = nullptr, Hist = nullptr, Scan = nullptr,
+                   Scatter = nullptr, Stats = nullptr;
+    std::string Why;
+  };
+  std::map<Location, GpuSort> Sorts;
 
   ModelPartitioner &planner(BufferManager &Bufs);
   /// Says which profile and cache the model uses (Log.Plan), once,
@@ -758,6 +769,12 @@ private:
                          const cleave_cpu_kernel_desc *Cpu, void *Extra);
   Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts);
   Result runReorganizedVariant(RunState &R, std::vector<int32_t> &Perm);
+  /// The step on a GPU with its sort kernels: counts and permutation stay
+  /// on the GPU (\p Sort null: the host sorts).
+  ModelState::GpuSort *gpuSort(Location L);
+  Result gpuStep(RunState &R, ModelState::GpuSort &Sort, unsigned Lanes,
+                 TripStats &S, double &InspectorMs, double &SortMs,
+                 DeviceAddr &Perm);
   unsigned slabDim() const;
   uint64_t slabBlocks(unsigned Dim) const;
   std::vector<PartitionRange> alignToSlabs(std::vector<PartitionRange> R) const;

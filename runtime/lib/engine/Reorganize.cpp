@@ -22,6 +22,10 @@
 
 #include "LaunchContext.h"
 
+#ifdef CLEAVE_RT_HAVE_SORT_PTX
+#include "ReorganizeSortPtx.inc" // ReorganizeSortPtx: ReorganizeSort.cu
+#endif
+
 namespace cleave {
 namespace rt {
 namespace engine {
@@ -79,9 +83,9 @@ std::string LaunchContext::whyNotReorganized(const RunState &R) const {
   return {};
 }
 
-/// One launch of \p Entry (a GPU) or \p Cpu (a CPU device) over the whole
-/// grid with \p Extra appended to the arguments (no extra when null),
-/// waited for.
+/// One launch of \p Entry (a GPU; \p Cpu is ignored there) or \p Cpu (a
+/// CPU device) over the whole grid with \p Extra appended to the arguments
+/// (no extra when null), waited for.
 Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
                                       const cleave_cpu_kernel_desc *Cpu,
                                       void *Extra) {
@@ -198,9 +202,7 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
   Ran = true;
   if (Act == ReorganizeAction::MeasureOriginal) {
     auto T0 = Clock::now();
-    Result Res = isCpu(R.Dev) ? runVariantWhole(R, Info.Name, K.Cpu, nullptr)
-                              : runVariantWhole(R, Info.Name, nullptr,
-                                                nullptr);
+    Result Res = runVariantWhole(R, Info.Name, K.Cpu, nullptr);
     if (Res.ok())
       H.OriginalMs = msSince(T0);
     if (PlanRun)
@@ -217,19 +219,31 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
                                      unsigned Lanes, LaunchPlan::Run *PlanRun) {
   bool Force = Opts.Tune.Reorganize == ReorganizeMode::Force;
   std::string On = name(R.Dev);
-  auto T0 = Clock::now();
+  TripStats S;
+  double InspectorMs = 0, SortMs = 0;
   std::vector<int32_t> Counts, Perm;
-  if (Result Res = inspectTripCounts(R, Counts); !Res.ok())
-    return Res;
-  double InspectorMs = msSince(T0);
-  auto T1 = Clock::now();
-  unsigned KeyBits = 0;
-  sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
-  // On a GPU the inspector's time includes the counts' copy back, and the
-  // reorganized kernel's the permutation's copy out.
-  double SortMs = msSince(T1);
-  TripStats S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes,
-                          Req.Block[0]);
+  // A GPU with its sort kernels keeps the counts and the permutation; else
+  // the counts come to the host (the inspector's time includes that copy,
+  // the reorganized kernel's the permutation's copy out).
+  ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr;
+  DeviceAddr PermDev = 0;
+  if (Sort) {
+    if (Result Res = gpuStep(R, *Sort, Lanes, S, InspectorMs, SortMs, PermDev);
+        !Res.ok())
+      return Res;
+  } else {
+    auto T0 = Clock::now();
+    if (Result Res = inspectTripCounts(R, Counts); !Res.ok())
+      return Res;
+    InspectorMs = msSince(T0);
+    auto T1 = Clock::now();
+    unsigned KeyBits = 0;
+    sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
+    SortMs = msSince(T1);
+    S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes,
+                  Req.Block[0]);
+  }
+  unsigned KeyBits = std::min(S.KeyBits, Sort ? 16u : 32u);
   // The inspector has run: this launch runs reorganized when the gain
   // covers the sort; the next ones when it covers the inspector too.
   ReorganizeForecast Now = forecastReorganize(S, H, SortMs);
@@ -241,7 +255,11 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
       "on " + On + ": " + std::to_string(S.Threads) + " threads, counts mean " +
       fmt("%.2f", S.Mean) + " cv " + fmt("%.3f", S.Cv) + " max " +
       std::to_string(S.Max) + " (" + std::to_string(KeyBits) +
-      " key bits), expected warp max " + fmt("%.2f", S.ExpectedWarpMax) +
+      " key bits, sorted on " +
+      (Sort ? On : std::string("the host") +
+                       (isGpu(R.Dev) ? " (" + Model.Sorts[R.Dev].Why + ")"
+                                     : "")) +
+      "), expected warp max " + fmt("%.2f", S.ExpectedWarpMax) +
       " (mu + e" + std::to_string(Lanes) + " sigma, e" +
       std::to_string(Lanes) + " = " + fmt("%.2f", expectedNormalMax(Lanes)) +
       ")");
@@ -260,11 +278,12 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
       (Next.Pays ? "; pays from the next launch"
                  : "; the next launches run the original"));
   auto T2 = Clock::now();
-  Result Res = RunIt ? runReorganizedVariant(R, Perm)
-               : isCpu(R.Dev)
-                   ? runVariantWhole(R, Info.Name, K.Cpu, nullptr)
-                   : runVariantWhole(R, Info.Name, nullptr, nullptr);
+  Result Res = !RunIt ? runVariantWhole(R, Info.Name, K.Cpu, nullptr)
+               : Sort ? runVariantWhole(R, Info.Reorganized, nullptr, &PermDev)
+                      : runReorganizedVariant(R, Perm);
   double RunMs = msSince(T2);
+  if (PermDev)
+    (void)Bufs.device(R.Dev).free(PermDev);
   if (!Res.ok())
     return Res;
   if (!RunIt) {
@@ -287,6 +306,121 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
   if (H.Off && !WasOff)
     Model.planner(Bufs).recordReorganizeOff(
         Bufs.device(R.Dev).properties().Description, CacheKernel);
+  return Result::success();
+}
+
+ModelState::GpuSort *LaunchContext::gpuSort(Location L) {
+  ModelState::GpuSort &G = Model.Sorts[L];
+  if (!G.Tried) {
+    G.Tried = true;
+#ifdef CLEAVE_RT_HAVE_SORT_PTX
+    Bundle B;
+    B.Source = "the runtime's sort kernels";
+    BundleImage Ptx;
+    Ptx.Kind = ImageKind::PTX;
+    Ptx.Arch = "sm_70";
+    Ptx.Data = ReorganizeSortPtx;
+    B.Images.push_back(std::move(Ptx));
+    Device &D = Bufs.device(L);
+    Result Res = D.loadModule(B, G.M);
+    std::pair<const char *, FunctionHandle *> Fns[] = {
+        {"cleave_sort_max", &G.Max},
+        {"cleave_sort_histogram", &G.Hist},
+        {"cleave_sort_scan", &G.Scan},
+        {"cleave_sort_scatter", &G.Scatter},
+        {"cleave_sort_stats", &G.Stats}};
+    for (auto &[Name, F] : Fns)
+      if (Res.ok())
+        Res = D.getFunction(G.M, Name, *F);
+    if (!Res.ok()) {
+      G.Why = Res.message();
+      G.Stats = nullptr;
+    }
+#else
+    G.Why = "the runtime was built without its sort kernels";
+#endif
+  }
+  return G.Stats ? &G : nullptr;
+}
+
+/// The inspector, then the sort kernels of ReorganizeSort.cu on the GPU's
+/// compute stream: the largest count (the one value that comes back before
+/// the sort), the histogram of keys, its prefix sum, the scatter into
+/// \p Perm (allocated here, freed by the caller) and the model's sums.
+Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
+                              unsigned Lanes, TripStats &S,
+                              double &InspectorMs, double &SortMs,
+                              DeviceAddr &Perm) {
+  Device &D = Bufs.device(R.Dev);
+  StreamHandle St = D.internalStream(0);
+  uint32_t N = Req.Grid[0] * Req.Block[0];
+  uint32_t BlockThreads = Req.Block[0];
+  constexpr uint32_t MaxBuckets = 65536;
+  // Aux: [0, 32) the four sums, [32, 36) the largest count, [64, ...) the
+  // histogram, then each key's next slot.
+  const uint64_t AuxBytes = 64 + 4 * uint64_t(MaxBuckets);
+  DeviceAddr Counts = 0, Aux = 0;
+  Perm = 0;
+  Result Res = D.allocate(uint64_t(N) * 4, Counts);
+  if (Res.ok())
+    Res = D.allocate(uint64_t(N) * 4, Perm);
+  if (Res.ok())
+    Res = D.allocate(AuxBytes, Aux);
+  auto T0 = Clock::now();
+  if (Res.ok())
+    Res = runVariantWhole(R, Info.Inspector, nullptr, &Counts);
+  InspectorMs = msSince(T0);
+  auto T1 = Clock::now();
+  auto Launch = [&](FunctionHandle F, uint32_t Blocks, uint32_t Threads,
+                    std::vector<void *> Args) {
+    uint32_t Grid[3] = {std::max(1u, Blocks), 1, 1};
+    uint32_t Block[3] = {Threads, 1, 1};
+    return D.launchKernel(F, Grid, Block, 0, St, Args.data());
+  };
+  // Grid-stride kernels: enough blocks to fill the GPU.
+  uint32_t Blocks = std::min<uint32_t>((N + 255) / 256, 4096);
+  DeviceAddr MaxAt = Aux + 32, Hist = Aux + 64;
+  uint32_t Max = 0;
+  if (Res.ok())
+    Res = D.memset(Aux, 0, AuxBytes, St);
+  if (Res.ok())
+    Res = Launch(G.Max, Blocks, 256, {&Counts, &N, &MaxAt});
+  if (Res.ok())
+    Res = D.synchronizeStream(St);
+  if (Res.ok())
+    Res = D.copyDeviceToHost(&Max, MaxAt, 4);
+  uint32_t Bits = tripCountKeyBits(Max);
+  uint32_t Shift = Bits > 16 ? Bits - 16 : 0;
+  uint32_t Buckets = (Max >> Shift) + 1;
+  uint32_t Warps = (N + BlockThreads - 1) / BlockThreads *
+                   ((BlockThreads + 31) / 32);
+  if (Res.ok())
+    Res = Launch(G.Hist, Blocks, 256,
+                 {&Counts, &N, &Max, &Shift, &Buckets, &Hist});
+  if (Res.ok())
+    Res = Launch(G.Scan, 1, 1024, {&Hist, &Buckets});
+  if (Res.ok())
+    Res = Launch(G.Scatter, (N + 255) / 256, 256,
+                 {&Counts, &N, &Max, &Shift, &Hist, &Perm});
+  if (Res.ok())
+    Res = Launch(G.Stats, std::min<uint32_t>((Warps + 255) / 256, 4096), 256,
+                 {&Counts, &Perm, &N, &BlockThreads, &Aux});
+  if (Res.ok())
+    Res = D.synchronizeStream(St);
+  double Sums[4] = {0, 0, 0, 0};
+  if (Res.ok())
+    Res = D.copyDeviceToHost(Sums, Aux, sizeof(Sums));
+  SortMs = msSince(T1);
+  for (DeviceAddr A : {Counts, Aux})
+    if (A)
+      (void)D.free(A);
+  if (!Res.ok()) {
+    if (Perm)
+      (void)D.free(Perm);
+    Perm = 0;
+    return Res;
+  }
+  S = tripStatsFromSums(N, Lanes, Sums[0], Sums[1], Max, Sums[2], Sums[3]);
   return Result::success();
 }
 

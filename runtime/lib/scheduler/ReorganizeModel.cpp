@@ -26,16 +26,17 @@ double expectedNormalMax(unsigned W) {
   return Sum;
 }
 
-namespace {
-
-uint32_t clampCount(int32_t C) { return C < 0 ? 0u : uint32_t(C); }
-
-unsigned bitsFor(uint32_t Max) {
+unsigned tripCountKeyBits(uint32_t Max) {
   unsigned B = 0;
   while (B < 32 && (uint64_t(1) << B) <= Max)
     ++B;
   return B;
 }
+
+namespace {
+
+uint32_t clampCount(int32_t C) { return C < 0 ? 0u : uint32_t(C); }
+
 
 /// One stable counting pass over Src by Digit(thread), into Dst.
 template <class DigitFn>
@@ -58,7 +59,7 @@ void sortByTripCount(const int32_t *Counts, uint64_t N,
   uint32_t Max = 0;
   for (uint64_t I = 0; I < N; ++I)
     Max = std::max(Max, clampCount(Counts[I]));
-  KeyBits = bitsFor(Max);
+  KeyBits = tripCountKeyBits(Max);
   std::vector<int32_t> Src(N);
   for (uint64_t I = 0; I < N; ++I)
     Src[I] = int32_t(I);
@@ -80,31 +81,44 @@ void sortByTripCount(const int32_t *Counts, uint64_t N,
   Perm.swap(Src);
 }
 
-TripStats tripStats(const int32_t *Counts, uint64_t N, const int32_t *Perm,
-                    unsigned Lanes, unsigned BlockThreads) {
+TripStats tripStatsFromSums(uint64_t N, unsigned Lanes, double Sum,
+                            double SumSq, uint32_t Max, double WarpMaxOriginal,
+                            double WarpMaxSorted) {
   TripStats S;
   S.Threads = N;
-  S.Lanes = Lanes = std::max(1u, Lanes);
+  S.Lanes = std::max(1u, Lanes);
   if (!N)
     return S;
-  double Sum = 0, Sq = 0;
-  for (uint64_t I = 0; I < N; ++I) {
-    double C = clampCount(Counts[I]);
-    Sum += C;
-    Sq += C * C;
-    S.Max = std::max(S.Max, clampCount(Counts[I]));
-  }
-  S.KeyBits = bitsFor(S.Max);
+  S.Max = Max;
+  S.KeyBits = tripCountKeyBits(Max);
   S.Mean = Sum / double(N);
-  S.StdDev = std::sqrt(std::max(0.0, Sq / double(N) - S.Mean * S.Mean));
+  S.StdDev = std::sqrt(std::max(0.0, SumSq / double(N) - S.Mean * S.Mean));
   S.Cv = S.Mean > 0 ? S.StdDev / S.Mean : 0;
   // The normal approximation's expected warp maximum, never above the
   // largest count.
   S.ExpectedWarpMax = std::min<double>(
-      S.Max, S.Mean + expectedNormalMax(Lanes) * S.StdDev);
+      Max, S.Mean + expectedNormalMax(S.Lanes) * S.StdDev);
   S.PredictedWee = S.ExpectedWarpMax > 0 ? S.Mean / S.ExpectedWarpMax : 1;
+  S.WarpMaxOriginal = WarpMaxOriginal;
+  S.WarpMaxSorted = WarpMaxSorted;
+  S.WeeOriginal = WarpMaxOriginal > 0 ? Sum / (S.Lanes * WarpMaxOriginal) : 1;
+  S.WeeSorted = WarpMaxSorted > 0 ? Sum / (S.Lanes * WarpMaxSorted) : 1;
+  return S;
+}
+
+TripStats tripStats(const int32_t *Counts, uint64_t N, const int32_t *Perm,
+                    unsigned Lanes, unsigned BlockThreads) {
+  Lanes = std::max(1u, Lanes);
+  double Sum = 0, Sq = 0;
+  uint32_t Max = 0;
+  for (uint64_t I = 0; I < N; ++I) {
+    double C = clampCount(Counts[I]);
+    Sum += C;
+    Sq += C * C;
+    Max = std::max(Max, clampCount(Counts[I]));
+  }
   // Warps are Lanes consecutive threads of a block.
-  uint64_t Block = BlockThreads ? BlockThreads : N;
+  uint64_t Block = BlockThreads ? BlockThreads : std::max<uint64_t>(N, 1);
   auto WarpMaxSum = [&](auto Item) {
     double W = 0;
     for (uint64_t B0 = 0; B0 < N; B0 += Block)
@@ -116,12 +130,10 @@ TripStats tripStats(const int32_t *Counts, uint64_t N, const int32_t *Perm,
       }
     return W;
   };
-  S.WarpMaxOriginal = WarpMaxSum([](uint64_t I) { return I; });
-  S.WarpMaxSorted = Perm ? WarpMaxSum([&](uint64_t I) { return Perm[I]; })
-                         : S.WarpMaxOriginal;
-  S.WeeOriginal = S.WarpMaxOriginal > 0 ? Sum / (Lanes * S.WarpMaxOriginal) : 1;
-  S.WeeSorted = S.WarpMaxSorted > 0 ? Sum / (Lanes * S.WarpMaxSorted) : 1;
-  return S;
+  double Original = WarpMaxSum([](uint64_t I) { return I; });
+  double Sorted =
+      Perm ? WarpMaxSum([&](uint64_t I) { return Perm[I]; }) : Original;
+  return tripStatsFromSums(N, Lanes, Sum, Sq, Max, Original, Sorted);
 }
 
 ReorganizeForecast forecastReorganize(const TripStats &S,

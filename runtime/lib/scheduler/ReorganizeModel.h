@@ -42,6 +42,9 @@ namespace rt {
 /// E[max of W i.i.d. N(0,1)], by numerical integration (2.07 for W = 32).
 double expectedNormalMax(unsigned W);
 
+/// The bits a count of \p Max needs (0 for 0).
+unsigned tripCountKeyBits(uint32_t Max);
+
 /// Sorts the threads [0, N) by Counts (negative counts as 0), largest
 /// first, ties in thread order: Perm[i] is the thread whose item the i-th
 /// thread runs. KeyBits: the bits the largest count needs.
@@ -70,6 +73,12 @@ struct TripStats {
 /// entries) gives the sorted order, null for launch order only.
 TripStats tripStats(const int32_t *Counts, uint64_t N, const int32_t *Perm,
                     unsigned Lanes, unsigned BlockThreads);
+
+/// The same from sums the GPU's sort kernels give: the counts' sum and sum
+/// of squares, the largest count, and the two warp-maximum sums.
+TripStats tripStatsFromSums(uint64_t N, unsigned Lanes, double Sum,
+                            double SumSq, uint32_t Max, double WarpMaxOriginal,
+                            double WarpMaxSorted);
 
 /// What was measured for one kernel, device and launch size (ms; negative:
 /// not yet).
