@@ -182,14 +182,17 @@ struct ModelState {
   /// size (Reorganize.cpp).
   std::map<std::string, ReorganizeHistory> Reorganize;
   /// Per GPU, the step's sort kernels (ReorganizeSort.cu), loaded at the
-  /// first step there and kept for the process; Why says why there are
-  /// none (the host sorts then).
+  /// first step there, and their memory (counts, permutation, sums and
+  /// histogram), grown to the largest launch; both kept for the process.
+  /// Why says why there are no kernels (the host sorts then).
   struct GpuSort {
     bool Tried = false;
     ModuleHandle M = nullptr;
     FunctionHandle Max = nullptr, Hist = nullptr, Scan = nullptr,
                    Scatter = nullptr, Stats = nullptr;
     std::string Why;
+    DeviceAddr Counts = 0, Perm = 0, Aux = 0;
+    uint64_t Threads = 0; ///< what Counts and Perm hold
   };
   std::map<Location, GpuSort> Sorts;
 
@@ -773,8 +776,7 @@ private:
   /// on the GPU (\p Sort null: the host sorts).
   ModelState::GpuSort *gpuSort(Location L);
   Result gpuStep(RunState &R, ModelState::GpuSort &Sort, unsigned Lanes,
-                 TripStats &S, double &InspectorMs, double &SortMs,
-                 DeviceAddr &Perm);
+                 TripStats &S, double &InspectorMs, double &SortMs);
   unsigned slabDim() const;
   uint64_t slabBlocks(unsigned Dim) const;
   std::vector<PartitionRange> alignToSlabs(std::vector<PartitionRange> R) const;

@@ -202,7 +202,8 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
   Ran = true;
   if (Act == ReorganizeAction::MeasureOriginal) {
     auto T0 = Clock::now();
-    Result Res = runVariantWhole(R, Info.Name, K.Cpu, nullptr);
+    Result Res = runVariantWhole(
+        R, Info.variant(VariantKind::Original).Entry, K.Cpu, nullptr);
     if (Res.ok())
       H.OriginalMs = msSince(T0);
     if (PlanRun)
@@ -226,9 +227,8 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
   // the counts come to the host (the inspector's time includes that copy,
   // the reorganized kernel's the permutation's copy out).
   ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr;
-  DeviceAddr PermDev = 0;
   if (Sort) {
-    if (Result Res = gpuStep(R, *Sort, Lanes, S, InspectorMs, SortMs, PermDev);
+    if (Result Res = gpuStep(R, *Sort, Lanes, S, InspectorMs, SortMs);
         !Res.ok())
       return Res;
   } else {
@@ -278,12 +278,12 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
       (Next.Pays ? "; pays from the next launch"
                  : "; the next launches run the original"));
   auto T2 = Clock::now();
-  Result Res = !RunIt ? runVariantWhole(R, Info.Name, K.Cpu, nullptr)
-               : Sort ? runVariantWhole(R, Info.Reorganized, nullptr, &PermDev)
+  const std::string &Original = Info.variant(VariantKind::Original).Entry;
+  Result Res = !RunIt ? runVariantWhole(R, Original, K.Cpu, nullptr)
+               : Sort ? runVariantWhole(R, Info.Reorganized, nullptr,
+                                        &Sort->Perm)
                       : runReorganizedVariant(R, Perm);
   double RunMs = msSince(T2);
-  if (PermDev)
-    (void)Bufs.device(R.Dev).free(PermDev);
   if (!Res.ok())
     return Res;
   if (!RunIt) {
@@ -346,11 +346,10 @@ ModelState::GpuSort *LaunchContext::gpuSort(Location L) {
 /// The inspector, then the sort kernels of ReorganizeSort.cu on the GPU's
 /// compute stream: the largest count (the one value that comes back before
 /// the sort), the histogram of keys, its prefix sum, the scatter into
-/// \p Perm (allocated here, freed by the caller) and the model's sums.
+/// G.Perm and the model's sums.
 Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
                               unsigned Lanes, TripStats &S,
-                              double &InspectorMs, double &SortMs,
-                              DeviceAddr &Perm) {
+                              double &InspectorMs, double &SortMs) {
   Device &D = Bufs.device(R.Dev);
   StreamHandle St = D.internalStream(0);
   uint32_t N = Req.Grid[0] * Req.Block[0];
@@ -359,14 +358,23 @@ Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
   // Aux: [0, 32) the four sums, [32, 36) the largest count, [64, ...) the
   // histogram, then each key's next slot.
   const uint64_t AuxBytes = 64 + 4 * uint64_t(MaxBuckets);
-  DeviceAddr Counts = 0, Aux = 0;
-  Perm = 0;
-  Result Res = D.allocate(uint64_t(N) * 4, Counts);
-  if (Res.ok())
-    Res = D.allocate(uint64_t(N) * 4, Perm);
-  if (Res.ok())
-    Res = D.allocate(AuxBytes, Aux);
   auto T0 = Clock::now();
+  Result Res;
+  if (G.Threads < N) {
+    for (DeviceAddr *A : {&G.Counts, &G.Perm})
+      if (*A)
+        (void)D.free(*A);
+    G.Counts = G.Perm = 0;
+    G.Threads = 0;
+    Res = D.allocate(uint64_t(N) * 4, G.Counts);
+    if (Res.ok())
+      Res = D.allocate(uint64_t(N) * 4, G.Perm);
+    if (Res.ok())
+      G.Threads = N;
+  }
+  if (Res.ok() && !G.Aux)
+    Res = D.allocate(AuxBytes, G.Aux);
+  DeviceAddr Counts = G.Counts, Perm = G.Perm, Aux = G.Aux;
   if (Res.ok())
     Res = runVariantWhole(R, Info.Inspector, nullptr, &Counts);
   InspectorMs = msSince(T0);
@@ -411,15 +419,8 @@ Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
   if (Res.ok())
     Res = D.copyDeviceToHost(Sums, Aux, sizeof(Sums));
   SortMs = msSince(T1);
-  for (DeviceAddr A : {Counts, Aux})
-    if (A)
-      (void)D.free(A);
-  if (!Res.ok()) {
-    if (Perm)
-      (void)D.free(Perm);
-    Perm = 0;
+  if (!Res.ok())
     return Res;
-  }
   S = tripStatsFromSums(N, Lanes, Sums[0], Sums[1], Max, Sums[2], Sums[3]);
   return Result::success();
 }
