@@ -185,8 +185,12 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
   ReorganizeHistory &H = reorganizeHistory(R, CacheKernel);
   ReorganizeAction Act = chooseReorganizeAction(Mode, H, Threads, Lanes);
   std::string On = name(R.Dev);
+  // A repeated launch starts from the kept launch's plan: what this one
+  // does replaces what that one did.
   LaunchPlan::Run *PlanRun =
       R.PlanIndex < Plan.Runs.size() ? &Plan.Runs[R.PlanIndex] : nullptr;
+  if (PlanRun)
+    PlanRun->Variant = isCpu(R.Dev) ? "cpu" : "original";
   Plan.Reorganize.clear();
   if (Act == ReorganizeAction::Original) {
     Plan.Reorganize.push_back(
