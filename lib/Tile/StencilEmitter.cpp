@@ -384,6 +384,11 @@ static __device__ __forceinline__ void
 std::string StencilWriter::tilesKernel() const {
   auto V = common();
   V.push_back({"TOUCHED", touched()});
+  std::string CellArgs;
+  for (const VarDecl *C : N.Captures)
+    if (!isInOrOut(C))
+      CellArgs += ", " + C->getName().str();
+  V.push_back({"CELLARGS", CellArgs});
   return fill(
       R"(// Time tiles of @ROWS@ x @COLS@ cells, __cleave_k <= @STEPS@ steps per launch.
 // Block (bx, by) stages its tile and a halo of @HALO@ cells per step from the
@@ -421,9 +426,9 @@ __global__ void @NAME@_tiles(int __cleave_k, const @T@ *__cleave_cur,
       if (__cleave_gi >= __cleave_ilo && __cleave_gi < __cleave_ihi &&
           __cleave_gj >= __cleave_jlo && __cleave_gj < __cleave_jhi) {
         if (__cleave_s & 1)
-          @NAME@_cell(__cleave_s0, __cleave_s1, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj@ARGS@);
+          @NAME@_cell(__cleave_s0, __cleave_s1, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj@CELLARGS@);
         else
-          @NAME@_cell(__cleave_s1, __cleave_s0, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj@ARGS@);
+          @NAME@_cell(__cleave_s1, __cleave_s0, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj@CELLARGS@);
       }
     }
     __syncthreads();
