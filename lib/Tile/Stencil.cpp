@@ -129,6 +129,28 @@ bool StencilBuilder::checkStep(const ForStmt *Time) {
     return refuse(N.Outer.For->getBeginLoc(), "the step must write '" +
                                                   Out.Decl->getName().str() +
                                                   "' at cell (i, j)");
+  // One assignment among the body's statements: every step writes every
+  // cell (a cell a step skips would keep, in the tiles' windows, a value
+  // the nest as written does not leave there).
+  std::vector<const Stmt *> Top;
+  if (const auto *CS = dyn_cast<CompoundStmt>(N.Body))
+    Top.assign(CS->body_begin(), CS->body_end());
+  else
+    Top.push_back(N.Body);
+  unsigned Writes = 0, Unconditional = 0;
+  for (const Access &A : N.Accesses)
+    if (A.Array == S.Out && A.Writes) {
+      ++Writes;
+      Unconditional += llvm::any_of(Top, [&](const Stmt *St) {
+        const auto *BO = dyn_cast<BinaryOperator>(St);
+        return BO && BO->getOpcode() == BO_Assign &&
+               BO->getLHS()->IgnoreParens() == A.Expr;
+      });
+    }
+  if (Writes != 1 || Unconditional != 1)
+    return refuse(N.Body->getBeginLoc(),
+                  "the step must write '" + Out.Decl->getName().str() +
+                      "' once, unconditionally, as a statement of its body");
   return true;
 }
 

@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 using namespace clang;
 
@@ -60,10 +61,28 @@ __cleave_stencil_device deviceOf(const StencilDevice &D) {
           D.L2GBps * 1e9, double(D.L2Bytes), D.LaunchUs * 1e-6};
 }
 
-__cleave_stencil_shape shapeOf(const StencilNest &S, ASTContext &Ctx) {
-  return {double(S.Offsets.size()), double(haloOf(S)),
-          double(elementBytes(S, Ctx))};
+/// Shared-memory loads per cell when a thread computes \p Strip cells along
+/// i: the distinct cells the strip reads, over its cells (the compiler loads
+/// a cell once for all of them: the windows are distinct __shared__ arrays,
+/// so the strip's stores cannot change what it loads).
+double stripLoads(const StencilNest &S, unsigned Strip) {
+  std::set<std::pair<int64_t, int64_t>> Cells;
+  for (auto [A, B] : S.Offsets)
+    for (unsigned Q = 0; Q < Strip; ++Q)
+      Cells.insert({A + Q, B});
+  return double(Cells.size()) / Strip;
 }
+
+__cleave_stencil_shape shapeOf(const StencilNest &S, unsigned Strip,
+                               ASTContext &Ctx) {
+  return {double(S.Offsets.size()), double(haloOf(S)),
+          double(elementBytes(S, Ctx)), stripLoads(S, Strip)};
+}
+
+/// The strips the model may choose: the strip's loads stay in registers
+/// until its last cell uses them, so a strip reads at most this many
+/// points (a bound on register pressure).
+constexpr unsigned MaxStripPoints = 256;
 
 /// The reference problem the compile-time choices are made for.
 constexpr double RefCells = 8192, RefSteps = 512;
@@ -94,19 +113,20 @@ std::optional<TimeTileSizes> chooseTimeTiles(const StencilNest &S,
   std::optional<TimeTileSizes> Best;
   double BestCost = 0;
   __cleave_stencil_device D = deviceOf(Dev);
-  __cleave_stencil_shape Sh = shapeOf(S, Ctx);
   for (auto [R, C] : Shapes)
-    for (unsigned K : StepChoices) {
-      TimeTileSizes T{R, C, K};
-      if (timeTileSharedBytes(S, T, Ctx) > MaxStaticSharedBytes)
-        continue;
-      double Cost = __cleave_stencil_tiles_s(D, Sh, RefCells, RefCells,
-                                             RefSteps, R, C, K);
-      if (!Best || Cost < BestCost) {
-        Best = T;
-        BestCost = Cost;
+    for (unsigned K : StepChoices)
+      for (unsigned Strip : {1u, 2u, 4u, 8u}) {
+        TimeTileSizes T{R, C, K, Strip};
+        if (timeTileSharedBytes(S, T, Ctx) > MaxStaticSharedBytes ||
+            Strip > R || Strip * S.Offsets.size() > MaxStripPoints)
+          continue;
+        double Cost = __cleave_stencil_tiles_s(
+            D, shapeOf(S, Strip, Ctx), RefCells, RefCells, RefSteps, R, C, K);
+        if (!Best || Cost < BestCost) {
+          Best = T;
+          BestCost = Cost;
+        }
       }
-    }
   if (!Best) {
     TimeTileSizes T{Shapes.front().first, Shapes.front().second,
                     StepChoices.front()};
@@ -125,7 +145,7 @@ std::optional<TimeTileSizes> chooseTimeTiles(const StencilNest &S,
 std::string stencilPredictions(const StencilNest &S, TimeTileSizes T,
                                const StencilDevice &Dev, ASTContext &Ctx) {
   __cleave_stencil_device D = deviceOf(Dev);
-  __cleave_stencil_shape Sh = shapeOf(S, Ctx);
+  __cleave_stencil_shape Sh = shapeOf(S, T.Strip, Ctx);
   std::string Out;
   bool Any = false;
   for (double N : {2048.0, 4096.0, 8192.0, 16384.0}) {
@@ -293,9 +313,7 @@ std::optional<std::string> StencilWriter::body(bool Staged,
       RW.ReplaceText(
           CharSourceRange::getTokenRange(R),
           Acc.Array == S.Out
-              ? "__cleave_out[__cleave_y * " +
-                    std::to_string(T.Cols + 2 * haloOf(S) * T.Steps) +
-                    " + __cleave_x]"
+              ? std::string("__cleave_v")
               : llvm::formatv("__cleave_in[(__cleave_y + ({0})) * {1} + "
                               "(__cleave_x + ({2}))]",
                               Acc.Row, T.Cols + 2 * haloOf(S) * T.Steps,
@@ -354,6 +372,7 @@ std::vector<std::pair<StringRef, std::string>> StencilWriter::common() const {
           {"ROWS", std::to_string(T.Rows)},
           {"COLS", std::to_string(T.Cols)},
           {"STEPS", std::to_string(T.Steps)},
+          {"STRIP", std::to_string(T.Strip)},
           {"HALO", std::to_string(haloOf(S))},
           {"SR", std::to_string(T.Rows + Grow)},
           {"SC", std::to_string(T.Cols + Grow)},
@@ -370,9 +389,9 @@ std::string StencilWriter::cellFunction(const std::string &Body) const {
   V.push_back({"BODY", Body});
   return fill(
       R"(// One cell of one step of @NAME@_tiles: the body reads the step's input
-// window and writes the output window, at the window's cell (y, x).
+// window at the window's cell (y, x) and leaves its result in __cleave_v.
 static __device__ __forceinline__ void
-@NAME@_cell(const @T@ *__restrict__ __cleave_in, @T@ *__restrict__ __cleave_out,
+@NAME@_cell(const @T@ *__restrict__ __cleave_in, @T@ &__cleave_v,
     int __cleave_y, int __cleave_x, long long __cleave_gi, long long __cleave_gj@PARAMS@) {
 @INDICES@  do @BODY@ while (0);
 }
@@ -389,6 +408,19 @@ std::string StencilWriter::tilesKernel() const {
     if (!isInOrOut(C))
       CellArgs += ", " + C->getName().str();
   V.push_back({"CELLARGS", CellArgs});
+  std::string Calls;
+  for (unsigned Q = 0; Q < T.Strip; ++Q)
+    Calls += llvm::formatv("        {0}_cell(__cleave_in, __cleave_v[{1}], "
+                           "__cleave_y + {1}, __cleave_x, __cleave_gi + {1}, "
+                           "__cleave_gj{2});\n",
+                           Name, Q, CellArgs)
+                 .str();
+  for (unsigned Q = 0; Q < T.Strip; ++Q)
+    Calls += llvm::formatv("        __cleave_out[(__cleave_y + {0}) * {1} + "
+                           "__cleave_x] = __cleave_v[{0}];\n",
+                           Q, T.Cols + 2 * haloOf(S) * T.Steps)
+                 .str();
+  V.push_back({"STRIPCALLS", Calls});
   return fill(
       R"(// Time tiles of @ROWS@ x @COLS@ cells, __cleave_k <= @STEPS@ steps per launch.
 // Block (bx, by) stages its tile and a halo of @HALO@ cells per step from the
@@ -417,18 +449,31 @@ __global__ void @NAME@_tiles(int __cleave_k, const @T@ *__cleave_cur,
     }
   }
   __syncthreads();
+  // Step s computes the window less s halos; a thread computes a strip of
+  // @STRIP@ cells along i, straight-line when the whole strip is in the
+  // region and the domain.
   for (int __cleave_s = 1; __cleave_s <= __cleave_k; ++__cleave_s) {
-    const int __cleave_lo = @HALO@ * __cleave_s;
-    const int __cleave_nr = __cleave_rows - 2 * __cleave_lo, __cleave_nc = __cleave_cols - 2 * __cleave_lo;
-    for (int __cleave_e = threadIdx.x; __cleave_e < __cleave_nr * __cleave_nc; __cleave_e += blockDim.x) {
-      const int __cleave_y = __cleave_lo + __cleave_e / __cleave_nc, __cleave_x = __cleave_lo + __cleave_e % __cleave_nc;
+    const int __cleave_lo = @HALO@ * __cleave_s, __cleave_hi = __cleave_rows - __cleave_lo;
+    const int __cleave_nc = __cleave_cols - 2 * __cleave_lo;
+    const int __cleave_ns = (__cleave_hi - __cleave_lo + @STRIP@ - 1) / @STRIP@;
+    const @T@ *__restrict__ __cleave_in = __cleave_s & 1 ? __cleave_s0 : __cleave_s1;
+    @T@ *__restrict__ __cleave_out = __cleave_s & 1 ? __cleave_s1 : __cleave_s0;
+    for (int __cleave_e = threadIdx.x; __cleave_e < __cleave_ns * __cleave_nc; __cleave_e += blockDim.x) {
+      const int __cleave_y = __cleave_lo + __cleave_e / __cleave_nc * @STRIP@, __cleave_x = __cleave_lo + __cleave_e % __cleave_nc;
       const long long __cleave_gi = __cleave_y0 + __cleave_y, __cleave_gj = __cleave_x0 + __cleave_x;
-      if (__cleave_gi >= __cleave_ilo && __cleave_gi < __cleave_ihi &&
-          __cleave_gj >= __cleave_jlo && __cleave_gj < __cleave_jhi) {
-        if (__cleave_s & 1)
-          @NAME@_cell(__cleave_s0, __cleave_s1, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj@CELLARGS@);
-        else
-          @NAME@_cell(__cleave_s1, __cleave_s0, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj@CELLARGS@);
+      if (__cleave_gj < __cleave_jlo || __cleave_gj >= __cleave_jhi)
+        continue;
+      if (__cleave_y + @STRIP@ <= __cleave_hi && __cleave_gi >= __cleave_ilo && __cleave_gi + @STRIP@ <= __cleave_ihi) {
+        // Every load before the first store: the compiler loads each
+        // input cell of the strip once.
+        @T@ __cleave_v[@STRIP@];
+@STRIPCALLS@      } else {
+        for (int __cleave_q = 0; __cleave_q < @STRIP@; ++__cleave_q)
+          if (__cleave_y + __cleave_q < __cleave_hi && __cleave_gi + __cleave_q >= __cleave_ilo && __cleave_gi + __cleave_q < __cleave_ihi) {
+            @T@ __cleave_v;
+            @NAME@_cell(__cleave_in, __cleave_v, __cleave_y + __cleave_q, __cleave_x, __cleave_gi + __cleave_q, __cleave_gj@CELLARGS@);
+            __cleave_out[(__cleave_y + __cleave_q) * @SC@ + __cleave_x] = __cleave_v;
+          }
       }
     }
     __syncthreads();
@@ -577,9 +622,10 @@ std::string StencilWriter::run() const {
                                 Dev.Sms, Dev.ClockMHz, Dev.DramGBps, Dev.L2GBps,
                                 Dev.L2Bytes, Dev.LaunchUs)
                       .str()},
-       {"SHAPE", llvm::formatv("{0}, {1}, {2}", S.Offsets.size(), haloOf(S),
-                               elementBytes(S, Ctx))
-                     .str()},
+       {"SHAPE",
+        llvm::formatv("{0}, {1}, {2}, {3}", S.Offsets.size(), haloOf(S),
+                      elementBytes(S, Ctx), stripLoads(S, T.Strip))
+            .str()},
        {"FINISH",
         Swap
             ? fill(R"(if (__cleave_ok) {

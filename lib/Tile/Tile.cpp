@@ -195,7 +195,8 @@ std::optional<tile::EmittedNest> TileConsumer::timeTile(const PragmaSite &Site,
   remark(Site.Hash,
          llvm::formatv(
              "nest tiled: {0} stencil of radius {1} ({2} points, {3}), as "
-             "time tiles of {4} x {5} cells and {6} step(s) or one launch per "
+             "time tiles of {4} x {5} cells, {6} step(s) and strips of {10} "
+             "cell(s) per thread, or one launch per "
              "step, chosen at run time; {7}; dependences: flow {8} through "
              "'{9}'",
              S->shapeName(), S->Radius, S->Offsets.size(),
@@ -203,7 +204,7 @@ std::optional<tile::EmittedNest> TileConsumer::timeTile(const PragmaSite &Site,
              T->Rows, T->Cols, T->Steps,
              tile::stencilPredictions(*S, *T, Device, Ctx),
              Dist.empty() ? std::string("none") : llvm::join(Dist, ", "),
-             In.Decl->getName())
+             In.Decl->getName(), T->Strip)
              .str());
   return E;
 }

@@ -87,6 +87,18 @@ void cases(int *A, int *B, int *C, float *F, int *idx, int n, int m, int T,
 // CHECK: timeskew-refusals.cpp:[[@LINE-7]]:1: remark: cleave tile: nest left as written: the step reads 'B', which it writes (a stencil step reads one array and writes another)
 // CHECK: timeskew-refusals.cpp:[[@LINE-4]]:39: note: here
 
+// Every step writes every cell of the grid it writes.
+#pragma cleave tile technique(timeskew)
+  for (int t = 0; t < T; ++t) {
+    for (int i = 1; i < n - 1; ++i)
+      for (int j = 1; j < m - 1; ++j)
+        if (A[i * m + j] > 0)
+          B[i * m + j] = A[i * m + j + 1];
+    std::swap(A, B);
+  }
+// CHECK: timeskew-refusals.cpp:[[@LINE-8]]:1: remark: cleave tile: nest left as written: the step must write 'B' once, unconditionally, as a statement of its body
+// CHECK: timeskew-refusals.cpp:[[@LINE-5]]:9: note: here
+
 // The result must land on the cell the step computes.
 #pragma cleave tile technique(timeskew)
   for (int t = 0; t < T; ++t) {

@@ -21,7 +21,7 @@ void heat(float *A, float *B, int n, int m, int steps) {
     std::swap(A, B);
   }
 }
-// REMARK: timeskew.cpp:[[@LINE-10]]:1: remark: cleave tile: nest tiled: star stencil of radius 1 (5 points, pointer swap), as time tiles of 16 x 32 cells and 4 step(s) or one launch per step, chosen at run time; the model (on the built-in H200 numbers) predicts time tiles / one launch per step at 512 steps: 2048^2 {{[0-9.]+}} ({{.*}}), 4096^2 {{.*}}, 8192^2 {{.*}}, 16384^2 {{.*}}; dependences: flow (1, -1, 0), (1, 0, -1), (1, 0, 0), (1, 0, 1), (1, 1, 0) through 'A'
+// REMARK: timeskew.cpp:[[@LINE-10]]:1: remark: cleave tile: nest tiled: star stencil of radius 1 (5 points, pointer swap), as time tiles of 16 x 32 cells, 4 step(s) and strips of 8 cell(s) per thread, or one launch per step, chosen at run time; the model (on the built-in H200 numbers) predicts time tiles / one launch per step at 512 steps: 2048^2 {{[0-9.]+}} ({{.*}}), 4096^2 {{.*}}, 8192^2 {{.*}}, 16384^2 {{.*}}; dependences: flow (1, -1, 0), (1, 0, -1), (1, 0, 0), (1, 0, 1), (1, 1, 0) through 'A'
 
 void box(double *U, double *V, const double *c, int n, int m, int steps) {
 #pragma cleave tile technique(timeskew) tile(8, 16)
@@ -34,7 +34,7 @@ void box(double *U, double *V, const double *c, int n, int m, int steps) {
         U[i * m + j] = V[i * m + j];
   }
 }
-// REMARK: timeskew.cpp:[[@LINE-10]]:1: remark: cleave tile: nest tiled: general stencil of radius 2 (2 points, copy back), as time tiles of 8 x 16 cells and {{[0-9]+}} step(s) or one launch per step, chosen at run time; {{.*}}; dependences: flow (1, -2, -2), (1, 2, 2) through 'U'
+// REMARK: timeskew.cpp:[[@LINE-10]]:1: remark: cleave tile: nest tiled: general stencil of radius 2 (2 points, copy back), as time tiles of 8 x 16 cells, {{[0-9]+}} step(s) and strips of {{[0-9]}} cell(s) per thread, or one launch per step, chosen at run time; {{.*}}; dependences: flow (1, -2, -2), (1, 2, 2) through 'U'
 
 // The model is in the preamble, once.
 // CHECK: struct __cleave_tile_span {
@@ -43,19 +43,22 @@ void box(double *U, double *V, const double *c, int n, int m, int steps) {
 // CHECK-NOT: __cleave_stencil_prefer_tiles(
 // CHECK: #include <utility>
 
-// The first nest: the body on the windows, 40 = 32 + 2 x 4 steps x 1 halo.
+// The first nest: the body on the input window (40 = 32 + 2 x 4 steps x
+// 1 halo), its result in a register.
 // CHECK: static __device__ __forceinline__ void
-// CHECK-NEXT: __cleave_tile0_cell(const float *__restrict__ __cleave_in, float *__restrict__ __cleave_out,
+// CHECK-NEXT: __cleave_tile0_cell(const float *__restrict__ __cleave_in, float &__cleave_v,
 // CHECK-NEXT: int __cleave_y, int __cleave_x, long long __cleave_gi, long long __cleave_gj, int n, int m) {
 // CHECK-NEXT: const int i = (int)__cleave_gi;
 // CHECK-NEXT: const int j = (int)__cleave_gj;
-// CHECK: do __cleave_out[__cleave_y * 40 + __cleave_x] = (__cleave_in[(__cleave_y + (-1)) * 40 + (__cleave_x + (0))] + __cleave_in[(__cleave_y + (0)) * 40 + (__cleave_x + (-1))] + __cleave_in[(__cleave_y + (0)) * 40 + (__cleave_x + (0))] +
+// CHECK: do __cleave_v = (__cleave_in[(__cleave_y + (-1)) * 40 + (__cleave_x + (0))] + __cleave_in[(__cleave_y + (0)) * 40 + (__cleave_x + (-1))] + __cleave_in[(__cleave_y + (0)) * 40 + (__cleave_x + (0))] +
 // CHECK-NEXT: __cleave_in[(__cleave_y + (0)) * 40 + (__cleave_x + (1))] + __cleave_in[(__cleave_y + (1)) * 40 + (__cleave_x + (0))]) /
 // CHECK-NEXT: 5; while (0);
 
 // Staging: the domain's cells and the boundary cells the step reads (one
 // range per row offset), the boundary of both grids; then one barrier per
-// step, the windows alternating; then the core of the last two steps.
+// step, the windows alternating, each thread computing a strip of 8 cells
+// (every load before the first store; a partial strip cell by cell); then
+// the core of the last two steps.
 // CHECK: __global__ void __cleave_tile0_tiles(int __cleave_k, const float *__cleave_cur,
 // CHECK-NEXT: const float *__cleave_oth, float *__cleave_fin, float *__cleave_pen, int n, int m) {
 // CHECK-NEXT: const long long __cleave_ilo = 1, __cleave_ihi = (long long)n - 1;
@@ -69,11 +72,23 @@ void box(double *U, double *V, const double *c, int n, int m, int steps) {
 // CHECK-NEXT: if (!__cleave_dom)
 // CHECK-NEXT: __cleave_s1[__cleave_y * 40 + __cleave_x] = __cleave_oth[__cleave_gi * ((long long)m) + __cleave_gj];
 // CHECK: __syncthreads();
-// CHECK-NEXT: for (int __cleave_s = 1; __cleave_s <= __cleave_k; ++__cleave_s) {
-// CHECK-NEXT: const int __cleave_lo = 1 * __cleave_s;
-// CHECK: __cleave_tile0_cell(__cleave_s0, __cleave_s1, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj, n, m);
-// CHECK-NEXT: else
-// CHECK-NEXT: __cleave_tile0_cell(__cleave_s1, __cleave_s0, __cleave_y, __cleave_x, __cleave_gi, __cleave_gj, n, m);
+// CHECK: for (int __cleave_s = 1; __cleave_s <= __cleave_k; ++__cleave_s) {
+// CHECK-NEXT: const int __cleave_lo = 1 * __cleave_s, __cleave_hi = __cleave_rows - __cleave_lo;
+// CHECK: const float *__restrict__ __cleave_in = __cleave_s & 1 ? __cleave_s0 : __cleave_s1;
+// CHECK-NEXT: float *__restrict__ __cleave_out = __cleave_s & 1 ? __cleave_s1 : __cleave_s0;
+// CHECK: if (__cleave_y + 8 <= __cleave_hi && __cleave_gi >= __cleave_ilo && __cleave_gi + 8 <= __cleave_ihi) {
+// CHECK: float __cleave_v[8];
+// CHECK-NEXT: __cleave_tile0_cell(__cleave_in, __cleave_v[0], __cleave_y + 0, __cleave_x, __cleave_gi + 0, __cleave_gj, n, m);
+// CHECK: __cleave_tile0_cell(__cleave_in, __cleave_v[7], __cleave_y + 7, __cleave_x, __cleave_gi + 7, __cleave_gj, n, m);
+// CHECK-NEXT: __cleave_out[(__cleave_y + 0) * 40 + __cleave_x] = __cleave_v[0];
+// CHECK: __cleave_out[(__cleave_y + 7) * 40 + __cleave_x] = __cleave_v[7];
+// CHECK-NEXT: } else {
+// CHECK-NEXT: for (int __cleave_q = 0; __cleave_q < 8; ++__cleave_q)
+// CHECK-NEXT: if (__cleave_y + __cleave_q < __cleave_hi && __cleave_gi + __cleave_q >= __cleave_ilo && __cleave_gi + __cleave_q < __cleave_ihi) {
+// CHECK-NEXT: float __cleave_v;
+// CHECK-NEXT: __cleave_tile0_cell(__cleave_in, __cleave_v, __cleave_y + __cleave_q, __cleave_x, __cleave_gi + __cleave_q, __cleave_gj, n, m);
+// CHECK-NEXT: __cleave_out[(__cleave_y + __cleave_q) * 40 + __cleave_x] = __cleave_v;
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: __syncthreads();
@@ -102,7 +117,7 @@ void box(double *U, double *V, const double *c, int n, int m, int steps) {
 // CHECK-NEXT: const bool __cleave_tiles = CLEAVE_TILE_SCHEDULE;
 // CHECK-NEXT: #else
 // CHECK-NEXT: const bool __cleave_tiles = __cleave_stencil_prefer_tiles(
-// CHECK-NEXT: __cleave_stencil_device{132, {{.*}}}, __cleave_stencil_shape{5, 1, 4},
+// CHECK-NEXT: __cleave_stencil_device{132, {{.*}}}, __cleave_stencil_shape{5, 1, 4, 3.25},
 // CHECK-NEXT: (double)__cleave_ni, (double)__cleave_nj, (double)__cleave_steps, 16, 32, 4);
 // CHECK: const bool __cleave_pen = true && __cleave_t + __cleave_k == __cleave_steps;
 // CHECK-NEXT: __cleave_tile0_tiles<<<__cleave_tgrid, 256>>>(__cleave_k, __cleave_r[__cleave_t & 1].at,

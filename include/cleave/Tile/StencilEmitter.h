@@ -23,9 +23,11 @@
 
 namespace cleave::tile {
 
-/// Cells per time tile (Rows x Cols) and time steps per launch.
+/// Cells per time tile (Rows x Cols), time steps per launch, and the cells
+/// along i that one thread computes in a row (a strip: the step's loads of
+/// one input cell are shared by the strip's cells).
 struct TimeTileSizes {
-  unsigned Rows = 32, Cols = 32, Steps = 4;
+  unsigned Rows = 32, Cols = 32, Steps = 4, Strip = 1;
 };
 
 /// Shared-memory bytes of the two staged windows of \p T for \p S.
