@@ -287,9 +287,11 @@ std::string StencilWriter::hostArgs() const {
   return P;
 }
 
-/// The step's body: as written (the per-step kernel, whose parameters
-/// carry the two grids' names), or with the grids' accesses turned into
-/// the staged window's cells (the time tiles).
+/// The step's body with its write turned into __cleave_v and its reads of
+/// the input grid into the staged window's cells (the time tiles), or into
+/// offsets from the strip's first cell in global memory (the per-step
+/// kernel: cell q of the strip reads row q + a of the base, an address the
+/// compiler sees is the same for every cell that reads it).
 std::optional<std::string> StencilWriter::body(bool Staged,
                                                Refusal &Why) const {
   Rewriter RW(const_cast<SourceManager &>(SM), Ctx.getLangOpts());
@@ -309,16 +311,21 @@ std::optional<std::string> StencilWriter::body(bool Staged,
                                "' comes from a macro"};
       return std::nullopt;
     }
-    if (Staged)
-      RW.ReplaceText(
-          CharSourceRange::getTokenRange(R),
-          Acc.Array == S.Out
-              ? std::string("__cleave_v")
-              : llvm::formatv("__cleave_in[(__cleave_y + ({0})) * {1} + "
-                              "(__cleave_x + ({2}))]",
-                              Acc.Row, T.Cols + 2 * haloOf(S) * T.Steps,
-                              Acc.Col)
-                    .str());
+    if (Acc.Array == S.Out)
+      RW.ReplaceText(CharSourceRange::getTokenRange(R), "__cleave_v");
+    else if (Staged)
+      RW.ReplaceText(CharSourceRange::getTokenRange(R),
+                     llvm::formatv("__cleave_in[(__cleave_y + ({0})) * {1} + "
+                                   "(__cleave_x + ({2}))]",
+                                   Acc.Row, T.Cols + 2 * haloOf(S) * T.Steps,
+                                   Acc.Col)
+                         .str());
+    else
+      RW.ReplaceText(CharSourceRange::getTokenRange(R),
+                     llvm::formatv("__cleave_base[(long long)(__cleave_q + "
+                                   "({0})) * ({1}) + ({2})]",
+                                   Acc.Row, pitch(), Acc.Col)
+                         .str());
   }
   return RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
 }
@@ -499,14 +506,50 @@ std::string StencilWriter::stepKernel(const std::string &Body) const {
   auto V = common();
   V.push_back({"INDICES", indexDecls()});
   V.push_back({"BODY", Body});
+  std::string CellArgs, Calls;
+  for (const VarDecl *C : N.Captures)
+    if (!isInOrOut(C))
+      CellArgs += ", " + C->getName().str();
+  for (unsigned Q = 0; Q < T.Strip; ++Q)
+    Calls += llvm::formatv("    {0}_stepcell(__cleave_base, {1}, "
+                           "__cleave_v[{1}], __cleave_gi + {1}, "
+                           "__cleave_gj{2});\n",
+                           Name, Q, CellArgs)
+                 .str();
+  for (unsigned Q = 0; Q < T.Strip; ++Q)
+    Calls += llvm::formatv("    {0}[(__cleave_gi + {1}) * ({2}) + "
+                           "__cleave_gj] = __cleave_v[{1}];\n",
+                           Out.Decl->getName(), Q, pitch())
+                 .str();
+  V.push_back({"CELLARGS", CellArgs});
+  V.push_back({"STEPCALLS", Calls});
   return fill(
-      R"(// One time step, one thread per cell: the step's body as written.
+      R"(// Cell q of a strip of @NAME@_step: the step's body reading the input
+// grid from the strip's first cell __cleave_base, its result in __cleave_v.
+static __device__ __forceinline__ void
+@NAME@_stepcell(const @T@ *__cleave_base, int __cleave_q, @T@ &__cleave_v,
+    long long __cleave_gi, long long __cleave_gj@PARAMS@) {
+@INDICES@  do @BODY@ while (0);
+}
+
+// One time step: each thread computes a strip of @STRIP@ cells along i, every
+// load before the first store (the compiler loads each input cell of the
+// strip once).
 __global__ void @NAME@_step(const @T@ *@IN@, @T@ *@OUT@@PARAMS@) {
-@BOUNDS@  const long long __cleave_gi = __cleave_ilo + (long long)blockIdx.y * @BY@ + threadIdx.y;
+@BOUNDS@  const long long __cleave_gi = __cleave_ilo + ((long long)blockIdx.y * @BY@ + threadIdx.y) * @STRIP@;
   const long long __cleave_gj = __cleave_jlo + (long long)blockIdx.x * @BX@ + threadIdx.x;
   if (__cleave_gi >= __cleave_ihi || __cleave_gj >= __cleave_jhi)
     return;
-@INDICES@  do @BODY@ while (0);
+  const @T@ *__cleave_base = @IN@ + (__cleave_gi * (@PITCH@) + __cleave_gj);
+  if (__cleave_gi + @STRIP@ <= __cleave_ihi) {
+    @T@ __cleave_v[@STRIP@];
+@STEPCALLS@  } else {
+    for (int __cleave_q = 0; __cleave_gi + __cleave_q < __cleave_ihi; ++__cleave_q) {
+      @T@ __cleave_v;
+      @NAME@_stepcell(__cleave_base, __cleave_q, __cleave_v, __cleave_gi + __cleave_q, __cleave_gj@CELLARGS@);
+      @OUT@[(__cleave_gi + __cleave_q) * (@PITCH@) + __cleave_gj] = __cleave_v;
+    }
+  }
 }
 
 )",
@@ -663,6 +706,7 @@ const bool __cleave_tiles = __cleave_stencil_prefer_tiles(
 #endif
 __cleave_tile_buffer<@T@> *__cleave_r = __cleave_d, *__cleave_w = __cleave_e;
 const dim3 __cleave_grid((unsigned)((__cleave_nj + @BX@ - 1) / @BX@), (unsigned)((__cleave_ni + @BY@ - 1) / @BY@));
+const dim3 __cleave_sgrid((unsigned)((__cleave_nj + @BX@ - 1) / @BX@), (unsigned)((__cleave_ni + @BY@ * @STRIP@ - 1) / (@BY@ * @STRIP@)));
 if (__cleave_tiles) {
   __cleave_ok = __cleave_ok && __cleave_e[0].clone(__cleave_d[0]) && __cleave_e[1].clone(__cleave_d[1]);
   const dim3 __cleave_tgrid((unsigned)((__cleave_nj + @COLS@ - 1) / @COLS@), (unsigned)((__cleave_ni + @ROWS@ - 1) / @ROWS@));
@@ -678,7 +722,7 @@ if (__cleave_tiles) {
   }
 } else {
   for (long long __cleave_t = 0; __cleave_ok && __cleave_t < __cleave_steps; ++__cleave_t) {
-    @NAME@_step<<<__cleave_grid, dim3(@BX@, @BY@)>>>(__cleave_d[__cleave_t & 1].at, __cleave_d[(__cleave_t + 1) & 1].at@ARGS@);
+    @NAME@_step<<<__cleave_sgrid, dim3(@BX@, @BY@)>>>(__cleave_d[__cleave_t & 1].at, __cleave_d[(__cleave_t + 1) & 1].at@ARGS@);
     __cleave_ok = cudaGetLastError() == cudaSuccess;
   }
 }

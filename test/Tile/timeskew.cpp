@@ -97,9 +97,15 @@ void box(double *U, double *V, const double *c, int n, int m, int steps) {
 // CHECK-NEXT: if (__cleave_pen)
 // CHECK-NEXT: __cleave_pen[__cleave_gi * ((long long)m) + __cleave_gj] = __cleave_prev[__cleave_y * 40 + __cleave_x];
 
-// One launch per step: the body as written, the grids as parameters.
+// One launch per step: strips of 8 cells, the input read at offsets from
+// the strip's first cell, every load before the first store.
+// CHECK: __cleave_tile0_stepcell(const float *__cleave_base, int __cleave_q, float &__cleave_v,
+// CHECK: do __cleave_v = (__cleave_base[(long long)(__cleave_q + (-1)) * ((long long)m) + (0)] + __cleave_base[(long long)(__cleave_q + (0)) * ((long long)m) + (-1)] +
 // CHECK: __global__ void __cleave_tile0_step(const float *A, float *B, int n, int m) {
-// CHECK: do B[i * m + j] = (A[(i - 1) * m + j] + A[i * m + j - 1] + A[i * m + j] +
+// CHECK: const long long __cleave_gi = __cleave_ilo + ((long long)blockIdx.y * 8 + threadIdx.y) * 8;
+// CHECK: const float *__cleave_base = A + (__cleave_gi * ((long long)m) + __cleave_gj);
+// CHECK: __cleave_tile0_stepcell(__cleave_base, 7, __cleave_v[7], __cleave_gi + 7, __cleave_gj, n, m);
+// CHECK-NEXT: B[(__cleave_gi + 0) * ((long long)m) + __cleave_gj] = __cleave_v[0];
 
 // The host side: the swapped pointers by reference, both grids' spans at
 // the step's offsets, the model's choice, the last launch also writing step
@@ -123,7 +129,7 @@ void box(double *U, double *V, const double *c, int n, int m, int steps) {
 // CHECK-NEXT: __cleave_tile0_tiles<<<__cleave_tgrid, 256>>>(__cleave_k, __cleave_r[__cleave_t & 1].at,
 // CHECK-NEXT: __cleave_r[(__cleave_t + 1) & 1].at, __cleave_w[(__cleave_t + __cleave_k) & 1].at,
 // CHECK-NEXT: __cleave_pen ? __cleave_w[(__cleave_t + __cleave_k - 1) & 1].at : nullptr, n, m);
-// CHECK: __cleave_tile0_step<<<__cleave_grid, dim3(32, 8)>>>(__cleave_d[__cleave_t & 1].at, __cleave_d[(__cleave_t + 1) & 1].at, n, m);
+// CHECK: __cleave_tile0_step<<<__cleave_sgrid, dim3(32, 8)>>>(__cleave_d[__cleave_t & 1].at, __cleave_d[(__cleave_t + 1) & 1].at, n, m);
 // CHECK: __cleave_r[0].back(__cleave_A_span, A);
 // CHECK-NEXT: __cleave_r[1].back(__cleave_B_span, B);
 // CHECK-NEXT: if (__cleave_steps & 1)
