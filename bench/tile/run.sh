@@ -214,22 +214,24 @@ stencil_target() {
   echo "Ratios are times: below 1 means tiled is faster. A status other than pass is shown next to the time."
   echo "GCUPS: cell updates per second of the tiled run (N x M cells), in 10^9."
   echo
-  echo "## Wavefronts (technique(wavefront))"
-  echo
-  echo "| program | N x M | seq ms | tiled ms | naive ms | tiled/naive | tiled/seq | tiled GCUPS |"
-  echo "|---|---|---|---|---|---|---|---|"
-  for p in $progs; do
-    for s in $sizes; do
-      row="| $p | $s"
-      for v in seq tiled naive; do
-        t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
-        row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
+  if [ -n "$progs" ]; then
+    echo "## Wavefronts (technique(wavefront))"
+    echo
+    echo "| program | N x M | seq ms | tiled ms | naive ms | tiled/naive | tiled/seq | tiled GCUPS |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for p in $progs; do
+      for s in $sizes; do
+        row="| $p | $s"
+        for v in seq tiled naive; do
+          t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
+          row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
+        done
+        t=${med[$p,$s,tiled]:--}
+        gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
+        echo "$row | $(ratio "$t" "${med[$p,$s,naive]:--}") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
       done
-      t=${med[$p,$s,tiled]:--}
-      gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
-      echo "$row | $(ratio "$t" "${med[$p,$s,naive]:--}") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
     done
-  done
+  fi
   if [ -n "$stencils" ]; then
     echo
     echo "## Iterated stencils (technique(timeskew))"
