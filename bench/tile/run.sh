@@ -175,8 +175,10 @@ stencil_choice() {
   CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/stencil.tiled" "$1" "$2" "$3" probe 2>&1 < /dev/null |
     grep -o '^launch __cleave_tile[0-9]*_\(tiles\|step\)' | sed 's/.*_//; s/^step$/steps/' | sort | uniq -c | sort -rn | awk 'NR == 1 {print $2}'
 }
-for p in $stencils; do
-  for s in $stencil_runs; do
+# Runs outer, kernels inner: if DEADLINE cuts the call short, what is lost
+# is the last (largest) run's remaining kernels, not whole kernels.
+for s in $stencil_runs; do
+  for p in $stencils; do
     n=${s%x*} m=${s#*x} ref="" refv=""
     if [[ " $stencil_variants " == *" tiled "* ]] && ((SECONDS < deadline)); then
       c=$(stencil_choice "$p" "$n" "$m")
