@@ -201,19 +201,19 @@ TEST(ChunkPlanTest, ChunksOfAnEighthOrAWaveCutAtTheAlignment) {
   Q.Blocks = 32768;
   Q.WaveBlocks = waveBlocks(132, 128);
   EXPECT_EQ(Q.WaveBlocks, 132u * 16);
-  EXPECT_EQ(planChunks(Q), std::vector<uint64_t>(8, 4096));
+  EXPECT_EQ(provisionalChunks(Q), std::vector<uint64_t>(8, 4096));
   // A wave is more than an eighth: chunks of a wave, the remainder joins
   // the last whole one when it is smaller than a wave.
   Q.Blocks = 5000;
   Q.WaveBlocks = 2112;
-  EXPECT_EQ(planChunks(Q), (std::vector<uint64_t>{2112, 2888}));
+  EXPECT_EQ(provisionalChunks(Q), (std::vector<uint64_t>{2112, 2888}));
   Q.Blocks = 3000;
-  EXPECT_EQ(planChunks(Q).size(), 1u); // not worth pipelining
+  EXPECT_EQ(provisionalChunks(Q).size(), 1u); // not worth pipelining
   // Whole slabs of 100 blocks.
   Q.Blocks = 10000;
   Q.WaveBlocks = 1;
   Q.Align = 100;
-  std::vector<uint64_t> C = planChunks(Q);
+  std::vector<uint64_t> C = provisionalChunks(Q);
   ASSERT_EQ(C.size(), 8u);
   uint64_t Sum = 0;
   for (size_t I = 0; I < C.size(); ++I) {

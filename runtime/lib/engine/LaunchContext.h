@@ -15,6 +15,7 @@
 //   Attempt.cpp     run() and attempt(): the phases in order
 //   ModelPolicy.cpp the model policy's decision (scheduleByModel()) and timing
 //   Pipeline.cpp    one GPU run as chunks on send, kernel, receive streams
+//   PipelineModel.cpp  the chunk plan's inputs (TPSM) and the chunks' times
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_ENGINE_LAUNCHCONTEXT_H
@@ -52,6 +53,8 @@
 
 namespace cleave {
 namespace rt {
+
+struct ChunkQuery;
 
 // Programs
 //===----------------------------------------------------------------------===//
@@ -666,6 +669,19 @@ private:
   Result issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
                      size_t &Launched, size_t &SendsDone);
   void notePipeline(const RunState &R, const std::vector<PipeChunk> &Chunks);
+  /// The chunk plan's inputs (PipelineModel.cpp): the GPU's host-link
+  /// rates from its profile (pinned or pageable as the host copies are),
+  /// the bytes each way fitted to the chunks' footprints (\p Missing: what
+  /// the run misses; \p First: what goes with the first chunk; \p Upload:
+  /// all of it), and the kernel time from the performance table.
+  void askChunkModel(RunState &R, const std::map<uint64_t, RangeSet> &Missing,
+                     const std::map<uint64_t, RangeSet> &First,
+                     uint64_t Upload, ChunkQuery &Q);
+  /// Timing event \p Index of GPU \p L for the chunks' kernels (null when
+  /// the performance table is not there to take the times);
+  /// recordChunkTimes() gives the table what they measured.
+  EventHandle chunkTimer(Location L, size_t Index);
+  void recordChunkTimes(const RunState &R, const std::vector<uint64_t> &Counts);
   void landReceived(AttemptState &A);
   Result commitRuns(AttemptState &A);
   /// Recovery (Recover.cpp). failOver(): \p F's device is dropped and its

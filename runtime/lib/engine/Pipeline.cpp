@@ -1,5 +1,4 @@
-//===- Pipeline.cpp - One GPU run as chunks on three streams
-//---------------===//
+//===- Pipeline.cpp - One GPU run as chunks on three streams -------------===//
 //
 // Part of Cleave's runtime (no LLVM). See LaunchContext.h and
 // docs/runtime.md, "Transfer pipelining".
@@ -7,8 +6,8 @@
 // A run of a launch on one GPU whose inputs are in the host copy would
 // upload all of them, then run its kernel, then leave its results for the
 // program's copy back. Here it runs as consecutive chunks of its block
-// range instead (sizes from planChunks(), scheduler/ChunkPlan.h), on the
-// GPU's three internal streams:
+// range instead (sizes from planChunks(), scheduler/ChunkPlan.h: Luo's TPSM
+// plan, asked in PipelineModel.cpp), on the GPU's three internal streams:
 //
 //   send     (stream 1, host-to-device copy engine): chunk i's inputs that
 //            no earlier chunk sent, then event S[i];
@@ -109,24 +108,6 @@ bool LaunchContext::pipelineChunks(RunState &R,
     }
   if (Upload < Pipe.Opt.MinBytes)
     return false;
-  Device &D = Bufs.device(R.Dev);
-  ChunkQuery Q;
-  Q.Blocks = R.Count;
-  Q.WaveBlocks =
-      waveBlocks(D.properties().ComputeUnits,
-                 uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2]);
-  unsigned Dim = slabDim();
-  if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
-    Q.Align = slabBlocks(Dim);
-  Q.SendBytes = Upload;
-  // The results planReceives() may send back: those the program reads.
-  if (Pipe.Opt.Receive)
-    for (auto &[Id, U] : R.Uses)
-      if (!U.Writes.empty() && BufById.at(Id)->readBackBytes(hull(U.Writes)))
-        Q.ReceiveBytes += U.Writes.totalBytes();
-  std::vector<uint64_t> Sizes = planChunks(Q);
-  if (Sizes.size() < 2)
-    return false;
   // Bytes the run writes that are missing go with the first chunk: a
   // later chunk's send must not land on what an earlier chunk wrote.
   std::map<uint64_t, RangeSet> Sent;
@@ -138,6 +119,24 @@ bool LaunchContext::pipelineChunks(RunState &R,
       Written.insert(MH->second);
     Sent[Id] = Miss.intersection(Written);
   }
+  ChunkQuery Q;
+  Q.Blocks = R.Count;
+  unsigned Dim = slabDim();
+  if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
+    Q.Align = slabBlocks(Dim);
+  askChunkModel(R, Missing, Sent, Upload, Q);
+  ChunkPlan CP = planChunks(Q);
+  Plan.PipelineDevice = name(R.Dev);
+  Plan.PipelinePlan = CP.describe();
+  if (CP.Model) {
+    Plan.PipelineSendMs = CP.Model->T.Send * 1e3;
+    Plan.PipelineKernelMs = CP.Model->T.Kernel * 1e3;
+    Plan.PipelineReceiveMs = CP.Model->T.Receive * 1e3;
+    Plan.PipelinePredictedMs = CP.Model->seconds() * 1e3;
+  }
+  std::vector<uint64_t> Sizes = std::move(CP.Sizes);
+  if (Sizes.size() < 2)
+    return false;
   Chunks.assign(Sizes.size(), PipeChunk());
   uint64_t First = R.First;
   for (size_t C = 0; C < Sizes.size(); ++C) {
@@ -251,12 +250,19 @@ Result LaunchContext::issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
       return Res;
     SendsDone = C + 1;
     Res = D.waitForEvent(Kernel, D, Sent);
+    // The chunk's kernel alone, timed for the performance table.
+    EventHandle T0 = chunkTimer(R.Dev, 2 * C), T1 = chunkTimer(R.Dev, 2 * C + 1);
+    if (Res.ok() && T0 && T1)
+      Res = D.recordEvent(T0, Kernel);
     if (Res.ok())
       Res = launchOne(R.Dev, false, Entry, nullptr, Ch.First, Ch.Count,
                       R.ArgPtrs, R.PartParams);
     if (!Res.ok())
       return Res;
     Launched = C + 1;
+    if (T0 && T1)
+      if (Res = D.recordEvent(T1, Kernel); !Res.ok())
+        return Res;
     if (Res = D.recordEvent(Ran, Kernel); !Res.ok())
       return Res;
     if (C > 0)
@@ -321,6 +327,10 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   if (Err.ok() && !RecvWait.ok())
     Err = RecvWait;
   if (Err.ok()) {
+    std::vector<uint64_t> Counts;
+    for (const PipeChunk &Ch : Chunks)
+      Counts.push_back(Ch.Count);
+    recordChunkTimes(R, Counts);
     notePipeline(R, Chunks);
     R.Issued = true;
     for (PipeChunk &Ch : Chunks)
