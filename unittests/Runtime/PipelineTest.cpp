@@ -569,6 +569,8 @@ struct CaseSpec {
   std::function<bool(const std::vector<uint64_t> &)> Shape;
 };
 
+void PrintTo(const CaseSpec &C, std::ostream *OS) { *OS << C.Name; }
+
 class PipelineCaseTest : public PipelineTest,
                          public ::testing::WithParamInterface<CaseSpec> {};
 
