@@ -170,8 +170,9 @@ protected:
                              MemcpyKind::HostToDevice)
                     .ok());
   }
-  LaunchPlan launch() {
+  LaunchPlan launch(std::vector<PartitionRange> Partition = {}) {
     KernelLaunchRequest Req;
+    Req.Partition = std::move(Partition);
     Req.Kernel = Blur;
     Req.Grid[0] = unsigned(N + 127) / 128;
     Req.Block[0] = 128;
@@ -516,6 +517,59 @@ TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
       for (int X = 0; X < W; ++X)
         ASSERT_EQ(Got[size_t(X) * H + Y], Host[size_t(Y) * W + X])
             << "step " << Step << " (" << X << ", " << Y << ")";
+  }
+}
+
+/// The CPU's blocks [0, 8192) on the host copy, the GPU's pipelined.
+std::vector<PartitionRange> cpuAndGpu(Location Gpu) {
+  return {{0, 0, 8192}, {Gpu, 8192, 32768 - 8192}};
+}
+
+TEST_F(PipelineTest, CpuBesidePipelinedGpuMatchesUnpipelined) {
+  std::vector<std::vector<float>> Got[2];
+  for (bool On : {false, true}) {
+    PipelineOptions O;
+    O.On = On;
+    start(/*WithCpu=*/true, O);
+    Rng.seed(11);
+    for (int Step = 0; Step < 3; ++Step) {
+      upload();
+      Gpu->clearTrace();
+      LaunchPlan P = launch(cpuAndGpu(G));
+      EXPECT_EQ(P.Chunks.empty(), !On) << P.describe();
+      uint64_t Sent = 0;
+      for (const LaunchPlan::Run &R : P.Runs)
+        if (R.DeviceName == "cpu0") // computes on the host copy
+          EXPECT_EQ(R.BytesIn, 0u) << P.describe();
+      if (On) {
+        EXPECT_EQ(P.Chunks.front().First, 8192u) << P.describe();
+        EXPECT_EQ(P.Chunks.back().First + P.Chunks.back().Count, 32768u);
+        // The GPU gets what its blocks read, nothing of the CPU's.
+        for (const NullGpu::Op &Op : Gpu->ops())
+          if (Op.What == NullGpu::Op::CopyIn)
+            Sent += Op.Bytes;
+        EXPECT_EQ(Sent, (32768u - 8192u) * 512u + 4u) << P.describe();
+      }
+      Got[On].push_back(expectResults(On ? "cpu + pipelined gpu" : "split"));
+    }
+    TearDown();
+  }
+  EXPECT_TRUE(Got[0] == Got[1]);
+}
+
+TEST_F(PipelineTest, AFaultMidPipelineBesideTheCpuIsRecovered) {
+  start(/*WithCpu=*/true);
+  for (const char *Spec : {"gpu0:launch:3", "gpu0:copy:1", "cpu0:launch:1"}) {
+    FaultInjector::global().clear();
+    upload();
+    ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
+    LaunchPlan P = launch(cpuAndGpu(G));
+    ASSERT_EQ(P.Recoveries.size(), 1u) << Spec << "\n" << P.describe();
+    // The GPU's chunks ran (a send failing first leaves nothing run: the
+    // attempt starts again without the GPU).
+    EXPECT_EQ(P.Chunks.empty(), std::string(Spec) == "gpu0:copy:1")
+        << Spec << "\n" << P.describe();
+    expectResults(Spec);
   }
 }
 

@@ -664,6 +664,13 @@ private:
   /// back, after the run's writes are committed.
   struct PipeChunk;
   Result pipeline(AttemptState &A, bool &Piped);
+  /// The attempt's one GPU run that may be pipelined, its other runs all
+  /// on CPU devices (which work on the host copies the GPU's inputs come
+  /// from); null when there is none. prepareHostRuns() and runHostRuns()
+  /// prepare and run those CPU runs while the GPU's chunks run.
+  RunState *pipelinedRun(AttemptState &A);
+  std::optional<Failure> prepareHostRuns(AttemptState &A);
+  void runHostRuns(AttemptState &A);
   bool pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks);
   void planReceives(RunState &R, std::vector<PipeChunk> &Chunks);
   Result issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,

@@ -272,17 +272,60 @@ Result LaunchContext::issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
   return Receive(Chunks.size() - 1);
 }
 
+RunState *LaunchContext::pipelinedRun(AttemptState &A) {
+  // One GPU run; any other runs are on CPU devices, which work on the
+  // buffers' host copies, where the GPU's inputs come from.
+  if (!Pipe.Opt.On || A.Repeat || M == Mode::Merge || Combining ||
+      !whyNotSplit(true).empty())
+    return nullptr;
+  RunState *Gpu = nullptr;
+  for (RunState &R : A.Runs) {
+    if (isGpu(R.Dev)) {
+      if (Gpu)
+        return nullptr;
+      Gpu = &R;
+    } else if (!isCpu(R.Dev) ||
+               Bufs.validityLocation(R.Dev) != HostLocation) {
+      return nullptr;
+    }
+  }
+  if (!Gpu || Gpu->Count < 2 ||
+      Bufs.device(Gpu->Dev).numInternalStreams() < 3)
+    return nullptr;
+  return Gpu;
+}
+
+std::optional<Failure> LaunchContext::prepareHostRuns(AttemptState &A) {
+  for (RunState &R : A.Runs) {
+    if (!isCpu(R.Dev))
+      continue;
+    if (Result Res = prepare(R, false); !Res.ok())
+      return Failure{R.Dev, Res};
+  }
+  return std::nullopt;
+}
+
+void LaunchContext::runHostRuns(AttemptState &A) {
+  for (RunState &R : A.Runs) {
+    if (!isCpu(R.Dev))
+      continue;
+    Result Res = issue(R);
+    if (Res.ok()) {
+      R.Issued = true;
+      continue;
+    }
+    R.Failed = true;
+    A.Failed.emplace(R.Dev, Res);
+  }
+  runCpuRanges(A);
+}
+
 Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   Piped = false;
-  // A range the model policy times is not pipelined: its table holds
-  // kernel times, which chunks overlapped with copies would not give.
-  if (!Pipe.Opt.On || Timed || A.Repeat || A.Runs.size() != 1 ||
-      M == Mode::Merge || Combining || !isGpu(A.Runs[0].Dev) ||
-      A.Runs[0].Count < 2 ||
-      Bufs.device(A.Runs[0].Dev).numInternalStreams() < 3 ||
-      !whyNotSplit(true).empty())
+  RunState *Gpu = pipelinedRun(A);
+  if (!Gpu)
     return Result::success();
-  RunState &R = A.Runs[0];
+  RunState &R = *Gpu;
   std::vector<PipeChunk> Chunks;
   if (!pipelineChunks(R, Chunks) || !Pipe.event(Bufs, R.Dev, 2 * Chunks.size()))
     return Result::success(); // not worth it, or no events to chain with
@@ -292,6 +335,8 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   // ordered behind it.
   if (Result S = Bufs.settle(); !S.ok())
     return S;
+  if ((A.Fail = prepareHostRuns(A)))
+    return Result::success();
   R.PlanRun.Variant = "chunks";
   if (Result Res = finish(R); !Res.ok()) {
     A.Fail = Failure{R.Dev, Res};
@@ -302,6 +347,11 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   auto Start = std::chrono::steady_clock::now();
   Result Err = issueChunks(R, Chunks, Launched, SendsDone);
   Phases.mark("issue", name(R.Dev));
+  // The CPU's blocks, on the host copies, while the GPU's chunks run
+  // (unless nothing of the GPU's started: the attempt then starts again
+  // without it).
+  if (Err.ok() || Launched > 0)
+    runHostRuns(A);
   Device &D = Bufs.device(R.Dev);
   Result SendWait = D.synchronizeStream(D.internalStream(1));
   Result KernelWait = D.synchronizeStream(D.internalStream(0));
