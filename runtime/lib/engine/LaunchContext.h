@@ -688,6 +688,9 @@ private:
   /// the performance table is not there to take the times);
   /// recordChunkTimes() gives the table what they measured.
   EventHandle chunkTimer(Location L, size_t Index);
+  /// The host link of GPU \p L as TPSM sees it, when a share of this
+  /// launch there could be pipelined (SplitDevice::PipelineLinks).
+  std::optional<tpsm::LinkRates> pipelineLinks(Location L);
   void recordChunkTimes(const RunState &R, const std::vector<uint64_t> &Counts);
   void landReceived(AttemptState &A);
   Result commitRuns(AttemptState &A);

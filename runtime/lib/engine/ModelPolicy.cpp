@@ -156,6 +156,8 @@ SplitDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
     D.LinkGBps = G && G->PageableH2DGBps > 0
                      ? G->PageableH2DGBps
                      : profile_defaults::GpuHostLinkGBps;
+    D.PipelineLinks = pipelineLinks(L);
+    D.PipelineMinBytes = Pipe.Opt.MinBytes;
   } else {
     unsigned Threads = std::max(1u, Exec.numThreads());
     D.Wave = Threads;

@@ -128,6 +128,24 @@ void LaunchContext::askChunkModel(RunState &R,
                 "'s DRAM rate over the footprint's bytes; not measured yet)";
 }
 
+std::optional<tpsm::LinkRates> LaunchContext::pipelineLinks(Location L) {
+  if (!Pipe.Opt.On || !Model.P || !isGpu(L) ||
+      Bufs.device(L).numInternalStreams() < 3 || !whyNotSplit(true).empty())
+    return std::nullopt;
+  const DeviceProfile &Prof = Model.P->profile();
+  const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
+  if (!G || !Prof.FromFile)
+    return std::nullopt;
+  bool Pinned = !Ptrs.empty();
+  for (const PtrArg &P : Ptrs)
+    Pinned &= P.Buf->state().PinnedBy >= 0;
+  tpsm::LinkRates Links = tpsm::linkRates(
+      *G, Pinned ? tpsm::HostMemory::Pinned : tpsm::HostMemory::Pageable);
+  if (!Links.Missing.empty())
+    return std::nullopt;
+  return Links;
+}
+
 EventHandle LaunchContext::chunkTimer(Location L, size_t Index) {
   return Model.P ? Model.event(Bufs, L, Index) : nullptr;
 }

@@ -443,7 +443,29 @@ void ModelPartitioner::chargeBytes(const SplitRequest &R,
     Out.Devices[D].In = C.In;
     Out.Devices[D].HostIn = C.HostIn;
     Out.Devices[D].HostOut = C.HostOut;
+    C.PipelineFactor = pipelineFactor(R.Devices[D], C, N, AtN);
+    Out.Devices[D].PipelineFactor = C.PipelineFactor;
   }
+}
+
+double ModelPartitioner::pipelineFactor(const SplitDevice &Dev,
+                                        const DeviceCost &C, uint64_t N,
+                                        const ShareBytes &AtN) {
+  if (!Dev.PipelineLinks || !Dev.Gpu || N == 0 ||
+      AtN.Raw < double(std::max<uint64_t>(Dev.PipelineMinBytes, 1)))
+    return 0;
+  // The whole grid on this GPU, as the pipeliner would plan it: its
+  // inputs, the results the program reads back, its table's time.
+  tpsm::Workload W;
+  W.Blocks = N;
+  W.Send.PerBlock = AtN.Raw / double(N);
+  W.Receive.PerBlock = AtN.HostOut / double(N);
+  W.Kernel = tpsm::proportionalKernelTime(C.Perf.timeMs(N) / 1e3 / double(N));
+  W.MinChunk = std::max<uint64_t>(Dev.Wave, 1);
+  tpsm::Plan TP = tpsm::plan(W, *Dev.PipelineLinks);
+  if (!TP.Pipelined || !(TP.BoundSeconds > 0))
+    return 0;
+  return std::max(1.0, TP.PipelinedSeconds / TP.BoundSeconds);
 }
 
 void ModelPartitioner::chooseDecision(const SplitRequest &R,
@@ -576,6 +598,7 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
       std::fill(Q.begin(), Q.end(), 0);
       Q[D] = N;
       double T = predictPartition(P, Q, Times);
+      Out.Devices[D].SingleMs = T;
       if (T < SingleMs) {
         SingleMs = T;
         SingleDevice = D;
@@ -634,11 +657,22 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
   }
   // Shares that do not sum to the grid would leave blocks unrun: whatever
   // went wrong above, the launch runs whole on the search's root device.
+  // So does a split predicted to lose against that device (one held in
+  // force within HoldGain of the best): a split is taken only where it is
+  // predicted to win. A single device held in force stays (the hold keeps
+  // data from moving for noise), and the steady state is judged per launch
+  // from then on, and may cost more now by design.
   uint64_t Covered = 0;
-  for (uint64_t B : Dec.Blocks)
+  size_t Working = 0;
+  for (uint64_t B : Dec.Blocks) {
     Covered += B;
-  if (Dec.Blocks.size() != K || Covered != N) {
-    size_t Base = Dec.BaseDevice < K ? Dec.BaseDevice : 0;
+    Working += B != 0;
+  }
+  bool Loses = !Out.SteadyState && Working >= 2 && Dec.PredictedMs > SingleMs;
+  if (Dec.Blocks.size() != K || Covered != N || Loses) {
+    size_t Base = SingleDevice;
+    Dec.BaseDevice = Base;
+    Dec.SingleDeviceMs = SingleMs;
     Dec.Blocks.assign(K, 0);
     Dec.Blocks[Base] = N;
     Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
@@ -706,6 +740,13 @@ std::string SplitResult::describe(const SplitRequest &R) const {
         Rep.MeasuredRows, Rep.SeededRows,
         static_cast<unsigned long long>(R.Devices[D].Wave));
     S += Buf;
+    if (Rep.PipelineFactor > 0) {
+      std::snprintf(Buf, sizeof(Buf),
+                    "    pipelined (transfers overlap its run): %.3fx "
+                    "max(in, run, out), TPSM's plan over its bound\n",
+                    Rep.PipelineFactor);
+      S += Buf;
+    }
     if (Rep.HostInBytes > 0 || Rep.HostOutBytes > 0) {
       std::snprintf(Buf, sizeof(Buf),
                     "    the program's copies at every launch: %s in at "

@@ -31,12 +31,14 @@
 #include "cleave/rt/Error.h"
 #include "cleave/rt/Partitioner.h"
 #include "cleave/rt/PerfCache.h"
+#include "cleave/rt/Tpsm.h"
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,12 @@ struct SplitDevice {
   /// memory (ShareBytes::HostIn, HostOut), GB/s: a GPU's over its link, the
   /// CPU's into and out of the host copy.
   double HostInGBps = 0, HostOutGBps = 0;
+  /// A GPU whose share the engine would pipeline when it moves at least
+  /// PipelineMinBytes in (docs/runtime.md, "Transfer pipelining"): its
+  /// host link as TPSM sees it. The share's time is then the TPSM plan's
+  /// (DeviceCost::PipelineFactor), not send, run and receive in a row.
+  std::optional<tpsm::LinkRates> PipelineLinks;
+  uint64_t PipelineMinBytes = 0;
 };
 
 /// What a share of a launch moves (SplitRequest::MissingBytes).
@@ -163,6 +171,11 @@ struct SplitDeviceReport {
   double Scale = 1;
   /// No row measured here: Scale is the other devices' of the same kind.
   bool ScaleBorrowed = false;
+  /// > 0: its share with bytes in is pipelined, predicted at this factor
+  /// times max(in, run, out) (DeviceCost::PipelineFactor).
+  double PipelineFactor = 0;
+  /// Every block on it alone, as predicted (ms).
+  double SingleMs = 0;
   /// The row its share used, and whether it was measured.
   uint64_t Row = 0;
   bool RowMeasured = false;
@@ -298,6 +311,10 @@ private:
                       const Reusable &Search, SplitResult &Out);
   void reportShares(const SplitRequest &R, const PartitionProblem &P,
                     SplitResult &Out);
+  /// DeviceCost::PipelineFactor of \p Dev for the whole grid of \p N
+  /// blocks missing \p AtN: 0 when its share would not be pipelined.
+  static double pipelineFactor(const SplitDevice &Dev, const DeviceCost &C,
+                               uint64_t N, const ShareBytes &AtN);
   /// Decisions made per table key.
   std::map<std::string, unsigned> Launches;
   std::chrono::steady_clock::time_point LastSave;
