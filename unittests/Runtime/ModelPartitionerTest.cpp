@@ -599,6 +599,34 @@ TEST(ModelPartitioner, ASplitPredictedToLoseIsNeverTaken) {
   EXPECT_LE(Then.Decision.PredictedMs, Then.Decision.SingleDeviceMs) << Log;
 }
 
+TEST(ModelPartitioner, AMeasuredLossIsCorrectedAtTheNextDecision) {
+  // Two equal GPUs, nothing to move, 1.1 ms on one: an even split. A
+  // launch of it measured within ModelPartitioner::LossTolerance of the
+  // single device's prediction changes nothing; one measured at twice that
+  // makes the next decision the single device, once.
+  const uint64_t N = 65536;
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 65536,
+                          [](size_t, uint64_t, uint64_t) { return 0.0; });
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult First = P.split(R);
+  ASSERT_GT(First.Blocks[0], 0u);
+  ASSERT_GT(First.Blocks[1], 0u);
+  double Single = First.Decision.SingleDeviceMs;
+  ASSERT_GE(Single, ModelPartitioner::MinJudgedMs);
+  EXPECT_FALSE(P.recordOutcome(R.Key, Single * 1.05));
+  EXPECT_GT(P.split(R).Blocks[1], 0u);
+  EXPECT_TRUE(P.recordOutcome(R.Key, Single * 2));
+  SplitResult Then = P.split(R);
+  std::string Log = Then.describe(R);
+  EXPECT_TRUE(Then.CorrectedLoss);
+  EXPECT_TRUE(Then.Blocks[0] == N || Then.Blocks[1] == N) << Log;
+  EXPECT_NE(Log.find("the last split measured"), std::string::npos) << Log;
+  // A decision on one device is not a split: nothing to judge.
+  EXPECT_FALSE(P.recordOutcome(R.Key, Single * 2));
+  SplitResult Again = P.split(R);
+  EXPECT_FALSE(Again.CorrectedLoss);
+}
+
 TEST(ModelPartitioner, ASharePlacedWithItsDataCostsNothing) {
   // Four equal GPUs, each holding the data of its quarter of the grid (the
   // last decision's): a share at the anchor misses nothing, the whole grid

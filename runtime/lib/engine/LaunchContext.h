@@ -463,6 +463,12 @@ private:
   /// them (ranges on these are timed and recorded), events used per GPU.
   bool Timed = false;
   PerfKey Key;
+  /// The model policy's decision this launch runs (searched or kept), and
+  /// noteModelOutcome(), which gives the planner its measured time: a
+  /// split measured to lose against the best single device is corrected
+  /// at the next launch (ModelPartitioner::recordOutcome).
+  ModelState::CachedDecision *Decided = nullptr;
+  void noteModelOutcome(double Ms);
   std::map<Location, SplitDevice> SplitDevs;
   std::map<Location, size_t> EventsUsed;
   /// CLEAVE_LOG=time: every range's time on stderr (GPU ranges timed with

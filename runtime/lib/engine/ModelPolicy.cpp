@@ -627,6 +627,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   setModelKey();
   uint64_t Prior = 0;
   ModelState::CachedDecision &Cached = cachedDecision(Devs, Prior);
+  Decided = &Cached;
   bool CopiesResumed = false;
   if (keepDecision(Cached, Prior, CopiesResumed, Out))
     return Result::success();
@@ -696,6 +697,21 @@ public:
     return Q.Launch->scheduleByModel(Q.Devices, Out);
   }
 };
+
+void LaunchContext::noteModelOutcome(double Ms) {
+  // A deferred launch returned before its work was done: not a measure.
+  if (!Decided || !Model.P || Plan.Deferred)
+    return;
+  if (!Model.P->recordOutcome(Key, Ms))
+    return;
+  Decided->NextSearch = Decided->Launches; // the next launch searches
+  if (Opts.Log.Plan)
+    std::fprintf(stderr,
+                 "plan %s (model): the split took %.3f ms, a loss against "
+                 "the best single device's prediction: the next launch "
+                 "runs whole there\n",
+                 Key.text().c_str(), Ms);
+}
 
 void LaunchContext::recordTime(const RunState &R, double Ms) {
   if (!Timed || !Model.P)

@@ -576,6 +576,18 @@ void ModelPartitioner::reportShares(const SplitRequest &R,
   }
 }
 
+bool ModelPartitioner::recordOutcome(const PerfKey &Key, double Ms) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Outcomes.find(Key.text());
+  if (It == Outcomes.end() || !It->second.first || !(Ms > 0))
+    return false;
+  double SingleMs = It->second.second;
+  if (SingleMs < MinJudgedMs || !(Ms > SingleMs * (1 + LossTolerance)))
+    return false;
+  Lost[Key.text()] = {Ms, SingleMs};
+  return true;
+}
+
 SplitResult ModelPartitioner::split(const SplitRequest &R) {
   SplitResult Out;
   size_t K = R.Devices.size();
@@ -669,7 +681,20 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
     Working += B != 0;
   }
   bool Loses = !Out.SteadyState && Working >= 2 && Dec.PredictedMs > SingleMs;
-  if (Dec.Blocks.size() != K || Covered != N || Loses) {
+  // A split of this key measured slower than this device was predicted
+  // (recordOutcome()): this launch runs whole on it, and its measurement
+  // joins the tables before the next search.
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Lost.find(R.Key.text());
+    if (It != Lost.end()) {
+      Out.CorrectedLoss = true;
+      Out.LostMs = It->second.first;
+      Out.LostPredictedMs = It->second.second;
+      Lost.erase(It);
+    }
+  }
+  if (Dec.Blocks.size() != K || Covered != N || Loses || Out.CorrectedLoss) {
     size_t Base = SingleDevice;
     Dec.BaseDevice = Base;
     Dec.SingleDeviceMs = SingleMs;
@@ -693,6 +718,9 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
     L.clear();
     for (size_t D = 0; D < K; ++D)
       L[R.Devices[D].Name] = Out.Blocks[D];
+    Outcomes[R.Key.text()] = {Working >= 2 && !Out.CorrectedLoss &&
+                                  Dec.Blocks[SingleDevice] != N,
+                              SingleMs};
   }
 
   reportShares(R, P, Out);
@@ -804,6 +832,15 @@ std::string SplitResult::describe(const SplitRequest &R) const {
   if (Reused)
     S += "  the previous decision, kept: tables and bytes in moved less "
          "than 3 %\n";
+  if (CorrectedLoss) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  whole on the best single device: the last split "
+                  "measured %.3f ms, more than %.0f %% over its %.3f ms "
+                  "predicted\n",
+                  LostMs, ModelPartitioner::LossTolerance * 100,
+                  LostPredictedMs);
+    S += Buf;
+  }
   if (Held) {
     std::snprintf(Buf, sizeof(Buf),
                   "  the decision in force, kept: the best found predicts "

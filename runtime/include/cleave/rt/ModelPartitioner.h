@@ -203,6 +203,12 @@ struct SplitResult {
   /// ModelPartitioner::HoldGain faster (HeldBestMs).
   bool Held = false;
   double HeldBestMs = 0;
+  /// The last split of the key measured more than LossTolerance over the
+  /// best single device's prediction (ModelPartitioner::recordOutcome()):
+  /// this decision is that device, whole. LostMs: what the split measured;
+  /// LostPredictedMs: that prediction.
+  bool CorrectedLoss = false;
+  double LostMs = 0, LostPredictedMs = 0;
   /// For CLEAVE_LOG=plan: per device predicted ms, blocks, bytes in and
   /// written, the single-device alternative, seeded or measured rows.
   std::string describe(const SplitRequest &R) const;
@@ -269,6 +275,19 @@ public:
   void record(const SplitDevice &D, const PerfKey &Key, uint64_t Blocks,
               double Ms);
 
+  /// A launch of \p Key that ran as its last decision took \p Ms (the
+  /// engine's clock, from its decision to its results). When that decision
+  /// was a split and \p Ms exceeds the best single device's prediction at
+  /// it by more than LossTolerance, the next split() of the key runs whole
+  /// on that device (SplitResult::CorrectedLoss), once, and true is
+  /// returned: the caller searches again at its next launch.
+  bool recordOutcome(const PerfKey &Key, double Ms);
+  static constexpr double LossTolerance = 0.10;
+  /// Launches whose best single device is predicted under this are not
+  /// judged: their measured time is mostly the engine's host work, which
+  /// varies with the host's load more than the tolerance.
+  static constexpr double MinJudgedMs = 1.0;
+
   /// Writes the cache when it changed (and persistence is on).
   Result flush();
   /// flush() at most every 2 s (after measurements).
@@ -298,6 +317,11 @@ private:
     double SteadyNowMs = 0;
   };
   std::map<std::string, Reusable> LastSearch;
+  /// Per table key: whether its last decision was a split, and the best
+  /// single device's predicted time then; the keys whose split measured a
+  /// loss (measured, that prediction), for recordOutcome() and split().
+  std::map<std::string, std::pair<bool, double>> Outcomes;
+  std::map<std::string, std::pair<double, double>> Lost;
   /// The steps of split(): the partitioner's problem (tables, links, fixed
   /// costs), each device's anchor share, the bytes each device misses
   /// fitted to its share, the decision among the search's, the steady
