@@ -5,7 +5,13 @@
 // bench/pipeline/run.sh runs it under the configurations it compares.
 //
 // Kernels: vecadd (c = a + b), stencil1d (3 points), stencil2d (5 points
-// on a W x H grid of 32 x 8 blocks), blackscholes (3 inputs, 2 outputs).
+// on a W x H grid of 32 x 8 blocks), blackscholes (3 inputs, 2 outputs),
+// and Luo's TPSM cases (digest 000 §3.1): sepia and filter (a 5 x 5 linear
+// filter, weights in __constant__ memory) on an interleaved RGB image of
+// bytes, 16 x 16 blocks; matmul_sh and matmul_rh, the naive matrix product
+// C = A B (A is M x K, one thread per element of C, 16 x 16 blocks) in
+// Luo's send-heavy shape M x K x N = 358400 x 512 x 14 and his
+// receive-heavy one 16384 x 4 x 7168.
 //
 // Default mode, per repetition (after one untimed warm-up): the host
 // rewrites the inputs (untimed), then the program times with a steady
@@ -20,12 +26,18 @@
 // resident inputs (kernel_ms) and the copies back alone (receive_ms): a
 // pipeline of the three cannot beat bound_ms = max of them.
 //
+// --streams (vecadd and blackscholes): the program pipelines by hand, as a
+// CUDA user writes it: pinned host arrays (cudaMallocHost), 4 streams, the
+// elements cut into C chunks, chunk c's copies in, kernel and copies back
+// queued on stream c % 4 with cudaMemcpyAsync; total_ms from the first
+// copy queued to cudaDeviceSynchronize. One line per C in 8, 16, 32.
+//
 // Results are checked on a sample of elements against a host reference of
-// the current inputs after the last repetition (ok). One JSON line per
-// kernel on stdout; progress on stderr.
+// the current inputs after the last repetition (ok; PASS or FAIL on
+// stderr). One JSON line per kernel on stdout; progress on stderr.
 //
 // Usage: pipeline [--kernels a,b,...] [--reps N] [--scale S] [--small]
-//                 [--bound] [--label L]
+//                 [--bound | --streams] [--label L]
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -97,14 +109,83 @@ __global__ void blackscholes(const float *s, const float *x, const float *t,
     bsOne(s[i], x[i], t[i], call[i], put[i]);
 }
 
+__host__ __device__ inline unsigned char toByte(float v) {
+  return (unsigned char)fminf(255.0f, fmaxf(0.0f, v));
+}
+
+/// Sepia tone of one RGB pixel.
+__host__ __device__ inline void sepiaPixel(const unsigned char *in,
+                                           unsigned char *out) {
+  float r = in[0], g = in[1], b = in[2];
+  out[0] = toByte(0.393f * r + 0.769f * g + 0.189f * b);
+  out[1] = toByte(0.349f * r + 0.686f * g + 0.168f * b);
+  out[2] = toByte(0.272f * r + 0.534f * g + 0.131f * b);
+}
+
+__global__ void sepia(const unsigned char *in, unsigned char *out, int w,
+                      int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    long p = long(y) * w + x;
+    sepiaPixel(in + 3 * p, out + 3 * p);
+  }
+}
+
+__constant__ float c_weights[25];
+
+/// Pixel (x, y) of the W x H RGB image \p in through the 5 x 5 filter, each
+/// channel, into \p out (3 bytes); border pixels keep their value.
+__host__ __device__ inline void filterPixel(const unsigned char *in, int w,
+                                            int h, int x, int y,
+                                            const float *wts,
+                                            unsigned char *out) {
+  long p = long(y) * w + x;
+  if (x < 2 || y < 2 || x >= w - 2 || y >= h - 2) {
+    for (int c = 0; c < 3; ++c)
+      out[c] = in[3 * p + c];
+    return;
+  }
+  for (int c = 0; c < 3; ++c) {
+    float acc = 0.0f;
+    for (int dy = -2; dy <= 2; ++dy)
+      for (int dx = -2; dx <= 2; ++dx)
+        acc += wts[(dy + 2) * 5 + dx + 2] * in[3 * (p + long(dy) * w + dx) + c];
+    out[c] = toByte(acc);
+  }
+}
+
+__global__ void filter(const unsigned char *in, unsigned char *out, int w,
+                       int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h)
+    filterPixel(in, w, h, x, y, c_weights, out + 3 * (long(y) * w + x));
+}
+
+__global__ void matmul(const float *a, const float *b, float *c, int m, int k,
+                       int n) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < m && col < n) {
+    float acc = 0.0f;
+    for (int i = 0; i < k; ++i)
+      acc += a[long(row) * k + i] * b[long(i) * n + col];
+    c[long(row) * n + col] = acc;
+  }
+}
+
 namespace {
 
 struct Options {
-  std::string Kernels = "vecadd,stencil1d,stencil2d,blackscholes";
+  std::string Kernels = "vecadd,stencil1d,stencil2d,blackscholes,sepia,"
+                        "filter,matmul_sh,matmul_rh";
   int Reps = 5;
   long Scale = 1;
-  bool Small = false, Bound = false;
+  bool Small = false, Bound = false, Streams = false;
   std::string Label = "run";
+  /// Whether host arrays are page-locked (cudaMallocHost).
+  bool pinned() const { return Bound || Streams; }
 } Opt;
 
 double nowMs() {
@@ -126,32 +207,40 @@ void parallelFor(long N, const std::function<void(long, long)> &F) {
 }
 
 float hashf(long I, int Salt) {
-  unsigned long X = (unsigned long)I * 2654435761ul + (unsigned long)Salt * 40503ul;
+  unsigned long X =
+      (unsigned long)I * 2654435761ul + (unsigned long)Salt * 40503ul;
   X ^= X >> 13;
   X *= 0x5bd1e995ul;
   X ^= X >> 15;
   return float(X % 10000) / 10000.0f;
 }
 
-/// A host array: pageable, or from cudaMallocHost with --bound.
+/// A host array of N elements of Elem bytes (floats unless said): pageable,
+/// or from cudaMallocHost with --bound and --streams.
 struct HostArray {
-  float *P = nullptr;
+  void *Raw = nullptr;
+  float *P = nullptr;         // as floats
+  unsigned char *U = nullptr; // as bytes
   long N = 0;
-  explicit HostArray(long N) : N(N) {
-    if (Opt.Bound)
-      CHECK(cudaMallocHost(&P, N * sizeof(float)));
+  size_t Bytes = 0;
+  explicit HostArray(long N, size_t Elem = sizeof(float))
+      : N(N), Bytes(N * Elem) {
+    if (Opt.pinned())
+      CHECK(cudaMallocHost(&Raw, Bytes));
     else
-      P = static_cast<float *>(std::malloc(N * sizeof(float)));
-    if (!P) {
+      Raw = std::malloc(Bytes);
+    if (!Raw) {
       std::fprintf(stderr, "pipeline: out of host memory\n");
       std::exit(1);
     }
+    P = static_cast<float *>(Raw);
+    U = static_cast<unsigned char *>(Raw);
   }
   ~HostArray() {
-    if (Opt.Bound)
-      cudaFreeHost(P);
+    if (Opt.pinned())
+      cudaFreeHost(Raw);
     else
-      std::free(P);
+      std::free(Raw);
   }
 };
 
@@ -159,11 +248,27 @@ struct HostArray {
 struct Bench {
   std::string Name, Sizes;
   std::vector<HostArray *> In, Out;
-  std::vector<float *> DIn, DOut;
-  std::function<void(int Rep)> Fill;   // the inputs of repetition Rep
-  std::function<void()> Launch;        // on the legacy stream
-  std::function<bool()> Check;         // sampled, against the inputs
+  std::vector<void *> DIn, DOut;
+  std::function<void(int Rep)> Fill; // the inputs of repetition Rep
+  std::function<void()> Launch;      // on the legacy stream
+  std::function<bool()> Check;       // sampled, against the inputs
+  /// Element-wise kernels (--streams): elements [Lo, Hi) on stream S,
+  /// every array offset by Lo.
+  std::function<void(long Lo, long Hi, cudaStream_t S)> LaunchRange;
+  /// The launch's blocks and threads per block.
+  long Blocks = 0;
+  int Threads = 256;
 };
+
+/// One wave of the GPU for blocks of \p Threads threads: its SMs times the
+/// blocks one SM holds by the thread and block limits.
+long waveBlocks(int Threads) {
+  cudaDeviceProp P;
+  CHECK(cudaGetDeviceProperties(&P, 0));
+  return long(P.multiProcessorCount) *
+         std::min(P.maxBlocksPerMultiProcessor,
+                  P.maxThreadsPerMultiProcessor / Threads);
+}
 
 double median(std::vector<double> V) {
   std::sort(V.begin(), V.end());
@@ -182,13 +287,20 @@ std::string list(const std::vector<double> &V) {
 
 void copiesIn(Bench &B) {
   for (size_t I = 0; I < B.In.size(); ++I)
-    CHECK(cudaMemcpy(B.DIn[I], B.In[I]->P, B.In[I]->N * sizeof(float),
+    CHECK(cudaMemcpy(B.DIn[I], B.In[I]->Raw, B.In[I]->Bytes,
                      cudaMemcpyHostToDevice));
 }
 void copiesOut(Bench &B) {
   for (size_t I = 0; I < B.Out.size(); ++I)
-    CHECK(cudaMemcpy(B.Out[I]->P, B.DOut[I], B.Out[I]->N * sizeof(float),
+    CHECK(cudaMemcpy(B.Out[I]->Raw, B.DOut[I], B.Out[I]->Bytes,
                      cudaMemcpyDeviceToHost));
+}
+
+/// PASS or FAIL on stderr, for the log.
+bool verdict(const Bench &B, bool Ok) {
+  std::fprintf(stderr, "pipeline: %s %s: %s\n", B.Name.c_str(),
+               Opt.Label.c_str(), Ok ? "PASS" : "FAIL");
+  return Ok;
 }
 
 void runHostMode(Bench &B) {
@@ -211,7 +323,7 @@ void runHostMode(Bench &B) {
     Down.push_back(T3 - T2);
     Total.push_back(T3 - T0);
   }
-  bool Ok = B.Check();
+  bool Ok = verdict(B, B.Check());
   std::printf("{\"kernel\": \"%s\", \"label\": \"%s\", \"sizes\": \"%s\", "
               "\"ok\": %s, \"upload_ms\": %s, \"launch_ms\": %s, "
               "\"download_ms\": %s, \"total_ms\": %s, "
@@ -244,15 +356,13 @@ void runBound(Bench &B) {
   for (int Rep = -1; Rep < Opt.Reps; ++Rep) {
     double Send = eventMs([&] {
       for (size_t I = 0; I < B.In.size(); ++I)
-        CHECK(cudaMemcpyAsync(B.DIn[I], B.In[I]->P,
-                              B.In[I]->N * sizeof(float),
+        CHECK(cudaMemcpyAsync(B.DIn[I], B.In[I]->Raw, B.In[I]->Bytes,
                               cudaMemcpyHostToDevice));
     });
     double Kern = eventMs([&] { B.Launch(); });
     double Recv = eventMs([&] {
       for (size_t I = 0; I < B.Out.size(); ++I)
-        CHECK(cudaMemcpyAsync(B.Out[I]->P, B.DOut[I],
-                              B.Out[I]->N * sizeof(float),
+        CHECK(cudaMemcpyAsync(B.Out[I]->Raw, B.DOut[I], B.Out[I]->Bytes,
                               cudaMemcpyDeviceToHost));
     });
     if (Rep < 0)
@@ -261,21 +371,72 @@ void runBound(Bench &B) {
     K.push_back(Kern);
     R.push_back(Recv);
   }
-  bool Ok = B.Check();
+  bool Ok = verdict(B, B.Check());
   double Bound = std::max(median(S), std::max(median(K), median(R)));
   std::printf("{\"kernel\": \"%s\", \"label\": \"%s\", \"sizes\": \"%s\", "
               "\"ok\": %s, \"send_ms\": %s, \"kernel_ms\": %s, "
-              "\"receive_ms\": %s, \"bound_ms\": %.3f}\n",
+              "\"receive_ms\": %s, \"bound_ms\": %.3f, \"blocks\": %ld, "
+              "\"wave_blocks\": %ld}\n",
               B.Name.c_str(), Opt.Label.c_str(), B.Sizes.c_str(),
               Ok ? "true" : "false", list(S).c_str(), list(K).c_str(),
-              list(R).c_str(), Bound);
+              list(R).c_str(), Bound, B.Blocks, waveBlocks(B.Threads));
   std::fflush(stdout);
 }
 
-float *deviceArray(long N) {
-  float *P = nullptr;
-  CHECK(cudaMalloc(&P, N * sizeof(float)));
+/// The hand-written pipeline of --streams: per chunk, on stream c % 4,
+/// its slice of every input in, the kernel on it, its slice of every
+/// output back. All arrays have one element per thread.
+void runStreams(Bench &B) {
+  const int NumStreams = 4;
+  cudaStream_t S[NumStreams];
+  for (cudaStream_t &X : S)
+    CHECK(cudaStreamCreate(&X));
+  long N = B.In[0]->N;
+  for (int Chunks : {8, 16, 32}) {
+    std::vector<double> Total;
+    for (int Rep = -1; Rep < Opt.Reps; ++Rep) {
+      B.Fill(Rep + 1);
+      double T0 = nowMs();
+      for (int C = 0; C < Chunks; ++C) {
+        long Lo = N * C / Chunks, Hi = N * (C + 1) / Chunks;
+        size_t Off = Lo * sizeof(float), Len = (Hi - Lo) * sizeof(float);
+        cudaStream_t St = S[C % NumStreams];
+        for (size_t I = 0; I < B.In.size(); ++I)
+          CHECK(cudaMemcpyAsync(static_cast<char *>(B.DIn[I]) + Off,
+                                B.In[I]->U + Off, Len, cudaMemcpyHostToDevice,
+                                St));
+        B.LaunchRange(Lo, Hi, St);
+        for (size_t I = 0; I < B.Out.size(); ++I)
+          CHECK(cudaMemcpyAsync(B.Out[I]->U + Off,
+                                static_cast<char *>(B.DOut[I]) + Off, Len,
+                                cudaMemcpyDeviceToHost, St));
+      }
+      CHECK(cudaGetLastError());
+      CHECK(cudaDeviceSynchronize());
+      if (Rep >= 0)
+        Total.push_back(nowMs() - T0);
+    }
+    bool Ok = verdict(B, B.Check());
+    std::printf("{\"kernel\": \"%s\", \"label\": \"%s\", \"sizes\": "
+                "\"%s\", \"ok\": %s, \"streams\": %d, \"chunks\": %d, "
+                "\"total_ms\": %s, \"median_total_ms\": %.3f}\n",
+                B.Name.c_str(), Opt.Label.c_str(), B.Sizes.c_str(),
+                Ok ? "true" : "false", NumStreams, Chunks, list(Total).c_str(),
+                median(Total));
+    std::fflush(stdout);
+  }
+  for (cudaStream_t X : S)
+    CHECK(cudaStreamDestroy(X));
+}
+
+void *deviceBytes(size_t Bytes) {
+  void *P = nullptr;
+  CHECK(cudaMalloc(&P, Bytes));
   return P;
+}
+
+float *deviceArray(long N) {
+  return static_cast<float *>(deviceBytes(N * sizeof(float)));
 }
 
 bool close(float Got, float Want) {
@@ -303,11 +464,13 @@ void run(Bench &B) {
                B.Sizes.c_str(), Opt.Label.c_str());
   if (Opt.Bound)
     runBound(B);
+  else if (Opt.Streams)
+    runStreams(B);
   else
     runHostMode(B);
-  for (float *P : B.DIn)
+  for (void *P : B.DIn)
     CHECK(cudaFree(P));
-  for (float *P : B.DOut)
+  for (void *P : B.DOut)
     CHECK(cudaFree(P));
   for (HostArray *A : B.In)
     delete A;
@@ -320,6 +483,7 @@ void benchVecadd() {
   Bench B;
   B.Name = "vecadd";
   B.Sizes = "n=" + std::to_string(N);
+  B.Blocks = (N + 255) / 256;
   B.In = {new HostArray(N), new HostArray(N)};
   B.Out = {new HostArray(N)};
   B.DIn = {deviceArray(N), deviceArray(N)};
@@ -329,8 +493,16 @@ void benchVecadd() {
     fill(*B.In[1], 2 * Rep + 1, -1, 1);
   };
   B.Launch = [&B, N] {
-    vecadd<<<unsigned((N + 255) / 256), 256>>>(B.DIn[0], B.DIn[1], B.DOut[0],
-                                                N);
+    vecadd<<<unsigned((N + 255) / 256), 256>>>(
+        static_cast<float *>(B.DIn[0]), static_cast<float *>(B.DIn[1]),
+        static_cast<float *>(B.DOut[0]), N);
+  };
+  B.LaunchRange = [&B](long Lo, long Hi, cudaStream_t S) {
+    long M = Hi - Lo;
+    vecadd<<<unsigned((M + 255) / 256), 256, 0, S>>>(
+        static_cast<float *>(B.DIn[0]) + Lo,
+        static_cast<float *>(B.DIn[1]) + Lo,
+        static_cast<float *>(B.DOut[0]) + Lo, M);
   };
   B.Check = [&B, N] {
     return sampled("vecadd", N, [&](long I) {
@@ -345,13 +517,15 @@ void benchStencil1d() {
   Bench B;
   B.Name = "stencil1d";
   B.Sizes = "n=" + std::to_string(N);
+  B.Blocks = (N + 255) / 256;
   B.In = {new HostArray(N)};
   B.Out = {new HostArray(N)};
   B.DIn = {deviceArray(N)};
   B.DOut = {deviceArray(N)};
   B.Fill = [&B](int Rep) { fill(*B.In[0], Rep, 0, 1); };
   B.Launch = [&B, N] {
-    stencil1d<<<unsigned((N + 255) / 256), 256>>>(B.DIn[0], B.DOut[0], N);
+    stencil1d<<<unsigned((N + 255) / 256), 256>>>(
+        static_cast<float *>(B.DIn[0]), static_cast<float *>(B.DOut[0]), N);
   };
   B.Check = [&B, N] {
     const float *X = B.In[0]->P;
@@ -370,6 +544,7 @@ void benchStencil2d() {
   Bench B;
   B.Name = "stencil2d";
   B.Sizes = std::to_string(W) + "x" + std::to_string(H);
+  B.Blocks = long((W + 31) / 32) * ((H + 7) / 8);
   B.In = {new HostArray(N)};
   B.Out = {new HostArray(N)};
   B.DIn = {deviceArray(N)};
@@ -377,7 +552,8 @@ void benchStencil2d() {
   B.Fill = [&B](int Rep) { fill(*B.In[0], Rep, 0, 1); };
   B.Launch = [&B, W, H] {
     dim3 Block(32, 8), Grid((W + 31) / 32, (H + 7) / 8);
-    stencil2d<<<Grid, Block>>>(B.DIn[0], B.DOut[0], W, H);
+    stencil2d<<<Grid, Block>>>(static_cast<float *>(B.DIn[0]),
+                               static_cast<float *>(B.DOut[0]), W, H);
   };
   B.Check = [&B, W, H, N] {
     const float *X = B.In[0]->P;
@@ -385,8 +561,8 @@ void benchStencil2d() {
       long X0 = C % W, Y0 = C / W;
       if (X0 == 0 || X0 == W - 1 || Y0 == 0 || Y0 == H - 1)
         return true;
-      return close(B.Out[0]->P[C], 0.2f * (X[C] + X[C - 1] + X[C + 1] +
-                                           X[C - W] + X[C + W]));
+      return close(B.Out[0]->P[C],
+                   0.2f * (X[C] + X[C - 1] + X[C + 1] + X[C - W] + X[C + W]));
     });
   };
   run(B);
@@ -397,6 +573,7 @@ void benchBlackScholes() {
   Bench B;
   B.Name = "blackscholes";
   B.Sizes = "n=" + std::to_string(N);
+  B.Blocks = (N + 255) / 256;
   B.In = {new HostArray(N), new HostArray(N), new HostArray(N)};
   B.Out = {new HostArray(N), new HostArray(N)};
   B.DIn = {deviceArray(N), deviceArray(N), deviceArray(N)};
@@ -406,9 +583,18 @@ void benchBlackScholes() {
     fill(*B.In[1], 3 * Rep + 1, 1, 100);
     fill(*B.In[2], 3 * Rep + 2, 0.25f, 10);
   };
-  B.Launch = [&B, N] {
-    blackscholes<<<unsigned((N + 255) / 256), 256>>>(
-        B.DIn[0], B.DIn[1], B.DIn[2], B.DOut[0], B.DOut[1], N);
+  auto F = [&B](int I, long Lo) { return static_cast<float *>(B.DIn[I]) + Lo; };
+  auto G = [&B](int I, long Lo) {
+    return static_cast<float *>(B.DOut[I]) + Lo;
+  };
+  B.Launch = [F, G, N] {
+    blackscholes<<<unsigned((N + 255) / 256), 256>>>(F(0, 0), F(1, 0), F(2, 0),
+                                                     G(0, 0), G(1, 0), N);
+  };
+  B.LaunchRange = [F, G](long Lo, long Hi, cudaStream_t S) {
+    long M = Hi - Lo;
+    blackscholes<<<unsigned((M + 255) / 256), 256, 0, S>>>(
+        F(0, Lo), F(1, Lo), F(2, Lo), G(0, Lo), G(1, Lo), M);
   };
   B.Check = [&B, N] {
     return sampled("blackscholes", N, [&](long I) {
@@ -421,9 +607,129 @@ void benchBlackScholes() {
   run(B);
 }
 
+void fillBytes(HostArray &A, int Salt) {
+  parallelFor(long(A.Bytes), [&](long L, long H) {
+    for (long I = L; I < H; ++I)
+      A.U[I] = (unsigned char)(hashf(I, Salt) * 256.0f);
+  });
+}
+
+/// An RGB image of W x H pixels in, one out, 16 x 16 blocks.
+void imageBench(Bench &B, int W, int H) {
+  long Px = long(W) * H;
+  B.Sizes = std::to_string(W) + "x" + std::to_string(H) + " RGB";
+  B.Blocks = long((W + 15) / 16) * ((H + 15) / 16);
+  B.In = {new HostArray(Px, 3)};
+  B.Out = {new HostArray(Px, 3)};
+  B.DIn = {deviceBytes(Px * 3)};
+  B.DOut = {deviceBytes(Px * 3)};
+  B.Fill = [&B](int Rep) { fillBytes(*B.In[0], Rep); };
+}
+
+/// A pixel's channels within 1 of the reference (the GPU may fuse the
+/// products into FMAs before the conversion to a byte truncates).
+bool nearBytes(const unsigned char *Got, const unsigned char *Want) {
+  for (int C = 0; C < 3; ++C)
+    if (std::abs(int(Got[C]) - int(Want[C])) > 1)
+      return false;
+  return true;
+}
+
+void benchSepia() {
+  int W = Opt.Small ? 1024 : 16384,
+      H = Opt.Small ? 777 : int(16384 * Opt.Scale);
+  Bench B;
+  B.Name = "sepia";
+  imageBench(B, W, H);
+  B.Launch = [&B, W, H] {
+    dim3 Block(16, 16), Grid((W + 15) / 16, (H + 15) / 16);
+    sepia<<<Grid, Block>>>(static_cast<unsigned char *>(B.DIn[0]),
+                           static_cast<unsigned char *>(B.DOut[0]), W, H);
+  };
+  B.Check = [&B, W, H] {
+    return sampled("sepia", long(W) * H, [&](long P) {
+      unsigned char Want[3];
+      sepiaPixel(B.In[0]->U + 3 * P, Want);
+      return nearBytes(B.Out[0]->U + 3 * P, Want);
+    });
+  };
+  run(B);
+}
+
+void benchFilter() {
+  int W = Opt.Small ? 1024 : 16384,
+      H = Opt.Small ? 777 : int(16384 * Opt.Scale);
+  // A 5 x 5 binomial (Gaussian-like) kernel, normalised.
+  float Wts[25];
+  const float Row[5] = {1, 4, 6, 4, 1};
+  for (int Y = 0; Y < 5; ++Y)
+    for (int X = 0; X < 5; ++X)
+      Wts[Y * 5 + X] = Row[Y] * Row[X] / 256.0f;
+  CHECK(cudaMemcpyToSymbol(c_weights, Wts, sizeof(Wts)));
+  Bench B;
+  B.Name = "filter";
+  imageBench(B, W, H);
+  B.Launch = [&B, W, H] {
+    dim3 Block(16, 16), Grid((W + 15) / 16, (H + 15) / 16);
+    filter<<<Grid, Block>>>(static_cast<unsigned char *>(B.DIn[0]),
+                            static_cast<unsigned char *>(B.DOut[0]), W, H);
+  };
+  B.Check = [&B, W, H, &Wts] {
+    return sampled("filter", long(W) * H, [&](long P) {
+      unsigned char Want[3];
+      filterPixel(B.In[0]->U, W, H, int(P % W), int(P / W), Wts, Want);
+      return nearBytes(B.Out[0]->U + 3 * P, Want);
+    });
+  };
+  run(B);
+}
+
+/// C = A B, A M x K, B K x N, one thread per element of C.
+void benchMatmul(const char *Name, int M, int K, int N) {
+  Bench B;
+  B.Name = Name;
+  B.Sizes =
+      std::to_string(M) + "x" + std::to_string(K) + "x" + std::to_string(N);
+  B.Blocks = long((N + 15) / 16) * ((M + 15) / 16);
+  B.In = {new HostArray(long(M) * K), new HostArray(long(K) * N)};
+  B.Out = {new HostArray(long(M) * N)};
+  B.DIn = {deviceArray(long(M) * K), deviceArray(long(K) * N)};
+  B.DOut = {deviceArray(long(M) * N)};
+  B.Fill = [&B](int Rep) {
+    fill(*B.In[0], 2 * Rep, -1, 1);
+    fill(*B.In[1], 2 * Rep + 1, -1, 1);
+  };
+  B.Launch = [&B, M, K, N] {
+    dim3 Block(16, 16), Grid((N + 15) / 16, (M + 15) / 16);
+    matmul<<<Grid, Block>>>(static_cast<float *>(B.DIn[0]),
+                            static_cast<float *>(B.DIn[1]),
+                            static_cast<float *>(B.DOut[0]), M, K, N);
+  };
+  B.Check = [&B, Name, M, K, N] {
+    const float *A = B.In[0]->P, *Bm = B.In[1]->P;
+    return sampled(Name, long(M) * N, [&](long E) {
+      long R = E / N, C = E % N;
+      // Float sums of K products are within K u sum|a b| of the exact one
+      // (u = 2^-24), in any order, fused or not; twice that is allowed.
+      double Want = 0, Abs = 0;
+      for (int I = 0; I < K; ++I) {
+        double T = double(A[R * K + I]) * Bm[long(I) * N + C];
+        Want += T;
+        Abs += std::fabs(T);
+      }
+      return std::fabs(B.Out[0]->P[E] - Want) <= 1.2e-7 * K * Abs + 1e-6;
+    });
+  };
+  run(B);
+}
+
+/// Whether to run \p Kernel: named by --kernels and, with --streams, one
+/// of the element-wise kernels that have a hand-written pipeline.
 bool listed(const std::string &Kernel) {
-  std::string L = "," + Opt.Kernels + ",";
-  return L.find("," + Kernel + ",") != std::string::npos;
+  auto In = [&](const std::string &List) {
+    return ("," + List + ",").find("," + Kernel + ",") != std::string::npos;
+  };
+  return In(Opt.Kernels) && (!Opt.Streams || In("vecadd,blackscholes"));
 }
 
 } // namespace
@@ -448,12 +754,14 @@ int main(int Argc, char **Argv) {
       Opt.Small = true;
     else if (A == "--bound")
       Opt.Bound = true;
+    else if (A == "--streams")
+      Opt.Streams = true;
     else if (A == "--label")
       Opt.Label = Next();
     else {
-      std::fprintf(stderr,
-                   "usage: pipeline [--kernels a,b,...] [--reps N] "
-                   "[--scale S] [--small] [--bound] [--label L]\n");
+      std::fprintf(stderr, "usage: pipeline [--kernels a,b,...] [--reps N] "
+                           "[--scale S] [--small] [--bound | --streams] "
+                           "[--label L]\n");
       return 2;
     }
   }
@@ -465,5 +773,16 @@ int main(int Argc, char **Argv) {
     benchStencil2d();
   if (listed("blackscholes"))
     benchBlackScholes();
+  if (listed("sepia"))
+    benchSepia();
+  if (listed("filter"))
+    benchFilter();
+  // Luo's shapes (Table 4.1); --scale multiplies M.
+  if (listed("matmul_sh"))
+    benchMatmul("matmul_sh", Opt.Small ? 4096 : 358400 * int(Opt.Scale),
+                Opt.Small ? 64 : 512, 14);
+  if (listed("matmul_rh"))
+    benchMatmul("matmul_rh", Opt.Small ? 512 : 16384 * int(Opt.Scale), 4,
+                Opt.Small ? 1024 : 7168);
   return 0;
 }

@@ -1,32 +1,44 @@
 #!/usr/bin/env bash
 # On the GPU machine (CUDA driver, python3; no LLVM), from the repository
-# root: transfer pipelining's benchmark as bench/pipeline/prepare.sh built
-# it, in one call. Each kernel of pipeline.cu (vecadd, stencil1d, stencil2d,
-# blackscholes) in host mode (inputs rewritten on the host, copied in,
-# one launch, results copied back), under:
-#   nvcc          the nvcc build (CUDA's own pageable copies);
-#   bound         the nvcc build with --bound: pinned host arrays, the
+# root: transfer pipelining's benchmark (issue 27, "Benchmark") as
+# bench/pipeline/prepare.sh built it, in one call. Each kernel of
+# pipeline.cu (vecadd, stencil1d, stencil2d, blackscholes, sepia, filter,
+# matmul_sh, matmul_rh) in host mode (inputs rewritten on the host, copied
+# in, one launch, results copied back), under:
+#   bound         (d) the nvcc build with --bound: pinned host arrays, the
 #                 copies in, the kernel and the copies back each timed
 #                 alone by events; bound_ms = max(send, kernel, receive);
-#   gpu0          the Cleave build, CLEAVE_DEVICES=gpu0, defaults: the
-#                 program's copies go straight to the GPU (its home
-#                 device), so the launch finds its inputs there and has
-#                 nothing to pipeline;
-#   host-serial   CLEAVE_TUNE=pipeline=host-serial: the copies land in the
-#                 runtime's host copies, the launch uploads them whole,
-#                 then runs, unpipelined;
-#   host-piped    CLEAVE_TUNE=pipeline=host: the same, the launch pipelined
-#                 (chunks sent, run and received on three streams);
-# and once more host-piped with one repetition under CLEAVE_LOG=plan
-# ($OUT/plans.log: the chunks, their sizes and bytes).
+#   host-serial   (a) the Cleave build on gpu0, CLEAVE_TUNE=pipeline=
+#                 host-serial: the copies land in the runtime's host
+#                 copies, the launch uploads them whole, then runs;
+#   host-piped    (b) the same with CLEAVE_TUNE=pipeline=host: the launch
+#                 pipelined (chunks sent, run and received on three
+#                 streams);
+#   cpu+gpu0      (c) CLEAVE_DEVICES=cpu,gpu0 with pipeline=host: the CPU
+#                 computes its share in place, gpu0 pipelines the rest,
+#                 under the model;
+#   streams       (e) the nvcc build with --streams (vecadd, blackscholes):
+#                 the program's own pipeline, pinned memory, 4 streams,
+#                 8, 16 and 32 chunks;
+#   cpu           the Cleave build on the CPU alone;
+#   gpu0          the Cleave build on gpu0, defaults (the program's copies
+#                 go straight to the GPU, its home device);
+#   nvcc          the nvcc build (CUDA's own pageable copies);
+#   streams-cleave the Cleave build with --streams on gpu0: a program that
+#                 pipelines itself, which Cleave must not slow down;
+# then host-piped and cpu+gpu0 once more with one repetition under
+# CLEAVE_LOG=plan ($OUT/plans.log: the chunks, their sizes and bytes).
 #   bench/pipeline/run.sh [CARRY_DIR]       (default build/gpu-carry-pipeline)
 # Writes to $OUT (default .): pipeline.jsonl (the program's lines, each
-# with its configuration's label), pipeline.log (progress, stderr),
-# plans.log, pipeline.md (summary: medians; host-piped against
-# host-serial, gpu0 and nvcc; host-piped's launch + download against the
-# bound). Environment: REPS (5), SCALE (1: 2^28 floats per vecadd array),
-# KERNELS (all), TIMEOUT per configuration (150 s). Exit status 0 when
-# every run finished and computed right.
+# with its configuration's label), pipeline.log (progress, each run's
+# PASS/FAIL, stderr), plans.log, pipeline.md (bench/pipeline/report.py:
+# medians, the ratios against issue 27's targets). Environment: REPS (5),
+# SCALE (1), KERNELS (all), PROFILE (the device profile of every Cleave
+# run, CLEAVE_PROFILE: the carry's profile.json, which prepare.sh copied),
+# SMALL (set: the programs' --small sizes, to try the script), TIMEOUT per
+# configuration (120 s), BUDGET (450 s: no configuration runs past it;
+# those left are skipped, and said so).
+# Exit status 0 when every run finished and computed right.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 carry=$(cd "${1:-$root/build/gpu-carry-pipeline}" && pwd)
@@ -34,71 +46,77 @@ out=${OUT:-.}
 mkdir -p "$out"
 jsonl=$out/pipeline.jsonl
 log=$out/pipeline.log
+plans=$out/plans.log
 : > "$jsonl"
 : > "$log"
+: > "$plans"
 export LD_LIBRARY_PATH=$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 args=(--reps "${REPS:-5}" --scale "${SCALE:-1}")
 [ -n "${KERNELS:-}" ] && args+=(--kernels "$KERNELS")
-tmo=${TIMEOUT:-150}
+[ -n "${SMALL:-}" ] && args+=(--small)
+tmo=${TIMEOUT:-120}
+budget=${BUDGET:-450}
+start=$(date +%s)
 fails=0
 say() { echo "$*" | tee -a "$log"; }
 say "# pipeline benchmark, $(date -u +%Y-%m-%dT%H:%M:%SZ), host $(hostname), commit $(tr '\n' ' ' < "$carry/COMMIT")"
 nvidia-smi -L 2>/dev/null | tee -a "$log"
 say "cpus: $(nproc); load: $(uptime)"
 
-# one LABEL ENV... -- BINARY ARGS...
+# one LABEL ENV... -- BINARY ARGS...: one configuration, its JSON lines to
+# pipeline.jsonl (or, for a label starting with "plans", its stderr to
+# plans.log), unless the budget is spent.
 one() {
   local label=$1; shift
   local envs=()
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
-  say "== $label: ${envs[*]} $*"
   local t0=$(date +%s)
-  env "${envs[@]}" timeout "$tmo" "$@" "${args[@]}" --label "$label" \
-    >> "$jsonl" 2>> "$log"
-  local rc=$?
+  local left=$((budget - (t0 - start)))
+  if [ "$left" -lt 10 ]; then
+    say "== $label: skipped, the budget of $budget s is spent"
+    fails=$((fails + 1))
+    return
+  fi
+  local limit=$(( left < tmo ? left : tmo ))
+  say "== $label: ${envs[*]} $* (at most $limit s)"
+  local rc
+  if [[ $label == plans* ]]; then
+    echo "== $label: ${envs[*]} $*" >> "$plans"
+    env "${envs[@]}" timeout "$limit" "$@" "${args[@]}" --reps 1 \
+      --label "$label" > /dev/null 2>> "$plans"
+    rc=$?
+  else
+    env "${envs[@]}" timeout "$limit" "$@" "${args[@]}" --label "$label" \
+      >> "$jsonl" 2>> "$log"
+    rc=$?
+  fi
   say "   rc=$rc, $(( $(date +%s) - t0 )) s"
   [ $rc = 0 ] || fails=$((fails + 1))
 }
 
-cl=(CLEAVE_DEVICES=gpu0 CLEAVE_CACHE_DIR=off)
-one nvcc X=1 -- "$carry/bin/pipeline.nvcc"
+profile=$(realpath "${PROFILE:-$carry/profile.json}")
+say "profile: $profile"
+cl=(CLEAVE_CACHE_DIR=off CLEAVE_PROFILE="$profile")
+gpu=("${cl[@]}" CLEAVE_DEVICES=gpu0)
+both=("${cl[@]}" CLEAVE_DEVICES=cpu,gpu0)
+# The targets' configurations first, so that a spent budget skips the
+# context, not them.
 one bound X=1 -- "$carry/bin/pipeline.nvcc" --bound
-one gpu0 "${cl[@]}" -- "$carry/bin/pipeline.cleave"
-one host-serial "${cl[@]}" CLEAVE_TUNE=pipeline=host-serial -- "$carry/bin/pipeline.cleave"
-one host-piped "${cl[@]}" CLEAVE_TUNE=pipeline=host -- "$carry/bin/pipeline.cleave"
-say "== plans: CLEAVE_LOG=plan, host-piped, one repetition"
-env "${cl[@]}" CLEAVE_TUNE=pipeline=host CLEAVE_LOG=plan timeout "$tmo" \
-  "$carry/bin/pipeline.cleave" --reps 1 --scale "${SCALE:-1}" \
-  ${KERNELS:+--kernels "$KERNELS"} --label plans > /dev/null 2> "$out/plans.log" ||
-  fails=$((fails + 1))
+one host-serial "${gpu[@]}" CLEAVE_TUNE=pipeline=host-serial -- "$carry/bin/pipeline.cleave"
+one host-piped "${gpu[@]}" CLEAVE_TUNE=pipeline=host -- "$carry/bin/pipeline.cleave"
+one cpu+gpu0 "${both[@]}" CLEAVE_TUNE=pipeline=host -- "$carry/bin/pipeline.cleave"
+one streams X=1 -- "$carry/bin/pipeline.nvcc" --streams
+one cpu "${cl[@]}" CLEAVE_DEVICES=cpu -- "$carry/bin/pipeline.cleave"
+one plans-host-piped "${gpu[@]}" CLEAVE_TUNE=pipeline=host CLEAVE_LOG=plan -- "$carry/bin/pipeline.cleave"
+one plans-cpu+gpu0 "${both[@]}" CLEAVE_TUNE=pipeline=host CLEAVE_LOG=plan -- "$carry/bin/pipeline.cleave"
+one gpu0 "${gpu[@]}" -- "$carry/bin/pipeline.cleave"
+one streams-cleave "${gpu[@]}" -- "$carry/bin/pipeline.cleave" --streams
+one nvcc X=1 -- "$carry/bin/pipeline.nvcc"
 
-python3 - "$jsonl" > "$out/pipeline.md" <<'PY'
-import json, statistics, sys
-rows = {}
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if line.startswith("{"):
-        r = json.loads(line)
-        rows[(r["kernel"], r["label"])] = r
-med = lambda v: statistics.median(v) if v else float("nan")
-kernels = sorted({k for k, _ in rows})
-print("| kernel | nvcc | gpu0 | host-serial | host-piped | piped: launch+down | bound | piped vs serial | piped vs gpu0 | piped vs nvcc | (launch+down)/bound | ok |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-for k in kernels:
-    t = {l: med(rows[(k, l)]["total_ms"]) for l in ("nvcc", "gpu0", "host-serial", "host-piped") if (k, l) in rows}
-    p = rows.get((k, "host-piped"))
-    ld = med([a + b for a, b in zip(p["launch_ms"], p["download_ms"])]) if p else float("nan")
-    b = rows.get((k, "bound"), {}).get("bound_ms", float("nan"))
-    ok = all(r["ok"] for (kk, _), r in rows.items() if kk == k)
-    g = lambda l: t.get(l, float("nan"))
-    r = lambda a, c: a / c if c == c and c else float("nan")
-    print(f"| {k} | {g('nvcc'):.1f} | {g('gpu0'):.1f} | {g('host-serial'):.1f} | {g('host-piped'):.1f} | {ld:.1f} | {b:.1f} | "
-          f"{r(g('host-serial'), g('host-piped')):.2f}x | {r(g('gpu0'), g('host-piped')):.2f}x | {r(g('nvcc'), g('host-piped')):.2f}x | {r(ld, b):.2f} | {ok} |")
-print()
-print("Medians in ms of total_ms (copies in + launch + copies back) per configuration (run.sh's header);")
-print("'piped vs X' is X's median over host-piped's (above 1: pipelined is faster).")
-PY
-cat "$out/pipeline.md" | tee -a "$log"
+python3 "$root/bench/pipeline/report.py" "$jsonl" "$plans" > "$out/pipeline.md" ||
+  fails=$((fails + 1))
+tee -a "$log" < "$out/pipeline.md"
 grep -q '"ok": false' "$jsonl" && fails=$((fails + 1))
+say "total: $(( $(date +%s) - start )) s, $fails failure(s)"
 exit $(( fails > 0 ))

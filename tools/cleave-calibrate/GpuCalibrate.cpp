@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GpuCalibrate.h"
+#include "HostLinkJson.h"
 #include "LinkStates.h"
 #include "PtxKernels.h"
 
@@ -28,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -596,7 +598,9 @@ Json measureLaunch(Gpu &G, bool Quick) {
 Json measureSync(Gpu &G, bool Quick) {
   const int Rounds = Quick ? 200 : 1000;
   Json J;
-  std::vector<double> Stream, Ctx, Ev, Step;
+  SyncSamples Samples;
+  std::vector<double> &Stream = Samples.Stream, &Ctx = Samples.Ctx,
+                      &Ev = Samples.Event, &Step = Samples.Step;
   Event E;
   Event Es[3];
   for (int I = 0; I < Rounds; ++I) {
@@ -620,10 +624,7 @@ Json measureSync(Gpu &G, bool Quick) {
     Ev.push_back((T3 - T2) * 1e6);
     Step.push_back((T4 - T3) * 1e6);
   }
-  J["stream_sync_idle_us"] = toJson(summarize(Stream));
-  J["ctx_sync_idle_us"] = toJson(summarize(Ctx));
-  J["event_record_sync_us"] = toJson(summarize(Ev));
-  J["step_sync_3_streams_us"] = toJson(summarize(Step));
+  J = syncJson(Samples);
   progress(G.Ordinal,
            "sync: stream %.1f us, context %.1f us, event %.1f us, 3-stream "
            "step %.1f us",
@@ -919,7 +920,7 @@ Json measureCopyLatency(const Gpu &G, LinkBuffers &B, int Reps) {
   G.makeCurrent();
   Event Start, Stop;
   std::vector<char> Host(Sizes[3], 5);
-  std::vector<double> Us[2][2]; // [pinned, pageable][to, from the GPU]
+  TwoWays Us[2]; // pinned, pageable
   for (int R = 0; R < Reps + 1; ++R) {
     std::vector<double> X, T[2][2];
     for (size_t Bytes : Sizes) {
@@ -942,25 +943,20 @@ Json measureCopyLatency(const Gpu &G, LinkBuffers &B, int Reps) {
       }
     }
     if (R) // the first repetition warms up
-      for (int K = 0; K < 2; ++K)
-        for (int Dir = 0; Dir < 2; ++Dir)
-          Us[K][Dir].push_back(
-              std::max(0.0, fitLine(X, T[K][Dir]).Intercept * 1e6));
-  }
-  Json J;
-  J["method"] = "16 copies of 4 KiB, 64 KiB, 1 MiB and 4 MiB each way; "
-                "intercept of the time per copy against its bytes";
-  const char *Kinds[] = {"pinned", "pageable"};
-  for (int K = 0; K < 2; ++K) {
-    J[Kinds[K]]["h2d_us"] = toJson(summarize(Us[K][0]));
-    J[Kinds[K]]["d2h_us"] = toJson(summarize(Us[K][1]));
+      for (int K = 0; K < 2; ++K) {
+        Us[K].H2D.push_back(copyLatencyUs(X, T[K][0]));
+        Us[K].D2H.push_back(copyLatencyUs(X, T[K][1]));
+      }
   }
   progress(G.Ordinal,
            "copy latency: pinned H2D %.1f us, D2H %.1f us; pageable H2D "
            "%.1f us, D2H %.1f us",
-           median(Us[0][0]), median(Us[0][1]), median(Us[1][0]),
-           median(Us[1][1]));
-  return J;
+           median(Us[0].H2D), median(Us[0].D2H), median(Us[1].H2D),
+           median(Us[1].D2H));
+  return copyLatencyJson("16 copies of 4 KiB, 64 KiB, 1 MiB and 4 MiB each "
+                         "way; intercept of the time per copy against its "
+                         "bytes",
+                         Us[0], Us[1]);
 }
 
 /// Pageable copies both ways at once (S_SR and R_SR for pageable memory):
@@ -979,7 +975,8 @@ Json measurePageableBoth(const Gpu &G, LinkBuffers &B, double InAlone,
   }
   G.makeCurrent();
   std::vector<char> In(InBytes, 3), Out(OutBytes);
-  std::vector<double> H2D, D2H, Overlap;
+  TwoWays Rates;
+  std::vector<double> &H2D = Rates.H2D, &D2H = Rates.D2H, Overlap;
   for (int R = 0; R < Reps + 1; ++R) {
     double TOut = 0;
     CUresult OutRes = CUDA_SUCCESS;
@@ -1008,16 +1005,10 @@ Json measurePageableBoth(const Gpu &G, LinkBuffers &B, double InAlone,
       Overlap.push_back(std::min(TIn, TOut) / std::max(TIn, TOut));
     }
   }
-  Json J;
-  J["h2d_bytes"] = InBytes;
-  J["d2h_bytes"] = OutBytes;
-  J["h2d_gbps"] = toJson(summarize(H2D));
-  J["d2h_gbps"] = toJson(summarize(D2H));
-  J["overlap"] = median(Overlap);
   progress(G.Ordinal,
            "pageable both ways: H2D %.1f GB/s, D2H %.1f GB/s (overlap %.2f)",
            median(H2D), median(D2H), median(Overlap));
-  return J;
+  return pageableBothJson(InBytes, OutBytes, Rates, median(Overlap));
 }
 
 Json measureHostLinks(std::vector<Gpu> &Gpus, bool Quick) {
@@ -1044,22 +1035,20 @@ Json measureHostLinks(std::vector<Gpu> &Gpus, bool Quick) {
     Json E;
     E["gpu"] = Gpus[I].Ordinal;
     E["pinned"] = measured(Gpus[I].Ordinal, "pinned copies", [&] {
-      Json P;
       StateResult S = runState(Gpus, Bufs, {{I, true, 0}}, Target, Reps);
       H2D[I] = S.GBps[0];
       S = runState(Gpus, Bufs, {{I, false, 0}}, Target, Reps);
       D2H[I] = S.GBps[0];
-      P["h2d_gbps"] = H2D[I];
-      P["d2h_gbps"] = D2H[I];
       progress(Gpus[I].Ordinal, "pinned: H2D %.1f GB/s, D2H %.1f GB/s",
                H2D[I], D2H[I]);
-      return P;
+      return pinnedAloneJson(H2D[I], D2H[I]);
     });
     E["pageable"] = measured(Gpus[I].Ordinal, "pageable copies", [&] {
       const Gpu &G = Gpus[I];
       G.makeCurrent();
       std::vector<char> Host(Chunk, 3);
-      std::vector<double> In, Out;
+      TwoWays Rates;
+      std::vector<double> &In = Rates.H2D, &Out = Rates.D2H;
       for (int R = 0; R < Reps + 1; ++R) {
         double T0 = hostNow();
         check(Drv->cuMemcpyHtoDAsync(Bufs[I].DIn->Ptr, Host.data(), Chunk,
@@ -1077,10 +1066,7 @@ Json measureHostLinks(std::vector<Gpu> &Gpus, bool Quick) {
           Out.push_back(double(Chunk) / (T2 - T1) / 1e9);
         }
       }
-      Json P;
-      P["bytes"] = Chunk;
-      P["h2d_gbps"] = toJson(summarize(In));
-      P["d2h_gbps"] = toJson(summarize(Out));
+      Json P = pageableAloneJson(Chunk, Rates);
       progress(G.Ordinal, "pageable: H2D %.1f GB/s, D2H %.1f GB/s",
                median(In), median(Out));
       P["both"] = measured(G.Ordinal, "pageable copies both ways", [&] {
@@ -1113,17 +1099,14 @@ Json measureHostLinks(std::vector<Gpu> &Gpus, bool Quick) {
       Json PerGpu = Json::array();
       double TotS = 0, TotR = 0;
       for (size_t I = 0; I < S.size(); ++I) {
-        Json G;
-        G["gpu"] = Gpus[I].Ordinal;
-        G["state"] = linkStateName(S[I]);
-        G["send_gbps"] = Json();
-        G["receive_gbps"] = Json();
+        std::optional<double> Send, Receive;
         for (size_t K = 0; K < Active.size(); ++K)
           if (Active[K].Gpu == I) {
-            G[Active[K].ToDevice ? "send_gbps" : "receive_gbps"] = R.GBps[K];
+            (Active[K].ToDevice ? Send : Receive) = R.GBps[K];
             (Active[K].ToDevice ? TotS : TotR) += R.GBps[K];
           }
-        PerGpu.push_back(G);
+        PerGpu.push_back(stateGpuJson(Gpus[I].Ordinal, linkStateName(S[I]),
+                                      Send, Receive));
       }
       St["gpus"] = PerGpu;
       St["total_send_gbps"] = TotS;

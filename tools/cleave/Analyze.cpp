@@ -766,7 +766,8 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
   if (!PaperFix.empty() && Model != ModelKind::Paper)
     return error("--paper-fix applies to --model=paper");
   std::string Profile = profilePath();
-  Expected<model::GpuParams> Gpu = loadProfile(Profile, GpuIndex);
+  rt::GpuProfile Link;
+  Expected<model::GpuParams> Gpu = loadProfile(Profile, GpuIndex, Link);
   if (!Gpu)
     return error(toString(Gpu.takeError()));
 
@@ -805,6 +806,7 @@ int runAnalyze(ArrayRef<std::string> ProgramArgs) {
     R.P = Model == ModelKind::Paper
               ? model::predictPaper(*Gpu, R.S.Stats, KR, *Fixes)
               : model::predictHopper(*Gpu, R.S.Stats, KR);
+    R.Tpsm = planTransfers(A, L, R.S, R.P, *Gpu, Link, KR, Model);
     Reports.push_back(std::move(R));
   }
   std::set<std::string> Launched;

@@ -13,6 +13,7 @@
 #include "cleave/Transforms/Instrument.h"
 #include "cleave/rt/HopperModel.h"
 #include "cleave/rt/InstrumentRecord.h"
+#include "cleave/rt/Tpsm.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -98,6 +99,27 @@ struct Summary {
   std::vector<std::string> Problems;
 };
 
+/// The bytes of one direction between the host and the GPU for a launch
+/// whose data is on the host (AnalyzeTpsm.cpp says how they are found).
+struct TransferBytes {
+  double Total = 0;
+  /// What every block touches: moved once, not per block.
+  double Fixed = 0;
+  /// Disjoint address ranges (one copy each per chunk).
+  unsigned Buffers = 0;
+  double perBlock(uint64_t Blocks) const;
+};
+
+/// Luo's TPSM for one launch configuration with its data on the host.
+struct TpsmReport {
+  uint64_t Blocks = 0, WaveBlocks = 0;
+  TransferBytes Send, Receive;
+  /// Why nothing was planned at all (no block fits); empty otherwise.
+  std::string Why;
+  /// By host memory kind: "pinned", "pageable".
+  std::vector<std::pair<std::string, rt::tpsm::Plan>> Plans;
+};
+
 /// One launch configuration's prediction.
 struct Report {
   const LaunchRecord *L;
@@ -105,12 +127,15 @@ struct Report {
   Resources Res;
   model::Prediction P;
   std::string Display;
+  TpsmReport Tpsm;
 };
 
 // AnalyzeProfile.cpp
-/// The GPU \p GpuIndex of the device profile at \p Path, for the models.
+/// The GPU \p GpuIndex of the device profile at \p Path, for the models
+/// (the returned parameters) and for TPSM (its host link, in \p Link).
 llvm::Expected<model::GpuParams> loadProfile(llvm::StringRef Path,
-                                             unsigned GpuIndex);
+                                             unsigned GpuIndex,
+                                             rt::GpuProfile &Link);
 
 // AnalyzeRecord.cpp
 /// The recorder's output file, as text.
@@ -129,11 +154,23 @@ llvm::Error checkSameProgram(llvm::StringRef Path, const SavedRecord &R,
                              llvm::ArrayRef<std::string> Args);
 
 // AnalyzeReport.cpp
+const MemSite *findMem(const Analysis &A, uint32_t Id);
 /// The models' input for one launch configuration.
 Summary summarize(const Analysis &A, const LaunchRecord &L);
 void printText(llvm::raw_ostream &OS, const Report &R,
                const model::GpuParams &G, ModelKind Model);
 llvm::json::Value toJson(const Report &R, const Analysis &A);
+
+// AnalyzeTpsm.cpp
+/// TPSM's plans for the launch \p L (summarized in \p S, predicted in \p P
+/// by \p Model) with its data on the host of GPU \p G, whose host link is
+/// \p Link's.
+TpsmReport planTransfers(const Analysis &A, const LaunchRecord &L,
+                         const Summary &S, const model::Prediction &P,
+                         const model::GpuParams &G, const rt::GpuProfile &Link,
+                         const model::KernelResources &R, ModelKind Model);
+void printTpsm(llvm::raw_ostream &OS, const TpsmReport &T);
+llvm::json::Value tpsmJson(const TpsmReport &T);
 
 } // namespace analyze
 } // namespace cleave

@@ -29,7 +29,8 @@ namespace analyze {
 
 /// The model's numbers for GPU \p GpuIndex of the profile at \p Path, read
 /// by the runtime's reader (the planner reads the same file with it).
-Expected<model::GpuParams> loadProfile(StringRef Path, unsigned GpuIndex) {
+Expected<model::GpuParams> loadProfile(StringRef Path, unsigned GpuIndex,
+                                       rt::GpuProfile &Link) {
   rt::DeviceProfile Profile;
   rt::Result R = rt::loadDeviceProfile(Path.str(), Profile);
   if (!R.ok())
@@ -48,6 +49,7 @@ Expected<model::GpuParams> loadProfile(StringRef Path, unsigned GpuIndex) {
     return makeError("the profile '" + Path + "' (gpus[" + Twine(GpuIndex) +
                      "]) has no usable '" + G->ModelMissing +
                      "' (docs/calibrate.md lists the fields)");
+  Link = *G;
   model::GpuParams P = G->Model;
   P.Issue = model::hopperIssueCosts();
   return P;

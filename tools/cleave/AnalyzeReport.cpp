@@ -356,6 +356,7 @@ void printText(raw_ostream &OS, const Report &R, const model::GpuParams &G,
     OS << "  note: the representative warp's trace was cut short; its "
           "periods are scaled by "
        << formatv("{0:f2}", St.StreamScale) << "\n";
+  printTpsm(OS, R.Tpsm);
 }
 
 json::Value toJson(const Report &R, const Analysis &A) {
@@ -479,6 +480,7 @@ json::Value toJson(const Report &R, const Analysis &A) {
                     {"memory_rounds", num(P.Rounds)},
                     {"block_cycles", num(P.BlockCycles)}}},
       {"bottleneck", model::bottleneckName(P.Bound)},
+      {"tpsm", tpsmJson(R.Tpsm)},
       {"notes", std::move(Notes)}};
 }
 

@@ -60,6 +60,30 @@ exit:
   ret void
 }
 
+; out[i] = in[i * stride] for i < n: a block reads one element of each of
+; its threads' rows (a column), one range per element.
+define ptx_kernel void @column(ptr noundef readonly %in, ptr noundef writeonly %out, i32 noundef %stride, i32 noundef %n) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %ok = icmp slt i32 %i, %n
+  br i1 %ok, label %body, label %exit
+body:
+  %idx = sext i32 %i to i64
+  %s = sext i32 %stride to i64
+  %src = mul nsw i64 %idx, %s
+  %pi = getelementptr inbounds float, ptr %in, i64 %src
+  %v = load float, ptr %pi, align 4
+  %po = getelementptr inbounds float, ptr %out, i64 %idx
+  store float %v, ptr %po, align 4
+  br label %exit
+exit:
+  ret void
+}
+
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()

@@ -54,6 +54,20 @@ void vaddCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
 }
 const cleave_cpu_kernel_desc VaddDesc = {"vadd", vaddCpu, 0, 0, 4, 0};
 
+void columnCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+               uint64_t Count, void *) {
+  const float *In = *static_cast<const float **>(Args[0]);
+  float *Out = *static_cast<float **>(Args[1]);
+  int Stride = *static_cast<int *>(Args[2]), N = *static_cast<int *>(Args[3]);
+  for (uint64_t Blk = First; Blk < First + Count; ++Blk)
+    for (uint32_t T = 0; T < L->block[0]; ++T) {
+      int64_t I = int64_t(Blk) * L->block[0] + T;
+      if (I < N)
+        Out[I] = In[I * Stride];
+    }
+}
+const cleave_cpu_kernel_desc ColumnDesc = {"column", columnCpu, 0, 0, 4, 0};
+
 /// A fresh directory for the performance cache (Options::CacheDir) for the
 /// life of a test, removed after.
 class ScopedCacheDir {
@@ -474,7 +488,9 @@ protected:
     // split, and these tests are about how splits are decided.
     Eng->setMinSplitMs(0);
     ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
-                                {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc}})
+                                {{"__cleave_cpu_vadd_desc", (void *)&VaddDesc},
+                                 {"__cleave_cpu_column_desc",
+                                  (void *)&ColumnDesc}})
                     .ok());
     K = Eng->findKernel("vadd");
     ASSERT_NE(K, nullptr);
@@ -627,6 +643,47 @@ TEST_F(EngineNullGpuTest, TheFirstTimingOfAKernelOnAGpuIsNotRecorded) {
   uint64_t Total = uint64_t(N + 127) / 128;
   for (const LaunchPlan::Run &R : Plan.Runs)
     EXPECT_NEAR(double(R.Count), Total / 2.0, Total * 0.1) << Plan.describe();
+}
+
+TEST_F(EngineNullGpuTest, ACpuShareIsChargedARoundTripForEveryCopyFromAGpu) {
+  // A one-block launch that reads one float of each of 32 rows that only
+  // the GPU holds (a dynamic program's diagonal): on the CPU that is 32
+  // synchronous copies, not one. The GPU's kernel takes 50 us, longer than
+  // the CPU with a single copy's wait would (its run plus about 20 us), far
+  // shorter than with 32 of them. On the H200, an edit distance's first
+  // and last diagonals went to cpu0 at 45-120 us each against 13 us on
+  // gpu0 when only one wait was charged.
+  NullGpu::Options G{0, "model A"};
+  G.Timing = [](uint64_t, unsigned) { return 0.05f; };
+  start({G}, /*WithCpu=*/true);
+  const Location Cpu = 0, Gpu = 1;
+  {
+    KernelLaunchRequest Req; // Ptr[2] = a + b, written on the GPU only
+    Req.Kernel = K;
+    Req.Grid[0] = unsigned(N + 127) / 128;
+    Req.Block[0] = 128;
+    void *Args[] = {&Ptr[0], &Ptr[1], &Ptr[2], &N};
+    Req.Args = Args;
+    Req.Partition = {{Gpu, 0, Req.Grid[0]}};
+    LaunchPlan Plan;
+    ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+  }
+  const KernelHandle *Column = Eng->findKernel("column");
+  ASSERT_NE(Column, nullptr);
+  int Stride = 1024, Rows = 32;
+  for (int L = 0; L < 6; ++L) {
+    KernelLaunchRequest Req;
+    Req.Kernel = Column;
+    Req.Grid[0] = 1;
+    Req.Block[0] = 128;
+    void *Args[] = {&Ptr[2], &Ptr[0], &Stride, &Rows};
+    Req.Args = Args;
+    LaunchPlan Plan;
+    ASSERT_TRUE(Eng->launch(Req, Plan).ok());
+    ASSERT_EQ(Plan.Runs.size(), 1u) << Plan.describe();
+    EXPECT_NE(Plan.Runs[0].Device, Cpu) << "launch " << L << "\n"
+                                        << Plan.describe();
+  }
 }
 
 TEST_F(EngineNullGpuTest, CombinedOutputsSplitOnlyWhenTheGridFillsAWaveOfEveryGpu) {

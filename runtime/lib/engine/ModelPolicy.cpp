@@ -534,6 +534,15 @@ SplitResult LaunchContext::searchModel(ModelPartitioner &Pl,
     RangeUse U;
     if (!evaluate(First, Count, U).ok())
       return;
+    // A CPU share's inputs come from GPUs, one synchronous copy per range
+    // (executeTransfers): every copy after the first (whose wait is
+    // InLatencyMs) costs another round trip, charged as the bytes the
+    // CPU's link moves in that time. GPU shares keep the one wait: their
+    // strided inputs (column bands) were measured that way. A diagonal of a dynamic program
+    // reads a few bytes from each of its rows: on the H200 its one-block
+    // launches on cpu0 spent 45-120 us in those copies against the 40 us
+    // predicted with one latency, while gpu0 ran them in 13 us.
+    size_t CopyCount = 0;
     for (auto &[Id, BU] : U) {
       Buffer &B = *BufById[Id];
       RangeSet Need = BU.Reads;
@@ -551,6 +560,7 @@ SplitResult LaunchContext::searchModel(ModelPartitioner &Pl,
           Out.Effective += double(Rg.size());
           continue;
         }
+        CopyCount += Copies.size();
         for (const Transfer &T : Copies) {
           double Bytes = double(T.Bytes);
           if (T.Src == HostLocation && !ChargeStaged)
@@ -587,6 +597,10 @@ SplitResult LaunchContext::searchModel(ModelPartitioner &Pl,
           Out.HostOut += Bytes * PR.Devices[D].HostOutGBps / pathGBps(Prof, Dst, E);
         }
     }
+    const SplitDevice &SD = PR.Devices[D];
+    if (!SD.Gpu && CopyCount > 1)
+      Out.Effective += double(CopyCount - 1) * SD.CopyLatencyMs * 1e-3 *
+                       SD.LinkGBps * 1e9;
   };
 
   SplitResult Res = Pl.split(PR);
