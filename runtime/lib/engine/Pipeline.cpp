@@ -15,6 +15,10 @@
 //   receive  (stream 2, device-to-host copy engine): waits for K[i], then
 //            sends chunk i's results back to the host copy.
 //
+// In a split whose other runs are on CPU devices, those compute their
+// blocks on the host copies, where the chunks' inputs come from, while the
+// chunks run (pipelinedRun(), runHostRuns()).
+//
 // Sends run ahead of the kernels; chunk i + 1's send overlaps chunk i's
 // kernel and chunk i - 1's receive. This is an engine phase rather than a
 // SchedulingPolicy: a policy answers which device runs which blocks, and
