@@ -713,8 +713,10 @@ public:
 };
 
 void LaunchContext::noteModelOutcome(double Ms) {
-  // A deferred launch returned before its work was done: not a measure.
-  if (!Decided || !Model.P || Plan.Deferred)
+  // A deferred launch returned before its work was done, and a key's
+  // first launch pays for loading code and touching fresh memory: neither
+  // measures the decision.
+  if (!Decided || !Model.P || Plan.Deferred || Decided->Launches <= 1)
     return;
   if (!Model.P->recordOutcome(Key, Ms))
     return;
