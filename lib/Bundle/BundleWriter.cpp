@@ -295,6 +295,13 @@ private:
     const Function *Ro = Device.getFunction(reorganizedVariantName(Name));
     KW.str(Tc && Ro ? Tc->getName() : StringRef());
     KW.str(Tc && Ro ? Ro->getName() : StringRef());
+    // Their CPU builds, when the CPU module has both (made by the same
+    // pass on the same kernel, so normally it has).
+    std::string TcCpu = Tc && Ro ? cpuDescriptorIn(Host, Tc->getName()) : "";
+    std::string RoCpu = Tc && Ro ? cpuDescriptorIn(Host, Ro->getName()) : "";
+    bool BothCpu = !TcCpu.empty() && !RoCpu.empty();
+    KW.str(BothCpu ? TcCpu : std::string());
+    KW.str(BothCpu ? RoCpu : std::string());
     return Merge.Entry;
   }
 
@@ -436,7 +443,8 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
     *Opts.Log << "cleave: bundle: running " << CPUVariantsPipeline << "\n";
   {
     // Their remarks would repeat the device module's.
-    MutedRemarks Muted(Device.getContext(), {"cleave-merge", "cleave-swap-grid"});
+    MutedRemarks Muted(Device.getContext(),
+                       {"cleave-merge", "cleave-swap-grid", "cleave-reorganize"});
     if (Error E = CPU.run(*Host, CPUVariantsPipeline))
       return std::move(E);
   }

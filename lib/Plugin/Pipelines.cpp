@@ -18,18 +18,23 @@ using namespace llvm;
 namespace cleave {
 namespace {
 
-/// The merge kernels of the module become ordinary kernels, so that
-/// cleave-cpu-lower lowers them too: the CPU merge variant of K is
-/// __cleave_cpu___cleave_merge_<K>, which the runtime finds by that name.
-/// Only for the CPU module's scratch copy of the device module.
-struct MarkMergeKernelsPass : PassInfoMixin<MarkMergeKernelsPass> {
+/// The merge kernels and cleave-reorganize's variants of the module become
+/// ordinary kernels, so that cleave-cpu-lower lowers them too: the CPU
+/// variant of entry E is __cleave_cpu_<E>, whose descriptor the bundle
+/// names (the merge variant's and the inspector's and reorganized
+/// variant's CPU descriptors). Only for the CPU module's scratch copy of
+/// the device module.
+struct MarkVariantKernelsPass : PassInfoMixin<MarkVariantKernelsPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     bool Changed = false;
-    for (Function &F : M)
-      if (F.getFnAttribute(VariantAttr).getValueAsString() == "merge") {
+    for (Function &F : M) {
+      StringRef Kind = F.getFnAttribute(VariantAttr).getValueAsString();
+      if (Kind == "merge" || Kind == "inspector" || Kind == "reorganized" ||
+          Kind == "instrumented") {
         F.removeFnAttr(VariantAttr);
         Changed = true;
       }
+    }
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
   static bool isRequired() { return true; }
@@ -47,11 +52,12 @@ void addDeviceVariantPasses(ModulePassManager &MPM) {
 }
 
 void addCPUVariantPasses(ModulePassManager &MPM) {
-  // The twins and the merge kernels first: they are kernels with CPU
-  // variants of their own.
+  // The twins, the merge kernels and the inspector and reorganized
+  // variants first: they are kernels with CPU variants of their own.
   MPM.addPass(SwapGridPass());
   MPM.addPass(MergeKernelPass());
-  MPM.addPass(MarkMergeKernelsPass());
+  MPM.addPass(ReorganizePass());
+  MPM.addPass(MarkVariantKernelsPass());
   MPM.addPass(CPULowerPass());
 }
 

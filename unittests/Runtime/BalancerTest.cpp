@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 #include "../../runtime/lib/scheduler/Balancer.h"
 
+#include "cleave/rt/Launch.h"
+#include "cleave/rt/ModelPartitioner.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -193,6 +196,109 @@ TEST(BalancerTest, RejectsBadModels) {
   Result E = balance({D}, 10, BalanceOptions(), R);
   ASSERT_FALSE(E.ok());
   EXPECT_NE(E.message().find("decreasing"), std::string::npos);
+}
+
+/// A device of the partitioner's problem that runs \p BlocksPerMs blocks a
+/// millisecond at any share, with \p FixedMs per launch.
+DeviceCost costOf(const char *Name, double BlocksPerMs, double FixedMs,
+                  bool Host = false) {
+  DeviceCost D;
+  D.Name = Name;
+  for (uint64_t B : {1ull, 1000ull, 1000000ull})
+    D.Perf.set(B, BlocksPerMs);
+  D.FixedMs = FixedMs;
+  D.SharesHost = Host;
+  return D;
+}
+
+TEST(BalancerTest, OnThePartitionersProblemEqualGpusShareEvenly) {
+  PartitionProblem P;
+  P.TotalBlocks = 100000;
+  P.Devices = {costOf("gpu0", 1000, 0.02), costOf("gpu1", 1000, 0.02)};
+  BalancedPartition B;
+  ASSERT_TRUE(balancePartition(P, B).ok());
+  ASSERT_EQ(B.Decision.Blocks.size(), 2u);
+  EXPECT_EQ(B.Decision.Blocks[0] + B.Decision.Blocks[1], P.TotalBlocks);
+  EXPECT_NEAR(double(B.Decision.Blocks[0]), 50000, 1000);
+  EXPECT_GT(B.EstimatedRatio, 0.98);
+  // Its prediction is the partitioner's own for its blocks, and beats
+  // either GPU alone.
+  std::vector<double> Times;
+  EXPECT_DOUBLE_EQ(B.Decision.PredictedMs,
+                   predictPartition(P, B.Decision.Blocks, Times));
+  EXPECT_LT(B.Decision.PredictedMs, 0.6 * B.Decision.SingleDeviceMs);
+  // The greedy search finds much the same here.
+  PartitionDecision G = partition(P);
+  EXPECT_NEAR(B.Decision.PredictedMs, G.PredictedMs, 0.02 * G.PredictedMs);
+}
+
+TEST(BalancerTest, OnThePartitionersProblemASlowCpuGetsNothing) {
+  PartitionProblem P;
+  P.TotalBlocks = 100000;
+  P.MinDeviceGain = 0.10;
+  P.Devices = {costOf("cpu0", 10, 0.01, /*Host=*/true),
+               costOf("gpu0", 1000, 0.02)};
+  BalancedPartition B;
+  ASSERT_TRUE(balancePartition(P, B).ok());
+  EXPECT_EQ(B.Decision.Blocks[0], 0u);
+  EXPECT_EQ(B.Decision.Blocks[1], P.TotalBlocks);
+  EXPECT_EQ(B.Decision.BaseDevice, 1u);
+}
+
+/// A model-policy request over two H200-like GPUs holding their data.
+SplitRequest twoGpus(bool Irregular) {
+  SplitRequest R;
+  R.Key.Kernel = Irregular ? "irregular@1" : "regular@1";
+  R.Key.Block[0] = 256;
+  R.TotalBlocks = 1 << 16;
+  R.Key.GridClass = gridClass(R.TotalBlocks);
+  R.BytesPerBlock = 4096;
+  for (const char *Name : {"gpu0", "gpu1"}) {
+    SplitDevice D;
+    D.Name = Name;
+    D.Identity = "test GPU";
+    D.Gpu = true;
+    D.Wave = 132 * 8;
+    D.SeedGBps = 4000;
+    D.SeedMinWaveMs = 0.002;
+    D.FixedMs = 0.06;
+    D.LinkGBps = 10;
+    R.Devices.push_back(D);
+  }
+  R.Irregular = Irregular;
+  return R;
+}
+
+TEST(BalancerTest, TheModelPolicyConsultsItForIrregularWorkOnly) {
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Res = P.split(twoGpus(true));
+  ASSERT_TRUE(Res.BalancerTried);
+  EXPECT_TRUE(Res.BalancerWhy.empty()) << Res.BalancerWhy;
+  EXPECT_GT(Res.BalancerMs, 0);
+  EXPECT_GT(Res.EstimatedBalance, 0.9);
+  // The faster of the two is what the search decided.
+  EXPECT_LE(Res.Decision.PredictedMs,
+            std::min(Res.BalancerMs, Res.GreedyMs) * (1 + 1e-9));
+  EXPECT_EQ(Res.BalancerKept, Res.BalancerMs < Res.GreedyMs);
+  std::string Plan = Res.describe(twoGpus(true));
+  EXPECT_NE(Plan.find("balancer (irregular work): predicted"),
+            std::string::npos)
+      << Plan;
+  SplitResult Regular = P.split(twoGpus(false));
+  EXPECT_FALSE(Regular.BalancerTried);
+  EXPECT_EQ(Regular.describe(twoGpus(false)).find("balancer"),
+            std::string::npos);
+}
+
+TEST(BalancerTest, ThePlanGivesTheActualBalanceRatioOfTimedRuns) {
+  LaunchPlan P;
+  P.KernelName = "k";
+  P.MeasuredMs = {1.5};
+  EXPECT_EQ(P.describe().find("actual balance ratio"), std::string::npos);
+  P.MeasuredMs = {2.0, 1.5, 3.0};
+  EXPECT_NE(P.describe().find("  actual balance ratio 0.500 (1.500 / 3.000 ms)"),
+            std::string::npos)
+      << P.describe();
 }
 
 } // namespace

@@ -239,6 +239,13 @@ TEST(Options, TuneKeys) {
             PipelineMode::Host);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "pipeline=host-serial"}}).O.Tune.Pipeline,
             PipelineMode::HostSerial);
+  EXPECT_EQ(parse({}).O.Tune.Reorganize, ReorganizeMode::On);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=off"}}).O.Tune.Reorganize,
+            ReorganizeMode::Off);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=force"}}).O.Tune.Reorganize,
+            ReorganizeMode::Force);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=maybe"}}).O.Tune.Reorganize,
+            ReorganizeMode::On);
   Parsed Bad = parse({{"CLEAVE_TUNE", "pipeline=maybe"}});
   EXPECT_EQ(Bad.O.Tune.Pipeline, PipelineMode::On);
   EXPECT_FALSE(Bad.Warnings.empty());
@@ -271,7 +278,7 @@ TEST(Options, UnknownTuneKeysAreReportedOnce) {
   EXPECT_EQ(P.Warnings[0],
             "cleave: warning: CLEAVE_TUNE: unknown word 'spn_us' (known: "
             "spin_us, issue, defer, swap, rebase, peer_copy, host_copies, "
-            "pin_host, pipeline)");
+            "pin_host, pipeline, reorganize)");
   EXPECT_EQ(P.Warnings[1],
             "cleave: warning: CLEAVE_TUNE: 'defer' is not key=value; ignored");
 }

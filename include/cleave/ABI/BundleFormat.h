@@ -32,7 +32,7 @@ namespace bundle {
 inline constexpr char Magic[8] = {'C', 'L', 'V', 'B', 'N', 'D', 'L', '\0'};
 /// Bumped whenever a reader of the previous version would misread a bundle.
 /// Readers accept exactly their own version.
-inline constexpr uint32_t FormatVersion = 4;
+inline constexpr uint32_t FormatVersion = 5;
 /// magic[8], u32 version, u32 flags (0), u64 payload size, u64 checksum.
 inline constexpr size_t HeaderSize = 32;
 inline constexpr size_t VersionOffset = 8;

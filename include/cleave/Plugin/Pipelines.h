@@ -28,11 +28,13 @@ namespace cleave {
 /// inspector and reorganized variants of kernels with per-item loops.
 inline constexpr const char *DeviceVariantsPipeline = "cleave-device-variants";
 
-/// cleave-cpu-variants: cleave-swap-grid, cleave-merge, the merge kernels
-/// marked as ordinary kernels (in this module only), cleave-cpu-lower. The
-/// module is replaced by its CPU module: the CPU variant of every kernel, of
-/// every twin and of every merge kernel (docs/cpu-backend.md), which is what
-/// the bundle's CPU entries name.
+/// cleave-cpu-variants: cleave-swap-grid, cleave-merge, cleave-reorganize,
+/// the merge kernels and the inspector and reorganized variants marked as
+/// ordinary kernels (in this module only), cleave-cpu-lower. The module is
+/// replaced by its CPU module: the CPU variant of every kernel, of every
+/// twin, of every merge kernel and of every inspector and reorganized
+/// variant (docs/cpu-backend.md, docs/reorganize.md), which is what the
+/// bundle's CPU entries name.
 inline constexpr const char *CPUVariantsPipeline = "cleave-cpu-variants";
 
 void addDeviceVariantPasses(llvm::ModulePassManager &MPM);

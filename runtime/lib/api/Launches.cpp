@@ -93,7 +93,8 @@ thread_local std::shared_ptr<PlanSlot> LastPlan;
 /// in the way: \p S and the streams it waits for have nothing queued, the
 /// kernel reads no pointer it loads from memory, and every buffer its
 /// arguments point into is whole on the device (so nothing moves; where
-/// another copy exists, one that the kernel may write goes stale). False
+/// another copy exists, one that the kernel may write goes stale), and the
+/// kernel has no reorganization step to decide (docs/reorganize.md). False
 /// (and nothing done) otherwise: the launch is queued for the engine.
 /// True with \p Out the launch's own error (the configuration, the
 /// driver's refusal).
@@ -110,6 +111,9 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   for (const BundleIssue &Iss : Info.Issues)
     if (Iss.Kind == "loaded-pointer")
       return false;
+  if (!Info.Inspector.empty() &&
+      RT.options().Tune.Reorganize != ReorganizeMode::Off)
+    return false;
   BufferManager &Bufs = RT.buffers();
   ArgumentCopy A;
   A.fill(Info, Args);

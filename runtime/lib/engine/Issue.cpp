@@ -238,8 +238,11 @@ Result LaunchContext::issueLaunch(RunState &R) {
     return Res;
   if (R.TimeStart && !D.recordEvent(R.TimeStart, D.internalStream(0)).ok())
     R.TimeStart = R.TimeEnd = nullptr;
-  Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count, R.ArgPtrs,
-                  R.PartParams);
+  bool Reorganized = false;
+  Res = reorganize(R, Reorganized);
+  if (Res.ok() && !Reorganized)
+    Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count,
+                    R.ArgPtrs, R.PartParams);
   if (R.TimeEnd &&
       (!Res.ok() || !D.recordEvent(R.TimeEnd, D.internalStream(0)).ok()))
     R.TimeStart = R.TimeEnd = nullptr;
@@ -295,7 +298,10 @@ void LaunchContext::wakeIssueWorkers(
 
 Result LaunchContext::runCpu(RunState &R) {
   Result Res = fillScratch(R, nullptr);
+  bool Reorganized = false;
   if (Res.ok())
+    Res = reorganize(R, Reorganized);
+  if (Res.ok() && !Reorganized)
     Res = launchOne(R.Dev, false, "", K.Cpu, R.First, R.Count, R.ArgPtrs,
                     R.PartParams);
   if (Res.ok())

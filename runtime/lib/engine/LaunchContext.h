@@ -23,6 +23,7 @@
 
 #include "cleave/rt/Engine.h"
 
+#include "../scheduler/ReorganizeModel.h"
 #include "../scheduler/SchedulingPolicy.h"
 
 #include "IssuePool.h"
@@ -180,6 +181,23 @@ struct ModelState {
   };
   std::map<std::string, CachedDecision> Decisions;
   static constexpr size_t MaxCachedDecisions = 4096;
+  /// The reorganization step's measurements per kernel, device and launch
+  /// size (Reorganize.cpp).
+  std::map<std::string, ReorganizeHistory> Reorganize;
+  /// Per GPU, the step's sort kernels (ReorganizeSort.cu), loaded at the
+  /// first step there, and their memory (counts, permutation, sums and
+  /// histogram), grown to the largest launch; both kept for the process.
+  /// Why says why there are no kernels (the host sorts then).
+  struct GpuSort {
+    bool Tried = false;
+    ModuleHandle M = nullptr;
+    FunctionHandle Max = nullptr, Hist = nullptr, Scan = nullptr,
+                   Scatter = nullptr, Stats = nullptr;
+    std::string Why;
+    DeviceAddr Counts = 0, Perm = 0, Aux = 0;
+    uint64_t Threads = 0; ///< what Counts and Perm hold
+  };
+  std::map<Location, GpuSort> Sorts;
 
   ModelPartitioner &planner(BufferManager &Bufs);
   /// Says which profile and cache the model uses (Log.Plan), once,
@@ -771,6 +789,26 @@ private:
   /// before the launch plans and moves its inputs (IssuePool::wake).
   void wakeIssueWorkers(const std::vector<PartitionRange> &Ranges);
   Result runCpu(RunState &R);
+  /// The reorganization step (Reorganize.cpp, docs/reorganize.md): for a
+  /// run of the whole grid of a kernel with an inspector and a reorganized
+  /// variant, reorganize() runs it in place of the launch when the model
+  /// (or CLEAVE_TUNE=reorganize=force) says so (\p Ran), waited for.
+  Result reorganize(RunState &R, bool &Ran);
+  std::string whyNotReorganized(const RunState &R) const;
+  ReorganizeHistory &reorganizeHistory(const RunState &R,
+                                       std::string &CacheKernel);
+  Result reorganizeStep(RunState &R, ReorganizeHistory &H,
+                        const std::string &CacheKernel, unsigned Lanes,
+                        LaunchPlan::Run *PlanRun);
+  Result runVariantWhole(RunState &R, const std::string &Entry,
+                         const cleave_cpu_kernel_desc *Cpu, void *Extra);
+  Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts);
+  Result runReorganizedVariant(RunState &R, std::vector<int32_t> &Perm);
+  /// The step on a GPU with its sort kernels: counts and permutation stay
+  /// on the GPU (\p Sort null: the host sorts).
+  ModelState::GpuSort *gpuSort(Location L);
+  Result gpuStep(RunState &R, ModelState::GpuSort &Sort, unsigned Lanes,
+                 TripStats &S, double &InspectorMs, double &SortMs);
   unsigned slabDim() const;
   uint64_t slabBlocks(unsigned Dim) const;
   std::vector<PartitionRange> alignToSlabs(std::vector<PartitionRange> R) const;

@@ -113,6 +113,15 @@ std::string LaunchPlan::describe() const {
   } else if (!PipelinePlan.empty()) {
     S += "  not pipelined on " + PipelineDevice + ": " + PipelinePlan + "\n";
   }
+  for (const std::string &L : Reorganize)
+    S += "  reorganize: " + L + "\n";
+  if (MeasuredMs.size() >= 2) {
+    auto [Lo, Hi] = std::minmax_element(MeasuredMs.begin(), MeasuredMs.end());
+    char B[96];
+    std::snprintf(B, sizeof(B), "  actual balance ratio %.3f (%.3f / %.3f ms)\n",
+                  *Hi > 0 ? *Lo / *Hi : 1.0, *Lo, *Hi);
+    S += B;
+  }
   for (const Recovery &R : Recoveries) {
     S += "  recovery: " + R.Device + " failed (" + R.Error + "); blocks";
     for (auto [F, E] : R.Blocks)

@@ -665,6 +665,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
     return Ev;
   PR.WhyWhole = whyModelKeepsWhole(Devs, PR, Exact);
   PR.Splittable = PR.WhyWhole.empty();
+  PR.Irregular = !Info.Inspector.empty();
   PR.NeedsMerge = !Exact;
   PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
   PR.AggregateD2HGBps = Prof.AggregateD2HGBps;
@@ -735,6 +736,7 @@ void LaunchContext::recordTime(const RunState &R, double Ms) {
   auto It = SplitDevs.find(R.Dev);
   if (It == SplitDevs.end())
     return;
+  Plan.MeasuredMs.push_back(Ms);
   if (isGpu(R.Dev) && Model.Warm.insert({R.Dev, Key.text()}).second)
     return;
   Model.P->record(It->second, Key, R.Count, Ms);

@@ -139,6 +139,11 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   R.str(K.Reorganized);
   if (R.Ok && K.Inspector.empty() != K.Reorganized.empty())
     return R.Ok = false; // made together (docs/reorganize.md)
+  R.str(K.InspectorCpu);
+  R.str(K.ReorganizedCpu);
+  if (R.Ok && (K.InspectorCpu.empty() != K.ReorganizedCpu.empty() ||
+               (K.Inspector.empty() && !K.InspectorCpu.empty())))
+    return R.Ok = false; // both or neither, and only with the GPU variants
 
   R.count(N, 4);
   K.MergeOutputs.resize(R.Ok ? N : 0);
@@ -368,7 +373,11 @@ std::string Bundle::describe() const {
       S += line("  swapped twin: " + K.SwappedTwin);
     if (!K.Inspector.empty())
       S += line("  reorganize: inspector " + K.Inspector + ", reorganized " +
-                K.Reorganized);
+                K.Reorganized +
+                (K.InspectorCpu.empty()
+                     ? std::string(", no cpu descriptors")
+                     : " (cpu descriptors " + K.InspectorCpu + ", " +
+                           K.ReorganizedCpu + ")"));
     if (!K.MergeOutputs.empty()) {
       std::string L = "  merge outputs:";
       for (uint32_t O : K.MergeOutputs)

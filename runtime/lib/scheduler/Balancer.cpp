@@ -250,5 +250,69 @@ Result balance(const std::vector<BalanceDevice> &Devices, uint64_t N,
   return Result::success();
 }
 
+Result balancePartition(const PartitionProblem &P, BalancedPartition &Out) {
+  size_t K = P.Devices.size();
+  uint64_t N = P.TotalBlocks;
+  if (!K || !N)
+    return Result::error(ErrorCode::InvalidValue,
+                         "balance: no devices or no blocks");
+  // Each device alone, sampled: the envelope makes a table's noise (a
+  // measured row slower than a larger one) monotone.
+  std::vector<std::vector<double>> Env(K);
+  std::vector<uint64_t> Q(K, 0);
+  std::vector<double> Times;
+  unsigned S = unsigned(std::min<uint64_t>(PartitionSamples, N));
+  auto At = [&](unsigned I) { return N * I / S; };
+  for (size_t D = 0; D < K; ++D) {
+    Env[D].assign(S + 1, 0);
+    for (unsigned I = 1; I <= S; ++I) {
+      std::fill(Q.begin(), Q.end(), 0);
+      Q[D] = At(I);
+      double T = predictPartition(P, Q, Times);
+      Env[D][I] = std::max(Env[D][I - 1], std::isfinite(T) ? T : 1e30);
+    }
+  }
+  std::vector<BalanceDevice> Devs(K);
+  for (size_t D = 0; D < K; ++D) {
+    Devs[D].Name = P.Devices[D].Name;
+    Devs[D].Helper = P.Devices[D].SharesHost;
+    const std::vector<double> &E = Env[D];
+    Devs[D].Curve = [&E, N, S, At](double X) {
+      if (X <= 0)
+        return 0.0;
+      double Pos = X * S / double(N);
+      unsigned I = unsigned(std::min<double>(S - 1, std::floor(Pos)));
+      double F = (X - double(At(I))) / double(At(I + 1) - At(I));
+      // Below the first sample, the first sample's time: a share's fixed
+      // costs are paid whatever its size.
+      if (I == 0)
+        return E[1];
+      return E[I] + (E[I + 1] - E[I]) * std::min(1.0, std::max(0.0, F));
+    };
+  }
+  BalanceOptions O;
+  O.MinHelperGain = P.MinDeviceGain;
+  BalanceResult B;
+  if (Result R = balance(Devs, N, O, B); !R.ok())
+    return R;
+  PartitionDecision &Dec = Out.Decision;
+  Dec = PartitionDecision();
+  Dec.Blocks = B.Items;
+  Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
+  // The best single device, as partition() reports it.
+  Dec.SingleDeviceMs = std::numeric_limits<double>::infinity();
+  for (size_t D = 0; D < K; ++D) {
+    std::fill(Q.begin(), Q.end(), 0);
+    Q[D] = N;
+    double T = predictPartition(P, Q, Times);
+    if (T < Dec.SingleDeviceMs) {
+      Dec.SingleDeviceMs = T;
+      Dec.BaseDevice = D;
+    }
+  }
+  Out.EstimatedRatio = B.BalanceRatio;
+  return Result::success();
+}
+
 } // namespace rt
 } // namespace cleave

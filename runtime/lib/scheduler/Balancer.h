@@ -25,15 +25,17 @@
 // HelperOverhead seconds (digest 004 §6.3: noise plus the cost of driving
 // one more device). A CPU 100 times slower than the GPU gets nothing.
 //
-// Pure arithmetic on models: no devices, no clocks. Not wired into the
-// engine yet; the scheduling policy that uses it comes with the runtime half
-// of issue 30.
+// Pure arithmetic on models: no devices, no clocks. balancePartition runs it
+// on the SKMD partitioner's problem (Partitioner.h), which the model policy
+// does for kernels of irregular work beside SKMD's greedy search, keeping
+// whichever predicts the shorter launch (ModelPartitioner::split).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_SCHEDULER_BALANCER_H
 #define CLEAVE_RT_SCHEDULER_BALANCER_H
 
 #include "cleave/rt/Error.h"
+#include "cleave/rt/Partitioner.h"
 
 #include <cstdint>
 #include <functional>
@@ -91,6 +93,22 @@ struct BalanceResult {
 /// [0, N].
 Result balance(const std::vector<BalanceDevice> &Devices, uint64_t N,
                const BalanceOptions &Options, BalanceResult &Out);
+
+/// The balancer on the partitioner's problem: each device's time for x
+/// blocks is predictPartition's for x blocks on it alone (its table, fixed
+/// costs, transfers and the program's copies), taken as the monotone
+/// envelope of that time sampled at PartitionSamples block counts and
+/// interpolated between them; devices that share host memory (the CPU) are
+/// helpers, kept when they gain P.MinDeviceGain. The split is then
+/// predicted by predictPartition (merge and split costs included), so it
+/// compares with partition()'s decision on the same model.
+struct BalancedPartition {
+  PartitionDecision Decision;
+  /// The balancer's own estimate of min t_i / max t_i (digest 004 Eq 5.2).
+  double EstimatedRatio = 1;
+};
+constexpr unsigned PartitionSamples = 128;
+Result balancePartition(const PartitionProblem &P, BalancedPartition &Out);
 
 } // namespace rt
 } // namespace cleave

@@ -7,6 +7,8 @@
 
 #include "cleave/rt/ModelPartitioner.h"
 
+#include "Balancer.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -182,6 +184,12 @@ void ModelPartitioner::record(const SplitDevice &D, const PerfKey &Key, uint64_t
   uint64_t Row = (Blocks + W - 1) / W * W;
   std::lock_guard<std::mutex> Lock(Mutex);
   Cache.record(D.Identity, Key.text(), Row, double(Blocks) / Ms);
+}
+
+void ModelPartitioner::recordReorganizeOff(const std::string &Device,
+                                           const std::string &Kernel) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Cache.recordReorganizeOff(Device, Kernel);
 }
 
 PerfTable ModelPartitioner::table(const SplitRequest &R, size_t D,
@@ -468,6 +476,23 @@ double ModelPartitioner::pipelineFactor(const SplitDevice &Dev,
   return std::max(1.0, TP.PipelinedSeconds / TP.BoundSeconds);
 }
 
+void ModelPartitioner::consultBalancer(const PartitionProblem &P,
+                                       Reusable &Search) {
+  Search.BalancerTried = true;
+  BalancedPartition B;
+  if (Result Res = balancePartition(P, B); !Res.ok()) {
+    Search.BalancerWhy = Res.message();
+    return;
+  }
+  Search.GreedyMs = Search.Decision.PredictedMs;
+  Search.BalancerMs = B.Decision.PredictedMs;
+  Search.EstimatedBalance = B.EstimatedRatio;
+  if (B.Decision.PredictedMs < Search.Decision.PredictedMs) {
+    Search.Decision = B.Decision;
+    Search.BalancerKept = true;
+  }
+}
+
 void ModelPartitioner::chooseDecision(const SplitRequest &R,
                                       const PartitionProblem &P,
                                       const Reusable &Search,
@@ -640,6 +665,8 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
   }
   if (Splittable && !Out.Reused) {
     Search.Decision = partition(P);
+    if (R.Irregular)
+      consultBalancer(P, Search);
     // Where the data lies now can trap it: a device whose inputs must
     // move in is charged for them at every decision, though once moved
     // they would stay. The decision that ignores bytes in (the steady
@@ -658,8 +685,15 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
     }
     Searched = true;
   }
-  if (Splittable)
+  if (Splittable) {
     chooseDecision(R, P, Search, Out);
+    Out.BalancerTried = Search.BalancerTried;
+    Out.BalancerKept = Search.BalancerKept;
+    Out.BalancerMs = Search.BalancerMs;
+    Out.GreedyMs = Search.GreedyMs;
+    Out.EstimatedBalance = Search.EstimatedBalance;
+    Out.BalancerWhy = Search.BalancerWhy;
+  }
   else {
     Dec.Blocks.assign(K, 0);
     Dec.SingleDeviceMs = SingleMs;
@@ -819,6 +853,19 @@ std::string SplitResult::describe(const SplitRequest &R) const {
                   Decision.SingleDeviceMs);
   }
   S += Buf;
+  if (BalancerTried) {
+    if (!BalancerWhy.empty())
+      std::snprintf(Buf, sizeof(Buf), "  balancer (irregular work): no split: %s\n",
+                    BalancerWhy.c_str());
+    else
+      std::snprintf(Buf, sizeof(Buf),
+                    "  balancer (irregular work): predicted %.3f ms, "
+                    "estimated balance ratio %.3f; greedy search %.3f ms: "
+                    "%s kept\n",
+                    BalancerMs, EstimatedBalance, GreedyMs,
+                    BalancerKept ? "the balancer's split" : "the greedy split");
+    S += Buf;
+  }
   if (HostCopyMs > 0) {
     std::snprintf(Buf, sizeof(Buf),
                   "  of which the program's own copies before and after the "

@@ -84,6 +84,19 @@ void PerfCache::recordSliceBlocks(const std::string &Device,
   Dirty = true;
 }
 
+bool PerfCache::reorganizeOff(const std::string &Device,
+                              const std::string &Kernel) const {
+  auto D = ReorganizeOff.find(Device);
+  return D != ReorganizeOff.end() && D->second.count(Kernel);
+}
+
+void PerfCache::recordReorganizeOff(const std::string &Device,
+                                    const std::string &Kernel) {
+  uint64_t &V = ReorganizeOff[Device][Kernel];
+  Dirty |= V != 1;
+  V = 1;
+}
+
 namespace {
 
 /// The "slices" object: device -> kernel -> blocks (all positive).
@@ -122,6 +135,8 @@ std::string PerfCache::serialize() const {
                       {"devices", std::move(Devices)}};
   if (!Slices.empty())
     J["slices"] = Slices;
+  if (!ReorganizeOff.empty())
+    J["reorganize_off"] = ReorganizeOff;
   // Names are ASCII, but an odd byte must not abort the process.
   return J.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) +
          "\n";
@@ -172,8 +187,13 @@ Result PerfCache::parse(std::string_view Text) {
       Sl && !parseSlices(*Sl, NewSlices))
     return Bad("\"slices\" is not an object of positive block counts by "
                "device and kernel");
+  std::map<std::string, std::map<std::string, uint64_t>> NewOff;
+  if (const nlohmann::json *Ro = field(J, "reorganize_off");
+      Ro && !parseSlices(*Ro, NewOff))
+    return Bad("\"reorganize_off\" is not an object of kernels by device");
   Tables = std::move(New);
   Slices = std::move(NewSlices);
+  ReorganizeOff = std::move(NewOff);
   Dirty = false;
   return Result::success();
 }
@@ -186,6 +206,7 @@ Result PerfCache::load(const std::string &Path) {
     if (Missing) {
       Tables.clear();
       Slices.clear();
+      ReorganizeOff.clear();
       Dirty = false;
       return Result::success();
     }

@@ -238,10 +238,16 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
          {"host", PipelineMode::Host},
          {"host-serial", PipelineMode::HostSerial}},
         PipelineMode::On, "on");
+  } else if (Key == "reorganize") {
+    T.Reorganize = R.oneOf<ReorganizeMode>(Name, Value,
+                                           {{"on", ReorganizeMode::On},
+                                            {"off", ReorganizeMode::Off},
+                                            {"force", ReorganizeMode::Force}},
+                                           ReorganizeMode::On, "on");
   } else {
     R.unknownWord("CLEAVE_TUNE", Key,
                   "spin_us, issue, defer, swap, rebase, peer_copy, "
-                  "host_copies, pin_host, pipeline");
+                  "host_copies, pin_host, pipeline, reorganize");
   }
 }
 

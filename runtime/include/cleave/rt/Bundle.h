@@ -140,9 +140,13 @@ struct BundleKernel {
   std::string SwappedTwin;
   /// The inspector (per-item trip counts) and the reorganized variant (items
   /// permuted by a perm array) of cleave-reorganize, both or neither
-  /// (docs/reorganize.md). The runtime does not launch them yet.
+  /// (docs/reorganize.md); the runtime's reorganization step launches them.
   std::string Inspector;
   std::string Reorganized;
+  /// The descriptors of their CPU builds in the program's CPU object, both
+  /// or neither (only with the GPU variants).
+  std::string InspectorCpu;
+  std::string ReorganizedCpu;
   /// The output parameters the merge variant takes a partial buffer for, in
   /// the order of its partial parameters (docs/transforms.md).
   std::vector<uint32_t> MergeOutputs;

@@ -112,6 +112,14 @@ struct LaunchPlan {
   /// max(send, kernel, receive) (the chunks' measured kernels when timed),
   /// one line; empty without either.
   std::string pipelineOutcome() const;
+  /// The reorganization step's account of a run (docs/reorganize.md,
+  /// "The runtime step"): the counts' statistics, the model's prediction,
+  /// the decision and what was measured, one line each.
+  std::vector<std::string> Reorganize;
+  /// The measured time of each run the model policy timed (ms): with two
+  /// or more, the plan gives the actual balance ratio, min / max (digest
+  /// 004 Eq 5.2), beside the balancer's estimate in the model's plan.
+  std::vector<double> MeasuredMs;
 
   /// One line per run, plus the refusal and recoveries if any:
   ///   "launch <kernel>: split over 2 range(s), 1024 bytes moved"

@@ -146,6 +146,10 @@ struct SplitRequest {
   double SplitMs = 0;
   /// Aggregate host-link bandwidths with every GPU busy (0: none).
   double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
+  /// Irregular work (a kernel with per-item loops, docs/reorganize.md): the
+  /// k-device balancer (Balancer.h) is consulted beside the greedy search,
+  /// and the split that predicts the shorter launch is taken.
+  bool Irregular = false;
   /// What device \p D moves to run blocks [First, First + Count). Null:
   /// nothing is missing and nothing recurs.
   std::function<void(size_t D, uint64_t First, uint64_t Count,
@@ -209,6 +213,12 @@ struct SplitResult {
   /// LostPredictedMs: that prediction.
   bool CorrectedLoss = false;
   double LostMs = 0, LostPredictedMs = 0;
+  /// SplitRequest::Irregular: the balancer's split was predicted
+  /// (BalancerMs, with its estimated balance ratio) against the greedy
+  /// search's (GreedyMs), and taken when BalancerKept.
+  bool BalancerTried = false, BalancerKept = false;
+  double BalancerMs = 0, GreedyMs = 0, EstimatedBalance = 0;
+  std::string BalancerWhy; ///< why the balancer gave no split
   /// For CLEAVE_LOG=plan: per device predicted ms, blocks, bytes in and
   /// written, the single-device alternative, seeded or measured rows.
   std::string describe(const SplitRequest &R) const;
@@ -294,6 +304,10 @@ public:
   void maybeFlush();
 
   const PerfCache &cache() const { return Cache; }
+  /// The reorganization step of \p Kernel measured a loss on \p Device
+  /// (PerfCache::recordReorganizeOff), written with the next flush.
+  void recordReorganizeOff(const std::string &Device,
+                           const std::string &Kernel);
 
 private:
   DeviceProfile Profile;
@@ -315,6 +329,10 @@ private:
     bool HasSteady = false;
     PartitionDecision Steady;
     double SteadyNowMs = 0;
+    /// SplitResult's balancer fields of the search.
+    bool BalancerTried = false, BalancerKept = false;
+    double BalancerMs = 0, GreedyMs = 0, EstimatedBalance = 0;
+    std::string BalancerWhy;
   };
   std::map<std::string, Reusable> LastSearch;
   /// Per table key: whether its last decision was a split, and the best
@@ -331,6 +349,9 @@ private:
                                      const PartitionProblem &P) const;
   void chargeBytes(const SplitRequest &R, const std::vector<uint64_t> &Anchor,
                    PartitionProblem &P, SplitResult &Out);
+  /// Irregular work: the balancer's split replaces the greedy one in
+  /// \p Search when it predicts less time.
+  static void consultBalancer(const PartitionProblem &P, Reusable &Search);
   void chooseDecision(const SplitRequest &R, const PartitionProblem &P,
                       const Reusable &Search, SplitResult &Out);
   void reportShares(const SplitRequest &R, const PartitionProblem &P,

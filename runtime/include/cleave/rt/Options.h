@@ -72,6 +72,11 @@ enum class PipelineMode {
   HostSerial,
 };
 
+/// The reorganization step (docs/reorganize.md): the model decides (On),
+/// never (Off), or always for a kernel that has the variants (Force, a
+/// measurement control).
+enum class ReorganizeMode { On, Off, Force };
+
 /// CLEAVE_TUNE: the runtime's A/B switches, each measured against its
 /// alternative (docs/runtime-api.md lists the keys and the measurements).
 struct TuneOptions {
@@ -100,6 +105,8 @@ struct TuneOptions {
   HostPinning PinHost = HostPinning::Reused;
   /// pipeline: on, off, host or host-serial.
   PipelineMode Pipeline = PipelineMode::On;
+  /// reorganize: on, off or force.
+  ReorganizeMode Reorganize = ReorganizeMode::On;
 
   static constexpr unsigned DefaultSpinUs = 200;
   static constexpr unsigned MaxSpinUs = 100000;

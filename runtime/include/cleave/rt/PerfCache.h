@@ -19,6 +19,9 @@
 // "slices" (optional) keeps each kernel's minimum slice on a device: the
 // smallest multiple of the SM count whose measured slicing overhead is
 // within 2 % (digest 003 §3.4, findSliceSize in CoScheduler.h).
+// "reorganize_off" (optional, the same shape with the value 1) names the
+// kernels whose reorganization step measured a loss on a device
+// (docs/reorganize.md): the step stays off for them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_PERFCACHE_H
@@ -63,6 +66,12 @@ public:
   /// Keeps \p Blocks (ignored when 0) as \p Kernel's minimum slice.
   void recordSliceBlocks(const std::string &Device, const std::string &Kernel,
                          uint64_t Blocks);
+  /// Whether the reorganization step of \p Kernel measured a loss on
+  /// \p Device, and recording that it did.
+  bool reorganizeOff(const std::string &Device,
+                     const std::string &Kernel) const;
+  void recordReorganizeOff(const std::string &Device,
+                           const std::string &Kernel);
   /// Every table: device identity -> table key -> rows.
   const std::map<std::string, std::map<std::string, Rows>> &tables() const {
     return Tables;
@@ -83,6 +92,7 @@ public:
 private:
   std::map<std::string, std::map<std::string, Rows>> Tables;
   std::map<std::string, std::map<std::string, uint64_t>> Slices;
+  std::map<std::string, std::map<std::string, uint64_t>> ReorganizeOff;
   bool Dirty = false;
 };
 
