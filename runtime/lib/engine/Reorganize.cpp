@@ -258,6 +258,9 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
   ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr;
   bool Decided = Force || H.Explored;
   double RunMs = -1;
+  // The key bits the sort used: on a GPU the plan's (counts that outgrew
+  // it shared keys), else what the largest count needs.
+  unsigned KeyBits = H.KeyBits;
   if (Sort) {
     if (Result Res = gpuStep(R, *Sort, Lanes, H.KeyBits, Decided, S,
                              InspectorMs, SortMs, RunMs);
@@ -270,13 +273,11 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
       return Res;
     InspectorMs = msSince(T0);
     auto T1 = Clock::now();
-    unsigned KeyBits = 0;
     sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
     SortMs = msSince(T1);
     S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes,
                   Req.Block[0]);
   }
-  unsigned KeyBits = std::min(S.KeyBits, Sort ? 16u : 32u);
   bool Queued = RunMs >= 0;
   // The inspector has run: this launch runs reorganized when the gain
   // covers the sort; the next ones when it covers the inspector too.
