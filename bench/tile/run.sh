@@ -14,8 +14,18 @@
 # Environment:
 #   REPS           timed runs per configuration (3)
 #   SIZES          "NxM ..." ("4096x4096 8192x8192 16384x16384 4096x65536")
-#   PROGS          "edit_distance smith_waterman sor"
+#   PROGS          "edit_distance smith_waterman sor" (empty: none)
 #   VARIANTS       "seq tiled naive"
+#   STENCILS       "box1 box2 box4 star1 star2 star4" (of box1..box4,
+#                  star1..star4; empty: none): bin/stencil KERNEL N STEPS
+#   STENCIL_RUNS   "NxSTEPS ..." ("2048x64 2048x1024 8192x256 16384x64")
+#   STENCIL_VARIANTS "seq omp naive tiled tiles steps": tiled lets the model
+#                  choose; tiles and steps force time tiles and one launch
+#                  per step (CLEAVE_TILE_SCHEDULE); seq and omp are the CPU
+#                  builds (OMP_NUM_THREADS as set, else every core)
+#   CPU_MAX_UPDATES seq and omp run only where N x N x STEPS is at most this
+#                  (268435456: 2048x64), else they are "skipped" and the
+#                  GPU runs are checked against each other
 #   SEQ_MAX_CELLS  larger sizes skip seq (and are "unchecked"); default none
 #   TILED_DEVICES  CLEAVE_DEVICES of the tiled runs (gpu0)
 #   TIMEOUT        seconds per run (120)
@@ -32,8 +42,12 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 reps=${REPS:-3}
 sizes=${SIZES:-4096x4096 8192x8192 16384x16384 4096x65536}
-progs=${PROGS:-edit_distance smith_waterman sor}
+progs=${PROGS-edit_distance smith_waterman sor}
 variants=${VARIANTS:-seq tiled naive}
+stencils=${STENCILS-box1 box2 box4 star1 star2 star4}
+stencil_runs=${STENCIL_RUNS:-2048x64 2048x1024 8192x256 16384x64}
+stencil_variants=${STENCIL_VARIANTS:-seq omp naive tiled tiles steps}
+cpu_max=${CPU_MAX_UPDATES:-268435456}
 seq_max=${SEQ_MAX_CELLS:-0}
 tiled_devices=${TILED_DEVICES:-gpu0}
 limit=${TIMEOUT:-120}
@@ -46,7 +60,7 @@ grep -q dirty "$carry/COMMIT" && dirty=true
 device=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -1)
 [ -n "$device" ] || device=none
 load_before=$(uptime)
-[ "${NO_NVCC:-0}" = 1 ] && variants=${variants//naive/}
+[ "${NO_NVCC:-0}" = 1 ] && variants=${variants//naive/} && stencil_variants=${stencil_variants//naive/}
 naive_bin=$(mktemp -d)
 trap 'rm -rf "$naive_bin"' EXIT
 
@@ -59,17 +73,36 @@ if [[ " $variants " == *" naive "* ]]; then
       echo "run: nvcc failed for $p (its naive runs fail)" | tee -a "$log"
   done
 fi
+if [ -n "$stencils" ] && [[ " $stencil_variants " == *" naive "* ]]; then
+  nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  echo "run: nvcc -O3 -arch=sm_90 naive/stencil.cu" | tee -a "$log"
+  "$nvcc" -O3 -arch=sm_90 "$carry/src/naive/stencil.cu" -o "$naive_bin/stencil.naive" >> "$log" 2>&1 ||
+    echo "run: nvcc failed for stencil (its naive runs fail)" | tee -a "$log"
+fi
 
 median() { tr ' ' '\n' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
 bin_of() { if [ "$2" = naive ]; then echo "$naive_bin/$1.naive"; else echo "$carry/bin/$1.$2"; fi; }
 
+is_stencil() { [[ " $stencils " == *" $1 "* ]]; }
+
+# cmd_of PROG N M VARIANT: the command of one run in the array cmd (a
+# stencil kernel is an argument of bin/stencil, with M its number of steps).
+cmd_of() {
+  if is_stencil "$1"; then
+    cmd=("$(bin_of stencil "$4")" "$1" "$2" "$3" "$4")
+  else
+    cmd=("$(bin_of "$1" "$4")" "$2" "$3" "$4")
+  fi
+}
+
 # run_config PROG N M VARIANT REF_CHECK: REPS runs; prints "status median check".
 run_config() {
-  local p=$1 n=$2 m=$3 v=$4 ref=$5 times="" check="" status=pass r line ms c rc
+  local p=$1 n=$2 m=$3 v=$4 ref=$5 refv=${6:-seq} times="" check="" status=pass r line ms c rc
   for ((r = 0; r < reps; ++r)); do
     if ((SECONDS >= deadline)); then status=skipped; break; fi
-    line=$(CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$(bin_of "$p" "$v")" "$n" "$m" "$v" < /dev/null 2>> "$log")
+    cmd_of "$p" "$n" "$m" "$v"
+    line=$(CLEAVE_DEVICES=$tiled_devices timeout "$limit" "${cmd[@]}" < /dev/null 2>> "$log")
     rc=$?
     echo "$p $v ${n}x$m rep $r rc $rc: $line" >> "$log"
     if ((rc == 124)); then status=timeout; break; fi
@@ -80,9 +113,9 @@ run_config() {
     if [ -n "$check" ] && [ "$c" != "$check" ]; then status=wrong; fi
     check=$c
   done
-  if [ "$status" = pass ] && [ "$v" = tiled ] && [ -n "${fallback[$p]:-}" ]; then
+  if [ "$status" = pass ] && [[ "$v" == tiled || "$v" == tiles || "$v" == steps ]] && [ -n "${fallback[$p]:-}" ]; then
     status=fallback
-  elif [ "$status" = pass ] && [ "$v" != seq ]; then
+  elif [ "$status" = pass ] && [ "$v" != "$refv" ]; then
     if [ -z "$ref" ]; then status=unchecked
     elif [ "$check" != "$ref" ]; then status=wrong; fi
   fi
@@ -90,9 +123,10 @@ run_config() {
   [ -n "$times" ] && mid=$(median <<< "$times")
   # A wrong or fallback result never enters a ratio: no median for it.
   [[ "$status" == wrong || "$status" == fallback ]] && mid=""
+  cmd_of "$p" "$n" "$m" "$v"
   printf '{"bench": "tile", "git_commit": "%s", "git_dirty": %s, "host": "%s", "date": "%s", "device": "%s", "command": "%s", "kernel": "%s", "sizes": {"n": %d, "m": %d}, "variant": "%s", "cleave_devices": "%s", "reps": %d, "times_ms": [%s], "median_ms": %s, "check": "%s", "seq_check": "%s", "status": "%s"}\n' \
-    "$commit" "$dirty" "$(hostname)" "$(date -u +%FT%TZ)" "$device" "$p.$v $n $m $v" "$p" "$n" "$m" "$v" \
-    "$([ "$v" = tiled ] && echo "$tiled_devices")" "$reps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
+    "$commit" "$dirty" "$(hostname)" "$(date -u +%FT%TZ)" "$device" "${cmd[0]##*/} ${cmd[*]:1}" "$p" "$n" "$m" "$v" \
+    "$([[ "$v" == tiled || "$v" == tiles || "$v" == steps ]] && echo "$tiled_devices")" "$reps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
   echo "$status ${mid:--} $check"
 }
 
@@ -132,7 +166,48 @@ for p in $progs; do
   done
 done
 
+# Stencils: the model's choice for each kernel and run, from one untimed
+# run under CLEAVE_LOG=plan (the kind of generated kernel launched most:
+# the warm-up's two steps launch at most two); none means the nest as
+# written ran (fallback).
+declare -A choice
+stencil_choice() {
+  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/stencil.tiled" "$1" "$2" "$3" probe 2>&1 < /dev/null |
+    grep -o '^launch __cleave_tile[0-9]*_\(tiles\|step\)' | sed 's/.*_//; s/^step$/steps/' | sort | uniq -c | sort -rn | awk 'NR == 1 {print $2}'
+}
+# Runs outer, kernels inner: if DEADLINE cuts the call short, what is lost
+# is the last (largest) run's remaining kernels, not whole kernels.
+for s in $stencil_runs; do
+  for p in $stencils; do
+    n=${s%x*} m=${s#*x} ref="" refv=""
+    if [[ " $stencil_variants " == *" tiled "* ]] && ((SECONDS < deadline)); then
+      c=$(stencil_choice "$p" "$n" "$m")
+      choice[$p,$s]=${c:-none}
+      echo "run: stencil $p $s: the model chose ${c:-nothing (the nest as written ran)}" | tee -a "$log"
+      [ -n "$c" ] || fallback[$p]=1
+    fi
+    for v in $stencil_variants; do
+      if [[ "$v" == seq || "$v" == omp ]] && ((n * n * m > cpu_max)); then
+        stat[$p,$s,$v]=skipped
+        continue
+      fi
+      read -r st mdn ck < <(run_config "$p" "$n" "$m" "$v" "$ref" "${refv:-$v}")
+      [ -z "$ref" ] && [ "$st" = pass ] && ref=$ck refv=$v
+      med[$p,$s,$v]=$mdn stat[$p,$s,$v]=$st
+      [[ "$st" == wrong || "$st" == failed || "$st" == timeout || "$st" == fallback ]] && bad=1
+      echo "tile: stencil $p $s $v: $st, median ${mdn} ms"
+    done
+  done
+done
+
 ratio() { [[ "$1" != - && "$2" != - && -n "$1" && -n "$2" ]] && awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}' || echo -; }
+# stencil_target KERNEL SPEEDUP: issue 29's target for naive/tiled.
+stencil_target() {
+  local want
+  case $1 in box1) echo "-"; return ;; box*) want=2 ;; *) want=1 ;; esac
+  [ "$2" = - ] && { echo ">= $want: -"; return; }
+  awk -v s="$2" -v w="$want" 'BEGIN {printf ">= %d: %s", w, (s >= w ? "met" : "missed")}'
+}
 {
   echo "# cleave tile benchmark"
   echo
@@ -141,20 +216,53 @@ ratio() { [[ "$1" != - && "$2" != - && -n "$1" && -n "$2" ]] && awk -v a="$1" -v
   echo "Ratios are times: below 1 means tiled is faster. A status other than pass is shown next to the time."
   echo "GCUPS: cell updates per second of the tiled run (N x M cells), in 10^9."
   echo
-  echo "| program | N x M | seq ms | tiled ms | naive ms | tiled/naive | tiled/seq | tiled GCUPS |"
-  echo "|---|---|---|---|---|---|---|---|"
-  for p in $progs; do
-    for s in $sizes; do
-      row="| $p | $s"
-      for v in seq tiled naive; do
-        t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
-        row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
+  if [ -n "$progs" ]; then
+    echo "## Wavefronts (technique(wavefront))"
+    echo
+    echo "| program | N x M | seq ms | tiled ms | naive ms | tiled/naive | tiled/seq | tiled GCUPS |"
+    echo "|---|---|---|---|---|---|---|---|"
+    for p in $progs; do
+      for s in $sizes; do
+        row="| $p | $s"
+        for v in seq tiled naive; do
+          t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
+          row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
+        done
+        t=${med[$p,$s,tiled]:--}
+        gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
+        echo "$row | $(ratio "$t" "${med[$p,$s,naive]:--}") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
       done
-      t=${med[$p,$s,tiled]:--}
-      gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
-      echo "$row | $(ratio "$t" "${med[$p,$s,naive]:--}") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
     done
-  done
+  fi
+  if [ -n "$stencils" ]; then
+    echo
+    echo "## Iterated stencils (technique(timeskew))"
+    echo
+    echo "N x N floats, STEPS steps, pointer swap; median ms of the nest end to end (copies included)."
+    echo "tiled: the model chooses at run time (its choice in parentheses, from a run under CLEAVE_LOG=plan); tiles and steps force time tiles and one launch per step."
+    echo "naive/tiled is a speed-up (above 1: tiled is faster); the target is issue 29's (box radius >= 2: 2x over one launch per step; star: never below 1x)."
+    echo "tiles/steps: which forced schedule was faster, and whether the model picked it."
+    echo "seq and omp run where N x N x STEPS <= $cpu_max; elsewhere the GPU runs are checked against the naive port."
+    echo
+    echo "| kernel | N x STEPS | seq ms | omp ms | naive ms | tiled ms | tiles ms | steps ms | naive/tiled | target | faster forced | model |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    for p in $stencils; do
+      for s in $stencil_runs; do
+        row="| $p | $s"
+        for v in seq omp naive tiled tiles steps; do
+          t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
+          row+=" | $t$([ "$st" != pass ] && echo " ($st)")$([ "$v" = tiled ] && echo " (${choice[$p,$s]:-?})")"
+        done
+        sp=$(ratio "${med[$p,$s,naive]:--}" "${med[$p,$s,tiled]:--}")
+        ts=${med[$p,$s,tiles]:--} ss=${med[$p,$s,steps]:--} best=- right=-
+        if [[ "$ts" != - && "$ss" != - ]]; then
+          best=$(awk -v a="$ts" -v b="$ss" 'BEGIN {print (a < b ? "tiles" : "steps")}')
+          right=$([ "$best" = "${choice[$p,$s]:-}" ] && echo right || echo wrong)
+        fi
+        echo "$row | $sp | $(stencil_target "$p" "$sp") | $best | $right |"
+      done
+    done
+  fi
   echo
   echo "Load before: $load_before"
   echo "Load after: $(uptime)"

@@ -22,6 +22,9 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include <isl/union_map.h>
+#include <isl/union_set.h>
+
 #include <memory>
 
 namespace cleave::tile {
@@ -43,6 +46,7 @@ using Set = std::unique_ptr<isl_set, SetFree>;
 /// constraints.
 struct IslText {
   std::string Params;
+  std::string Bounds; ///< "lo_i <= i < hi_i and lo_j <= j < hi_j"
   std::string Domain;
 };
 
@@ -62,8 +66,8 @@ IslText islText(const Nest &N) {
     return L.Lower.str("p_", false) + " <= " + Var + " < " +
            L.Upper.str("p_", false);
   };
-  T.Domain = T.Params + "{ S[i, j] : " + Bounds(N.Outer, "i") + " and " +
-             Bounds(N.Inner, "j") + " }";
+  T.Bounds = Bounds(N.Outer, "i") + " and " + Bounds(N.Inner, "j");
+  T.Domain = T.Params + "{ S[i, j] : " + T.Bounds + " }";
   return T;
 }
 
@@ -173,6 +177,77 @@ llvm::Expected<std::vector<Dependence>> computeDependences(const Nest &N) {
   for (Dependence &D : Deps)
     llvm::sort(D.Distances, [](auto A, auto B) { return A > B; });
   return Deps;
+}
+
+static isl_stat addPoint3(isl_point *P, void *User) {
+  auto *Out = static_cast<std::vector<std::array<int64_t, 3>> *>(User);
+  std::array<int64_t, 3> D;
+  for (int K = 0; K < 3; ++K) {
+    isl_val *V = isl_point_get_coordinate_val(P, isl_dim_set, K);
+    D[K] = isl_val_get_num_si(V);
+    isl_val_free(V);
+  }
+  Out->push_back(D);
+  isl_point_free(P);
+  return isl_stat_ok;
+}
+
+llvm::Expected<std::vector<std::array<int64_t, 3>>>
+stepDistances(const Nest &Step, unsigned In, unsigned Out) {
+  std::unique_ptr<isl_ctx, CtxFree> C(isl_ctx_alloc());
+  isl_options_set_on_error(C.get(), ISL_ON_ERROR_CONTINUE);
+  IslText T = islText(Step);
+  std::string Domain =
+      T.Params + "{ S[t, i, j] : t >= 0 and " + T.Bounds + " }";
+  // Cell c of the array the step reads, as it is at step t: C[t, c]. A
+  // write at step t is what step t + 1 reads (after the copy or the swap).
+  auto CellAt = [&](const Access &A, const char *Time) {
+    return T.Params + "{ S[t, i, j] -> C[" + Time + ", i + (" +
+           std::to_string(A.Row) + "), j + (" + std::to_string(A.Col) + ")] }";
+  };
+  Set Dom(isl_set_read_from_str(C.get(), Domain.c_str()));
+  if (!Dom)
+    return llvm::createStringError("isl cannot read the stencil's domain");
+  isl_union_map *Writes = nullptr, *Reads = nullptr;
+  auto Add = [&](isl_union_map *&U, const std::string &Text) {
+    isl_map *M = isl_map_read_from_str(C.get(), Text.c_str());
+    M = isl_map_intersect_domain(M, isl_set_copy(Dom.get()));
+    isl_union_map *UM = isl_union_map_from_map(M);
+    U = U ? isl_union_map_union(U, UM) : UM;
+  };
+  for (const Access &A : Step.Accesses) {
+    if (A.Array == Out && A.Writes)
+      Add(Writes, CellAt(A, "t + 1"));
+    if (A.Array == In && A.Reads)
+      Add(Reads, CellAt(A, "t"));
+  }
+  if (!Writes || !Reads) {
+    isl_union_map_free(Writes);
+    isl_union_map_free(Reads);
+    return std::vector<std::array<int64_t, 3>>{};
+  }
+  isl_union_map *Dep =
+      isl_union_map_apply_range(Writes, isl_union_map_reverse(Reads));
+  isl_union_set *UDeltas = isl_union_map_deltas(Dep);
+  if (UDeltas && isl_union_set_is_empty(UDeltas) == isl_bool_true) {
+    isl_union_set_free(UDeltas);
+    return std::vector<std::array<int64_t, 3>>{};
+  }
+  isl_set *Deltas = isl_set_from_union_set(UDeltas);
+  if (!Deltas)
+    return llvm::createStringError("isl failed on the stencil's dependences");
+  std::vector<std::array<int64_t, 3>> Found;
+  isl_set *Points = isl_set_project_out(Deltas, isl_dim_param, 0,
+                                        isl_set_dim(Deltas, isl_dim_param));
+  bool Bounded = isl_set_is_bounded(Points) == isl_bool_true;
+  if (Bounded)
+    isl_set_foreach_point(Points, addPoint3, &Found);
+  isl_set_free(Points);
+  if (!Bounded)
+    return llvm::createStringError("the dependences between time steps are "
+                                   "not uniform");
+  llvm::sort(Found);
+  return Found;
 }
 
 } // namespace cleave::tile

@@ -60,6 +60,14 @@ public:
   NestBuilder(ASTContext &Ctx, Refusal &Why) : Ctx(Ctx), Why(Why) {}
 
   std::optional<Nest> build(const ForStmt *Outer);
+  /// The header of one loop, and the variables its bounds read.
+  std::optional<Loop> loop(const ForStmt *F,
+                           std::vector<const VarDecl *> &Captures) {
+    if (!readHeader(F, N.Outer))
+      return std::nullopt;
+    Captures = N.Captures;
+    return N.Outer;
+  }
 
 private:
   ASTContext &Ctx;
@@ -454,14 +462,29 @@ bool NestBuilder::walk(const Stmt *S, bool InSwitch) {
   return true;
 }
 
-/// Recovers (i + a) * P + j + b for every access of a written array, with
-/// one pitch P per array.
 bool NestBuilder::recoverRows() {
+  for (unsigned X = 0; X < N.Arrays.size(); ++X)
+    if (N.Arrays[X].Written && !recoverView(N, X, Why)) {
+      Failed = true;
+      return false;
+    }
+  return true;
+}
+
+} // namespace
+
+/// Recovers (i + a) * P + j + b for every access of one array, with one
+/// pitch P.
+bool recoverView(Nest &N, unsigned ArrayIdx, Refusal &Why) {
   const VarDecl *I = N.Outer.Index, *J = N.Inner.Index;
-  std::vector<bool> Seen(N.Arrays.size(), false);
+  bool Seen = false;
+  auto refuse = [&](SourceLocation Loc, std::string Text) {
+    Why = {Loc, std::move(Text)};
+    return false;
+  };
   for (Access &Acc : N.Accesses) {
     Array &A = N.Arrays[Acc.Array];
-    if (!A.Written)
+    if (Acc.Array != ArrayIdx)
       continue;
     std::string Name = A.Decl->getName().str();
     const Poly &S = Acc.Subscript;
@@ -469,8 +492,9 @@ bool NestBuilder::recoverRows() {
     Poly R = S.without(I).without(J);
     auto Fail = [&] {
       return refuse(Acc.Expr->getIdx()->getBeginLoc(),
-                    "the subscript of '" + Name +
-                        "', which the nest writes, is not of the form "
+                    "the subscript of '" + Name + "'" +
+                        (A.Written ? ", which the nest writes," : "") +
+                        " is not of the form "
                         "(" +
                         I->getName().str() + " + a) * pitch + " +
                         J->getName().str() +
@@ -478,7 +502,7 @@ bool NestBuilder::recoverRows() {
                         "every access");
     };
     if (!(S.coefficientOf(J) == Poly::constant(1)) || P.degree() > 1 ||
-        P == Poly::constant(0) || (Seen[Acc.Array] && !(P == A.Pitch)))
+        P == Poly::constant(0) || (Seen && !(P == A.Pitch)))
       return Fail();
     int64_t Row;
     if (P.isConstant()) {
@@ -501,7 +525,7 @@ bool NestBuilder::recoverRows() {
       return Fail();
     Acc.Row = Row;
     Acc.Col = Col.constantTerm();
-    if (!Seen[Acc.Array]) {
+    if (!Seen) {
       A.Pitch = P;
       A.MinRow = A.MaxRow = Acc.Row;
       A.MinCol = A.MaxCol = Acc.Col;
@@ -522,10 +546,12 @@ bool NestBuilder::recoverRows() {
       A.WriteRow = Acc.Row;
       A.WriteCol = Acc.Col;
     }
-    Seen[Acc.Array] = true;
+    Seen = true;
   }
   return true;
 }
+
+namespace {
 
 std::optional<Nest> NestBuilder::build(const ForStmt *Outer) {
   if (!readHeader(Outer, N.Outer))
@@ -558,6 +584,11 @@ std::optional<Nest> NestBuilder::build(const ForStmt *Outer) {
 std::optional<Nest> extractNest(const ForStmt *Outer, ASTContext &Ctx,
                                 Refusal &Why) {
   return NestBuilder(Ctx, Why).build(Outer);
+}
+
+std::optional<Loop> readLoop(const ForStmt *F, ASTContext &Ctx, Refusal &Why,
+                             std::vector<const VarDecl *> &Captures) {
+  return NestBuilder(Ctx, Why).loop(F, Captures);
 }
 
 } // namespace cleave::tile

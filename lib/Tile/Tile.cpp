@@ -13,6 +13,7 @@
 #include "cleave/Support/Diagnosed.h"
 #include "cleave/Tile/Dependences.h"
 #include "cleave/Tile/Nest.h"
+#include "cleave/Tile/StencilEmitter.h"
 #include "cleave/Tile/WavefrontEmitter.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -27,6 +28,7 @@
 #include "clang/Rewrite/Core/Rewriter.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 using namespace clang;
@@ -74,16 +76,18 @@ bool onlyComments(StringRef Text) {
 class TileConsumer : public ASTConsumer {
 public:
   TileConsumer(CompilerInstance &CI, std::vector<PragmaSite> &Sites,
-               std::string &Output, bool &Ok)
-      : CI(CI), Sites(Sites), Output(Output), Ok(Ok) {}
+               const tile::StencilDevice &Device, std::string &Output, bool &Ok)
+      : CI(CI), Sites(Sites), Device(Device), Output(Output), Ok(Ok) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override;
 
 private:
   CompilerInstance &CI;
   std::vector<PragmaSite> &Sites;
+  const tile::StencilDevice &Device;
   std::string &Output;
   bool &Ok;
+  bool AnyStencil = false;
 
   void remark(SourceLocation Loc, const std::string &Msg) {
     DiagnosticsEngine &DE = CI.getDiagnostics();
@@ -104,6 +108,12 @@ private:
   bool inTemplate(const Stmt *S, ASTContext &Ctx);
   bool tileOne(const PragmaSite &Site, unsigned Id, const StatementIndex &Index,
                ASTContext &Ctx, Rewriter &RW);
+  std::optional<tile::EmittedNest> timeTile(const PragmaSite &Site,
+                                            const ForStmt *Loop, unsigned Id,
+                                            ASTContext &Ctx);
+  void replaceNest(const PragmaSite &Site, const ForStmt *Loop,
+                   const Stmt *Body, const tile::EmittedNest &E,
+                   ASTContext &Ctx, Rewriter &RW);
 };
 
 /// The for loop right after the pragma (only comments between), or null
@@ -157,22 +167,89 @@ bool TileConsumer::inTemplate(const Stmt *S, ASTContext &Ctx) {
   return false;
 }
 
+/// The iterated stencil of a technique(timeskew) pragma as time tiles and
+/// one launch per step, with its remark; or nothing, after a refusal.
+std::optional<tile::EmittedNest> TileConsumer::timeTile(const PragmaSite &Site,
+                                                        const ForStmt *Loop,
+                                                        unsigned Id,
+                                                        ASTContext &Ctx) {
+  tile::Refusal Why;
+  std::optional<tile::StencilNest> S = tile::extractStencil(Loop, Ctx, Why);
+  std::optional<tile::TimeTileSizes> T;
+  if (S)
+    T = tile::chooseTimeTiles(
+        *S, Site.TileGiven ? std::optional(Site.Tile) : std::nullopt,
+        Site.Steps, Device, Ctx, Why);
+  std::optional<tile::EmittedNest> E;
+  if (T)
+    E = tile::emitStencil(*S, *T, Device, Id, Ctx, Why);
+  if (!E) {
+    refuse(Site, Why);
+    return std::nullopt;
+  }
+  std::vector<std::string> Dist;
+  for (const auto &D : S->Distances)
+    Dist.push_back("(" + std::to_string(D[0]) + ", " + std::to_string(D[1]) +
+                   ", " + std::to_string(D[2]) + ")");
+  const tile::Array &In = S->Step.Arrays[S->In];
+  remark(Site.Hash,
+         llvm::formatv(
+             "nest tiled: {0} stencil of radius {1} ({2} points, {3}), as "
+             "time tiles of {4} x {5} cells, {6} step(s) and strips of {10} "
+             "cell(s) per thread, or one launch per "
+             "step, chosen at run time; {7}; dependences: flow {8} through "
+             "'{9}'",
+             S->shapeName(), S->Radius, S->Offsets.size(),
+             S->Form == tile::StencilForm::Swap ? "pointer swap" : "copy back",
+             T->Rows, T->Cols, T->Steps,
+             tile::stencilPredictions(*S, *T, Device, Ctx),
+             Dist.empty() ? std::string("none") : llvm::join(Dist, ", "),
+             In.Decl->getName(), T->Strip)
+             .str());
+  return E;
+}
+
+/// The generated definitions go before the function that holds the nest;
+/// the call takes the loop's place and indentation, and the pragma goes.
+void TileConsumer::replaceNest(const PragmaSite &Site, const ForStmt *Loop,
+                               const Stmt *Body, const tile::EmittedNest &E,
+                               ASTContext &Ctx, Rewriter &RW) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Decl *Top = topLevelDecl(Loop, Ctx);
+  RW.InsertText(SM.getExpansionLoc(Top->getBeginLoc()), E.Definitions,
+                /*InsertAfter=*/true);
+  SourceLocation LoopEnd = Lexer::getLocForEndOfToken(
+      SM.getExpansionLoc(Loop->getEndLoc()), 0, SM, Ctx.getLangOpts());
+  if (!isa<CompoundStmt>(Body)) {
+    SourceLocation Semi = Lexer::findLocationAfterToken(
+        Loop->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(), false);
+    if (Semi.isValid())
+      LoopEnd = Semi;
+  }
+  unsigned Column = SM.getExpansionColumnNumber(Loop->getBeginLoc());
+  RW.ReplaceText(CharSourceRange::getCharRange(Site.Hash, LoopEnd),
+                 std::string(Column > 0 ? Column - 1 : 0, ' ') + E.Call);
+}
+
 bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
                            const StatementIndex &Index, ASTContext &Ctx,
                            Rewriter &RW) {
   const ForStmt *Loop = markedLoop(Site, Index, Ctx);
   if (!Loop)
     return false;
-  if (Site.Tech == tile::Technique::TimeSkew) {
-    refuse(Site, {Site.Hash, "technique(timeskew) (time-skewed stencil "
-                             "tiles) is not implemented yet"});
-    return false;
-  }
   if (inTemplate(Loop, Ctx)) {
     refuse(Site, {Loop->getBeginLoc(), "the nest is inside a template"});
     return false;
   }
-  const Decl *Top = topLevelDecl(Loop, Ctx);
+  if (Site.Tech == tile::Technique::TimeSkew) {
+    std::optional<tile::EmittedNest> E = timeTile(Site, Loop, Id, Ctx);
+    if (!E)
+      return false;
+    // The time loop's body is a compound statement (extractStencil).
+    replaceNest(Site, Loop, Loop->getBody(), *E, Ctx, RW);
+    AnyStencil = true;
+    return true;
+  }
   tile::Refusal Why;
   std::optional<tile::Nest> N = tile::extractNest(Loop, Ctx, Why);
   if (!N) {
@@ -191,21 +268,7 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
     refuse(Site, Why);
     return false;
   }
-  const SourceManager &SM = Ctx.getSourceManager();
-  RW.InsertText(SM.getExpansionLoc(Top->getBeginLoc()), E->Definitions,
-                /*InsertAfter=*/true);
-  SourceLocation LoopEnd = Lexer::getLocForEndOfToken(
-      SM.getExpansionLoc(Loop->getEndLoc()), 0, SM, Ctx.getLangOpts());
-  if (!isa<CompoundStmt>(N->Body)) {
-    SourceLocation Semi = Lexer::findLocationAfterToken(
-        Loop->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(), false);
-    if (Semi.isValid())
-      LoopEnd = Semi;
-  }
-  // The call takes the loop's place and indentation; the pragma goes.
-  unsigned Column = SM.getExpansionColumnNumber(Loop->getBeginLoc());
-  RW.ReplaceText(CharSourceRange::getCharRange(Site.Hash, LoopEnd),
-                 std::string(Column > 0 ? Column - 1 : 0, ' ') + E->Call);
+  replaceNest(Site, Loop, N->Body, *E, Ctx, RW);
 
   std::vector<std::string> Parts;
   for (const tile::Dependence &D : *Deps)
@@ -236,7 +299,9 @@ void TileConsumer::HandleTranslationUnit(ASTContext &Ctx) {
   }
   if (Tiled)
     RW.InsertText(SM.getLocForStartOfFile(SM.getMainFileID()),
-                  tile::wavefrontPreamble(), /*InsertAfter=*/false);
+                  tile::wavefrontPreamble() +
+                      (AnyStencil ? tile::stencilPreamble() : ""),
+                  /*InsertAfter=*/false);
   const RewriteBuffer *Buf = RW.getRewriteBufferFor(SM.getMainFileID());
   Output = Buf ? std::string(Buf->begin(), Buf->end())
                : SM.getBufferData(SM.getMainFileID()).str();
@@ -245,7 +310,8 @@ void TileConsumer::HandleTranslationUnit(ASTContext &Ctx) {
 
 class TileAction : public ASTFrontendAction {
 public:
-  TileAction(std::string &Output, bool &Ok) : Output(Output), Ok(Ok) {}
+  TileAction(const tile::StencilDevice &Device, std::string &Output, bool &Ok)
+      : Device(Device), Output(Output), Ok(Ok) {}
   bool BeginSourceFileAction(CompilerInstance &CI) override {
     CI.getPreprocessor().AddPragmaHandler("cleave",
                                           new tile::TilePragmaHandler(Sites));
@@ -253,11 +319,12 @@ public:
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
-    return std::make_unique<TileConsumer>(CI, Sites, Output, Ok);
+    return std::make_unique<TileConsumer>(CI, Sites, Device, Output, Ok);
   }
 
 private:
   std::vector<PragmaSite> Sites;
+  const tile::StencilDevice &Device;
   std::string &Output;
   bool &Ok;
 };
@@ -321,7 +388,7 @@ llvm::Expected<std::string> tileSource(StringRef Path, const TileOptions &Opts,
     return diagnosedError("cannot parse the input");
   std::string Output;
   bool Ok = false;
-  TileAction Action(Output, Ok);
+  TileAction Action(Opts.Device, Output, Ok);
   if (!Clang.ExecuteAction(Action) || !Ok)
     return diagnosedError("cleave tile failed");
   return Output;

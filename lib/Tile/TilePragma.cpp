@@ -22,7 +22,7 @@ public:
 
   /// Reads clauses up to the end of the line.
   void run() {
-    bool SawTile = false, SawTechnique = false;
+    bool SawTile = false, SawTechnique = false, SawSteps = false;
     while (Site.Valid && Tok.isNot(tok::eod)) {
       IdentifierInfo *II = Tok.getIdentifierInfo();
       StringRef Name = II ? II->getName() : "";
@@ -32,11 +32,15 @@ public:
       } else if (Name == "technique" && !SawTechnique) {
         SawTechnique = true;
         techniqueClause();
+      } else if (Name == "steps" && !SawSteps) {
+        SawSteps = true;
+        stepsClause();
       } else {
-        error(II && (Name == "tile" || Name == "technique")
+        error(II && (Name == "tile" || Name == "technique" || Name == "steps")
                   ? "clause '" + Name.str() + "' given twice"
-                  : std::string("expected a clause: tile(rows, cols) or "
-                                "technique(wavefront|timeskew)"));
+                  : std::string("expected a clause: tile(rows, cols), "
+                                "technique(wavefront|timeskew) or "
+                                "steps(n)"));
       }
     }
     while (Tok.isNot(tok::eod))
@@ -96,6 +100,17 @@ private:
     if (!Cols || !expect(tok::r_paren, "')' after the tile's columns"))
       return;
     Site.Tile = {*Rows, *Cols};
+    Site.TileGiven = true;
+  }
+
+  void stepsClause() {
+    PP.Lex(Tok);
+    if (!expect(tok::l_paren, "'(' after 'steps'"))
+      return;
+    std::optional<unsigned> Steps = number(64, "time steps per tile");
+    if (!Steps || !expect(tok::r_paren, "')' after the time steps"))
+      return;
+    Site.Steps = *Steps;
   }
 
   void techniqueClause() {

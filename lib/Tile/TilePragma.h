@@ -21,13 +21,17 @@ struct PragmaSite {
   clang::SourceLocation Hash; ///< the '#' (or _Pragma)
   clang::SourceLocation End;  ///< the end of the pragma's line
   TileSizes Tile;
+  bool TileGiven = false; ///< tile(...) was written (else the default)
+  /// Time steps per time tile, from steps(N) (technique(timeskew)); 0: the
+  /// model chooses.
+  unsigned Steps = 0;
   Technique Tech = Technique::Wavefront;
   bool Valid = true; ///< false after an error in its clauses
 };
 
-/// Records every `#pragma cleave tile` with its clauses `tile(rows, cols)`
-/// and `technique(wavefront|timeskew)`; reports malformed clauses as
-/// errors.
+/// Records every `#pragma cleave tile` with its clauses `tile(rows, cols)`,
+/// `technique(wavefront|timeskew)` and `steps(n)`; reports malformed
+/// clauses as errors.
 class TilePragmaHandler : public clang::PragmaHandler {
 public:
   explicit TilePragmaHandler(std::vector<PragmaSite> &Sites)

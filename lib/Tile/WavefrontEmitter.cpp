@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Tile/WavefrontEmitter.h"
 
+#include "EmitSupport.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/Lex/Lexer.h"
@@ -27,47 +29,6 @@ using namespace clang;
 
 namespace cleave::tile {
 namespace {
-
-std::string typeText(QualType T, ASTContext &Ctx) {
-  PrintingPolicy P(Ctx.getLangOpts());
-  P.SuppressTagKeyword = true;
-  return T.getCanonicalType().getAsString(P);
-}
-
-/// Just past the statement, its `;` included.
-SourceLocation statementEnd(const Stmt *S, const SourceManager &SM,
-                            const LangOptions &LO) {
-  if (const auto *CS = dyn_cast<CompoundStmt>(S))
-    return Lexer::getLocForEndOfToken(CS->getRBracLoc(), 0, SM, LO);
-  SourceLocation Semi = Lexer::findLocationAfterToken(
-      S->getEndLoc(), tok::semi, SM, LO, /*SkipTrailingWhitespace=*/false);
-  return Semi.isValid() ? Semi
-                        : Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM, LO);
-}
-
-std::string sourceText(const Stmt *S, ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  return Lexer::getSourceText(
-             CharSourceRange::getCharRange(
-                 S->getBeginLoc(), statementEnd(S, SM, Ctx.getLangOpts())),
-             SM, Ctx.getLangOpts())
-      .str();
-}
-
-/// Text with every non-empty line indented by two more spaces.
-std::string indented(StringRef Text) {
-  std::string Out;
-  while (!Text.empty()) {
-    auto [Line, Rest] = Text.split('\n');
-    if (!Line.empty())
-      Out += "  ";
-    Out += Line.str();
-    if (Text.size() > Line.size())
-      Out += "\n";
-    Text = Rest;
-  }
-  return Out;
-}
 
 /// The names that the kernel and the host function share.
 struct Names {
@@ -191,14 +152,7 @@ std::string atomicUpdate(const Reduction &R, ASTContext &Ctx) {
       .str();
 }
 
-std::string Emitter::bounds() const {
-  return llvm::formatv("  const long long __cleave_ilo = {0}, __cleave_ihi "
-                       "= {1};\n  const long long __cleave_jlo = {2}, "
-                       "__cleave_jhi = {3};\n",
-                       N.Outer.Lower.str(), N.Outer.Upper.str(),
-                       N.Inner.Lower.str(), N.Inner.Upper.str())
-      .str();
-}
+std::string Emitter::bounds() const { return boundsText(N); }
 
 /// The body with every access of a written array turned into its staged
 /// cell: (i + Row, j + Col) is window cell (t + Row - MinRow, u + Col -

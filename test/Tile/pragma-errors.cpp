@@ -13,7 +13,7 @@ void f(int *A, int n) {
 #pragma cleave tile tile(4, 4) tile(8, 8)
 // CHECK: pragma-errors.cpp:[[@LINE-1]]:32: error: #pragma cleave tile: clause 'tile' given twice
 #pragma cleave tile shape(4)
-// CHECK: pragma-errors.cpp:[[@LINE-1]]:21: error: #pragma cleave tile: expected a clause: tile(rows, cols) or technique(wavefront|timeskew)
+// CHECK: pragma-errors.cpp:[[@LINE-1]]:21: error: #pragma cleave tile: expected a clause: tile(rows, cols), technique(wavefront|timeskew) or steps(n)
   for (int i = 0; i < n; ++i)
     A[i] = 0;
 }

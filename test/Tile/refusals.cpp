@@ -119,12 +119,6 @@ void cases(int *A, int *B, const int *idx, int n, int m, int s) {
       A[i * m + j] = A[(i - 1) * m + j];
 // CHECK: refusals.cpp:[[@LINE-4]]:1: remark: cleave tile: nest left as written: tiles of 128 x 128 need 66048 bytes of shared memory, more than the 49152 a block may declare: choose a smaller tile(...)
 
-#pragma cleave tile technique(timeskew)
-  for (int i = 1; i < n; ++i)
-    for (int j = 1; j < m; ++j)
-      A[i * m + j] = A[(i - 1) * m + j];
-// CHECK: refusals.cpp:[[@LINE-4]]:1: remark: cleave tile: nest left as written: technique(timeskew) (time-skewed stencil tiles) is not implemented yet
-
 #pragma cleave tile
   A[0] = 1;
 // CHECK: refusals.cpp:[[@LINE-2]]:1: remark: cleave tile: nest left as written: the pragma must be followed by a for loop inside a function

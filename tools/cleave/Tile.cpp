@@ -7,8 +7,10 @@
 
 #include "cleave/Support/Diagnosed.h"
 #include "cleave/Tile/Tile.h"
+#include "cleave/rt/DeviceProfile.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -38,6 +40,39 @@ cl::opt<std::string> Std("std", cl::desc("Language standard (-std=c++17)"),
                          cl::cat(TileCat));
 cl::opt<bool> Verbose("v", cl::desc("Print the Clang command"),
                       cl::sub(TileCmd), cl::cat(TileCat));
+cl::opt<std::string>
+    Profile("profile",
+            cl::desc("Device profile (cleave-calibrate) whose first GPU the "
+                     "stencil cost model predicts for (default: built-in "
+                     "H200 numbers)"),
+            cl::value_desc("file"), cl::sub(TileCmd), cl::cat(TileCat));
+
+/// The stencil model's numbers from the first GPU of the profile at Path.
+Expected<tile::StencilDevice> loadStencilDevice(StringRef Path) {
+  rt::DeviceProfile P;
+  rt::Result R = rt::loadDeviceProfile(Path.str(), P);
+  if (!R.ok())
+    return createStringError(R.message());
+  if (P.Gpus.empty())
+    return createStringError("the profile '" + Path + "' has no GPU");
+  const auto &G = P.Gpus.front().Model;
+  if (!G.Sms || !(G.ClockMHz > 0) || !(G.DramGBps > 0) || !(G.L2GBps > 0) ||
+      !G.L2Bytes || !(G.LaunchUs > 0))
+    return createStringError(
+        "the profile '" + Path + "' lacks what the stencil model needs of " +
+        P.Gpus.front().Name +
+        " (SM count, clock, DRAM and L2 bandwidth, L2 size, launch time)");
+  tile::StencilDevice D;
+  D.Sms = G.Sms;
+  D.ClockMHz = G.ClockMHz;
+  D.DramGBps = G.DramGBps;
+  D.L2GBps = G.L2GBps;
+  D.L2Bytes = G.L2Bytes;
+  D.LaunchUs = G.LaunchUs;
+  D.Source =
+      P.Gpus.front().Name + " of " + llvm::sys::path::filename(Path).str();
+  return D;
+}
 
 } // namespace
 
@@ -50,6 +85,15 @@ int runTile() {
   Opts.Std = Std;
   Opts.Verbose = Verbose;
   Opts.ColorDiagnostics = errs().has_colors();
+  if (!Profile.empty()) {
+    Expected<tile::StencilDevice> D = loadStencilDevice(Profile);
+    if (!D) {
+      WithColor::error(errs(), "cleave")
+          << "--profile: " << toString(D.takeError()) << "\n";
+      return 1;
+    }
+    Opts.Device = std::move(*D);
+  }
   Expected<std::string> Src = tileSource(Input, Opts, errs());
   if (!Src) {
     reportUnlessDiagnosed(Src.takeError(), [](const std::string &M) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Tile/Dependences.h"
 #include "cleave/Tile/Nest.h"
+#include "cleave/Tile/Stencil.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Frontend/ASTUnit.h"
@@ -121,6 +122,65 @@ TEST(TileDependences, MatchBruteForceOnSmallDomains) {
     for (auto [K, A, B] : Want)
       WantNonNegative &= A >= 0 && B >= 0;
     EXPECT_EQ(AllNonNegative, WantNonNegative) << nestWithReads(Reads);
+  }
+}
+
+/// An iterated stencil, in the swap form, whose step reads A at Reads over
+/// the domain [3, n) x [3, m) (pitch m + 8).
+std::string stencilWithReads(const std::vector<Offset> &Reads) {
+  std::string Sum = "0";
+  for (Offset R : Reads)
+    Sum += " + A[(i + " + std::to_string(R.first) + ") * (m + 8) + j + " +
+           std::to_string(R.second) + "]";
+  return "namespace std { template <class T> void swap(T &a, T &b); }\n"
+         "void f(int *A, int *B, int n, int m, int T) {\n"
+         "  for (int t = 0; t < T; ++t) {\n"
+         "    for (int i = 3; i < n; ++i)\n"
+         "      for (int j = 3; j < m; ++j)\n"
+         "        B[i * (m + 8) + j] = " +
+         Sum + ";\n    std::swap(A, B);\n  }\n}\n";
+}
+
+/// The distances (1, di, dj) from step t's write of cell (i, j) to step
+/// t + 1's reads of it, on an N x M domain starting at (3, 3).
+std::set<std::array<int64_t, 3>>
+stencilBruteForce(const std::vector<Offset> &Reads, int N, int M) {
+  std::set<std::array<int64_t, 3>> D;
+  for (int I = 3; I < N; ++I)
+    for (int J = 3; J < M; ++J)
+      for (int I2 = 3; I2 < N; ++I2)
+        for (int J2 = 3; J2 < M; ++J2)
+          for (Offset R : Reads)
+            if (I2 + R.first == I && J2 + R.second == J)
+              D.insert({1, I2 - I, J2 - J});
+  return D;
+}
+
+TEST(TileStencil, DistancesBetweenStepsMatchBruteForce) {
+  const std::vector<std::vector<Offset>> Cases = {
+      {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {0, 0}}, // star, radius 1
+      {{-2, -2}, {2, 2}},                         // radius 2, two points
+      {{-3, 1}, {0, 2}},                          // asymmetric
+      {{0, 0}},                                   // pointwise
+  };
+  for (const auto &Reads : Cases) {
+    std::string Code = stencilWithReads(Reads);
+    Parsed P;
+    P.AST = clang::tooling::buildASTFromCodeWithArgs(Code, {"-std=c++17"});
+    FirstFor V;
+    V.TraverseDecl(P.AST->getASTContext().getTranslationUnitDecl());
+    std::optional<StencilNest> S =
+        extractStencil(V.Found, P.AST->getASTContext(), P.Why);
+    ASSERT_TRUE(S) << P.Why.Why << "\n" << Code;
+    EXPECT_EQ(S->Form, StencilForm::Swap);
+    std::set<std::array<int64_t, 3>> Got(S->Distances.begin(),
+                                         S->Distances.end());
+    EXPECT_EQ(Got, stencilBruteForce(Reads, 14, 15)) << Code;
+    unsigned Radius = 0;
+    for (Offset R : Reads)
+      Radius = std::max<unsigned>(
+          Radius, std::max(std::abs(R.first), std::abs(R.second)));
+    EXPECT_EQ(S->Radius, Radius) << Code;
   }
 }
 

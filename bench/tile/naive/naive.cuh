@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
+#include <utility>
 
 #define BENCH_NAIVE_PORT 1
 
@@ -47,6 +48,34 @@ template <typename T> T *toDevice(const T *Host, size_t Count) {
 template <typename T> void toHost(T *Host, T *Dev, size_t Count) {
   CUDA_CHECK(cudaMemcpy(Host, Dev, Count * sizeof(T), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(Dev));
+}
+
+/// The naive port of an iterated stencil in the pointer-swap form: both
+/// grids to the device, one Launch(grid, block, in, out, n, m) per step over
+/// the cells [R, n - R) x [R, m - R), the device pointers swapped between
+/// steps, both grids back, and the host pointers swapped as the nest swaps
+/// them.
+template <typename F>
+void runSteps(float *&A, float *&B, int n, int m, int T, int R, F Launch) {
+  if (n <= 2 * R || m <= 2 * R || T <= 0) {
+    if (T > 0 && T % 2)
+      std::swap(A, B);
+    return;
+  }
+  size_t Cells = (size_t)n * m;
+  float *DA = toDevice(A, Cells), *DB = toDevice(B, Cells);
+  dim3 Blk(32, 8), G((m - 2 * R + 31) / 32, (n - 2 * R + 7) / 8);
+  for (int t = 0; t < T; ++t) {
+    Launch(G, Blk, DA, DB, n, m);
+    std::swap(DA, DB);
+  }
+  CUDA_CHECK(cudaGetLastError());
+  // DA holds step T, which the nest leaves in the array A points to after
+  // its swaps; DB step T - 1.
+  if (T % 2)
+    std::swap(A, B);
+  toHost(A, DA, Cells);
+  toHost(B, DB, Cells);
 }
 
 #endif

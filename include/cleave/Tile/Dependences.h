@@ -12,6 +12,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,6 +35,15 @@ struct Dependence {
 /// Every dependence between distinct iterations of \p N; an error when isl
 /// cannot represent the nest (it is then refused).
 llvm::Expected<std::vector<Dependence>> computeDependences(const Nest &N);
+
+/// The flow dependences between the time steps of an iterated stencil
+/// (Stencil.h): iteration (t, i, j) of \p Step writes array \p Out's cell
+/// (i, j), which step t + 1 reads as array \p In (after the copy back or
+/// the swap) at the offsets of Step's reads. Their distance vectors
+/// (dt, di, dj) on the step's domain, as isl computes them; an error when
+/// the set is not finite (not a uniform stencil).
+llvm::Expected<std::vector<std::array<int64_t, 3>>>
+stepDistances(const Nest &Step, unsigned In, unsigned Out);
 
 /// "flow", "anti" or "output".
 const char *kindName(DependenceKind K);

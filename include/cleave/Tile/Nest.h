@@ -141,9 +141,22 @@ struct Refusal {
   std::string Why;
 };
 
+/// Recovers the 2-D view of every access of array \p ArrayIdx (Access::Row
+/// and Col; the array's Pitch and offset bounds), as the nest does for the
+/// arrays it writes; false, with the reason in \p Why, when a subscript is
+/// not `(i + a) * P + j + b` with one pitch P.
+bool recoverView(Nest &N, unsigned ArrayIdx, Refusal &Why);
+
 /// Models the nest that starts with \p Outer, or says why it cannot.
 std::optional<Nest> extractNest(const clang::ForStmt *Outer,
                                 clang::ASTContext &Ctx, Refusal &Why);
+
+/// The header of the loop \p F (the same forms as a nest's loops: an
+/// integer index stepped by one, bounds affine in integer variables), and
+/// in \p Captures the variables its bounds read; or says why not.
+std::optional<Loop> readLoop(const clang::ForStmt *F, clang::ASTContext &Ctx,
+                             Refusal &Why,
+                             std::vector<const clang::VarDecl *> &Captures);
 
 } // namespace cleave::tile
 

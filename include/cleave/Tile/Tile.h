@@ -11,6 +11,8 @@
 #ifndef CLEAVE_TILE_TILE_H
 #define CLEAVE_TILE_TILE_H
 
+#include "cleave/Tile/StencilDevice.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -26,6 +28,8 @@ struct TileOptions {
   std::string Std;                      ///< -std=
   bool Verbose = false;
   bool ColorDiagnostics = false;
+  /// The GPU the stencil cost model predicts for (--profile).
+  tile::StencilDevice Device;
 };
 
 /// The tiled source of the C++ (.cpp, .cc, .cxx) or CUDA (.cu) file \p Path.

@@ -3,10 +3,16 @@
 `cleave tile` then `cleave compile`), runs both and compares their output
 line by line. The tiled one runs in each configuration of CONFIGS.
 
-usage: differential.py CLEAVE INPUTS_DIR WORK_DIR PROGRAM...
-Prints one line per program; exits non-zero on the first difference.
+usage: differential.py CLEAVE INPUTS_DIR WORK_DIR PROGRAM[@NAME=VALUE]...
+A program named with @NAME=VALUE has its tiled build compiled with
+-DNAME=VALUE (CLEAVE_TILE_SCHEDULE=0 or 1 forces one launch per time step
+or the time tiles of a technique(timeskew) nest).
+Prints one line per program, with the kinds of generated kernels that ran
+(kernel: wavefront tiles; tiles, step, copy: time tiles, one launch per
+time step, the copy back); exits non-zero on the first difference.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -46,22 +52,27 @@ def compare(what, want, got):
 def main():
     cleave, inputs, work = sys.argv[1:4]
     cxx = shutil.which("clang++") or "clang++"
-    for name in sys.argv[4:]:
+    for arg in sys.argv[4:]:
+        name, _, define = arg.partition("@")
+        tag = name + ("-" + re.sub(r"\W", "_", define) if define else "")
         src = os.path.join(inputs, name + ".cpp")
-        ref, tiled_cu, tiled = (os.path.join(work, name + s)
+        ref, tiled_cu, tiled = (os.path.join(work, tag + s)
                                 for s in ("-ref", ".cu", "-tiled"))
         run([cxx, "-std=c++17", "-O1", "-I", inputs, src, "-o", ref])
         run([cleave, "tile", src, "-o", tiled_cu])
-        run([cleave, "compile", "-I", inputs, tiled_cu, "-o", tiled])
+        run([cleave, "compile", "-I", inputs] +
+            (["-D" + define] if define else []) + [tiled_cu, "-o", tiled])
         want = run([ref]).stdout.splitlines()
-        launched = False
+        kinds = set()
         for what, extra in CONFIGS:
             env = dict(os.environ, CLEAVE_LOG="plan", **extra)
             got = run([tiled], env)
-            compare(name + " (" + what + ")", want, got.stdout.splitlines())
-            launched = launched or "launch __cleave_tile" in got.stderr
+            compare(arg + " (" + what + ")", want, got.stdout.splitlines())
+            kinds.update(re.findall(r"launch __cleave_tile\d+_(\w+)",
+                                    got.stderr))
         print("%s: %d lines identical, %s" %
-              (name, len(want), "tiled kernels launched" if launched
+              (arg, len(want), "tiled kernels launched (%s)" %
+               ", ".join(sorted(kinds)) if kinds
                else "no tiled kernel launched"))
 
 
