@@ -1066,6 +1066,40 @@ TEST_F(EngineNullGpuTest, UploadsOnceEveryFewLaunchesAreSpreadOverThem) {
   EXPECT_NE(Log.find("16.78 MB in at"), std::string::npos) << Log;
 }
 
+TEST_F(EngineNullGpuTest, ASplitMeasuredToLoseRunsWholeAtTheNextLaunch) {
+  // Two GPUs of one model at 10^4 blocks/ms (3.3 ms for the grid, as
+  // their events time it): the model splits each launch evenly. gpu1's
+  // launches take 40 ms of the host (a slow driver, which its event
+  // timings do not show): a split measures far over the best single
+  // device's prediction, and the next launch runs whole on that device.
+  NullGpu::Options A{0, "model A"}, B{1, "model A"};
+  A.BlocksPerMs = B.BlocksPerMs = 1e4;
+  B.OnLaunch = [](const uint32_t *, const uint32_t *, void **) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+  };
+  start({A, B});
+  uploadInputs(std::vector<float>(N, 1.0f));
+  Eng->setLog(logOf("plan"));
+  std::vector<size_t> Runs;
+  testing::internal::CaptureStderr();
+  for (int L = 0; L < 5; ++L)
+    Runs.push_back(launch().Runs.size());
+  std::string Log = testing::internal::GetCapturedStderr();
+  Eng->setLog(LogOptions());
+  size_t Lost = Log.find("a loss against the best single device");
+  ASSERT_NE(Lost, std::string::npos) << Log;
+  EXPECT_NE(Log.find("whole on the best single device: the last split "
+                     "measured",
+                     Lost),
+            std::string::npos)
+      << Log;
+  // A split, then one device.
+  bool Corrected = false;
+  for (size_t L = 0; L + 1 < Runs.size(); ++L)
+    Corrected |= Runs[L] == 2 && Runs[L + 1] == 1;
+  EXPECT_TRUE(Corrected) << Log;
+}
+
 TEST_F(EngineNullGpuTest, AProducerIsChargedForWhatItsReaderFetchesElsewhere) {
   // Two launches of vadd over the host CPU and a null GPU behind a 1 GB/s
   // link, as the steps of an iteration: the host rewrites a before each

@@ -537,6 +537,96 @@ TEST(ModelPartitioner, KernelWhoseBestDeviceIsTheCpu) {
   EXPECT_NE(Log.find("single device cpu0"), std::string::npos) << Log;
 }
 
+TEST(ModelPartitioner, APipelinedGpuIsChargedItsOverlapNotTheSum) {
+  // Data on the host (the stencil3d): the GPU must pull 1 GiB over
+  // a 10 GB/s link (107 ms) and run 107 ms on it; the CPU streams it in
+  // place in 179 ms. Send then run, the GPU takes 214 ms and the CPU wins;
+  // pipelined, the GPU's send overlaps its run and it takes TPSM's plan,
+  // under 1.3 times 107 ms: the GPU is the best single device, and the
+  // CPU's share beside it is computed in place.
+  const uint64_t N = 16384;
+  const double PerBlock = 65536;
+  SplitDevice Cpu = cpu("cpu0"), Gpu = gpu("gpu0");
+  Cpu.SeedGBps = 6;
+  Gpu.SeedGBps = 10;
+  auto Missing = [&](size_t D, uint64_t, uint64_t Count) {
+    return D == 0 ? 0.0 : PerBlock * double(Count);
+  };
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult Serial = P.split(request({Cpu, Gpu}, N, PerBlock, Missing));
+  EXPECT_EQ(Serial.Decision.BaseDevice, 0u) << Serial.describe(
+      request({Cpu, Gpu}, N, PerBlock, Missing));
+  EXPECT_EQ(Serial.Devices[1].PipelineFactor, 0);
+
+  tpsm::LinkRates L;
+  L.SendAlone = L.ReceiveAlone = L.SendBoth = L.ReceiveBoth = 10e9;
+  L.StepSync = 10e-6;
+  Gpu.PipelineLinks = L;
+  Gpu.PipelineMinBytes = 8 << 20;
+  SplitRequest R = request({Cpu, Gpu}, N, PerBlock, Missing);
+  R.Key = key("k@piped", N);
+  SplitResult Piped = P.split(R);
+  std::string Log = Piped.describe(R);
+  EXPECT_EQ(Piped.Decision.BaseDevice, 1u) << Log;
+  EXPECT_GE(Piped.Devices[1].PipelineFactor, 1.0) << Log;
+  EXPECT_LT(Piped.Devices[1].PipelineFactor, 1.3) << Log;
+  EXPECT_LT(Piped.Devices[1].SingleMs, 0.65 * Serial.Devices[1].SingleMs)
+      << Log;
+  EXPECT_LT(Piped.Devices[1].SingleMs, Piped.Devices[0].SingleMs) << Log;
+  EXPECT_LE(Piped.Decision.PredictedMs, Piped.Decision.SingleDeviceMs);
+  EXPECT_NE(Log.find("pipelined (transfers overlap its run)"),
+            std::string::npos)
+      << Log;
+}
+
+TEST(ModelPartitioner, ASplitPredictedToLoseIsNeverTaken) {
+  // Two equal GPUs, nothing to move: an even split is in force. Then each
+  // split costs the host half a launch: the even split, within
+  // ModelPartitioner::HoldGain of the best single device but above it, is
+  // not held; the launch runs whole.
+  const uint64_t N = 65536;
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 65536,
+                          [](size_t, uint64_t, uint64_t) { return 0.0; });
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult First = P.split(R);
+  ASSERT_GT(First.Blocks[0], 0u);
+  ASSERT_GT(First.Blocks[1], 0u);
+  R.SplitMs = 0.505 * First.Decision.SingleDeviceMs;
+  SplitResult Then = P.split(R);
+  std::string Log = Then.describe(R);
+  EXPECT_TRUE(Then.Blocks[0] == N || Then.Blocks[1] == N) << Log;
+  EXPECT_FALSE(Then.Held) << Log;
+  EXPECT_LE(Then.Decision.PredictedMs, Then.Decision.SingleDeviceMs) << Log;
+}
+
+TEST(ModelPartitioner, AMeasuredLossIsCorrectedAtTheNextDecision) {
+  // Two equal GPUs, nothing to move, 1.1 ms on one: an even split. A
+  // launch of it measured within ModelPartitioner::LossTolerance of the
+  // single device's prediction changes nothing; one measured at twice that
+  // makes the next decision the single device, once.
+  const uint64_t N = 65536;
+  SplitRequest R = request({gpu("gpu0"), gpu("gpu1")}, N, 65536,
+                          [](size_t, uint64_t, uint64_t) { return 0.0; });
+  ModelPartitioner P(DeviceProfile(), "");
+  SplitResult First = P.split(R);
+  ASSERT_GT(First.Blocks[0], 0u);
+  ASSERT_GT(First.Blocks[1], 0u);
+  double Single = First.Decision.SingleDeviceMs;
+  ASSERT_GE(Single, ModelPartitioner::MinJudgedMs);
+  EXPECT_FALSE(P.recordOutcome(R.Key, Single * 1.05));
+  EXPECT_GT(P.split(R).Blocks[1], 0u);
+  EXPECT_TRUE(P.recordOutcome(R.Key, Single * 2));
+  SplitResult Then = P.split(R);
+  std::string Log = Then.describe(R);
+  EXPECT_TRUE(Then.CorrectedLoss);
+  EXPECT_TRUE(Then.Blocks[0] == N || Then.Blocks[1] == N) << Log;
+  EXPECT_NE(Log.find("the last split measured"), std::string::npos) << Log;
+  // A decision on one device is not a split: nothing to judge.
+  EXPECT_FALSE(P.recordOutcome(R.Key, Single * 2));
+  SplitResult Again = P.split(R);
+  EXPECT_FALSE(Again.CorrectedLoss);
+}
+
 TEST(ModelPartitioner, ASharePlacedWithItsDataCostsNothing) {
   // Four equal GPUs, each holding the data of its quarter of the grid (the
   // last decision's): a share at the anchor misses nothing, the whole grid

@@ -17,15 +17,19 @@
 #include "cleave/rt/Engine.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
+#include "cleave/rt/Options.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
 #include <set>
+
+#include <unistd.h>
 
 using namespace cleave::rt;
 
@@ -91,9 +95,12 @@ protected:
     Bufs.reset();
     Gpu.reset();
     Reg.reset();
+    if (!ProfileFile.empty())
+      std::remove(ProfileFile.c_str());
   }
 
-  void start(bool WithCpu = false, PipelineOptions Opt = {}) {
+  void start(bool WithCpu = false, PipelineOptions Opt = {},
+             const std::string &Profile = "") {
     std::vector<Device *> Devs;
     if (WithCpu) {
       ASSERT_TRUE(
@@ -102,6 +109,7 @@ protected:
     }
     NullGpu::Options O;
     O.Trace = true;
+    O.BlocksPerMs = GpuBlocksPerMs;
     O.OnLaunch = [this](const uint32_t *, const uint32_t *, void **) {
       blurRange(GpuIn, GpuOut, N, 0, N);
     };
@@ -112,7 +120,17 @@ protected:
     // The program's copies land in the host copy: the launch finds its
     // inputs there.
     Bufs->setDirectHostCopies(false);
-    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::SingleDevice);
+    Options EO;
+    if (!Profile.empty()) {
+      ProfileFile = ::testing::TempDir() + "pipeline-profile-" +
+                    std::to_string(::getpid()) + ".json";
+      std::FILE *F = std::fopen(ProfileFile.c_str(), "w");
+      ASSERT_NE(F, nullptr);
+      std::fputs(Profile.c_str(), F);
+      std::fclose(F);
+      EO.ProfilePath = ProfileFile;
+    }
+    Eng = std::make_unique<Engine>(*Bufs, Exec, Policy, EO);
     Eng->setPipelining(Opt);
     ASSERT_TRUE(Eng->addProgram(bundleBytes().data(), bundleBytes().size(),
                                 {{"__cleave_cpu_blur_desc", (void *)&BlurDesc}})
@@ -152,8 +170,9 @@ protected:
                              MemcpyKind::HostToDevice)
                     .ok());
   }
-  LaunchPlan launch() {
+  LaunchPlan launch(std::vector<PartitionRange> Partition = {}) {
     KernelLaunchRequest Req;
+    Req.Partition = std::move(Partition);
     Req.Kernel = Blur;
     Req.Grid[0] = unsigned(N + 127) / 128;
     Req.Block[0] = 128;
@@ -183,6 +202,10 @@ protected:
   }
 
   int N = 1 << 22; // 32768 blocks of 128, 16 MiB per buffer
+  /// The null GPU's kernel rate, as its events time the chunks.
+  double GpuBlocksPerMs = 1e6;
+  PartitionPolicy Policy = PartitionPolicy::SingleDevice;
+  std::string ProfileFile;
   std::mt19937 Rng{2027};
   std::vector<float> Host;
   CpuExecutor Exec{2};
@@ -201,19 +224,19 @@ TEST(ChunkPlanTest, ChunksOfAnEighthOrAWaveCutAtTheAlignment) {
   Q.Blocks = 32768;
   Q.WaveBlocks = waveBlocks(132, 128);
   EXPECT_EQ(Q.WaveBlocks, 132u * 16);
-  EXPECT_EQ(planChunks(Q), std::vector<uint64_t>(8, 4096));
+  EXPECT_EQ(provisionalChunks(Q), std::vector<uint64_t>(8, 4096));
   // A wave is more than an eighth: chunks of a wave, the remainder joins
   // the last whole one when it is smaller than a wave.
   Q.Blocks = 5000;
   Q.WaveBlocks = 2112;
-  EXPECT_EQ(planChunks(Q), (std::vector<uint64_t>{2112, 2888}));
+  EXPECT_EQ(provisionalChunks(Q), (std::vector<uint64_t>{2112, 2888}));
   Q.Blocks = 3000;
-  EXPECT_EQ(planChunks(Q).size(), 1u); // not worth pipelining
+  EXPECT_EQ(provisionalChunks(Q).size(), 1u); // not worth pipelining
   // Whole slabs of 100 blocks.
   Q.Blocks = 10000;
   Q.WaveBlocks = 1;
   Q.Align = 100;
-  std::vector<uint64_t> C = planChunks(Q);
+  std::vector<uint64_t> C = provisionalChunks(Q);
   ASSERT_EQ(C.size(), 8u);
   uint64_t Sum = 0;
   for (size_t I = 0; I < C.size(); ++I) {
@@ -495,6 +518,230 @@ TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
         ASSERT_EQ(Got[size_t(X) * H + Y], Host[size_t(Y) * W + X])
             << "step " << Step << " (" << X << ", " << Y << ")";
   }
+}
+
+/// The CPU's blocks [0, 8192) on the host copy, the GPU's pipelined.
+std::vector<PartitionRange> cpuAndGpu(Location Gpu) {
+  return {{0, 0, 8192}, {Gpu, 8192, 32768 - 8192}};
+}
+
+TEST_F(PipelineTest, CpuBesidePipelinedGpuMatchesUnpipelined) {
+  std::vector<std::vector<float>> Got[2];
+  for (bool On : {false, true}) {
+    PipelineOptions O;
+    O.On = On;
+    start(/*WithCpu=*/true, O);
+    Rng.seed(11);
+    for (int Step = 0; Step < 3; ++Step) {
+      upload();
+      Gpu->clearTrace();
+      LaunchPlan P = launch(cpuAndGpu(G));
+      EXPECT_EQ(P.Chunks.empty(), !On) << P.describe();
+      uint64_t Sent = 0;
+      for (const LaunchPlan::Run &R : P.Runs)
+        if (R.DeviceName == "cpu0") // computes on the host copy
+          EXPECT_EQ(R.BytesIn, 0u) << P.describe();
+      if (On) {
+        EXPECT_EQ(P.Chunks.front().First, 8192u) << P.describe();
+        EXPECT_EQ(P.Chunks.back().First + P.Chunks.back().Count, 32768u);
+        // The GPU gets what its blocks read, nothing of the CPU's.
+        for (const NullGpu::Op &Op : Gpu->ops())
+          if (Op.What == NullGpu::Op::CopyIn)
+            Sent += Op.Bytes;
+        EXPECT_EQ(Sent, (32768u - 8192u) * 512u + 4u) << P.describe();
+      }
+      Got[On].push_back(expectResults(On ? "cpu + pipelined gpu" : "split"));
+    }
+    TearDown();
+  }
+  EXPECT_TRUE(Got[0] == Got[1]);
+}
+
+TEST_F(PipelineTest, AFaultMidPipelineBesideTheCpuIsRecovered) {
+  start(/*WithCpu=*/true);
+  for (const char *Spec : {"gpu0:launch:3", "gpu0:copy:1", "cpu0:launch:1"}) {
+    FaultInjector::global().clear();
+    upload();
+    ASSERT_TRUE(FaultInjector::global().configure(Spec).ok());
+    LaunchPlan P = launch(cpuAndGpu(G));
+    ASSERT_EQ(P.Recoveries.size(), 1u) << Spec << "\n" << P.describe();
+    // The GPU's chunks ran (a send failing first leaves nothing run: the
+    // attempt starts again without the GPU).
+    EXPECT_EQ(P.Chunks.empty(), std::string(Spec) == "gpu0:copy:1")
+        << Spec << "\n" << P.describe();
+    expectResults(Spec);
+  }
+}
+
+/// A device profile for the null GPU: DRAM read rate (the roofline seed of
+/// the kernel's time), host-link rates alone and both ways (GB/s), t_str
+/// (us); \p Both false leaves the pageable both-ways rates out.
+std::string profileJson(double Dram, double Send, double Receive,
+                        double StepUs = 10, bool Both = true) {
+  auto Num = [](double V) { return std::to_string(V); };
+  std::string Link = "\"h2d_gbps\": " + Num(Send) +
+                     ", \"d2h_gbps\": " + Num(Receive);
+  return R"({"schema": "cleave-device-profile", "schema_version": 1,
+    "gpus": [{"index": 0, "name": "null", "sm_count": 132,
+              "max_threads_per_sm": 2048, "max_blocks_per_sm": 32,
+              "async_engines": 2,
+              "bandwidth": {"dram": {"read_gbps": )" +
+         Num(Dram) + R"(}},
+              "sync": {"step_sync_3_streams_us": )" +
+         Num(StepUs) + R"(}}],
+    "host_links": {
+      "alone": [{"gpu": 0, "pinned": {)" +
+         Link + R"(}, "pageable": {)" + Link +
+         (Both ? ", \"both\": {" + Link + "}" : std::string()) + R"(}}],
+      "states": [{"name": "SR", "gpus": [{"gpu": 0, "state": "SR",
+                  "send_gbps": )" +
+         Num(Send) + ", \"receive_gbps\": " + Num(Receive) + "}]}]}}";
+}
+
+bool nonIncreasing(const std::vector<uint64_t> &C) {
+  return std::is_sorted(C.rbegin(), C.rend());
+}
+bool nonDecreasing(const std::vector<uint64_t> &C) {
+  return std::is_sorted(C.begin(), C.end());
+}
+/// Grows to one peak, then shrinks.
+bool unimodal(const std::vector<uint64_t> &C) {
+  size_t Peak = std::max_element(C.begin(), C.end()) - C.begin();
+  return std::is_sorted(C.begin(), C.begin() + Peak + 1) &&
+         std::is_sorted(C.rbegin(), C.rend() - Peak);
+}
+
+/// The chunk plan of each of TPSM's six cases, through the engine (the
+/// footprints' bytes, the performance table's kernel time, the profile's
+/// rates): the case the plan names, the shape of its chunks, results
+/// right. SH cases are the first launch (the program has read nothing
+/// back: nothing to receive); the others the second, after a read-back.
+struct CaseSpec {
+  const char *Name;
+  double Dram, Send, Receive, BlocksPerMs;
+  bool Receives;
+  std::function<bool(const std::vector<uint64_t> &)> Shape;
+};
+
+void PrintTo(const CaseSpec &C, std::ostream *OS) { *OS << C.Name; }
+
+class PipelineCaseTest : public PipelineTest,
+                         public ::testing::WithParamInterface<CaseSpec> {};
+
+TEST_P(PipelineCaseTest, ChunksFollowTheCase) {
+  const CaseSpec &C = GetParam();
+  // Kernel-bound: about 1 us per block (32 ms), on the seed (1 GB/s over
+  // 1 KiB per block) as on the null GPU's timed chunks; transfer-bound:
+  // about 1 ns per block.
+  GpuBlocksPerMs = C.BlocksPerMs;
+  start(false, {}, profileJson(C.Dram, C.Send, C.Receive));
+  upload();
+  LaunchPlan P = launch();
+  if (C.Receives) {
+    expectResults("first launch");
+    upload();
+    P = launch();
+  }
+  std::vector<uint64_t> Sizes;
+  uint64_t Sum = 0, Back = 0;
+  for (const LaunchPlan::Chunk &Ch : P.Chunks) {
+    EXPECT_EQ(Ch.First, Sum);
+    Sizes.push_back(Ch.Count);
+    Sum += Ch.Count;
+    Back += Ch.BytesReceived;
+  }
+  std::string Text = P.describe();
+  EXPECT_NE(Text.find(std::string("tpsm ") + C.Name), std::string::npos)
+      << Text;
+  ASSERT_GE(Sizes.size(), 2u) << Text;
+  EXPECT_EQ(Sum, 32768u);
+  EXPECT_TRUE(C.Shape(Sizes)) << Text;
+  EXPECT_EQ(Back != 0, C.Receives) << Text;
+  expectResults(C.Name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    SixCases, PipelineCaseTest,
+    ::testing::Values(
+        CaseSpec{"KB+SH", 1, 10, 10, 1000, false, nonDecreasing},
+        CaseSpec{"KB+RH", 1, 40, 2, 1000, true, nonIncreasing},
+        CaseSpec{"KB+GH", 1, 10, 10, 1000, true, unimodal},
+        // A kernel of about 1 ms beside 1.7 ms of sends (a faster one
+        // would gain nothing from overlap, and is not pipelined).
+        CaseSpec{"DB+SH", 35, 10, 10, 33000, false, nonIncreasing},
+        CaseSpec{"DB+RH", 1000, 40, 2, 1e6, true,
+                 [](const std::vector<uint64_t> &) { return true; }},
+        CaseSpec{"DB+GH", 1000, 10, 10, 1e6, true,
+                 [](const std::vector<uint64_t> &C) {
+                   // m equal chunks; the last takes the remainder.
+                   return std::all_of(C.begin(), C.end() - 1,
+                                      [&](uint64_t X) { return X == C[0]; });
+                 }}),
+    [](const ::testing::TestParamInfo<CaseSpec> &I) {
+      std::string N = I.param.Name;
+      N.erase(N.find('+'), 1);
+      return N;
+    });
+
+TEST_F(PipelineTest, ThePlanExplainsTheCaseStepsAndBound) {
+  // A kernel of about 1 ms, 1.7 ms each way: DB+GH once results go back
+  // (DB+SH before), pipelined from the first launch.
+  GpuBlocksPerMs = 33000;
+  start(false, {}, profileJson(35, 10, 10));
+  upload();
+  LaunchPlan First = launch();
+  std::string T1 = First.describe();
+  // Before any chunk was timed: the roofline seed, pageable rates.
+  EXPECT_NE(T1.find("kernel time the profile's roofline seed"),
+            std::string::npos)
+      << T1;
+  EXPECT_NE(T1.find("pageable host link rates"), std::string::npos) << T1;
+  EXPECT_FALSE(First.Chunks.empty()) << T1;
+  expectResults("first");
+  for (int Step = 0; Step < 2; ++Step) {
+    upload();
+    LaunchPlan P = launch();
+    std::string T = P.describe();
+    // The case, the chunks, predicted per step and in all, the measured
+    // time against the bound.
+    for (const char *Want :
+         {"tpsm DB+GH (send ", "chunks [", "; predicted ",
+          "predicted per step [", "kernel time measured (",
+          "measured / bound ", "bound max(send "})
+      EXPECT_NE(T.find(Want), std::string::npos) << Want << "\n" << T;
+    EXPECT_GT(P.PipelineKernelMeasuredMs, 0) << T;
+    EXPECT_GT(P.PipelineSendMs, 0);
+    // The input's host copy crossed twice by the third launch: pinned.
+    if (Step == 1)
+      EXPECT_NE(T.find("pinned host link rates"), std::string::npos) << T;
+    expectResults("explained");
+  }
+}
+
+TEST_F(PipelineTest, AProfileWithoutTheRatesLeavesTheProvisionalRule) {
+  start(false, {}, profileJson(1000, 10, 10, 10, /*Both=*/false));
+  upload();
+  LaunchPlan P = launch();
+  EXPECT_EQ(P.Chunks.size(), 8u) << P.describe();
+  EXPECT_NE(P.describe().find("provisional chunks"), std::string::npos)
+      << P.describe();
+  EXPECT_NE(P.describe().find("lacks pageable S_SR"), std::string::npos)
+      << P.describe();
+  expectResults("provisional");
+}
+
+TEST_F(PipelineTest, APlanPredictedNotToWinIsNotPipelined) {
+  // A step's synchronization of 0.1 s outweighs any overlap.
+  start(false, {}, profileJson(1000, 10, 10, 1e5));
+  upload();
+  LaunchPlan P = launch();
+  EXPECT_TRUE(P.Chunks.empty()) << P.describe();
+  EXPECT_NE(P.describe().find("not pipelined on gpu0: tpsm"),
+            std::string::npos)
+      << P.describe();
+  EXPECT_NE(P.describe().find("not under the"), std::string::npos)
+      << P.describe();
+  expectResults("unpipelined");
 }
 
 } // namespace

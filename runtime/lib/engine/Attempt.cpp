@@ -535,7 +535,13 @@ Result LaunchContext::run() {
     }
   }
   Phases.mark("plan");
-  return attempt(alignToSlabs(std::move(Ranges)), true);
+  auto Start = std::chrono::steady_clock::now();
+  R = attempt(alignToSlabs(std::move(Ranges)), true);
+  if (R.ok())
+    noteModelOutcome(std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - Start)
+                         .count());
+  return R;
 }
 
 } // namespace engine

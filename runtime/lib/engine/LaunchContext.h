@@ -15,6 +15,7 @@
 //   Attempt.cpp     run() and attempt(): the phases in order
 //   ModelPolicy.cpp the model policy's decision (scheduleByModel()) and timing
 //   Pipeline.cpp    one GPU run as chunks on send, kernel, receive streams
+//   PipelineModel.cpp  the chunk plan's inputs (TPSM) and the chunks' times
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_ENGINE_LAUNCHCONTEXT_H
@@ -53,6 +54,8 @@
 
 namespace cleave {
 namespace rt {
+
+struct ChunkQuery;
 
 // Programs
 //===----------------------------------------------------------------------===//
@@ -486,6 +489,12 @@ private:
   /// them (ranges on these are timed and recorded), events used per GPU.
   bool Timed = false;
   PerfKey Key;
+  /// The model policy's decision this launch runs (searched or kept), and
+  /// noteModelOutcome(), which gives the planner its measured time: a
+  /// split measured to lose against the best single device is corrected
+  /// at the next launch (ModelPartitioner::recordOutcome).
+  ModelState::CachedDecision *Decided = nullptr;
+  void noteModelOutcome(double Ms);
   std::map<Location, SplitDevice> SplitDevs;
   std::map<Location, size_t> EventsUsed;
   /// CLEAVE_LOG=time: every range's time on stderr (GPU ranges timed with
@@ -687,11 +696,34 @@ private:
   /// back, after the run's writes are committed.
   struct PipeChunk;
   Result pipeline(AttemptState &A, bool &Piped);
+  /// The attempt's one GPU run that may be pipelined, its other runs all
+  /// on CPU devices (which work on the host copies the GPU's inputs come
+  /// from); null when there is none. prepareHostRuns() and runHostRuns()
+  /// prepare and run those CPU runs while the GPU's chunks run.
+  RunState *pipelinedRun(AttemptState &A);
+  std::optional<Failure> prepareHostRuns(AttemptState &A);
+  void runHostRuns(AttemptState &A);
   bool pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks);
   void planReceives(RunState &R, std::vector<PipeChunk> &Chunks);
   Result issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
                      size_t &Launched, size_t &SendsDone);
   void notePipeline(const RunState &R, const std::vector<PipeChunk> &Chunks);
+  /// The chunk plan's inputs (PipelineModel.cpp): the GPU's host-link
+  /// rates from its profile (pinned or pageable as the host copies are),
+  /// the bytes each way fitted to the chunks' footprints (\p Missing: what
+  /// the run misses; \p First: what goes with the first chunk; \p Upload:
+  /// all of it), and the kernel time from the performance table.
+  void askChunkModel(RunState &R, const std::map<uint64_t, RangeSet> &Missing,
+                     const std::map<uint64_t, RangeSet> &First,
+                     uint64_t Upload, ChunkQuery &Q);
+  /// Timing event \p Index of GPU \p L for the chunks' kernels (null when
+  /// the performance table is not there to take the times);
+  /// recordChunkTimes() gives the table what they measured.
+  EventHandle chunkTimer(Location L, size_t Index);
+  /// The host link of GPU \p L as TPSM sees it, when a share of this
+  /// launch there could be pipelined (SplitDevice::PipelineLinks).
+  std::optional<tpsm::LinkRates> pipelineLinks(Location L);
+  void recordChunkTimes(const RunState &R, const std::vector<uint64_t> &Counts);
   void landReceived(AttemptState &A);
   Result commitRuns(AttemptState &A);
   /// Recovery (Recover.cpp). failOver(): \p F's device is dropped and its

@@ -20,6 +20,30 @@ namespace rt {
 
 using namespace launch;
 
+std::string LaunchPlan::pipelineOutcome() const {
+  char Buf[256];
+  double Kernel = PipelineKernelMeasuredMs > 0 ? PipelineKernelMeasuredMs
+                                               : PipelineKernelMs;
+  if (PipelineSendMs <= 0 && PipelineReceiveMs <= 0) {
+    if (PipelineKernelMeasuredMs <= 0)
+      return "";
+    std::snprintf(Buf, sizeof(Buf),
+                  "    measured %.3f ms, the chunks' kernels %.3f ms; no "
+                  "bound without the link rates\n",
+                  PipelineMs, PipelineKernelMeasuredMs);
+    return Buf;
+  }
+  double Bound = std::max({PipelineSendMs, Kernel, PipelineReceiveMs});
+  std::snprintf(Buf, sizeof(Buf),
+                "    measured %.3f ms, predicted %.3f ms; bound max(send "
+                "%.3f, kernel %.3f%s, receive %.3f) = %.3f ms; measured / "
+                "bound %.3fx\n",
+                PipelineMs, PipelinePredictedMs, PipelineSendMs, Kernel,
+                PipelineKernelMeasuredMs > 0 ? " measured" : " predicted",
+                PipelineReceiveMs, Bound, Bound > 0 ? PipelineMs / Bound : 0.0);
+  return Buf;
+}
+
 std::string LaunchPlan::describe() const {
   std::string S = "launch " +
                   (KernelName.empty() ? "?" : displayName(KernelName)) +
@@ -79,11 +103,15 @@ std::string LaunchPlan::describe() const {
          std::to_string(Chunks.size()) + " chunks (send, kernel, receive " +
          "streams): " + std::to_string(Sent) + " bytes sent, " +
          std::to_string(Back) + " received eagerly, " + Ms + " ms\n";
+    if (!PipelinePlan.empty())
+      S += "    " + PipelinePlan + "\n" + pipelineOutcome();
     for (size_t I = 0; I < Chunks.size(); ++I)
       S += "    chunk " + std::to_string(I) + " " +
            blocksText(Chunks[I].First, Chunks[I].Count) + ": " +
            std::to_string(Chunks[I].BytesSent) + " bytes sent, " +
            std::to_string(Chunks[I].BytesReceived) + " received\n";
+  } else if (!PipelinePlan.empty()) {
+    S += "  not pipelined on " + PipelineDevice + ": " + PipelinePlan + "\n";
   }
   for (const std::string &L : Reorganize)
     S += "  reorganize: " + L + "\n";

@@ -156,6 +156,8 @@ SplitDevice LaunchContext::planDevice(Location L, unsigned BlockThreads) {
     D.LinkGBps = G && G->PageableH2DGBps > 0
                      ? G->PageableH2DGBps
                      : profile_defaults::GpuHostLinkGBps;
+    D.PipelineLinks = pipelineLinks(L);
+    D.PipelineMinBytes = Pipe.Opt.MinBytes;
   } else {
     unsigned Threads = std::max(1u, Exec.numThreads());
     D.Wave = Threads;
@@ -639,6 +641,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   setModelKey();
   uint64_t Prior = 0;
   ModelState::CachedDecision &Cached = cachedDecision(Devs, Prior);
+  Decided = &Cached;
   bool CopiesResumed = false;
   if (keepDecision(Cached, Prior, CopiesResumed, Out))
     return Result::success();
@@ -709,6 +712,23 @@ public:
     return Q.Launch->scheduleByModel(Q.Devices, Out);
   }
 };
+
+void LaunchContext::noteModelOutcome(double Ms) {
+  // A deferred launch returned before its work was done, and a key's
+  // first launch pays for loading code and touching fresh memory: neither
+  // measures the decision.
+  if (!Decided || !Model.P || Plan.Deferred || Decided->Launches <= 1)
+    return;
+  if (!Model.P->recordOutcome(Key, Ms))
+    return;
+  Decided->NextSearch = Decided->Launches; // the next launch searches
+  if (Opts.Log.Plan)
+    std::fprintf(stderr,
+                 "plan %s (model): the split took %.3f ms, a loss against "
+                 "the best single device's prediction: the next launch "
+                 "runs whole there\n",
+                 Key.text().c_str(), Ms);
+}
 
 void LaunchContext::recordTime(const RunState &R, double Ms) {
   if (!Timed || !Model.P)

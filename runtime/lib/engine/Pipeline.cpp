@@ -1,5 +1,4 @@
-//===- Pipeline.cpp - One GPU run as chunks on three streams
-//---------------===//
+//===- Pipeline.cpp - One GPU run as chunks on three streams -------------===//
 //
 // Part of Cleave's runtime (no LLVM). See LaunchContext.h and
 // docs/runtime.md, "Transfer pipelining".
@@ -7,14 +6,18 @@
 // A run of a launch on one GPU whose inputs are in the host copy would
 // upload all of them, then run its kernel, then leave its results for the
 // program's copy back. Here it runs as consecutive chunks of its block
-// range instead (sizes from planChunks(), scheduler/ChunkPlan.h), on the
-// GPU's three internal streams:
+// range instead (sizes from planChunks(), scheduler/ChunkPlan.h: Luo's TPSM
+// plan, asked in PipelineModel.cpp), on the GPU's three internal streams:
 //
 //   send     (stream 1, host-to-device copy engine): chunk i's inputs that
 //            no earlier chunk sent, then event S[i];
 //   kernel   (stream 0): waits for S[i], runs chunk i's blocks, event K[i];
 //   receive  (stream 2, device-to-host copy engine): waits for K[i], then
 //            sends chunk i's results back to the host copy.
+//
+// In a split whose other runs are on CPU devices, those compute their
+// blocks on the host copies, where the chunks' inputs come from, while the
+// chunks run (pipelinedRun(), runHostRuns()).
 //
 // Sends run ahead of the kernels; chunk i + 1's send overlaps chunk i's
 // kernel and chunk i - 1's receive. This is an engine phase rather than a
@@ -109,24 +112,6 @@ bool LaunchContext::pipelineChunks(RunState &R,
     }
   if (Upload < Pipe.Opt.MinBytes)
     return false;
-  Device &D = Bufs.device(R.Dev);
-  ChunkQuery Q;
-  Q.Blocks = R.Count;
-  Q.WaveBlocks =
-      waveBlocks(D.properties().ComputeUnits,
-                 uint64_t(Req.Block[0]) * Req.Block[1] * Req.Block[2]);
-  unsigned Dim = slabDim();
-  if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
-    Q.Align = slabBlocks(Dim);
-  Q.SendBytes = Upload;
-  // The results planReceives() may send back: those the program reads.
-  if (Pipe.Opt.Receive)
-    for (auto &[Id, U] : R.Uses)
-      if (!U.Writes.empty() && BufById.at(Id)->readBackBytes(hull(U.Writes)))
-        Q.ReceiveBytes += U.Writes.totalBytes();
-  std::vector<uint64_t> Sizes = planChunks(Q);
-  if (Sizes.size() < 2)
-    return false;
   // Bytes the run writes that are missing go with the first chunk: a
   // later chunk's send must not land on what an earlier chunk wrote.
   std::map<uint64_t, RangeSet> Sent;
@@ -138,6 +123,24 @@ bool LaunchContext::pipelineChunks(RunState &R,
       Written.insert(MH->second);
     Sent[Id] = Miss.intersection(Written);
   }
+  ChunkQuery Q;
+  Q.Blocks = R.Count;
+  unsigned Dim = slabDim();
+  if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
+    Q.Align = slabBlocks(Dim);
+  askChunkModel(R, Missing, Sent, Upload, Q);
+  ChunkPlan CP = planChunks(Q);
+  Plan.PipelineDevice = name(R.Dev);
+  Plan.PipelinePlan = CP.describe();
+  if (CP.Model) {
+    Plan.PipelineSendMs = CP.Model->T.Send * 1e3;
+    Plan.PipelineKernelMs = CP.Model->T.Kernel * 1e3;
+    Plan.PipelineReceiveMs = CP.Model->T.Receive * 1e3;
+    Plan.PipelinePredictedMs = CP.Model->seconds() * 1e3;
+  }
+  std::vector<uint64_t> Sizes = std::move(CP.Sizes);
+  if (Sizes.size() < 2)
+    return false;
   Chunks.assign(Sizes.size(), PipeChunk());
   uint64_t First = R.First;
   for (size_t C = 0; C < Sizes.size(); ++C) {
@@ -251,12 +254,19 @@ Result LaunchContext::issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
       return Res;
     SendsDone = C + 1;
     Res = D.waitForEvent(Kernel, D, Sent);
+    // The chunk's kernel alone, timed for the performance table.
+    EventHandle T0 = chunkTimer(R.Dev, 2 * C), T1 = chunkTimer(R.Dev, 2 * C + 1);
+    if (Res.ok() && T0 && T1)
+      Res = D.recordEvent(T0, Kernel);
     if (Res.ok())
       Res = launchOne(R.Dev, false, Entry, nullptr, Ch.First, Ch.Count,
                       R.ArgPtrs, R.PartParams);
     if (!Res.ok())
       return Res;
     Launched = C + 1;
+    if (T0 && T1)
+      if (Res = D.recordEvent(T1, Kernel); !Res.ok())
+        return Res;
     if (Res = D.recordEvent(Ran, Kernel); !Res.ok())
       return Res;
     if (C > 0)
@@ -266,17 +276,60 @@ Result LaunchContext::issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
   return Receive(Chunks.size() - 1);
 }
 
+RunState *LaunchContext::pipelinedRun(AttemptState &A) {
+  // One GPU run; any other runs are on CPU devices, which work on the
+  // buffers' host copies, where the GPU's inputs come from.
+  if (!Pipe.Opt.On || A.Repeat || M == Mode::Merge || Combining ||
+      !whyNotSplit(true).empty())
+    return nullptr;
+  RunState *Gpu = nullptr;
+  for (RunState &R : A.Runs) {
+    if (isGpu(R.Dev)) {
+      if (Gpu)
+        return nullptr;
+      Gpu = &R;
+    } else if (!isCpu(R.Dev) ||
+               Bufs.validityLocation(R.Dev) != HostLocation) {
+      return nullptr;
+    }
+  }
+  if (!Gpu || Gpu->Count < 2 ||
+      Bufs.device(Gpu->Dev).numInternalStreams() < 3)
+    return nullptr;
+  return Gpu;
+}
+
+std::optional<Failure> LaunchContext::prepareHostRuns(AttemptState &A) {
+  for (RunState &R : A.Runs) {
+    if (!isCpu(R.Dev))
+      continue;
+    if (Result Res = prepare(R, false); !Res.ok())
+      return Failure{R.Dev, Res};
+  }
+  return std::nullopt;
+}
+
+void LaunchContext::runHostRuns(AttemptState &A) {
+  for (RunState &R : A.Runs) {
+    if (!isCpu(R.Dev))
+      continue;
+    Result Res = issue(R);
+    if (Res.ok()) {
+      R.Issued = true;
+      continue;
+    }
+    R.Failed = true;
+    A.Failed.emplace(R.Dev, Res);
+  }
+  runCpuRanges(A);
+}
+
 Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   Piped = false;
-  // A range the model policy times is not pipelined: its table holds
-  // kernel times, which chunks overlapped with copies would not give.
-  if (!Pipe.Opt.On || Timed || A.Repeat || A.Runs.size() != 1 ||
-      M == Mode::Merge || Combining || !isGpu(A.Runs[0].Dev) ||
-      A.Runs[0].Count < 2 ||
-      Bufs.device(A.Runs[0].Dev).numInternalStreams() < 3 ||
-      !whyNotSplit(true).empty())
+  RunState *Gpu = pipelinedRun(A);
+  if (!Gpu)
     return Result::success();
-  RunState &R = A.Runs[0];
+  RunState &R = *Gpu;
   std::vector<PipeChunk> Chunks;
   if (!pipelineChunks(R, Chunks) || !Pipe.event(Bufs, R.Dev, 2 * Chunks.size()))
     return Result::success(); // not worth it, or no events to chain with
@@ -286,6 +339,8 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   // ordered behind it.
   if (Result S = Bufs.settle(); !S.ok())
     return S;
+  if ((A.Fail = prepareHostRuns(A)))
+    return Result::success();
   R.PlanRun.Variant = "chunks";
   if (Result Res = finish(R); !Res.ok()) {
     A.Fail = Failure{R.Dev, Res};
@@ -296,6 +351,11 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   auto Start = std::chrono::steady_clock::now();
   Result Err = issueChunks(R, Chunks, Launched, SendsDone);
   Phases.mark("issue", name(R.Dev));
+  // The CPU's blocks, on the host copies, while the GPU's chunks run
+  // (unless nothing of the GPU's started: the attempt then starts again
+  // without it).
+  if (Err.ok() || Launched > 0)
+    runHostRuns(A);
   Device &D = Bufs.device(R.Dev);
   Result SendWait = D.synchronizeStream(D.internalStream(1));
   Result KernelWait = D.synchronizeStream(D.internalStream(0));
@@ -321,6 +381,10 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   if (Err.ok() && !RecvWait.ok())
     Err = RecvWait;
   if (Err.ok()) {
+    std::vector<uint64_t> Counts;
+    for (const PipeChunk &Ch : Chunks)
+      Counts.push_back(Ch.Count);
+    recordChunkTimes(R, Counts);
     notePipeline(R, Chunks);
     R.Issued = true;
     for (PipeChunk &Ch : Chunks)

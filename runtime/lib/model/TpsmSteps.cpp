@@ -135,8 +135,8 @@ std::string checkSteps(const std::vector<Step> &Steps, uint64_t Blocks) {
   return "";
 }
 
-double stepsTime(const std::vector<Step> &Steps, const Workload &W,
-                 const LinkRates &L) {
+std::vector<double> stepTimes(const std::vector<Step> &Steps,
+                              const Workload &W, const LinkRates &L) {
   // The fixed bytes go with the first step that sends and the last that
   // receives.
   size_t FirstSend = Steps.size(), LastReceive = Steps.size();
@@ -146,7 +146,8 @@ double stepsTime(const std::vector<Step> &Steps, const Workload &W,
     if (Steps[J].Receive)
       LastReceive = J;
   }
-  double T = 0;
+  std::vector<double> Out;
+  Out.reserve(Steps.size());
   for (size_t J = 0; J < Steps.size(); ++J) {
     const Step &S = Steps[J];
     double Xs = S.Send ? W.Send.PerBlock * double(S.Send) : 0;
@@ -157,8 +158,16 @@ double stepsTime(const std::vector<Step> &Steps, const Workload &W,
       Xr += W.Receive.Fixed;
     double Transfer = transferTime(Xs, Xr, L) + copyLatency(Xs, Xr, W, L);
     double Kernel = S.Kernel ? W.Kernel(S.Kernel) : 0;
-    T += std::max(Transfer, Kernel) + L.StepSync;
+    Out.push_back(std::max(Transfer, Kernel) + L.StepSync);
   }
+  return Out;
+}
+
+double stepsTime(const std::vector<Step> &Steps, const Workload &W,
+                 const LinkRates &L) {
+  double T = 0;
+  for (double S : stepTimes(Steps, W, L))
+    T += S;
   return T;
 }
 

@@ -451,7 +451,29 @@ void ModelPartitioner::chargeBytes(const SplitRequest &R,
     Out.Devices[D].In = C.In;
     Out.Devices[D].HostIn = C.HostIn;
     Out.Devices[D].HostOut = C.HostOut;
+    C.PipelineFactor = pipelineFactor(R.Devices[D], C, N, AtN);
+    Out.Devices[D].PipelineFactor = C.PipelineFactor;
   }
+}
+
+double ModelPartitioner::pipelineFactor(const SplitDevice &Dev,
+                                        const DeviceCost &C, uint64_t N,
+                                        const ShareBytes &AtN) {
+  if (!Dev.PipelineLinks || !Dev.Gpu || N == 0 ||
+      AtN.Raw < double(std::max<uint64_t>(Dev.PipelineMinBytes, 1)))
+    return 0;
+  // The whole grid on this GPU, as the pipeliner would plan it: its
+  // inputs, the results the program reads back, its table's time.
+  tpsm::Workload W;
+  W.Blocks = N;
+  W.Send.PerBlock = AtN.Raw / double(N);
+  W.Receive.PerBlock = AtN.HostOut / double(N);
+  W.Kernel = tpsm::proportionalKernelTime(C.Perf.timeMs(N) / 1e3 / double(N));
+  W.MinChunk = std::max<uint64_t>(Dev.Wave, 1);
+  tpsm::Plan TP = tpsm::plan(W, *Dev.PipelineLinks);
+  if (!TP.Pipelined || !(TP.BoundSeconds > 0))
+    return 0;
+  return std::max(1.0, TP.PipelinedSeconds / TP.BoundSeconds);
 }
 
 void ModelPartitioner::consultBalancer(const PartitionProblem &P,
@@ -579,6 +601,18 @@ void ModelPartitioner::reportShares(const SplitRequest &R,
   }
 }
 
+bool ModelPartitioner::recordOutcome(const PerfKey &Key, double Ms) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Outcomes.find(Key.text());
+  if (It == Outcomes.end() || !It->second.first || !(Ms > 0))
+    return false;
+  double SingleMs = It->second.second;
+  if (SingleMs < MinJudgedMs || !(Ms > SingleMs * (1 + LossTolerance)))
+    return false;
+  Lost[Key.text()] = {Ms, SingleMs};
+  return true;
+}
+
 SplitResult ModelPartitioner::split(const SplitRequest &R) {
   SplitResult Out;
   size_t K = R.Devices.size();
@@ -601,6 +635,7 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
       std::fill(Q.begin(), Q.end(), 0);
       Q[D] = N;
       double T = predictPartition(P, Q, Times);
+      Out.Devices[D].SingleMs = T;
       if (T < SingleMs) {
         SingleMs = T;
         SingleDevice = D;
@@ -668,11 +703,35 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
   }
   // Shares that do not sum to the grid would leave blocks unrun: whatever
   // went wrong above, the launch runs whole on the search's root device.
+  // So does a split predicted to lose against that device (one held in
+  // force within HoldGain of the best): a split is taken only where it is
+  // predicted to win. A single device held in force stays (the hold keeps
+  // data from moving for noise), and the steady state is judged per launch
+  // from then on, and may cost more now by design.
   uint64_t Covered = 0;
-  for (uint64_t B : Dec.Blocks)
+  size_t Working = 0;
+  for (uint64_t B : Dec.Blocks) {
     Covered += B;
-  if (Dec.Blocks.size() != K || Covered != N) {
-    size_t Base = Dec.BaseDevice < K ? Dec.BaseDevice : 0;
+    Working += B != 0;
+  }
+  bool Loses = !Out.SteadyState && Working >= 2 && Dec.PredictedMs > SingleMs;
+  // A split of this key measured slower than this device was predicted
+  // (recordOutcome()): this launch runs whole on it, and its measurement
+  // joins the tables before the next search.
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Lost.find(R.Key.text());
+    if (It != Lost.end()) {
+      Out.CorrectedLoss = true;
+      Out.LostMs = It->second.first;
+      Out.LostPredictedMs = It->second.second;
+      Lost.erase(It);
+    }
+  }
+  if (Dec.Blocks.size() != K || Covered != N || Loses || Out.CorrectedLoss) {
+    size_t Base = SingleDevice;
+    Dec.BaseDevice = Base;
+    Dec.SingleDeviceMs = SingleMs;
     Dec.Blocks.assign(K, 0);
     Dec.Blocks[Base] = N;
     Dec.PredictedMs = predictPartition(P, Dec.Blocks, Dec.DeviceMs);
@@ -693,6 +752,9 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
     L.clear();
     for (size_t D = 0; D < K; ++D)
       L[R.Devices[D].Name] = Out.Blocks[D];
+    Outcomes[R.Key.text()] = {Working >= 2 && !Out.CorrectedLoss &&
+                                  Dec.Blocks[SingleDevice] != N,
+                              SingleMs};
   }
 
   reportShares(R, P, Out);
@@ -740,6 +802,13 @@ std::string SplitResult::describe(const SplitRequest &R) const {
         Rep.MeasuredRows, Rep.SeededRows,
         static_cast<unsigned long long>(R.Devices[D].Wave));
     S += Buf;
+    if (Rep.PipelineFactor > 0) {
+      std::snprintf(Buf, sizeof(Buf),
+                    "    pipelined (transfers overlap its run): %.3fx "
+                    "max(in, run, out), TPSM's plan over its bound\n",
+                    Rep.PipelineFactor);
+      S += Buf;
+    }
     if (Rep.HostInBytes > 0 || Rep.HostOutBytes > 0) {
       std::snprintf(Buf, sizeof(Buf),
                     "    the program's copies at every launch: %s in at "
@@ -810,6 +879,15 @@ std::string SplitResult::describe(const SplitRequest &R) const {
   if (Reused)
     S += "  the previous decision, kept: tables and bytes in moved less "
          "than 3 %\n";
+  if (CorrectedLoss) {
+    std::snprintf(Buf, sizeof(Buf),
+                  "  whole on the best single device: the last split "
+                  "measured %.3f ms, more than %.0f %% over its %.3f ms "
+                  "predicted\n",
+                  LostMs, ModelPartitioner::LossTolerance * 100,
+                  LostPredictedMs);
+    S += Buf;
+  }
   if (Held) {
     std::snprintf(Buf, sizeof(Buf),
                   "  the decision in force, kept: the best found predicts "

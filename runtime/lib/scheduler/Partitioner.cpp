@@ -79,6 +79,8 @@ double hostCopyMs(const PartitionProblem &P,
       if (!Blocks[D])
         continue;
       const DeviceCost &C = P.Devices[D];
+      if (!In && C.pipelines(Blocks[D])) // received during the launch
+        continue;
       double T = transferMs((In ? C.HostIn : C.HostOut).at(Blocks[D]),
                             In ? C.HostInGBps : C.HostOutGBps);
       if (C.CopiesOnHost)
@@ -146,13 +148,23 @@ double predictPartition(const PartitionProblem &P,
         continue;
       const DeviceCost &C = P.Devices[D];
       double T = C.FixedMs + Exec[D];
-      if (!C.SharesHost)
-        T += (InB[D] > 0 ? C.InLatencyMs : 0) +
-             transferMs(InB[D], sharedBandwidth(C.H2DGBps, P.AggregateH2DGBps,
-                                                SendersIn)) +
-             transferMs(OutB[D], sharedBandwidth(C.D2HGBps,
-                                                 P.AggregateD2HGBps,
-                                                 SendersOut));
+      if (!C.SharesHost) {
+        double In = (InB[D] > 0 ? C.InLatencyMs : 0) +
+                    transferMs(InB[D], sharedBandwidth(C.H2DGBps,
+                                                       P.AggregateH2DGBps,
+                                                       SendersIn));
+        double Out = transferMs(OutB[D], sharedBandwidth(C.D2HGBps,
+                                                         P.AggregateD2HGBps,
+                                                         SendersOut));
+        if (C.pipelines(Blocks[D]))
+          T = C.FixedMs +
+              C.PipelineFactor *
+                  std::max({In, Exec[D],
+                            Out + transferMs(C.HostOut.at(Blocks[D]),
+                                             C.HostOutGBps)});
+        else
+          T += In + Out;
+      }
       DeviceMs[D] = T;
     }
   } else {

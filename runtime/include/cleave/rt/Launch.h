@@ -96,6 +96,22 @@ struct LaunchPlan {
   /// The pipeline's time on the host's clock, from its first send queued
   /// to its three streams done (ms).
   double PipelineMs = 0;
+  /// The chunk plan of the GPU run the pipeliner was asked about, pipelined
+  /// or not (ChunkPlan::describe(): the TPSM case, the chunks, the
+  /// predicted time per step and in all, or the provisional rule and why).
+  std::string PipelinePlan;
+  /// The model's times for the whole run (ms; 0 when it was not asked):
+  /// sending alone, the kernel, receiving alone (the bound is their
+  /// maximum), and the plan's prediction.
+  double PipelineSendMs = 0, PipelineKernelMs = 0, PipelineReceiveMs = 0;
+  double PipelinePredictedMs = 0;
+  /// The chunks' kernels as their events timed them, summed (ms; 0: not
+  /// timed).
+  double PipelineKernelMeasuredMs = 0;
+  /// The measured pipeline against its prediction and the bound
+  /// max(send, kernel, receive) (the chunks' measured kernels when timed),
+  /// one line; empty without either.
+  std::string pipelineOutcome() const;
   /// The reorganization step's account of a run (docs/reorganize.md,
   /// "The runtime step"): the counts' statistics, the model's prediction,
   /// the decision and what was measured, one line each.

@@ -31,12 +31,14 @@
 #include "cleave/rt/Error.h"
 #include "cleave/rt/Partitioner.h"
 #include "cleave/rt/PerfCache.h"
+#include "cleave/rt/Tpsm.h"
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,12 @@ struct SplitDevice {
   /// memory (ShareBytes::HostIn, HostOut), GB/s: a GPU's over its link, the
   /// CPU's into and out of the host copy.
   double HostInGBps = 0, HostOutGBps = 0;
+  /// A GPU whose share the engine would pipeline when it moves at least
+  /// PipelineMinBytes in (docs/runtime.md, "Transfer pipelining"): its
+  /// host link as TPSM sees it. The share's time is then the TPSM plan's
+  /// (DeviceCost::PipelineFactor), not send, run and receive in a row.
+  std::optional<tpsm::LinkRates> PipelineLinks;
+  uint64_t PipelineMinBytes = 0;
 };
 
 /// What a share of a launch moves (SplitRequest::MissingBytes).
@@ -167,6 +175,11 @@ struct SplitDeviceReport {
   double Scale = 1;
   /// No row measured here: Scale is the other devices' of the same kind.
   bool ScaleBorrowed = false;
+  /// > 0: its share with bytes in is pipelined, predicted at this factor
+  /// times max(in, run, out) (DeviceCost::PipelineFactor).
+  double PipelineFactor = 0;
+  /// Every block on it alone, as predicted (ms).
+  double SingleMs = 0;
   /// The row its share used, and whether it was measured.
   uint64_t Row = 0;
   bool RowMeasured = false;
@@ -194,6 +207,12 @@ struct SplitResult {
   /// ModelPartitioner::HoldGain faster (HeldBestMs).
   bool Held = false;
   double HeldBestMs = 0;
+  /// The last split of the key measured more than LossTolerance over the
+  /// best single device's prediction (ModelPartitioner::recordOutcome()):
+  /// this decision is that device, whole. LostMs: what the split measured;
+  /// LostPredictedMs: that prediction.
+  bool CorrectedLoss = false;
+  double LostMs = 0, LostPredictedMs = 0;
   /// SplitRequest::Irregular: the balancer's split was predicted
   /// (BalancerMs, with its estimated balance ratio) against the greedy
   /// search's (GreedyMs), and taken when BalancerKept.
@@ -266,6 +285,19 @@ public:
   void record(const SplitDevice &D, const PerfKey &Key, uint64_t Blocks,
               double Ms);
 
+  /// A launch of \p Key that ran as its last decision took \p Ms (the
+  /// engine's clock, from its decision to its results). When that decision
+  /// was a split and \p Ms exceeds the best single device's prediction at
+  /// it by more than LossTolerance, the next split() of the key runs whole
+  /// on that device (SplitResult::CorrectedLoss), once, and true is
+  /// returned: the caller searches again at its next launch.
+  bool recordOutcome(const PerfKey &Key, double Ms);
+  static constexpr double LossTolerance = 0.10;
+  /// Launches whose best single device is predicted under this are not
+  /// judged: their measured time is mostly the engine's host work, which
+  /// varies with the host's load more than the tolerance.
+  static constexpr double MinJudgedMs = 1.0;
+
   /// Writes the cache when it changed (and persistence is on).
   Result flush();
   /// flush() at most every 2 s (after measurements).
@@ -303,6 +335,11 @@ private:
     std::string BalancerWhy;
   };
   std::map<std::string, Reusable> LastSearch;
+  /// Per table key: whether its last decision was a split, and the best
+  /// single device's predicted time then; the keys whose split measured a
+  /// loss (measured, that prediction), for recordOutcome() and split().
+  std::map<std::string, std::pair<bool, double>> Outcomes;
+  std::map<std::string, std::pair<double, double>> Lost;
   /// The steps of split(): the partitioner's problem (tables, links, fixed
   /// costs), each device's anchor share, the bytes each device misses
   /// fitted to its share, the decision among the search's, the steady
@@ -319,6 +356,10 @@ private:
                       const Reusable &Search, SplitResult &Out);
   void reportShares(const SplitRequest &R, const PartitionProblem &P,
                     SplitResult &Out);
+  /// DeviceCost::PipelineFactor of \p Dev for the whole grid of \p N
+  /// blocks missing \p AtN: 0 when its share would not be pipelined.
+  static double pipelineFactor(const SplitDevice &Dev, const DeviceCost &C,
+                               uint64_t N, const ShareBytes &AtN);
   /// Decisions made per table key.
   std::map<std::string, unsigned> Launches;
   std::chrono::steady_clock::time_point LastSave;

@@ -9,9 +9,10 @@
 // machine without one. Kernel outputs are never computed: only what the
 // engine decides and moves is meaningful.
 //
-// Event timings: the blocks of the device's last launch at BlocksPerMs, or
-// what the Timing hook returns (given those blocks and the index of the
-// call on this device, from 0).
+// Event timings: the blocks launched between the two events' records (else
+// the device's last launch's) at BlocksPerMs, or what the Timing hook
+// returns (given those blocks and the index of the call on this device,
+// from 0).
 //
 // Every operation completes when its call returns, which is a valid order
 // of any stream schedule; with Options::Trace, ops() records each copy,
@@ -158,6 +159,8 @@ public:
   }
   Result recordEvent(EventHandle E, StreamHandle S) override {
     note("record", {Op::Record, S, E});
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    RecordedAt[E] = Launched;
     return Result::success();
   }
   Result waitForEvent(StreamHandle S, Device &Src, EventHandle E) override {
@@ -165,10 +168,22 @@ public:
     return Result::success();
   }
   Result synchronizeEvent(EventHandle) override { return Result::success(); }
-  Result elapsedTime(EventHandle, EventHandle, float &Ms) override {
+  Result elapsedTime(EventHandle Start, EventHandle End,
+                     float &Ms) override {
     unsigned Call = Timings++;
-    Ms = Opt.Timing ? Opt.Timing(LastBlocks, Call)
-                    : float(double(LastBlocks) / Opt.BlocksPerMs);
+    // The blocks launched between the two records when some were (the
+    // chunks of a pipelined run, timed after all of them ran), else the
+    // last launch's.
+    uint64_t Blocks = LastBlocks;
+    {
+      std::lock_guard<std::mutex> Lock(TraceMutex);
+      auto A = RecordedAt.find(Start), B = RecordedAt.find(End);
+      if (A != RecordedAt.end() && B != RecordedAt.end() &&
+          B->second > A->second)
+        Blocks = B->second - A->second;
+    }
+    Ms = Opt.Timing ? Opt.Timing(Blocks, Call)
+                    : float(double(Blocks) / Opt.BlocksPerMs);
     return Result::success();
   }
   Result destroyEvent(EventHandle) override { return Result::success(); }
@@ -190,6 +205,10 @@ protected:
                           const uint32_t Block[3], uint64_t, StreamHandle S,
                           void **Params) override {
     LastBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+    {
+      std::lock_guard<std::mutex> Lock(TraceMutex);
+      Launched += LastBlocks;
+    }
     if (Opt.OnLaunch)
       Opt.OnLaunch(Grid, Block, Params);
     note("launch", {Op::Launch, S});
@@ -305,6 +324,9 @@ private:
   Result SyncError = Result::success();
   char Tag[3] = {};
   uint64_t LastBlocks = 0;
+  /// Blocks launched so far, and their count when each event was recorded.
+  uint64_t Launched = 0;
+  std::map<EventHandle, uint64_t> RecordedAt;
   unsigned Timings = 0;
 };
 

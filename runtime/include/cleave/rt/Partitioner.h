@@ -117,6 +117,17 @@ struct DeviceCost {
   /// Those copies are the host's own (into and out of the host copy, on
   /// the host's cores): the CPU's.
   bool CopiesOnHost = false;
+  /// > 0: a share with bytes in is pipelined (docs/runtime.md, "Transfer
+  /// pipelining"): its inputs, its kernel and the results the program
+  /// reads back (HostOut) overlap, so it takes FixedMs + PipelineFactor x
+  /// max(in, run, out + HostOut) instead of their sum, and its HostOut is
+  /// not charged again after the launch. The factor is the TPSM plan's
+  /// predicted time over its bound (>= 1).
+  double PipelineFactor = 0;
+  /// Whether a share of \p Blocks is pipelined.
+  bool pipelines(uint64_t Blocks) const {
+    return PipelineFactor > 0 && !SharesHost && In.at(Blocks) > 0;
+  }
 };
 
 enum class LinkMode {

@@ -183,6 +183,10 @@ double unpipelinedTime(const Workload &W, const LinkRates &L);
 /// + latency, kernel) + t_str ((4.36) and (4.52) are this sum).
 double stepsTime(const std::vector<Step> &Steps, const Workload &W,
                  const LinkRates &L);
+/// Each step's predicted time, max(H(x_s, x_r) + latency, kernel) +
+/// t_str, in order: stepsTime() is their sum.
+std::vector<double> stepTimes(const std::vector<Step> &Steps,
+                              const Workload &W, const LinkRates &L);
 
 struct Plan {
   /// Whether to pipeline; when not, Steps is empty and Why says why (the
