@@ -61,6 +61,10 @@ protected:
     EXPECT_TRUE(Eng->launch(Req, Plan).ok());
     return Plan;
   }
+  bool settled(uint32_t Grid, uint32_t Block, uint32_t GridY = 1) {
+    uint32_t G[3] = {Grid, GridY, 1}, B[3] = {Block, 1, 1};
+    return Eng->reorganizeSettled(*K, 0, G, B);
+  }
   static std::string lines(const LaunchPlan &P) {
     std::string S;
     for (const std::string &L : P.Reorganize)
@@ -68,18 +72,22 @@ protected:
     return S;
   }
   /// The step's launches for \p Grid blocks of \p Block threads: the
-  /// inspector, the five sort kernels (grid-stride ones of 256 threads,
-  /// the scan on one block of 1024), then the reorganized variant; with
-  /// the host's sort, the inspector and the reorganized variant only.
+  /// inspector, the sort's kernels (the largest count, grid-stride over
+  /// blocks of 256; per digit pass a histogram and a scatter of a block of
+  /// 256 per tile of 4096 threads around a scan on one block of 1024; the
+  /// statistics), then the reorganized variant; with the host's sort, the
+  /// inspector and the reorganized variant only.
   static std::vector<Shape> stepShapes(uint32_t Grid, uint32_t Block,
-                                       bool OnGpu) {
+                                       bool OnGpu, unsigned Passes) {
     if (!OnGpu)
       return {{Grid, Block}, {Grid, Block}};
     uint32_t N = Grid * Block, Strided = std::min((N + 255) / 256, 4096u);
-    uint32_t Warps = Grid * ((Block + 31) / 32);
-    return {{Grid, Block},         {Strided, 256}, {Strided, 256},
-            {1, 1024},             {(N + 255) / 256, 256},
-            {(Warps + 255) / 256, 256}, {Grid, Block}};
+    uint32_t Tiles = (N + 4095) / 4096, Warps = Grid * ((Block + 31) / 32);
+    std::vector<Shape> S = {{Grid, Block}, {Strided, 256}};
+    for (unsigned P = 0; P < Passes; ++P)
+      S.insert(S.end(), {{Tiles, 256}, {1, 1024}, {Tiles, 256}});
+    S.insert(S.end(), {{(Warps + 255) / 256, 256}, {Grid, Block}});
+    return S;
   }
   static bool sortedOnGpu(const LaunchPlan &P) {
     return lines(P).find("sorted on gpu0") != std::string::npos;
@@ -108,15 +116,17 @@ TEST_F(ReorganizeEngineTest, ForcedTheStepQueuesInspectorSortAndVariant) {
             std::string::npos)
       << lines(P);
 #endif
-  EXPECT_EQ(Launches, stepShapes(79, 128, sortedOnGpu(P))) << lines(P);
+  // The first step plans for 16 key bits: two digit passes.
+  EXPECT_EQ(Launches, stepShapes(79, 128, sortedOnGpu(P), 2)) << lines(P);
   EXPECT_NE(lines(P).find("on gpu0: 10112 threads, counts mean"),
             std::string::npos)
       << lines(P);
   EXPECT_NE(lines(P).find("measured: inspector"), std::string::npos);
-  // Again: the sort's memory is kept, the launches the same.
+  // Again: the sort's memory is kept; a null GPU's counts are all 0, so
+  // the next plan needs one digit pass.
   LaunchPlan Q = launch(79, 128);
   EXPECT_EQ(Q.Runs[0].Variant, "reorganized");
-  EXPECT_EQ(Launches, stepShapes(79, 128, sortedOnGpu(Q)));
+  EXPECT_EQ(Launches, stepShapes(79, 128, sortedOnGpu(Q), 1));
 }
 
 TEST_F(ReorganizeEngineTest, NeverWhenOffOnOneWarpOrOnATwoDimensionalGrid) {
@@ -137,26 +147,47 @@ TEST_F(ReorganizeEngineTest, NeverWhenOffOnOneWarpOrOnATwoDimensionalGrid) {
 
 TEST_F(ReorganizeEngineTest, TheModelTimesTheOriginalExploresOnceThenDecides) {
   start(ReorganizeMode::On);
+  // Until the model's verdict, the engine decides: no direct launch.
+  EXPECT_FALSE(settled(79, 128));
   // 1: the original, timed for the model.
   LaunchPlan P = launch(79, 128);
+  EXPECT_FALSE(settled(79, 128));
   EXPECT_EQ(Launches, (std::vector<Shape>{{79, 128}}));
   EXPECT_NE(lines(P).find("the original timed first"), std::string::npos);
   EXPECT_EQ(P.Runs[0].Variant, "original, timed for the reorganization model");
   // 2: the inspector and the sort; a null GPU's counts are all 0 (nothing
   // runs), so nothing is gained: the original runs after them.
   P = launch(79, 128);
-  std::vector<Shape> Explore = stepShapes(79, 128, sortedOnGpu(P));
+  std::vector<Shape> Explore = stepShapes(79, 128, sortedOnGpu(P), 2);
   EXPECT_EQ(Launches, Explore) << lines(P);
   EXPECT_EQ(P.Runs[0].Variant, "original");
   EXPECT_NE(lines(P).find("does not pay; the next launches run the original"),
             std::string::npos)
       << lines(P);
-  // 3: the model said no: the original alone.
+  // 3: the model said no: the original alone, and the API layer may
+  // launch it directly (Launches.cpp), as with reorganize=off; another
+  // launch size has its own verdict still to come.
+  EXPECT_TRUE(settled(79, 128));
+  EXPECT_FALSE(settled(80, 128));
   P = launch(79, 128);
   EXPECT_EQ(Launches, (std::vector<Shape>{{79, 128}}));
   EXPECT_NE(lines(P).find("not on gpu0: the model predicts no gain"),
             std::string::npos)
       << lines(P);
+  // The cost it weighed is the exploring step's, measured.
+  EXPECT_EQ(lines(P).find("(-"), std::string::npos) << lines(P);
+}
+
+TEST_F(ReorganizeEngineTest, LaunchesWithNothingToDecideAreSettled) {
+  start(ReorganizeMode::Off);
+  EXPECT_TRUE(settled(79, 128));
+  start(ReorganizeMode::Force);
+  EXPECT_FALSE(settled(79, 128));
+  EXPECT_TRUE(settled(1, 32)); // a single warp
+  EXPECT_TRUE(settled(40, 128, 2)); // a 2-D grid
+  start(ReorganizeMode::On);
+  EXPECT_TRUE(settled(1, 32));
+  EXPECT_TRUE(settled(40, 128, 2));
 }
 
 } // namespace

@@ -249,3 +249,42 @@ TEST(ReorganizeModel, TheLossIsKeptInThePerformanceCache) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ReorganizeModel, TheMeasuredKernelGainDecidesAfterTheExploringStep) {
+  const ReorganizeMode On = ReorganizeMode::On;
+  const uint64_t N = 1 << 20;
+  TripStats S;
+  S.WarpMaxOriginal = 100;
+  S.WarpMaxSorted = 60;
+  // The lane-max prediction said yes (the exploring step ran the
+  // reorganized kernel), but the kernel gained 1.5 ms, short of the
+  // inspector and sort (1.5 ms) by the margin: the original from now on,
+  // though the step as a whole did not lose.
+  ReorganizeHistory H;
+  H.OriginalMs = 10;
+  H.Explored = H.Pays = true;
+  EXPECT_NEAR(noteReorganizeStep(H, S, 1, 0.5, 8.5, false), 0, 1e-12);
+  EXPECT_FALSE(H.Pays);
+  EXPECT_FALSE(H.Off);
+  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Original);
+  // A reorganized kernel slower than the original (sorted SpMV rows):
+  // off, kept as a loss, whatever the cost.
+  ReorganizeHistory L;
+  L.OriginalMs = 10;
+  L.Explored = L.Pays = true;
+  noteReorganizeStep(L, S, 0, 0, 10.5, false);
+  EXPECT_TRUE(L.Off);
+  EXPECT_FALSE(L.Pays);
+  // A gain that covers the cost keeps the step on.
+  ReorganizeHistory G;
+  G.OriginalMs = 10;
+  G.Explored = G.Pays = true;
+  noteReorganizeStep(G, S, 0.5, 0.5, 6, false);
+  EXPECT_TRUE(G.Pays);
+  EXPECT_FALSE(G.Off);
+  EXPECT_EQ(chooseReorganizeAction(On, G, N, 32), ReorganizeAction::Step);
+}
+
+} // namespace

@@ -94,7 +94,8 @@ thread_local std::shared_ptr<PlanSlot> LastPlan;
 /// kernel reads no pointer it loads from memory, and every buffer its
 /// arguments point into is whole on the device (so nothing moves; where
 /// another copy exists, one that the kernel may write goes stale), and the
-/// kernel has no reorganization step to decide (docs/reorganize.md). False
+/// kernel has no reorganization step to decide (docs/reorganize.md: no
+/// variants, the step off, or the model's verdict "the original"). False
 /// (and nothing done) otherwise: the launch is queued for the engine.
 /// True with \p Out the launch's own error (the configuration, the
 /// driver's refusal).
@@ -114,7 +115,7 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (Iss.Kind == "loaded-pointer")
       return false;
   if (!Info.Inspector.empty() &&
-      RT.options().Tune.Reorganize != ReorganizeMode::Off)
+      !RT.engine().reorganizeSettled(*K, Dev, Grid, Block))
     return false;
   BufferManager &Bufs = RT.buffers();
   ArgumentCopy A;

@@ -185,6 +185,9 @@ struct ModelState {
   /// The reorganization step's measurements per kernel, device and launch
   /// size (Reorganize.cpp).
   std::map<std::string, ReorganizeHistory> Reorganize;
+  /// Per kernel, its name in the performance cache (a hash of the
+  /// program's source): the direct launches ask for the history each time.
+  std::map<const BundleKernel *, std::string> ReorganizeNames;
   /// Per GPU, the step's sort kernels (ReorganizeSort.cu), loaded at the
   /// first step there, and their memory (counts, permutation, sums and
   /// histogram), grown to the largest launch; both kept for the process.
@@ -195,8 +198,13 @@ struct ModelState {
     FunctionHandle Max = nullptr, Hist = nullptr, Scan = nullptr,
                    Scatter = nullptr, Stats = nullptr;
     std::string Why;
-    DeviceAddr Counts = 0, Perm = 0, Aux = 0;
-    uint64_t Threads = 0; ///< what Counts and Perm hold
+    /// Counts, the permutation, the first pass's output, the per-tile
+    /// histograms, and the sums and largest count.
+    DeviceAddr Counts = 0, Perm = 0, Tmp = 0, Histograms = 0, Aux = 0;
+    uint64_t Threads = 0; ///< what Counts, Perm and Tmp hold
+    /// Splitting the step's time: before the inspector, after it, after
+    /// the sort.
+    EventHandle Marks[3] = {nullptr, nullptr, nullptr};
   };
   std::map<Location, GpuSort> Sorts;
 
@@ -824,14 +832,19 @@ private:
                         const std::string &CacheKernel, unsigned Lanes,
                         LaunchPlan::Run *PlanRun);
   Result runVariantWhole(RunState &R, const std::string &Entry,
-                         const cleave_cpu_kernel_desc *Cpu, void *Extra);
+                         const cleave_cpu_kernel_desc *Cpu, void *Extra,
+                         bool Wait = true);
   Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts);
   Result runReorganizedVariant(RunState &R, std::vector<int32_t> &Perm);
   /// The step on a GPU with its sort kernels: counts and permutation stay
   /// on the GPU (\p Sort null: the host sorts).
   ModelState::GpuSort *gpuSort(Location L);
+  Result allocateGpuSort(Device &D, ModelState::GpuSort &G, uint32_t N);
+  Result queueGpuSort(Device &D, ModelState::GpuSort &G, uint32_t N,
+                      unsigned KeyBits);
   Result gpuStep(RunState &R, ModelState::GpuSort &Sort, unsigned Lanes,
-                 TripStats &S, double &InspectorMs, double &SortMs);
+                 unsigned KeyBits, bool RunReorganized, TripStats &S,
+                 double &InspectorMs, double &SortMs, double &RunMs);
   unsigned slabDim() const;
   uint64_t slabBlocks(unsigned Dim) const;
   std::vector<PartitionRange> alignToSlabs(std::vector<PartitionRange> R) const;

@@ -63,6 +63,32 @@ const cleave_cpu_kernel_desc *cpuDesc(const Program &P,
   return D && D->fn && D->num_params == Params ? D : nullptr;
 }
 
+/// Why a launch of this shape cannot go through the step; empty when it
+/// can.
+std::string whyNotForShape(const uint32_t Grid[3], const uint32_t Block[3]) {
+  if (Grid[1] != 1 || Grid[2] != 1 || Block[1] != 1 || Block[2] != 1)
+    return "not a 1-D launch";
+  if (uint64_t(Grid[0]) * Block[0] > uint64_t(INT32_MAX))
+    return "more threads than a 32-bit permutation holds";
+  return {};
+}
+
+/// The key of the model's history (ModelState::Reorganize) for a launch of
+/// \p Blocks blocks of \p BlockX threads of \p Info on \p Dev, and in
+/// \p CacheKernel the kernel's name in the performance cache.
+std::string historyKey(ModelState &Model, const BufferManager &Bufs,
+                       const Program &Prog, const BundleKernel &Info,
+                       Location Dev, uint64_t Blocks, uint32_t BlockX,
+                       std::string &CacheKernel) {
+  auto [Name, New] = Model.ReorganizeNames.try_emplace(&Info);
+  if (New)
+    Name->second =
+        tableKernelName(Info.Name, Prog.B.Source + "\n" + Info.Footprints);
+  CacheKernel = Name->second;
+  return CacheKernel + " " + locationName(Bufs, Dev) + " " +
+         std::to_string(Blocks) + "x" + std::to_string(BlockX);
+}
+
 } // namespace
 
 /// Why the run cannot go through the step; empty when it can.
@@ -71,11 +97,8 @@ std::string LaunchContext::whyNotReorganized(const RunState &R) const {
     return "no variants";
   if (R.First != 0 || R.Count != Total)
     return "a part of the grid";
-  if (Req.Grid[1] != 1 || Req.Grid[2] != 1 || Req.Block[1] != 1 ||
-      Req.Block[2] != 1)
-    return "not a 1-D launch";
-  if (uint64_t(Req.Grid[0]) * Req.Block[0] > uint64_t(INT32_MAX))
-    return "more threads than a 32-bit permutation holds";
+  if (std::string Why = whyNotForShape(Req.Grid, Req.Block); !Why.empty())
+    return Why;
   if (isCpu(R.Dev) &&
       (!cpuDesc(Prog, Info.InspectorCpu, Info.Params.size() + 1) ||
        !cpuDesc(Prog, Info.ReorganizedCpu, Info.Params.size() + 1)))
@@ -85,10 +108,11 @@ std::string LaunchContext::whyNotReorganized(const RunState &R) const {
 
 /// One launch of \p Entry (a GPU; \p Cpu is ignored there) or \p Cpu (a
 /// CPU device) over the whole grid with \p Extra appended to the arguments
-/// (no extra when null), waited for.
+/// (no extra when null), waited for (on a GPU, only queued on its compute
+/// stream unless \p Wait).
 Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
                                       const cleave_cpu_kernel_desc *Cpu,
-                                      void *Extra) {
+                                      void *Extra, bool Wait) {
   std::vector<void *> Args = R.ArgPtrs;
   if (Extra)
     Args.push_back(Extra);
@@ -115,7 +139,7 @@ Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
                                   D.internalStream(0), Args.data());
       !Res.ok())
     return Res;
-  return D.synchronizeStream(D.internalStream(0));
+  return Wait ? D.synchronizeStream(D.internalStream(0)) : Result::success();
 }
 
 /// The inspector's counts of every launched thread into \p Counts.
@@ -163,10 +187,8 @@ Result LaunchContext::runReorganizedVariant(RunState &R,
 
 ReorganizeHistory &LaunchContext::reorganizeHistory(const RunState &R,
                                                    std::string &CacheKernel) {
-  CacheKernel = tableKernelName(Info.Name, Prog.B.Source + "\n" +
-                                               Info.Footprints);
-  std::string Key = CacheKernel + " " + name(R.Dev) + " " +
-                    std::to_string(Total) + "x" + std::to_string(Req.Block[0]);
+  std::string Key = historyKey(Model, Bufs, Prog, Info, R.Dev, Total,
+                               Req.Block[0], CacheKernel);
   auto [It, New] = Model.Reorganize.try_emplace(Key);
   if (New)
     It->second.Off = Model.planner(Bufs).cache().reorganizeOff(
@@ -230,31 +252,40 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
   // A GPU with its sort kernels keeps the counts and the permutation; else
   // the counts come to the host (the inspector's time includes that copy,
   // the reorganized kernel's the permutation's copy out).
+  // Once the verdict is known (forced, or the model said it pays), a GPU
+  // queues the reorganized kernel behind the sort and nothing comes back
+  // in between; the exploring step reads the statistics first.
   ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr;
+  bool Decided = Force || H.Explored;
+  double RunMs = -1;
+  // The key bits the sort used: on a GPU the plan's (counts that outgrew
+  // it shared keys), else what the largest count needs.
+  unsigned KeyBits = H.KeyBits;
   if (Sort) {
-    if (Result Res = gpuStep(R, *Sort, Lanes, S, InspectorMs, SortMs);
+    if (Result Res = gpuStep(R, *Sort, Lanes, H.KeyBits, Decided, S,
+                             InspectorMs, SortMs, RunMs);
         !Res.ok())
       return Res;
+    H.KeyBits = std::max(1u, std::min(16u, S.KeyBits));
   } else {
     auto T0 = Clock::now();
     if (Result Res = inspectTripCounts(R, Counts); !Res.ok())
       return Res;
     InspectorMs = msSince(T0);
     auto T1 = Clock::now();
-    unsigned KeyBits = 0;
     sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
     SortMs = msSince(T1);
     S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes,
                   Req.Block[0]);
   }
-  unsigned KeyBits = std::min(S.KeyBits, Sort ? 16u : 32u);
+  bool Queued = RunMs >= 0;
   // The inspector has run: this launch runs reorganized when the gain
   // covers the sort; the next ones when it covers the inspector too.
   ReorganizeForecast Now = forecastReorganize(S, H, SortMs);
   ReorganizeForecast Next = forecastReorganize(S, H, InspectorMs + SortMs);
   H.Explored = true;
   H.Pays = Next.Pays;
-  bool RunIt = Force || Now.Pays;
+  bool RunIt = Force || Queued || Now.Pays;
   Plan.Reorganize.push_back(
       "on " + On + ": " + std::to_string(S.Threads) + " threads, counts mean " +
       fmt("%.2f", S.Mean) + " cv " + fmt("%.3f", S.Cv) + " max " +
@@ -281,17 +312,21 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
       (Force ? "forced" : RunIt ? "runs" : "does not pay") +
       (Next.Pays ? "; pays from the next launch"
                  : "; the next launches run the original"));
-  auto T2 = Clock::now();
-  const std::string &Original = Info.variant(VariantKind::Original).Entry;
-  Result Res = !RunIt ? runVariantWhole(R, Original, K.Cpu, nullptr)
-               : Sort ? runVariantWhole(R, Info.Reorganized, nullptr,
-                                        &Sort->Perm)
-                      : runReorganizedVariant(R, Perm);
-  double RunMs = msSince(T2);
-  if (!Res.ok())
-    return Res;
+  if (!Queued) {
+    auto T2 = Clock::now();
+    const std::string &Original = Info.variant(VariantKind::Original).Entry;
+    Result Res = !RunIt ? runVariantWhole(R, Original, K.Cpu, nullptr)
+                 : Sort ? runVariantWhole(R, Info.Reorganized, nullptr,
+                                          &Sort->Perm)
+                        : runReorganizedVariant(R, Perm);
+    RunMs = msSince(T2);
+    if (!Res.ok())
+      return Res;
+  }
   if (!RunIt) {
     H.OriginalMs = RunMs;
+    H.InspectorMs = InspectorMs;
+    H.SortMs = SortMs;
     return Result::success();
   }
   if (PlanRun)
@@ -336,6 +371,9 @@ ModelState::GpuSort *LaunchContext::gpuSort(Location L) {
     for (auto &[Name, F] : Fns)
       if (Res.ok())
         Res = D.getFunction(G.M, Name, *F);
+    for (EventHandle &E : G.Marks)
+      if (Res.ok())
+        Res = D.createEvent(E);
     if (!Res.ok()) {
       G.Why = Res.message();
       G.Stats = nullptr;
@@ -347,88 +385,175 @@ ModelState::GpuSort *LaunchContext::gpuSort(Location L) {
   return G.Stats ? &G : nullptr;
 }
 
-/// The inspector, then the sort kernels of ReorganizeSort.cu on the GPU's
-/// compute stream: the largest count (the one value that comes back before
-/// the sort), the histogram of keys, its prefix sum, the scatter into
-/// G.Perm and the model's sums.
-Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
-                              unsigned Lanes, TripStats &S,
-                              double &InspectorMs, double &SortMs) {
-  Device &D = Bufs.device(R.Dev);
-  StreamHandle St = D.internalStream(0);
-  uint32_t N = Req.Grid[0] * Req.Block[0];
-  uint32_t BlockThreads = Req.Block[0];
-  constexpr uint32_t MaxBuckets = 65536;
-  // Aux: [0, 32) the four sums, [32, 36) the largest count, [64, ...) the
-  // histogram, then each key's next slot.
-  const uint64_t AuxBytes = 64 + 4 * uint64_t(MaxBuckets);
-  auto T0 = Clock::now();
-  Result Res;
-  if (G.Threads < N) {
-    for (DeviceAddr *A : {&G.Counts, &G.Perm})
-      if (*A)
-        (void)D.free(*A);
-    G.Counts = G.Perm = 0;
-    G.Threads = 0;
-    Res = D.allocate(uint64_t(N) * 4, G.Counts);
+namespace {
+
+// The launch shapes of ReorganizeSort.cu (its SortThreads, SortTile,
+// SortMaxDigits; ScanThreads).
+constexpr uint32_t SortThreads = 256, SortTile = 4096, SortMaxDigits = 256,
+                   ScanThreads = 1024, SortDigitBits = 8;
+constexpr uint64_t SortSumsBytes = 32, SortAuxBytes = 64;
+
+uint32_t sortTiles(uint32_t N) { return (N + SortTile - 1) / SortTile; }
+
+} // namespace
+
+/// The sort's memory for \p N threads, kept (and grown) across launches.
+Result LaunchContext::allocateGpuSort(Device &D, ModelState::GpuSort &G,
+                                      uint32_t N) {
+  if (G.Threads >= N && G.Aux)
+    return Result::success();
+  for (DeviceAddr *A : {&G.Counts, &G.Perm, &G.Tmp, &G.Histograms, &G.Aux})
+    if (*A)
+      (void)D.free(*A);
+  G.Counts = G.Perm = G.Tmp = G.Histograms = G.Aux = 0;
+  G.Threads = 0;
+  Result Res = Result::success();
+  for (DeviceAddr *A : {&G.Counts, &G.Perm, &G.Tmp})
     if (Res.ok())
-      Res = D.allocate(uint64_t(N) * 4, G.Perm);
-    if (Res.ok())
-      G.Threads = N;
-  }
-  if (Res.ok() && !G.Aux)
-    Res = D.allocate(AuxBytes, G.Aux);
-  DeviceAddr Counts = G.Counts, Perm = G.Perm, Aux = G.Aux;
+      Res = D.allocate(uint64_t(N) * 4, *A);
   if (Res.ok())
-    Res = runVariantWhole(R, Info.Inspector, nullptr, &Counts);
-  InspectorMs = msSince(T0);
-  auto T1 = Clock::now();
+    Res = D.allocate(uint64_t(sortTiles(N)) * SortMaxDigits * 4,
+                     G.Histograms);
+  if (Res.ok())
+    Res = D.allocate(SortAuxBytes, G.Aux);
+  if (Res.ok())
+    G.Threads = N;
+  return Res;
+}
+
+/// Queues the sort of G.Counts (N threads) into G.Perm over \p KeyBits
+/// planned key bits (at most 16), then the model's sums, on the GPU's
+/// compute stream: the largest count (read by the kernels from G.Aux), one
+/// or two digit passes of histogram, scan and scatter, the statistics.
+Result LaunchContext::queueGpuSort(Device &D, ModelState::GpuSort &G,
+                                   uint32_t N, unsigned KeyBits) {
+  StreamHandle St = D.internalStream(0);
   auto Launch = [&](FunctionHandle F, uint32_t Blocks, uint32_t Threads,
                     std::vector<void *> Args) {
     uint32_t Grid[3] = {std::max(1u, Blocks), 1, 1};
     uint32_t Block[3] = {Threads, 1, 1};
     return D.launchKernel(F, Grid, Block, 0, St, Args.data());
   };
-  // Grid-stride kernels: enough blocks to fill the GPU.
-  uint32_t Blocks = std::min<uint32_t>((N + 255) / 256, 4096);
-  DeviceAddr MaxAt = Aux + 32, Hist = Aux + 64;
-  uint32_t Max = 0;
+  DeviceAddr Counts = G.Counts, Perm = G.Perm, Hist = G.Histograms,
+             Sums = G.Aux, MaxAt = G.Aux + SortSumsBytes, None = 0;
+  uint32_t Tiles = sortTiles(N), BlockThreads = Req.Block[0];
+  uint32_t Strided = std::min<uint32_t>((N + SortThreads - 1) / SortThreads,
+                                        4096);
+  Result Res = D.memset(G.Aux, 0, SortAuxBytes, St);
   if (Res.ok())
-    Res = D.memset(Aux, 0, AuxBytes, St);
-  if (Res.ok())
-    Res = Launch(G.Max, Blocks, 256, {&Counts, &N, &MaxAt});
-  if (Res.ok())
-    Res = D.synchronizeStream(St);
-  if (Res.ok())
-    Res = D.copyDeviceToHost(&Max, MaxAt, 4);
-  uint32_t Bits = tripCountKeyBits(Max);
-  uint32_t Shift = Bits > 16 ? Bits - 16 : 0;
-  uint32_t Buckets = (Max >> Shift) + 1;
+    Res = Launch(G.Max, Strided, SortThreads, {&Counts, &N, &MaxAt});
+  // Least significant digit first: the last pass writes G.Perm.
+  unsigned Passes = KeyBits > SortDigitBits ? 2 : 1;
+  for (unsigned P = 0; P < Passes && Res.ok(); ++P) {
+    uint32_t Shift = P * SortDigitBits;
+    uint32_t Digits =
+        1u << std::min(SortDigitBits, KeyBits - std::min(KeyBits, Shift));
+    uint32_t Total = Digits * Tiles;
+    DeviceAddr Src = P ? G.Tmp : None;
+    DeviceAddr Dst = P + 1 == Passes ? Perm : G.Tmp;
+    std::vector<void *> Common = {&Counts, &Src,   &N,     &MaxAt,
+                                  &KeyBits, &Shift, &Digits, &Hist};
+    Res = Launch(G.Hist, Tiles, SortThreads, Common);
+    if (Res.ok())
+      Res = Launch(G.Scan, 1, ScanThreads, {&Hist, &Total});
+    Common.push_back(&Dst);
+    if (Res.ok())
+      Res = Launch(G.Scatter, Tiles, SortThreads, Common);
+  }
   uint32_t Warps = (N + BlockThreads - 1) / BlockThreads *
                    ((BlockThreads + 31) / 32);
   if (Res.ok())
-    Res = Launch(G.Hist, Blocks, 256,
-                 {&Counts, &N, &Max, &Shift, &Buckets, &Hist});
+    Res = Launch(G.Stats,
+                 std::min<uint32_t>((Warps + SortThreads - 1) / SortThreads,
+                                    4096),
+                 SortThreads, {&Counts, &Perm, &N, &BlockThreads, &Sums});
+  return Res;
+}
+
+/// The inspector, then the sort kernels of ReorganizeSort.cu, on the GPU's
+/// compute stream, and with \p RunReorganized the reorganized variant
+/// behind them; one wait at the end, then the sums and the largest count
+/// come back (40 bytes). Times: the inspector and the sort from events
+/// between them (the sort's with the wait and the copy when the exploring
+/// step stops there), the reorganized kernel (\p RunMs, else -1) the rest
+/// of the host's clock, as the original is timed.
+Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
+                              unsigned Lanes, unsigned KeyBits,
+                              bool RunReorganized, TripStats &S,
+                              double &InspectorMs, double &SortMs,
+                              double &RunMs) {
+  Device &D = Bufs.device(R.Dev);
+  StreamHandle St = D.internalStream(0);
+  uint32_t N = Req.Grid[0] * Req.Block[0];
+  RunMs = -1;
+  Result Res = allocateGpuSort(D, G, N);
+  auto T0 = Clock::now();
+  DeviceAddr Counts = G.Counts, Perm = G.Perm;
+  auto Mark = [&](int I) {
+    if (Res.ok())
+      Res = D.recordEvent(G.Marks[I], St);
+  };
+  Mark(0);
   if (Res.ok())
-    Res = Launch(G.Scan, 1, 1024, {&Hist, &Buckets});
+    Res = runVariantWhole(R, Info.Inspector, nullptr, &Counts, false);
+  Mark(1);
   if (Res.ok())
-    Res = Launch(G.Scatter, (N + 255) / 256, 256,
-                 {&Counts, &N, &Max, &Shift, &Hist, &Perm});
-  if (Res.ok())
-    Res = Launch(G.Stats, std::min<uint32_t>((Warps + 255) / 256, 4096), 256,
-                 {&Counts, &Perm, &N, &BlockThreads, &Aux});
+    Res = queueGpuSort(D, G, N, KeyBits);
+  Mark(2);
+  if (RunReorganized && Res.ok())
+    Res = runVariantWhole(R, Info.Reorganized, nullptr, &Perm, false);
   if (Res.ok())
     Res = D.synchronizeStream(St);
-  double Sums[4] = {0, 0, 0, 0};
+  unsigned char Back[SortSumsBytes + 4];
   if (Res.ok())
-    Res = D.copyDeviceToHost(Sums, Aux, sizeof(Sums));
-  SortMs = msSince(T1);
+    Res = D.copyDeviceToHost(Back, G.Aux, sizeof(Back));
+  double TotalMs = msSince(T0);
   if (!Res.ok())
     return Res;
+  float Inspector = 0, Sort = 0;
+  if (!D.elapsedTime(G.Marks[0], G.Marks[1], Inspector).ok() ||
+      !D.elapsedTime(G.Marks[1], G.Marks[2], Sort).ok())
+    Inspector = Sort = 0;
+  InspectorMs = std::min<double>(Inspector, TotalMs);
+  SortMs = RunReorganized ? std::min<double>(Sort, TotalMs - InspectorMs)
+                          : TotalMs - InspectorMs;
+  if (RunReorganized)
+    RunMs = TotalMs - InspectorMs - SortMs;
+  double Sums[4];
+  uint32_t Max;
+  std::memcpy(Sums, Back, sizeof(Sums));
+  std::memcpy(&Max, Back + SortSumsBytes, 4);
   S = tripStatsFromSums(N, Lanes, Sums[0], Sums[1], Max, Sums[2], Sums[3]);
   return Result::success();
 }
 
 } // namespace engine
+
+bool Engine::reorganizeSettled(const KernelHandle &K, Location Device,
+                               const uint32_t Grid[3],
+                               const uint32_t Block[3]) {
+  ReorganizeMode Mode = I->Opts.Tune.Reorganize;
+  uint64_t Threads = uint64_t(Grid[0]) * Grid[1] * Grid[2] * Block[0] *
+                     Block[1] * Block[2];
+  if (K.Info->Inspector.empty() || Mode == ReorganizeMode::Off ||
+      !engine::whyNotForShape(Grid, Block).empty() ||
+      Threads <= ReorganizeWarpThreads)
+    return true;
+  if (Mode == ReorganizeMode::Force)
+    return false;
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  std::string CacheKernel;
+  auto It = I->Model.Reorganize.find(engine::historyKey(
+      I->Model, Bufs, *K.Prog, *K.Info, Device, Grid[0], Block[0],
+      CacheKernel));
+  // Until the engine has timed the original and explored once (or found a
+  // loss in the performance cache), the engine decides.
+  return It != I->Model.Reorganize.end() &&
+         chooseReorganizeAction(Mode, It->second, Threads,
+                                engine::lanesOf(Bufs.device(Device).kind() ==
+                                                DeviceKind::Cuda)) ==
+             ReorganizeAction::Original;
+}
+
 } // namespace rt
 } // namespace cleave

@@ -197,7 +197,15 @@ double noteReorganizeStep(ReorganizeHistory &H, const TripStats &S,
   if (H.OriginalMs < 0)
     return 0;
   double Gain = H.OriginalMs - (InspectorMs + SortMs + ReorganizedMs);
-  if (Gain < 0 && !Force)
+  // The measured kernel gain replaces the lane-max prediction: a
+  // reorganized kernel that loses (its accesses no longer contiguous per
+  // warp, as sorted SpMV rows are) or the whole step losing turns the step
+  // off; a gain that does not cover the step's cost by the margin leaves
+  // it to the original.
+  double KernelGain = H.OriginalMs - ReorganizedMs;
+  H.Pays = KernelGain > (1 + ReorganizeMargin) * (InspectorMs + SortMs) &&
+           KernelGain > ReorganizeMinGain * H.OriginalMs;
+  if ((Gain < 0 || KernelGain <= 0) && !Force)
     H.Off = true;
   return Gain;
 }

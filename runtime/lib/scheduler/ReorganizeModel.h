@@ -97,6 +97,11 @@ struct ReorganizeHistory {
   /// performance cache.
   bool Off = false;
   uint64_t Steps = 0;
+  /// The key bits a GPU sort plans for (at most 16): the bits the last
+  /// step's largest count needed. Counts that outgrow them share keys
+  /// within 2^(bits - KeyBits) for that launch (the sort stays a stable
+  /// permutation).
+  unsigned KeyBits = 16;
 };
 
 struct ReorganizeForecast {
@@ -143,10 +148,13 @@ ReorganizeAction chooseReorganizeAction(ReorganizeMode Mode,
                                         const ReorganizeHistory &H,
                                         uint64_t Threads, unsigned Lanes);
 
-/// After a step ran the reorganized kernel: its times into \p H and the
-/// loss switch (the step took longer than the original: off). Returns the
-/// measured gain in ms (original minus the whole step), 0 when the
-/// original was never measured.
+/// After a step ran the reorganized kernel: its times into \p H, the
+/// verdict for the next launches from the measured kernel gain (H.Pays:
+/// the original's time minus the reorganized kernel's must cover the
+/// inspector and sort by the margin), and the loss switch (the
+/// reorganized kernel alone, or the whole step, took longer than the
+/// original: off). Returns the measured gain in ms (original minus the
+/// whole step), 0 when the original was never measured.
 double noteReorganizeStep(ReorganizeHistory &H, const TripStats &S,
                           double InspectorMs, double SortMs,
                           double ReorganizedMs, bool Force);

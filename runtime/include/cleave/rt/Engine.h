@@ -228,6 +228,14 @@ public:
   /// (grid-wide sync, a written variable, unusable footprints, no
   /// partition-ready variant for a GPU, ...); empty when they can.
   std::string sliceRefusal(const KernelHandle &K, bool OnGpu) const;
+  /// Whether a launch of \p K of \p Grid blocks of \p Block threads on
+  /// \p Device has nothing to decide about the reorganization step
+  /// (docs/reorganize.md): the kernel has no variants, the step is off, it
+  /// cannot apply to the launch's shape, or the model's verdict for the
+  /// kernel, device and size is to run the original. The API layer's
+  /// direct launches take only such launches.
+  bool reorganizeSettled(const KernelHandle &K, Location Device,
+                         const uint32_t Grid[3], const uint32_t Block[3]);
   /// The bundle of the program that holds \p K (alive as long as the
   /// engine), or null when \p K is not this engine's.
   const Bundle *bundleOf(const KernelHandle &K) const;
