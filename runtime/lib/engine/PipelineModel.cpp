@@ -55,6 +55,20 @@ uint64_t receivedBytes(const BufferUse &Use, const RangeSet &RunReads) {
 
 } // namespace
 
+/// The host link rates of the chunks' copies: the pinned ones, whether or
+/// not the host copy is page-locked. The engine copies a pageable host copy
+/// through its own page-locked staging buffers, the host's memcpy into
+/// them overlapping the link; the profile's pageable rates are a plain
+/// cudaMemcpy from pageable memory, through the driver's staging. On the
+/// H200 the engine sent 2 GiB from a pageable host copy in 45.4 ms
+/// (47 GB/s; pinned 55 GB/s, pageable cudaMemcpy 6.4 GB/s), and with the
+/// pageable rates the plan cut vecadd into 142 chunks for a send it
+/// predicted 7x too long (bench/results/pipeline/
+/// pipeline-2026-11-29-h200-796cac3-plans.log.gz).
+static tpsm::HostMemory chunkCopyMemory() {
+  return tpsm::HostMemory::Pinned;
+}
+
 void LaunchContext::askChunkModel(RunState &R,
                                   const std::map<uint64_t, RangeSet> &Missing,
                                   const std::map<uint64_t, RangeSet> &First,
@@ -66,11 +80,7 @@ void LaunchContext::askChunkModel(RunState &R,
   SplitDevs[R.Dev] = SD; // for recordChunkTimes()
   Q.WaveBlocks = std::max<uint64_t>(1, SD.Wave);
 
-  // Pinned rates only when every host copy to send from is page-locked.
-  bool Pinned = true;
-  for (auto &[Id, Miss] : Missing)
-    Pinned &= BufById.at(Id)->state().PinnedBy >= 0;
-  Q.Memory = Pinned ? tpsm::HostMemory::Pinned : tpsm::HostMemory::Pageable;
+  Q.Memory = chunkCopyMemory();
   const GpuProfile *G = Pl.profile().gpu(Props.Ordinal);
   if (G && Pl.profile().FromFile)
     Q.Links = tpsm::linkRates(*G, Q.Memory);
@@ -136,11 +146,7 @@ std::optional<tpsm::LinkRates> LaunchContext::pipelineLinks(Location L) {
   const GpuProfile *G = Prof.gpu(Bufs.device(L).properties().Ordinal);
   if (!G || !Prof.FromFile)
     return std::nullopt;
-  bool Pinned = !Ptrs.empty();
-  for (const PtrArg &P : Ptrs)
-    Pinned &= P.Buf->state().PinnedBy >= 0;
-  tpsm::LinkRates Links = tpsm::linkRates(
-      *G, Pinned ? tpsm::HostMemory::Pinned : tpsm::HostMemory::Pageable);
+  tpsm::LinkRates Links = tpsm::linkRates(*G, chunkCopyMemory());
   if (!Links.Missing.empty())
     return std::nullopt;
   return Links;
