@@ -223,7 +223,7 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                            {{"on", CoScheduleMode::On},
                                             {"off", CoScheduleMode::Off},
                                             {"always", CoScheduleMode::Always}},
-                                           CoScheduleMode::On, "on");
+                                           CoScheduleMode::Off, "off");
   } else if (Key == "peer_copy") {
     T.PeerCopyKernels = R.oneOf<bool>(
         Name, Value, {{"kernel", true}, {"dma", false}}, true, "kernel");
@@ -249,7 +249,7 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                            {{"on", ReorganizeMode::On},
                                             {"off", ReorganizeMode::Off},
                                             {"force", ReorganizeMode::Force}},
-                                           ReorganizeMode::On, "on");
+                                           ReorganizeMode::Off, "off");
   } else {
     R.unknownWord("CLEAVE_TUNE", Key,
                   "spin_us, issue, defer, swap, rebase, coschedule, "

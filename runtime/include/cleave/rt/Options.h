@@ -112,10 +112,14 @@ struct TuneOptions {
   /// program run as slices paired by the co-scheduler (docs/coschedule.md),
   /// a launch alone only once launches of different streams have met;
   /// always, a launch alone is sliced too; off, each launch runs whole as
-  /// it comes.
-  CoScheduleMode CoSchedule = CoScheduleMode::On;
-  /// reorganize: on, off or force.
-  ReorganizeMode Reorganize = ReorganizeMode::On;
+  /// it comes. Off by default: on the H200 (fde4062) co-scheduled slices
+  /// ran 0.47-1.01x of the plain streams' throughput on every mix
+  /// (bench/results/coschedule), with no co-run model inputs at run time.
+  CoScheduleMode CoSchedule = CoScheduleMode::Off;
+  /// reorganize: on, off or force. Off by default: on the H200 (fde4062)
+  /// the model's exploring steps made programs of a few launches 1-35 %
+  /// slower end to end (bench/results/reorganize).
+  ReorganizeMode Reorganize = ReorganizeMode::Off;
 
   static constexpr unsigned DefaultSpinUs = 200;
   static constexpr unsigned MaxSpinUs = 100000;
