@@ -537,11 +537,11 @@ SplitResult LaunchContext::searchModel(ModelPartitioner &Pl,
     // A CPU share's inputs come from GPUs, one synchronous copy per range
     // (executeTransfers): every copy after the first (whose wait is
     // InLatencyMs) costs another round trip, charged as the bytes the
-    // CPU's link moves in that time. GPU shares keep the one wait: their
-    // strided inputs (column bands) were measured that way. A diagonal of a dynamic program
-    // reads a few bytes from each of its rows: on the H200 its one-block
-    // launches on cpu0 spent 45-120 us in those copies against the 40 us
-    // predicted with one latency, while gpu0 ran them in 13 us.
+    // CPU's link moves in that time. A diagonal of a dynamic program reads
+    // a few bytes from each of its rows: on the H200 its one-block launches
+    // on cpu0 spent 45-120 us in those copies against the 40 us predicted
+    // with one wait, while gpu0 ran them in 13 us. GPU shares keep the one
+    // wait: their strided inputs (column bands) were measured that way.
     size_t CopyCount = 0;
     for (auto &[Id, BU] : U) {
       Buffer &B = *BufById[Id];
