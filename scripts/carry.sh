@@ -19,3 +19,19 @@ carry_commit() {
   { git -C "$root" rev-parse HEAD
     git -C "$root" --no-optional-locks status --porcelain | grep -q . && echo dirty || true; } > "$file"
 }
+
+# carry_start ROOT CARRY: sets cleave (CLEAVE, else ROOT's build/bin/cleave),
+# nvcc (NVCC, else /usr/local/cuda/bin/nvcc) and lib (the runtime beside
+# cleave), fails with a hint when one is missing, and empties CARRY into
+# CARRY/bin and CARRY/lib.
+carry_start() {
+  local root=$1 carry=$2
+  cleave=${CLEAVE:-$root/build/bin/cleave}
+  nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+  [ -x "$cleave" ] || { echo "prepare: no $cleave (ninja -C build)" >&2; return 1; }
+  [ -x "$nvcc" ] || { echo "prepare: no nvcc at $nvcc (set NVCC)" >&2; return 1; }
+  lib=$(dirname "$cleave")/../lib/libcleave_rt.so
+  [ -e "$lib" ] || { echo "prepare: no $lib (ninja -C build)" >&2; return 1; }
+  rm -rf "$carry"
+  mkdir -p "$carry/bin" "$carry/lib"
+}

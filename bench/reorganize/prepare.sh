@@ -14,14 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/scripts/carry.sh"
 carry=$(realpath -m "${1:-$root/build/gpu-carry-reorganize}")
-cleave=${CLEAVE:-$root/build/bin/cleave}
-nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
-[ -x "$cleave" ] || { echo "prepare: no $cleave (ninja -C build)" >&2; exit 1; }
-[ -x "$nvcc" ] || { echo "prepare: no nvcc at $nvcc (set NVCC)" >&2; exit 1; }
-lib=$(dirname "$cleave")/../lib/libcleave_rt.so
-[ -e "$lib" ] || { echo "prepare: no $lib (ninja -C build)" >&2; exit 1; }
-rm -rf "$carry"
-mkdir -p "$carry/bin" "$carry/lib"
+carry_start "$root" "$carry"
 src=$root/bench/reorganize/reorganize.cu
 "$nvcc" -O3 -arch=sm_90 "$src" -o "$carry/bin/reorganize.nvcc"
 "$cleave" compile -O3 -Rpass=cleave-reorganize "$src" \
