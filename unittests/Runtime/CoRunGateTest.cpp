@@ -363,3 +363,141 @@ TEST_F(CoRunGateTest, AKernelThatCannotBeSlicedRunsWholeAndSaysWhy) {
 }
 
 } // namespace
+
+class CoRunGateHoldTest : public CoRunGateTest {
+public:
+  /// A gate of HoldRule::Predicted on a 4-SM device whose inputs are
+  /// \p Inputs.
+  CoRunGateOptions options(
+      std::function<std::optional<corun::KernelModelInput>(
+          const KernelLaunchRequest &)>
+          Inputs) {
+    CoRunGateOptions O;
+    O.UseDeviceSms = false;
+    O.Sm.Sms = 4;
+    O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+    O.Hold = CoRunGateOptions::HoldRule::Predicted;
+    O.Inputs = std::move(Inputs);
+    return O;
+  }
+  /// Launches keep (stream 1) and tr (stream 2) through \p Gate from two
+  /// threads at once, \p Rounds times; results against plain C++.
+  void launchBoth(CoRunGate &Gate, int Rounds) {
+    const int N = 256 * 64, W = 64, H = 1024;
+    std::mt19937 Rng(11);
+    std::uniform_real_distribution<float> U(-1, 1);
+    std::vector<float> X(N), In(W * H);
+    for (float &V : X)
+      V = U(Rng);
+    for (float &V : In)
+      V = U(Rng);
+    float *PX = upload(X), *PY = upload(std::vector<float>(N, 7.0f));
+    float *PIn = upload(In), *POut = upload(std::vector<float>(W * H, 0.0f));
+    int NN = N, WW = W, HH = H;
+    void *KeepArgs[] = {&PX, &PY, &NN};
+    void *TrArgs[] = {&PIn, &POut, &WW, &HH};
+    KernelLaunchRequest KR, TR;
+    KR.Kernel = Eng->findKernel("keep");
+    KR.Grid[0] = 256;
+    KR.Block[0] = 64;
+    KR.Args = KeepArgs;
+    TR.Kernel = Eng->findKernel("tr");
+    TR.Grid[1] = H;
+    TR.Block[0] = 64;
+    TR.Args = TrArgs;
+    for (int R = 0; R < Rounds; ++R) {
+      LaunchPlan PK, PT;
+      Result RK, RT;
+      std::thread A([&] { RK = Gate.run(KR, 1, 0, PK); });
+      std::thread B([&] { RT = Gate.run(TR, 2, 0, PT); });
+      A.join();
+      B.join();
+      ASSERT_TRUE(RK.ok()) << RK.toString();
+      ASSERT_TRUE(RT.ok()) << RT.toString();
+    }
+    std::vector<float> Y = download(PY, N), Out = download(POut, W * H);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Y[I], X[I] > 0 ? X[I] * 2 : 7.0f) << I;
+    for (int R = 0; R < H; ++R)
+      for (int C = 0; C < W; ++C)
+        ASSERT_EQ(Out[C * H + R], In[R * W + C]);
+  }
+};
+
+TEST_F(CoRunGateHoldTest, LaunchesWithoutModelInputsPassThroughUnsliced) {
+  CoRunGate Gate(*Eng, options([](const KernelLaunchRequest &) {
+                   return std::optional<corun::KernelModelInput>();
+                 }));
+  launchBoth(Gate, 3);
+  EXPECT_EQ(Gate.passedThrough(), 6u);
+  EXPECT_EQ(Gate.slicesRun(), 0u) << "a launch without inputs is never held";
+  // Each ran as one plain engine launch: one run over its whole grid.
+  EXPECT_EQ(Gate.pending(), 0u);
+}
+
+TEST_F(CoRunGateHoldTest, APairPredictedNotToGainPassesThrough) {
+  // Two alike compute-bound kernels: the model predicts no profit.
+  CoRunGate Gate(*Eng, options([](const KernelLaunchRequest &) {
+                   return std::optional<corun::KernelModelInput>(
+                       computeBound());
+                 }));
+  launchBoth(Gate, 3);
+  EXPECT_EQ(Gate.passedThrough(), 6u);
+  EXPECT_EQ(Gate.slicesRun(), 0u);
+}
+
+TEST_F(CoRunGateHoldTest, APairPredictedToGainIsHeldAndSliced) {
+  const KernelHandle *Keep = Eng->findKernel("keep");
+  auto Inputs = [Keep](const KernelLaunchRequest &R) {
+    return std::optional<corun::KernelModelInput>(
+        R.Kernel == Keep ? memoryBound() : computeBound());
+  };
+  // The model predicts a profit of about 0.04 for this pair on this SM:
+  // under a margin of 0.05 it passes through, over 0.03 it is held.
+  {
+    CoRunGateOptions O = options(Inputs);
+    O.HoldProfit = 0.05;
+    CoRunGate Gate(*Eng, O);
+    launchBoth(Gate, 2);
+    EXPECT_EQ(Gate.passedThrough(), 4u);
+    EXPECT_EQ(Gate.slicesRun(), 0u);
+  }
+  CoRunGateOptions O = options(Inputs);
+  O.HoldProfit = 0.03;
+  CoRunGate Gate(*Eng, O);
+  launchBoth(Gate, 3);
+  // The first arrivals know no partner yet and pass through; from then on
+  // the other stream's last launch is a predicted partner.
+  EXPECT_GE(Gate.passedThrough(), 1u);
+  EXPECT_LE(Gate.passedThrough(), 2u);
+  EXPECT_GT(Gate.slicesRun(), 4u);
+}
+
+TEST(CoRunBundleInputs, TheBundlesEstimateGivesAPrediction) {
+  // engine_test's kernels carry the compiler's co-run estimate; a launch's
+  // inputs come from it and the model weighs them.
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+  BufferManager Bufs(Reg->devices());
+  CpuExecutor Exec(1);
+  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  ASSERT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
+                           cpuSymbols())
+                  .ok());
+  KernelLaunchRequest R;
+  R.Kernel = E.findKernel("tr");
+  ASSERT_TRUE(R.Kernel && R.Kernel->Info->CoRun);
+  R.Grid[1] = 1024;
+  R.Block[0] = 64;
+  std::optional<corun::KernelModelInput> M = bundleModelInput(E, R);
+  ASSERT_TRUE(M);
+  EXPECT_EQ(M->WarpsPerBlock, 2u);
+  EXPECT_GT(M->MemRatio, 0);
+  EXPECT_LT(M->MemRatio, 1);
+  EXPECT_GT(M->InstrPerBlock, 0);
+  // tr writes a column: part of its requests are uncoalesced.
+  EXPECT_LT(M->CoalescedFraction, 1);
+  corun::SoloPrediction S;
+  EXPECT_TRUE(corun::predictSolo(*M, corun::SmLimits(), S).ok());
+  EXPECT_GT(S.Ipc, 0);
+}

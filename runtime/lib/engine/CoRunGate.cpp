@@ -44,6 +44,35 @@ std::string fmt(const char *Format, double A) {
 
 } // namespace
 
+std::optional<corun::KernelModelInput>
+bundleModelInput(const Engine &E, const KernelLaunchRequest &Req) {
+  if (!Req.Kernel || !Req.Kernel->Info || !Req.Kernel->Info->CoRun)
+    return std::nullopt;
+  const BundleKernel &Info = *Req.Kernel->Info;
+  const BundleCoRun &C = *Info.CoRun;
+  model::LaunchStats S;
+  S.Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
+  S.ThreadsPerBlock = Req.Block[0] * Req.Block[1] * Req.Block[2];
+  // One warp's instructions are one thread's (SIMT); a request is a warp's
+  // global load, store or atomic.
+  for (unsigned I = 0; I < NumInstrClasses; ++I)
+    S.Count[I] = C.PerThread[I];
+  S.Requests = C.PerThread[unsigned(InstrClass::GlobalLoad)] +
+               C.PerThread[unsigned(InstrClass::GlobalStore)] +
+               C.PerThread[unsigned(InstrClass::GlobalAtomic)];
+  S.LanesPerRequest = std::min(32u, std::max(1u, S.ThreadsPerBlock));
+  S.BytesPerLane = C.BytesPerLane;
+  S.SectorsPerRequest = C.SectorsPerRequest;
+  model::KernelResources R;
+  R.StaticShared = Info.StaticSharedBytes;
+  R.DynamicShared = Req.DynamicSharedBytes;
+  R.Registers = E.cubinRegisters(*Req.Kernel);
+  corun::KernelModelInput Out;
+  if (!corun::kernelInputs(S, R, model::GpuParams(), Out).ok())
+    return std::nullopt;
+  return Out;
+}
+
 CoRunGate::CoRunGate(Engine &E, CoRunGateOptions O)
     : E(E), Opts(std::move(O)), Dev(gateDevice(E.buffers())),
       Sched(gateSm(E.buffers(), Dev, Opts), Opts.Scheduler) {
@@ -61,6 +90,113 @@ uint64_t CoRunGate::minSlice(uint64_t Blocks) const {
       (Blocks + Opts.DefaultSlices - 1) / std::max(1u, Opts.DefaultSlices);
   N = std::max<uint64_t>(1, (N + Sms - 1) / Sms) * Sms;
   return std::min(N, Blocks);
+}
+
+double CoRunGate::profitLocked(const std::string &A,
+                               const corun::KernelModelInput &MA,
+                               const std::string &B,
+                               const corun::KernelModelInput &MB) {
+  auto Key = A < B ? std::make_pair(A, B) : std::make_pair(B, A);
+  if (auto It = Profits.find(Key); It != Profits.end())
+    return It->second;
+  corun::SoloPrediction SA, SB;
+  corun::PairPrediction P;
+  double Profit = 0; // a pair the model cannot weigh gains nothing
+  if (corun::predictSolo(MA, Opts.Sm, SA).ok() &&
+      corun::predictSolo(MB, Opts.Sm, SB).ok() &&
+      corun::predictPair(MA, MB, SA, SB, Opts.Sm, P, Opts.Scheduler.Pair).ok())
+    Profit = P.Profit;
+  Profits[Key] = Profit;
+  return Profit;
+}
+
+bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
+                                   const corun::KernelModelInput &Model,
+                                   uint64_t Stream, std::string &Why) {
+  double Best = -1;
+  std::string With;
+  auto Weigh = [&](const std::string &K, const corun::KernelModelInput &M) {
+    double P = profitLocked(Kernel, Model, K, M);
+    if (P > Best) {
+      Best = P;
+      With = K;
+    }
+  };
+  for (const auto &[Id, W] : Launches)
+    if (W.Model && W.Stream != Stream)
+      Weigh(W.Key, *W.Model);
+  for (const auto &[S, KM] : Recent)
+    if (S != Stream)
+      Weigh(KM.first, KM.second);
+  if (Best >= Opts.HoldProfit)
+    return true;
+  Why = Best < 0 ? "no modeled launch of another stream"
+                 : "predicted profit " + fmt("%.3f", Best) + " with " + With +
+                       ", under " + fmt("%.3f", Opts.HoldProfit);
+  return false;
+}
+
+std::string
+CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
+                      const std::optional<corun::KernelModelInput> &Model,
+                      const std::string &Refusal, uint64_t Stream) {
+  if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
+    return {};
+  std::string NoGain = !Refusal.empty() ? "it runs whole: " + Refusal
+                       : !Model         ? std::string("no model inputs")
+                                        : std::string();
+  if (NoGain.empty() && !worthHoldingLocked(Key, *Model, Stream, NoGain) &&
+      NoGain.empty())
+    NoGain = "no gain predicted";
+  if (Model)
+    Recent[Stream] = {Key, *Model};
+  if (!NoGain.empty() && Opts.LogPlan) {
+    const BundleKernel &Info = *Req.Kernel->Info;
+    std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s\n",
+                 (Info.DisplayName.empty() ? Info.Name : Info.DisplayName)
+                     .c_str(),
+                 NoGain.c_str());
+  }
+  return NoGain;
+}
+
+bool CoRunGate::passesThrough(const KernelLaunchRequest &Req,
+                              uint64_t Stream) {
+  if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
+    return false;
+  std::string Why, Key;
+  std::optional<corun::KernelModelInput> Model;
+  describeArrival(Req, Why, Model, Key);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (passLocked(Req, Key, Model, Why, Stream).empty())
+    return false;
+  ++PassedThrough;
+  return true;
+}
+
+void CoRunGate::describeArrival(const KernelLaunchRequest &Req,
+                                std::string &Why,
+                                std::optional<corun::KernelModelInput> &Model,
+                                std::string &Key) {
+  const BundleKernel &Info = *Req.Kernel->Info;
+  Why = E.sliceRefusal(*Req.Kernel, OnGpu);
+  Model.reset();
+  if (Why.empty())
+    Model = Opts.Inputs ? Opts.Inputs(Req) : bundleModelInput(E, Req);
+  Key = Info.Name;
+  for (int D = 0; D < 3; ++D)
+    Key +=
+        " " + std::to_string(Req.Grid[D]) + "x" + std::to_string(Req.Block[D]);
+}
+
+uint64_t CoRunGate::passedThrough() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return PassedThrough;
+}
+
+uint64_t CoRunGate::slicesRun() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return SlicesRun;
 }
 
 size_t CoRunGate::pending() {
@@ -229,6 +365,7 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
     if (Result F = Sched.finished(Id, S.End - S.Begin); !F.ok())
       return F;
     ++W.Slices;
+    ++SlicesRun;
     W.Paired += Paired;
     W.Ms += Ms;
     (void)pumpLocked();
@@ -249,16 +386,22 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     if (Iss.Kind == "loaded-pointer")
       return E.launch(Req, Plan);
   uint64_t Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
-  std::string Why = E.sliceRefusal(*Req.Kernel, OnGpu);
+  std::string Why, Key;
+  std::optional<corun::KernelModelInput> Model;
+  describeArrival(Req, Why, Model, Key);
 
   std::unique_lock<std::mutex> Lock(Mutex);
+  if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream);
+      !NoGain.empty()) {
+    // The plain path: no holding, no slicing, no lane.
+    ++PassedThrough;
+    Lock.unlock();
+    return E.launch(Req, Plan);
+  }
   uint64_t Id = ++NextId;
   PendingLaunch P;
   P.Id = Id;
-  P.Kernel = Info.Name;
-  for (int D = 0; D < 3; ++D)
-    P.Kernel +=
-        " " + std::to_string(Req.Grid[D]) + "x" + std::to_string(Req.Block[D]);
+  P.Kernel = Key;
   P.Stream = Stream;
   P.Priority = Priority;
   P.Blocks = Blocks;
@@ -268,8 +411,7 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
       Why.empty() && (Opts.SliceAlone == CoRunGateOptions::AloneRule::Always ||
                       SinceOverlap < Opts.OverlapMemory);
   P.MinSliceBlocks = Slices ? minSlice(Blocks) : Blocks;
-  if (Why.empty() && Opts.Inputs)
-    P.Model = Opts.Inputs(Req);
+  P.Model = Model;
   if (Result R = Sched.submit(P); !R.ok())
     return R;
   Waiting &W = Launches[Id];
@@ -278,6 +420,8 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   W.Lane = laneFor(Stream);
   W.Priority = Priority;
   W.Model = P.Model;
+  W.Key = Key;
+  W.Stream = Stream;
   // Alg. 1: an arrival re-plans, with the slices not started yet.
   takeBackLocked();
   (void)pumpLocked();

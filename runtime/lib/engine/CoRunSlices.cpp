@@ -12,6 +12,8 @@
 
 #include "LaunchContext.h"
 
+#include "cleave/rt/CubinInfo.h"
+
 namespace cleave {
 namespace rt {
 
@@ -129,6 +131,16 @@ std::string Engine::sliceRefusal(const KernelHandle &K, bool OnGpu) const {
   // A program does not change once added: no lock, so that a launch
   // arriving at the co-scheduler does not wait for a running slice.
   return splitRefusal(*K.Prog, K, OnGpu);
+}
+
+unsigned Engine::cubinRegisters(const KernelHandle &K) const {
+  const std::string &Entry = K.Info->variant(VariantKind::Original).Entry;
+  CubinKernelResources Res;
+  for (const BundleImage &I : K.Prog->B.Images)
+    if (I.Kind == ImageKind::Cubin &&
+        readCubinKernelResources(I.Data, Entry, Res))
+      return Res.Registers;
+  return 0;
 }
 
 } // namespace rt

@@ -63,10 +63,20 @@ struct CoRunGateOptions {
   enum class AloneRule { Always, AfterOverlap };
   AloneRule SliceAlone = AloneRule::Always;
   unsigned OverlapMemory = 16;
-  /// The model inputs of a launch (none: it is never weighed by the model).
+  /// The model inputs of a launch (none: it is never weighed by the
+  /// model). Unset: the bundle's co-run estimate (bundleModelInput).
   std::function<std::optional<corun::KernelModelInput>(
       const KernelLaunchRequest &)>
       Inputs;
+  /// Which launches the gate holds and slices: All (every one it can, as
+  /// CLEAVE_TUNE=coschedule=always), or Predicted: only a launch with model
+  /// inputs for which the model predicts at least HoldProfit with a launch
+  /// of another stream in the gate or the last modeled launch of another
+  /// stream; the others run at once on the engine's plain path, unsliced
+  /// and unheld.
+  enum class HoldRule { All, Predicted };
+  HoldRule Hold = HoldRule::All;
+  double HoldProfit = 0.05;
   /// CLEAVE_LOG=plan: each decision and each launch's slices on stderr.
   bool LogPlan = false;
   /// Tests: each slice as it starts and ends, in order ("start <id>
@@ -94,6 +104,13 @@ public:
   Location device() const { return Dev; }
   /// Launches in the gate now (tests wait for an arrival with it).
   size_t pending();
+  /// Whether \p Req on \p Stream would pass through unheld
+  /// (HoldRule::Predicted), deciding as run() does; the API then launches
+  /// it on its direct path, as without the gate. Counted as passed through.
+  bool passesThrough(const KernelLaunchRequest &Req, uint64_t Stream);
+  /// Launches passed through unheld (HoldRule::Predicted), and slices run.
+  uint64_t passedThrough();
+  uint64_t slicesRun();
 
 private:
   struct Waiting {
@@ -103,12 +120,34 @@ private:
     int Priority = 0;
     std::deque<Slice> Queue;
     std::optional<corun::KernelModelInput> Model;
+    /// The kernel and launch configuration (pair predictions' key).
+    std::string Key;
+    uint64_t Stream = 0;
     /// Slices run, those run as part of a pair, and their time on the
     /// host's clock (ms).
     unsigned Slices = 0, Paired = 0;
     double Ms = 0;
   };
   uint64_t minSlice(uint64_t Blocks) const;
+  /// Why \p Req cannot be sliced (empty if it can), its model inputs and
+  /// its key (kernel and configuration).
+  void describeArrival(const KernelLaunchRequest &Req, std::string &Why,
+                       std::optional<corun::KernelModelInput> &Model,
+                       std::string &Key);
+  /// HoldRule::Predicted: why \p Req passes through (empty: it is held);
+  /// remembers a modeled launch as \p Stream's last.
+  std::string passLocked(const KernelLaunchRequest &Req,
+                         const std::string &Key,
+                         const std::optional<corun::KernelModelInput> &Model,
+                         const std::string &Refusal, uint64_t Stream);
+  /// HoldRule::Predicted: whether \p Model on \p Stream is predicted to
+  /// gain with a launch of another stream (why not, in \p Why).
+  bool worthHoldingLocked(const std::string &Kernel,
+                          const corun::KernelModelInput &Model,
+                          uint64_t Stream, std::string &Why);
+  /// The model's profit of the pair (cached by kernel).
+  double profitLocked(const std::string &A, const corun::KernelModelInput &MA,
+                      const std::string &B, const corun::KernelModelInput &MB);
   unsigned laneFor(uint64_t Stream);
   /// Plans the next co-schedule when no slice waits to start.
   Result pumpLocked();
@@ -141,7 +180,18 @@ private:
   std::chrono::steady_clock::time_point LoggedAt;
   unsigned LoggedRounds = 0;
   Result PumpError;
+  /// The last modeled launch of each stream: kernel and inputs.
+  std::map<uint64_t, std::pair<std::string, corun::KernelModelInput>> Recent;
+  std::map<std::pair<std::string, std::string>, double> Profits;
+  uint64_t PassedThrough = 0, SlicesRun = 0;
 };
+
+/// The co-run model's inputs of \p Req from its kernel's bundle record
+/// (BundleKernel::CoRun, a static estimate) and its launch: none for a
+/// version-5 bundle or a kernel without an estimate. Registers come from
+/// the bundle's cubin when it has one (else 0: not a limit).
+std::optional<corun::KernelModelInput>
+bundleModelInput(const Engine &E, const KernelLaunchRequest &Req);
 
 } // namespace rt
 } // namespace cleave

@@ -228,6 +228,9 @@ public:
   /// (grid-wide sync, a written variable, unusable footprints, no
   /// partition-ready variant for a GPU, ...); empty when they can.
   std::string sliceRefusal(const KernelHandle &K, bool OnGpu) const;
+  /// Registers per thread of \p K's original variant from its bundle's
+  /// cubin; 0 without one. Without the engine's lock, as sliceRefusal.
+  unsigned cubinRegisters(const KernelHandle &K) const;
   /// Whether a launch of \p K of \p Grid blocks of \p Block threads on
   /// \p Device has nothing to decide about the reorganization step
   /// (docs/reorganize.md): the kernel has no variants, the step is off, it
