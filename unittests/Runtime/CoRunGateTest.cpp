@@ -471,6 +471,41 @@ TEST_F(CoRunGateHoldTest, APairPredictedToGainIsHeldAndSliced) {
   EXPECT_GE(Gate.passedThrough(), 1u);
   EXPECT_LE(Gate.passedThrough(), 2u);
   EXPECT_GT(Gate.slicesRun(), 4u);
+  // Every slice is at least the launch's minimum slice (about an eighth of
+  // its grid): at most DefaultSlices + 1 a launch (the last may be short),
+  // one engine launch each.
+  uint64_t Held = 6 - Gate.passedThrough();
+  EXPECT_LE(Gate.slicesRun(), Held * (O.DefaultSlices + 1));
+  EXPECT_EQ(Gate.engineLaunches(), Held);
+}
+
+TEST_F(CoRunGateHoldTest, ALaunchsSliceCountIsBounded) {
+  // A lone launch of 4000 blocks on 4 SMs, sliced (coschedule=always): its
+  // minimum slice, 500 blocks, bounds it to 8 slices, not 1000 waves.
+  CoRunGateOptions O = options(nullptr);
+  O.Hold = CoRunGateOptions::HoldRule::All;
+  CoRunGate Gate(*Eng, O);
+  const int N = 4000 * 64;
+  std::vector<float> X(N, 1.0f);
+  float *PX = upload(X), *PY = upload(std::vector<float>(N, 0.0f));
+  int NN = N;
+  void *Args[] = {&PX, &PY, &NN};
+  KernelLaunchRequest KR;
+  KR.Kernel = Eng->findKernel("keep");
+  KR.Grid[0] = 4000;
+  KR.Block[0] = 64;
+  KR.Args = Args;
+  LaunchPlan P;
+  Result R = Gate.run(KR, 1, 0, P);
+  ASSERT_TRUE(R.ok()) << R.toString();
+  EXPECT_GE(Gate.slicesRun(), 2u);
+  EXPECT_LE(Gate.slicesRun(), uint64_t(O.DefaultSlices));
+  EXPECT_EQ(Gate.engineLaunches(), 1u);
+  EXPECT_NE(P.CoSchedule.find(std::to_string(Gate.slicesRun()) + " slice(s)"),
+            std::string::npos)
+      << P.CoSchedule;
+  for (float V : download(PY, N))
+    ASSERT_EQ(V, 2.0f);
 }
 
 TEST(CoRunBundleInputs, TheBundlesEstimateGivesAPrediction) {
@@ -500,4 +535,84 @@ TEST(CoRunBundleInputs, TheBundlesEstimateGivesAPrediction) {
   corun::SoloPrediction S;
   EXPECT_TRUE(corun::predictSolo(*M, corun::SmLimits(), S).ok());
   EXPECT_GT(S.Ipc, 0);
+}
+
+namespace {
+
+/// Host time of \p Fn, the least of \p Reps runs (us).
+double leastUs(int Reps, const std::function<void()> &Fn) {
+  double Best = 1e300;
+  for (int I = 0; I < Reps; ++I) {
+    auto Start = std::chrono::steady_clock::now();
+    Fn();
+    Best = std::min(Best, std::chrono::duration<double, std::micro>(
+                              std::chrono::steady_clock::now() - Start)
+                              .count());
+  }
+  return Best;
+}
+
+} // namespace
+
+TEST(CoRunSliceCost, PiecesCostLessHostTimeThanASliceLaunchEach) {
+  // The engine's host work per slice on a null GPU: 64 slices of keep as
+  // 64 engine launches of one slice each (decide, footprints, transfers
+  // and a wait for the lane every time), against one engine launch that
+  // issues 64 pieces back to back (SliceRange::NextPiece). Printed for
+  // docs/coschedule.md; the pieces must cost less.
+  NullGpu Gpu(0);
+  BufferManager Bufs({&Gpu});
+  CpuExecutor Exec(1);
+  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  ASSERT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
+                           cpuSymbols())
+                  .ok());
+  const uint32_t Blocks = 64 * 32, Threads = 64, Slices = 64;
+  const int N = int(Blocks * Threads);
+  void *PX = nullptr, *PY = nullptr;
+  ASSERT_TRUE(Bufs.allocate(N * sizeof(float), PX).ok());
+  ASSERT_TRUE(Bufs.allocate(N * sizeof(float), PY).ok());
+  int NN = N;
+  void *Args[] = {&PX, &PY, &NN};
+  KernelLaunchRequest Req;
+  Req.Kernel = E.findKernel("keep");
+  ASSERT_TRUE(Req.Kernel);
+  Req.Grid[0] = Blocks;
+  Req.Block[0] = Threads;
+  Req.Args = Args;
+  const uint64_t Per = Blocks / Slices;
+  Result Err;
+  double Each = leastUs(5, [&] {
+    for (uint32_t S = 0; S < Slices; ++S) {
+      KernelLaunchRequest SR = Req;
+      SR.Slice = KernelLaunchRequest::SliceRange{0, S * Per, Per, 1, 0, {}};
+      LaunchPlan P;
+      if (Result R = E.launch(SR, P); !R.ok())
+        Err = R;
+    }
+  });
+  unsigned Handed = 0;
+  double Pieces = leastUs(5, [&] {
+    KernelLaunchRequest SR = Req;
+    SR.Slice = KernelLaunchRequest::SliceRange{0, 0, Blocks, 1, 0, {}};
+    uint32_t Next = 0;
+    SR.Slice->NextPiece = [&](StreamHandle Lane, uint64_t &First,
+                              uint64_t &Count) {
+      EXPECT_NE(Lane, nullptr);
+      First = uint64_t(Next) * Per;
+      Count = Next < Slices ? Per : 0;
+      Handed += Count != 0;
+      ++Next;
+      return Result::success();
+    };
+    LaunchPlan P;
+    if (Result R = E.launch(SR, P); !R.ok())
+      Err = R;
+  });
+  ASSERT_TRUE(Err.ok()) << Err.toString();
+  EXPECT_EQ(Handed, 5 * Slices);
+  std::printf("host time a slice on a null GPU: %.2f us as an engine launch "
+              "each, %.2f us as a piece of one engine launch\n",
+              Each / Slices, Pieces / Slices);
+  EXPECT_LT(Pieces, Each);
 }

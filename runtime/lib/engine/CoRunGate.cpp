@@ -194,6 +194,11 @@ uint64_t CoRunGate::passedThrough() {
   return PassedThrough;
 }
 
+uint64_t CoRunGate::engineLaunches() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return EngineLaunches;
+}
+
 uint64_t CoRunGate::slicesRun() {
   std::lock_guard<std::mutex> Lock(Mutex);
   return SlicesRun;
@@ -315,62 +320,130 @@ void CoRunGate::logDecisionLocked() {
   std::fprintf(stderr, "%s\n", Line.c_str());
 }
 
-Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
-                            LaunchPlan &Plan) {
+Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
+                            uint64_t &Count) {
+  std::unique_lock<std::mutex> Lock(Mutex);
   Waiting &W = Launches.at(Id);
-  for (;;) {
-    Cond.wait(Lock, [&] {
-      return !W.Queue.empty() || Sched.complete(Id) || !PumpError.ok();
-    });
-    if (Sched.complete(Id))
-      return Result::success();
-    if (W.Queue.empty()) {
-      Sched.abandon(Id);
-      return PumpError;
-    }
-    Slice S = W.Queue.front();
-    W.Queue.pop_front();
-    bool Paired = Sched.plan().Launches.size() == 2;
-    (void)pumpLocked(); // the next co-schedule, queued ahead
-    Lock.unlock();
-    std::string Range = " " + std::to_string(Id) + " [" +
-                        std::to_string(S.Begin) + ", " + std::to_string(S.End) +
-                        ")";
+  Device *D = Lane ? &E.buffers().device(Dev) : nullptr;
+  Count = 0;
+  if (W.Out) {
+    // The last piece is issued on the lane (on a CPU device: has run).
+    const Slice Done = *W.Out;
+    W.Out.reset();
+    W.Ms += std::chrono::duration<double, std::milli>(
+                std::chrono::steady_clock::now() - W.PieceStart)
+                .count();
     if (Opts.Trace)
-      Opts.Trace("start" + Range);
-    KernelLaunchRequest SR = *W.Req;
-    SR.Slice = KernelLaunchRequest::SliceRange{Dev, S.Begin, S.End - S.Begin,
-                                               W.Lane, W.Priority};
-    SR.MayDefer = false;
-    SR.QueuedBehind = nullptr;
-    LaunchPlan SP;
-    auto Start = std::chrono::steady_clock::now();
-    Result R = E.launch(SR, SP);
-    double Ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - Start)
-                    .count();
-    if (Opts.Trace)
-      Opts.Trace("end" + Range);
-    Lock.lock();
-    Plan.KernelName = SP.KernelName;
-    Plan.BytesMoved += SP.BytesMoved;
-    for (LaunchPlan::Run &Run : SP.Runs)
-      Plan.Runs.push_back(std::move(Run));
-    if (!R.ok()) {
-      Sched.abandon(Id);
-      W.Queue.clear();
-      Cond.notify_all();
-      return R;
+      Opts.Trace("end " + std::to_string(Id) + " [" +
+                 std::to_string(Done.Begin) + ", " + std::to_string(Done.End) +
+                 ")");
+    if (D) {
+      // A partner's next piece waits for it: the lane's event marks it.
+      if (!W.Event)
+        if (Result R = takeEventLocked(*D, W.Event); !R.ok())
+          return R;
+      if (Result R = D->recordEvent(W.Event, Lane); !R.ok())
+        return R;
+      W.Recorded = true;
     }
-    if (Result F = Sched.finished(Id, S.End - S.Begin); !F.ok())
+    if (Result F = Sched.finished(Id, Done.End - Done.Begin); !F.ok())
       return F;
-    ++W.Slices;
-    ++SlicesRun;
-    W.Paired += Paired;
-    W.Ms += Ms;
     (void)pumpLocked();
     Cond.notify_all();
   }
+  Cond.wait(Lock, [&] {
+    return !W.Queue.empty() || Sched.complete(Id) || !PumpError.ok();
+  });
+  if (Sched.complete(Id))
+    return Result::success();
+  if (W.Queue.empty())
+    return PumpError;
+  Slice S = W.Queue.front();
+  W.Queue.pop_front();
+  const std::vector<uint64_t> &Pair = Sched.plan().Launches;
+  bool Paired = Pair.size() == 2;
+  if (D && Paired) {
+    // Beside its partner: not before the partner's last issued piece is
+    // done, so that the two kernels' pieces run together at the ratio
+    // instead of one running ahead.
+    uint64_t Other = Pair[0] == Id ? Pair[1] : Pair[0];
+    auto It = Launches.find(Other);
+    if (It != Launches.end() && It->second.Recorded &&
+        It->second.Lane != W.Lane)
+      if (Result R = D->waitForEvent(Lane, *D, It->second.Event); !R.ok())
+        return R;
+  }
+  (void)pumpLocked(); // the next co-schedule, queued ahead
+  W.Out = S;
+  W.PieceStart = std::chrono::steady_clock::now();
+  ++W.Slices;
+  ++SlicesRun;
+  W.Paired += Paired;
+  if (Opts.Trace)
+    Opts.Trace("start " + std::to_string(Id) + " [" + std::to_string(S.Begin) +
+               ", " + std::to_string(S.End) + ")");
+  First = S.Begin;
+  Count = S.End - S.Begin;
+  return Result::success();
+}
+
+Result CoRunGate::takeEventLocked(Device &D, EventHandle &Out) {
+  if (!FreeEvents.empty()) {
+    Out = FreeEvents.back();
+    FreeEvents.pop_back();
+    return Result::success();
+  }
+  return D.createOrderingEvent(Out);
+}
+
+CoRunGate::~CoRunGate() {
+  if (Dev >= 0)
+    for (EventHandle Ev : FreeEvents)
+      (void)E.buffers().device(Dev).destroyEvent(Ev);
+}
+
+Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
+                            LaunchPlan &Plan) {
+  Waiting &W = Launches.at(Id);
+  // One engine launch plans the whole grid once and issues the pieces the
+  // scheduler hands out (nextPiece) back to back on the lane; it waits for
+  // the lane once, after the last.
+  KernelLaunchRequest SR = *W.Req;
+  uint64_t Total = uint64_t(SR.Grid[0]) * SR.Grid[1] * SR.Grid[2];
+  SR.Slice =
+      KernelLaunchRequest::SliceRange{Dev, 0, Total, W.Lane, W.Priority, {}};
+  SR.Slice->NextPiece = [this, Id](StreamHandle Lane, uint64_t &First,
+                                   uint64_t &Count) {
+    return nextPiece(Id, Lane, First, Count);
+  };
+  SR.MayDefer = false;
+  SR.QueuedBehind = nullptr;
+  ++EngineLaunches;
+  Lock.unlock();
+  LaunchPlan SP;
+  Result R = E.launch(SR, SP);
+  Lock.lock();
+  Plan.KernelName = SP.KernelName;
+  Plan.BytesMoved += SP.BytesMoved;
+  for (LaunchPlan::Run &Run : SP.Runs)
+    Plan.Runs.push_back(std::move(Run));
+  if (R.ok() && !Sched.complete(Id))
+    R = Result::error(ErrorCode::Unknown,
+                      "co-scheduled launch of " + W.Name +
+                          " ended before every block was issued");
+  if (!R.ok()) {
+    if (!Sched.complete(Id))
+      Sched.abandon(Id);
+    W.Queue.clear();
+    W.Out.reset();
+  }
+  if (W.Event) {
+    FreeEvents.push_back(W.Event);
+    W.Event = nullptr;
+    W.Recorded = false;
+  }
+  Cond.notify_all();
+  return R;
 }
 
 Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,

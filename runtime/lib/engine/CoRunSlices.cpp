@@ -93,6 +93,38 @@ Result LaunchContext::runSlice() {
   return attempt({{S.Device, S.First, S.Count}}, true);
 }
 
+Result LaunchContext::issuePieces(RunState &R) {
+  const KernelLaunchRequest::SliceRange &S = *Req.Slice;
+  StreamHandle Lane = isGpu(R.Dev) ? runStream(R.Dev) : nullptr;
+  const cleave_cpu_kernel_desc *Cpu = isCpu(R.Dev) ? K.Cpu : nullptr;
+  for (;;) {
+    uint64_t First = 0, Count = 0;
+    // The next piece may wait for another launch's piece to be issued,
+    // which needs the engine's lock.
+    if (EngineLock)
+      EngineLock->unlock();
+    Result Next = S.NextPiece(Lane, First, Count);
+    if (EngineLock)
+      EngineLock->lock();
+    if (!Next.ok() || !Count)
+      return Next;
+    if (First < R.First || Count > R.First + R.Count - First)
+      return invalid("piece " + blocksText(First, Count) + " of " + Info.Name +
+                     " outside its slice " + blocksText(R.First, R.Count));
+    if (Count != Total)
+      if (std::string Why = whyNotSplit(isGpu(R.Dev)); !Why.empty())
+        return Result::error(ErrorCode::NotSupported,
+                             "piece of " + Info.Name + ": " + Why);
+    const std::string &Entry =
+        Count == Total ? Info.variant(VariantKind::Original).Entry
+                       : Info.variant(VariantKind::Partition).Entry;
+    if (Result L = launchOne(R.Dev, false, Cpu ? "" : Entry, Cpu, First,
+                             Count, R.ArgPtrs, R.PartParams);
+        !L.ok())
+      return L;
+  }
+}
+
 } // namespace engine
 
 Result Engine::launchSlice(const KernelLaunchRequest &Req, LaunchPlan &Plan,

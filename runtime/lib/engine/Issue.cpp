@@ -243,8 +243,11 @@ Result LaunchContext::issueLaunch(RunState &R) {
   if (R.TimeStart && !D.recordEvent(R.TimeStart, runStream(R.Dev)).ok())
     R.TimeStart = R.TimeEnd = nullptr;
   bool Reorganized = false;
-  Res = reorganize(R, Reorganized);
-  if (Res.ok() && !Reorganized)
+  if (Req.Slice && Req.Slice->NextPiece)
+    Res = issuePieces(R);
+  else
+    Res = reorganize(R, Reorganized);
+  if (Res.ok() && !Reorganized && !(Req.Slice && Req.Slice->NextPiece))
     Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count,
                     R.ArgPtrs, R.PartParams);
   if (R.TimeEnd &&
@@ -302,8 +305,10 @@ void LaunchContext::wakeIssueWorkers(
 
 Result LaunchContext::runCpu(RunState &R) {
   Result Res = fillScratch(R, nullptr);
-  bool Reorganized = false;
-  if (Res.ok())
+  bool Reorganized = Req.Slice && Req.Slice->NextPiece;
+  if (Res.ok() && Reorganized)
+    Res = issuePieces(R);
+  else if (Res.ok())
     Res = reorganize(R, Reorganized);
   if (Res.ok() && !Reorganized)
     Res = launchOne(R.Dev, false, "", K.Cpu, R.First, R.Count, R.ArgPtrs,

@@ -87,6 +87,7 @@ struct CoRunGateOptions {
 class CoRunGate {
 public:
   CoRunGate(Engine &E, CoRunGateOptions O);
+  ~CoRunGate();
   CoRunGate(const CoRunGate &) = delete;
   CoRunGate &operator=(const CoRunGate &) = delete;
 
@@ -111,6 +112,8 @@ public:
   /// Launches passed through unheld (HoldRule::Predicted), and slices run.
   uint64_t passedThrough();
   uint64_t slicesRun();
+  /// Engine launches the held launches took (each runs its slices).
+  uint64_t engineLaunches();
 
 private:
   struct Waiting {
@@ -124,9 +127,17 @@ private:
     std::string Key;
     uint64_t Stream = 0;
     /// Slices run, those run as part of a pair, and their time on the
-    /// host's clock (ms).
+    /// host's clock (ms): from each piece's hand-out to the request for the
+    /// next (on a GPU, its issue; on a CPU device, its run).
     unsigned Slices = 0, Paired = 0;
     double Ms = 0;
+    /// The piece handed out and not yet reported issued, and when.
+    std::optional<Slice> Out;
+    std::chrono::steady_clock::time_point PieceStart;
+    /// On a GPU: recorded on the lane after each issued piece (Recorded
+    /// once it was), for the partner's next piece to wait for.
+    EventHandle Event = nullptr;
+    bool Recorded = false;
   };
   uint64_t minSlice(uint64_t Blocks) const;
   /// Why \p Req cannot be sliced (empty if it can), its model inputs and
@@ -157,6 +168,13 @@ private:
   std::string describeLocked(uint64_t Id) const;
   Result runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
                    LaunchPlan &Plan);
+  /// SliceRange::NextPiece of launch \p Id: reports its last piece issued
+  /// (records the lane's event), then waits for its next slice, making the
+  /// lane wait for the partner's last issued piece; Count 0 when every
+  /// block was handed out.
+  Result nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
+                   uint64_t &Count);
+  Result takeEventLocked(Device &D, EventHandle &Out);
 
   Engine &E;
   CoRunGateOptions Opts;
@@ -183,7 +201,9 @@ private:
   /// The last modeled launch of each stream: kernel and inputs.
   std::map<uint64_t, std::pair<std::string, corun::KernelModelInput>> Recent;
   std::map<std::pair<std::string, std::string>, double> Profits;
-  uint64_t PassedThrough = 0, SlicesRun = 0;
+  uint64_t PassedThrough = 0, SlicesRun = 0, EngineLaunches = 0;
+  /// Lane events of finished launches, for the next ones.
+  std::vector<EventHandle> FreeEvents;
 };
 
 /// The co-run model's inputs of \p Req from its kernel's bundle record
