@@ -616,3 +616,93 @@ TEST(CoRunSliceCost, PiecesCostLessHostTimeThanASliceLaunchEach) {
               Each / Slices, Pieces / Slices);
   EXPECT_LT(Pieces, Each);
 }
+
+TEST(CoRunPieces, APairsPiecesWaitForTheirPartnersOnANullGpu) {
+  // keep (memory-bound) and tr (compute-bound) from two threads through a
+  // gate on a traced null GPU: each launch is one engine launch, its
+  // pieces on its own lane; a paired piece's lane waits for the event the
+  // partner's lane recorded after its last piece, and the host waits for
+  // each lane once per launch.
+  NullGpu::Options NO;
+  NO.Trace = true;
+  NO.ComputeUnits = 4;
+  // The first piece is issued once the other launch is in the gate.
+  std::atomic<bool> First{true};
+  CoRunGate *G = nullptr;
+  NO.OnLaunch = [&](const uint32_t *, const uint32_t *, void **) {
+    if (First.exchange(false))
+      EXPECT_TRUE(waitFor([&] { return G->pending() == 2; }));
+  };
+  NullGpu Gpu(NO);
+  BufferManager Bufs({&Gpu});
+  CpuExecutor Exec(1);
+  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  ASSERT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
+                           cpuSymbols())
+                  .ok());
+  const KernelHandle *Keep = E.findKernel("keep");
+  CoRunGateOptions O;
+  O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+  O.Inputs = [Keep](const KernelLaunchRequest &R) {
+    return std::optional<corun::KernelModelInput>(
+        R.Kernel == Keep ? memoryBound() : computeBound());
+  };
+  CoRunGate Gate(E, O);
+  G = &Gate;
+  ASSERT_EQ(Gate.device(), 0);
+  const int N = 256 * 64, W = 64, H = 1024;
+  void *PX, *PY, *PIn, *POut;
+  for (void **P : {&PX, &PY, &PIn, &POut})
+    ASSERT_TRUE(Bufs.allocate(std::max(N, W * H) * sizeof(float), *P).ok());
+  int NN = N, WW = W, HH = H;
+  void *KeepArgs[] = {&PX, &PY, &NN};
+  void *TrArgs[] = {&PIn, &POut, &WW, &HH};
+  KernelLaunchRequest KR, TR;
+  KR.Kernel = Keep;
+  KR.Grid[0] = 256;
+  KR.Block[0] = 64;
+  KR.Args = KeepArgs;
+  TR.Kernel = E.findKernel("tr");
+  TR.Grid[1] = H;
+  TR.Block[0] = 32;
+  TR.Args = TrArgs;
+  Gpu.clearTrace();
+  LaunchPlan PK, PT;
+  Result RK, RT;
+  std::thread A([&] { RK = Gate.run(KR, 1, 0, PK); });
+  std::thread B([&] { RT = Gate.run(TR, 2, 0, PT); });
+  A.join();
+  B.join();
+  ASSERT_TRUE(RK.ok()) << RK.toString();
+  ASSERT_TRUE(RT.ok()) << RT.toString();
+  EXPECT_EQ(Gate.engineLaunches(), 2u);
+  std::vector<NullGpu::Op> Ops = Gpu.ops();
+  std::map<uint32_t, StreamHandle> LaneOf; // by block size: 64 keep, 32 tr
+  std::map<uint32_t, unsigned> PiecesOf;
+  for (const NullGpu::Op &Op : Ops)
+    if (Op.What == NullGpu::Op::Launch) {
+      if (LaneOf.count(Op.BlockX))
+        EXPECT_EQ(LaneOf[Op.BlockX], Op.Stream) << "a launch keeps its lane";
+      LaneOf[Op.BlockX] = Op.Stream;
+      ++PiecesOf[Op.BlockX];
+    }
+  ASSERT_EQ(LaneOf.size(), 2u);
+  EXPECT_NE(LaneOf[64], LaneOf[32]);
+  std::map<EventHandle, StreamHandle> RecordedOn;
+  unsigned Syncs = 0, CrossWaits = 0;
+  for (const NullGpu::Op &Op : Ops) {
+    if (Op.What == NullGpu::Op::Record)
+      RecordedOn[Op.Event] = Op.Stream;
+    if (Op.What == NullGpu::Op::Sync)
+      Syncs += Op.Stream == LaneOf[64] || Op.Stream == LaneOf[32];
+    if (Op.What == NullGpu::Op::Wait) {
+      auto It = RecordedOn.find(Op.Event);
+      ASSERT_NE(It, RecordedOn.end());
+      EXPECT_NE(It->second, Op.Stream) << "a wait for the partner's lane";
+      ++CrossWaits;
+    }
+  }
+  EXPECT_GT(PiecesOf[64] + PiecesOf[32], 2u);
+  EXPECT_EQ(Syncs, 2u) << "one host wait per launch, not per piece";
+  EXPECT_GT(CrossWaits, 0u) << "paired pieces wait for their partner";
+}

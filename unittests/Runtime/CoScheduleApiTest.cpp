@@ -321,6 +321,7 @@ TEST_F(CoScheduleApiTest, ASlicedLaunchIsOneEngineLaunchOnANullGpu) {
   }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   uint64_t Slices0 = G->slicesRun(), Engine0 = G->engineLaunches();
+  Gpu->clearTrace();
   auto Start = std::chrono::steady_clock::now();
   for (int I = 0; I < Launches; ++I) {
     keep(Buf[0], Buf[1], N, 2048, 64, A);
@@ -339,6 +340,35 @@ TEST_F(CoScheduleApiTest, ASlicedLaunchIsOneEngineLaunchOnANullGpu) {
               (unsigned long long)EngineLaunches, Us / double(Slices));
   EXPECT_GT(Slices, uint64_t(2 * Launches));
   EXPECT_EQ(EngineLaunches, uint64_t(2 * Launches));
+  // On the trace: the slices' lanes and one host wait for a lane per
+  // launch (not per slice); a lane's wait for an event is for one recorded
+  // on another lane (a partner's piece; CoRunGateTest checks the pairs).
+  std::vector<NullGpu::Op> Ops = Gpu->ops();
+  std::set<StreamHandle> Lanes;
+  uint64_t Pieces = 0;
+  for (const NullGpu::Op &O : Ops)
+    if (O.What == NullGpu::Op::Launch) {
+      Lanes.insert(O.Stream);
+      ++Pieces;
+    }
+  EXPECT_EQ(Pieces, Slices);
+  EXPECT_GE(Lanes.size(), 2u);
+  std::map<EventHandle, StreamHandle> RecordedOn;
+  unsigned LaneSyncs = 0, CrossWaits = 0;
+  for (const NullGpu::Op &O : Ops) {
+    if (O.What == NullGpu::Op::Record)
+      RecordedOn[O.Event] = O.Stream;
+    if (O.What == NullGpu::Op::Sync && Lanes.count(O.Stream))
+      ++LaneSyncs;
+    if (O.What == NullGpu::Op::Wait && Lanes.count(O.Stream)) {
+      auto It = RecordedOn.find(O.Event);
+      ASSERT_NE(It, RecordedOn.end()) << "a wait for an event never recorded";
+      EXPECT_NE(It->second, O.Stream);
+      ++CrossWaits;
+    }
+  }
+  EXPECT_EQ(LaneSyncs, unsigned(2 * Launches));
+  (void)CrossWaits;
   cudaStreamDestroy(A);
   cudaStreamDestroy(B);
 }
