@@ -6,7 +6,9 @@
 // launch's usual phases as one range on one device, with two differences:
 // on a GPU it is issued on a co-run lane (a stream of its own) and, while
 // its GPU work runs, the engine's lock is released so that the other
-// launch's slice can be prepared and issued on its own lane.
+// launch's slice can be prepared and issued on its own lane. A slice with
+// pieces (SliceRange::NextPiece) is planned once and issued piece by piece
+// (issuePieces), the lock released while the next piece is asked for.
 //
 //===----------------------------------------------------------------------===//
 

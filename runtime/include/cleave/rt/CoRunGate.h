@@ -6,9 +6,12 @@
 // of pending launches. Each caller's launch runs as slices (block ranges,
 // KernelLaunchRequest::Slice) that the co-scheduler (CoScheduler.h) picks:
 // two launches' slices at the model's ratio on two co-run lanes of the GPU,
-// or one launch's alone. The caller runs its own slices on its own thread,
-// so a slice of each launch of a pair is in flight at once (the engine
-// releases its lock while a slice runs).
+// or one launch's alone. The caller's launch is one engine launch that
+// issues its slices as pieces (SliceRange::NextPiece) on its lane as the
+// gate hands them out, a pair's pieces ordered after the partner's last by
+// an event, and waits once at the end; the engine releases its lock while
+// a piece is awaited and while the lane runs. With HoldRule::Predicted a
+// launch is held only where the co-run model predicts a gain.
 //
 // Order. A launch reaches the gate only when everything its stream waits
 // for is done (the stream's earlier work, events it waits on, the legacy
