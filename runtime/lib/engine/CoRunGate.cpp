@@ -148,8 +148,12 @@ CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
   if (NoGain.empty() && !worthHoldingLocked(Key, *Model, Stream, NoGain) &&
       NoGain.empty())
     NoGain = "no gain predicted";
-  if (Model)
+  if (Model) {
+    // Keyed by stream: bounded, since destroyed streams' entries stay.
+    if (Recent.size() >= 64 && !Recent.count(Stream))
+      Recent.clear();
     Recent[Stream] = {Key, *Model};
+  }
   if (!NoGain.empty() && Opts.LogPlan) {
     const BundleKernel &Info = *Req.Kernel->Info;
     std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s\n",
