@@ -441,7 +441,9 @@ TEST_F(CoRunGateHoldTest, APairPredictedNotToGainPassesThrough) {
                    return std::optional<corun::KernelModelInput>(
                        computeBound());
                  }));
-  launchBoth(Gate, 3);
+  launchBoth(Gate, 1);
+  Gate.settlePredictions();
+  launchBoth(Gate, 2);
   EXPECT_EQ(Gate.passedThrough(), 6u);
   EXPECT_EQ(Gate.slicesRun(), 0u);
 }
@@ -454,22 +456,27 @@ TEST_F(CoRunGateHoldTest, APairPredictedToGainIsHeldAndSliced) {
   };
   // The model predicts a profit of about 0.04 for this pair on this SM:
   // under a margin of 0.05 it passes through, over 0.03 it is held.
+  // The first launches know no partner, or its prediction is being made
+  // (off the launches' path): they pass through. Once made, the other
+  // stream's last launch is a predicted partner.
   {
     CoRunGateOptions O = options(Inputs);
     O.HoldProfit = 0.05;
     CoRunGate Gate(*Eng, O);
+    launchBoth(Gate, 1);
+    Gate.settlePredictions();
     launchBoth(Gate, 2);
-    EXPECT_EQ(Gate.passedThrough(), 4u);
+    EXPECT_EQ(Gate.passedThrough(), 6u);
     EXPECT_EQ(Gate.slicesRun(), 0u);
   }
   CoRunGateOptions O = options(Inputs);
   O.HoldProfit = 0.03;
   CoRunGate Gate(*Eng, O);
-  launchBoth(Gate, 3);
-  // The first arrivals know no partner yet and pass through; from then on
-  // the other stream's last launch is a predicted partner.
-  EXPECT_GE(Gate.passedThrough(), 1u);
-  EXPECT_LE(Gate.passedThrough(), 2u);
+  launchBoth(Gate, 1);
+  EXPECT_EQ(Gate.passedThrough(), 2u);
+  Gate.settlePredictions();
+  launchBoth(Gate, 2);
+  EXPECT_EQ(Gate.passedThrough(), 2u);
   EXPECT_GT(Gate.slicesRun(), 4u);
   // Every slice is at least the launch's minimum slice (about an eighth of
   // its grid): at most DefaultSlices + 1 a launch (the last may be short),

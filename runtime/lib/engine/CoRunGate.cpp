@@ -92,22 +92,59 @@ uint64_t CoRunGate::minSlice(uint64_t Blocks) const {
   return std::min(N, Blocks);
 }
 
-double CoRunGate::profitLocked(const std::string &A,
-                               const corun::KernelModelInput &MA,
-                               const std::string &B,
-                               const corun::KernelModelInput &MB) {
+std::optional<double>
+CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
+                        const std::string &B,
+                        const corun::KernelModelInput &MB) {
   auto Key = A < B ? std::make_pair(A, B) : std::make_pair(B, A);
   if (auto It = Profits.find(Key); It != Profits.end())
     return It->second;
-  corun::SoloPrediction SA, SB;
-  corun::PairPrediction P;
-  double Profit = 0; // a pair the model cannot weigh gains nothing
-  if (corun::predictSolo(MA, Opts.Sm, SA).ok() &&
-      corun::predictSolo(MB, Opts.Sm, SB).ok() &&
-      corun::predictPair(MA, MB, SA, SB, Opts.Sm, P, Opts.Scheduler.Pair).ok())
-    Profit = P.Profit;
-  Profits[Key] = Profit;
-  return Profit;
+  if (Queued.insert(Key).second) {
+    Jobs.push_back({A, B, MA, MB});
+    if (!Predictor.joinable())
+      Predictor = std::thread([this] { predictorLoop(); });
+    JobCond.notify_one();
+  }
+  return std::nullopt;
+}
+
+void CoRunGate::predictorLoop() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  for (;;) {
+    JobCond.wait(Lock, [&] { return Stopping || !Jobs.empty(); });
+    if (Stopping)
+      return;
+    PairJob J = std::move(Jobs.front());
+    Jobs.pop_front();
+    Predicting = true;
+    Lock.unlock();
+    // 1-150 ms on a host core (docs/coschedule.md, "Cost"): never on a
+    // launch's path.
+    corun::SoloPrediction SA, SB;
+    corun::PairPrediction P;
+    bool SoloOk = corun::predictSolo(J.MA, Opts.Sm, SA).ok() &&
+                  corun::predictSolo(J.MB, Opts.Sm, SB).ok();
+    // A pair the model cannot weigh gains nothing.
+    bool PairOk = SoloOk && corun::predictPair(J.MA, J.MB, SA, SB, Opts.Sm,
+                                               P, Opts.Scheduler.Pair)
+                                .ok();
+    Lock.lock();
+    if (SoloOk) {
+      Sched.knownSolo(J.A, SA);
+      Sched.knownSolo(J.B, SB);
+    }
+    if (PairOk)
+      Sched.knownPair(J.A, J.B, P);
+    Profits[J.A < J.B ? std::make_pair(J.A, J.B) : std::make_pair(J.B, J.A)] =
+        PairOk ? P.Profit : 0;
+    Predicting = false;
+    JobCond.notify_all();
+  }
+}
+
+void CoRunGate::settlePredictions() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  JobCond.wait(Lock, [&] { return Jobs.empty() && !Predicting; });
 }
 
 bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
@@ -115,10 +152,12 @@ bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
                                    uint64_t Stream, std::string &Why) {
   double Best = -1;
   std::string With;
+  bool Pending = false;
   auto Weigh = [&](const std::string &K, const corun::KernelModelInput &M) {
-    double P = profitLocked(Kernel, Model, K, M);
-    if (P > Best) {
-      Best = P;
+    std::optional<double> P = profitLocked(Kernel, Model, K, M);
+    Pending |= !P;
+    if (P && *P > Best) {
+      Best = *P;
       With = K;
     }
   };
@@ -130,7 +169,8 @@ bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
       Weigh(KM.first, KM.second);
   if (Best >= Opts.HoldProfit)
     return true;
-  Why = Best < 0 ? "no modeled launch of another stream"
+  Why = Best < 0 ? (Pending ? "the model's prediction is not made yet"
+                            : "no modeled launch of another stream")
                  : "predicted profit " + fmt("%.3f", Best) + " with " + With +
                        ", under " + fmt("%.3f", Opts.HoldProfit);
   return false;
@@ -401,6 +441,13 @@ Result CoRunGate::takeEventLocked(Device &D, EventHandle &Out) {
 }
 
 CoRunGate::~CoRunGate() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Stopping = true;
+  }
+  JobCond.notify_all();
+  if (Predictor.joinable())
+    Predictor.join();
   if (Dev >= 0)
     for (EventHandle Ev : FreeEvents)
       (void)E.buffers().device(Dev).destroyEvent(Ev);

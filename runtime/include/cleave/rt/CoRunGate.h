@@ -38,7 +38,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cleave {
@@ -117,6 +119,8 @@ public:
   uint64_t slicesRun();
   /// Engine launches the held launches took (each runs its slices).
   uint64_t engineLaunches();
+  /// Waits until the predictor has made every queued prediction (tests).
+  void settlePredictions();
 
 private:
   struct Waiting {
@@ -159,9 +163,16 @@ private:
   bool worthHoldingLocked(const std::string &Kernel,
                           const corun::KernelModelInput &Model,
                           uint64_t Stream, std::string &Why);
-  /// The model's profit of the pair (cached by kernel).
-  double profitLocked(const std::string &A, const corun::KernelModelInput &MA,
-                      const std::string &B, const corun::KernelModelInput &MB);
+  /// The model's profit of the pair, once the predictor has made it (it
+  /// is queued for the predictor otherwise: a launch never waits for the
+  /// model).
+  std::optional<double> profitLocked(const std::string &A,
+                                     const corun::KernelModelInput &MA,
+                                     const std::string &B,
+                                     const corun::KernelModelInput &MB);
+  /// The predictor thread: makes the queued pairs' predictions and hands
+  /// them to the scheduler too.
+  void predictorLoop();
   unsigned laneFor(uint64_t Stream);
   /// Plans the next co-schedule when no slice waits to start.
   Result pumpLocked();
@@ -203,7 +214,20 @@ private:
   Result PumpError;
   /// The last modeled launch of each stream: kernel and inputs.
   std::map<uint64_t, std::pair<std::string, corun::KernelModelInput>> Recent;
+  /// Pair profits by kernel keys (ordered), and the pairs queued for the
+  /// predictor.
   std::map<std::pair<std::string, std::string>, double> Profits;
+  struct PairJob {
+    std::string A, B;
+    corun::KernelModelInput MA, MB;
+  };
+  std::deque<PairJob> Jobs;
+  std::set<std::pair<std::string, std::string>> Queued;
+  std::thread Predictor;
+  std::condition_variable JobCond;
+  bool Stopping = false;
+  /// A job taken by the predictor and not yet stored.
+  bool Predicting = false;
   uint64_t PassedThrough = 0, SlicesRun = 0, EngineLaunches = 0;
   /// Lane events of finished launches, for the next ones.
   std::vector<EventHandle> FreeEvents;
