@@ -374,9 +374,6 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
     // The last piece is issued on the lane (on a CPU device: has run).
     const Slice Done = *W.Out;
     W.Out.reset();
-    W.Ms += std::chrono::duration<double, std::milli>(
-                std::chrono::steady_clock::now() - W.PieceStart)
-                .count();
     if (Opts.Trace)
       Opts.Trace("end " + std::to_string(Id) + " [" +
                  std::to_string(Done.Begin) + ", " + std::to_string(Done.End) +
@@ -419,7 +416,6 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
   }
   (void)pumpLocked(); // the next co-schedule, queued ahead
   W.Out = S;
-  W.PieceStart = std::chrono::steady_clock::now();
   ++W.Slices;
   ++SlicesRun;
   W.Paired += Paired;
@@ -549,7 +545,11 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   // Alg. 1: an arrival re-plans, with the slices not started yet.
   takeBackLocked();
   (void)pumpLocked();
+  auto Arrived = std::chrono::steady_clock::now();
   Result R = runSlices(Id, Lock, Plan);
+  W.Ms = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Arrived)
+             .count();
   if (Opts.LogPlan)
     std::fprintf(stderr,
                  "cleave co-schedule: %s done: %u slice(s), %u beside another "

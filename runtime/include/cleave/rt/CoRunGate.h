@@ -133,14 +133,13 @@ private:
     /// The kernel and launch configuration (pair predictions' key).
     std::string Key;
     uint64_t Stream = 0;
-    /// Slices run, those run as part of a pair, and their time on the
-    /// host's clock (ms): from each piece's hand-out to the request for the
-    /// next (on a GPU, its issue; on a CPU device, its run).
+    /// Slices run, those run as part of a pair, and the launch's time in
+    /// the gate on the host's clock (ms): from its arrival to its return,
+    /// its lane waited for.
     unsigned Slices = 0, Paired = 0;
     double Ms = 0;
-    /// The piece handed out and not yet reported issued, and when.
+    /// The piece handed out and not yet reported issued.
     std::optional<Slice> Out;
-    std::chrono::steady_clock::time_point PieceStart;
     /// On a GPU: recorded on the lane after each issued piece (Recorded
     /// once it was), for the partner's next piece to wait for.
     EventHandle Event = nullptr;
