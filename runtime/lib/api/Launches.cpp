@@ -88,8 +88,9 @@ std::string dims(const uint32_t D[3]) {
 
 thread_local std::shared_ptr<PlanSlot> LastPlan;
 
-/// The launch of \p K on the direct device's compute stream from the
-/// calling thread (docs/runtime.md, "Direct launches"), when nothing stands
+/// The launch of \p K on the direct device's stream of \p S
+/// (Runtime::directStream) from the calling thread (docs/runtime-api.md,
+/// "Direct launches"), when nothing stands
 /// in the way: \p S and the streams it waits for have nothing queued, the
 /// kernel reads no pointer it loads from memory, and every buffer its
 /// arguments point into is whole on the device (so nothing moves; where
@@ -148,13 +149,15 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (Info.Variables.empty())
       RT.cacheDirectFunction(K, F);
   }
+  StreamHandle On = nullptr;
+  if (!RT.directStream(S, On).ok())
+    return false; // the engine's launch waits for what it must
   for (const std::shared_ptr<Buffer> &B : Written)
     (void)Bufs.markWritten(*B, Dev, ByteRange{0, B->size()});
   Device &D = Bufs.device(Dev);
-  Out = D.launchKernel(F, Grid, Block, SharedBytes, D.internalStream(0),
-                       A.Params.data());
+  Out = D.launchKernel(F, Grid, Block, SharedBytes, On, A.Params.data());
   if (Out.ok())
-    Out = Bufs.defer(Dev, {});
+    Out = Bufs.defer(Dev, {}, {}, On);
 
   auto Slot = std::make_shared<PlanSlot>();
   Slot->S = S;
