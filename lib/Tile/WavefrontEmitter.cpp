@@ -91,9 +91,9 @@ private:
   std::string arguments(bool Device) const;
   std::string bounds() const;
   std::optional<std::string> body(Refusal &Why) const;
-  std::string stageIn(const Array &A) const;
+  std::string stageIn(const Array &A, bool FromL2) const;
   std::string stageOut(const Array &A) const;
-  std::string tileWork(const std::string &Body) const;
+  std::string tileWork(const std::string &Body, bool FromL2) const;
   void reductions(std::string &Init, std::string &Finish) const;
   std::string tileCorner() const;
   std::string launchKernel(const std::string &Work) const;
@@ -213,9 +213,12 @@ std::optional<std::string> Emitter::body(Refusal &Why) const {
   return RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
 }
 
-std::string Emitter::stageIn(const Array &A) const {
+/// The loads of \p A's window; with \p FromL2 through volatile loads, which
+/// bypass the SM's L1 (see persistentKernel).
+std::string Emitter::stageIn(const Array &A, bool FromL2) const {
   Window W = windowOf(A, T);
   std::string Name = A.Decl->getName().str();
+  std::string Type = typeText(A.Element.getUnqualifiedType(), Ctx);
   // A window cell is loaded when some access of this tile touches it: the
   // window's corners may lie outside the array.
   std::set<std::pair<int64_t, int64_t>> Offsets;
@@ -238,12 +241,12 @@ std::string Emitter::stageIn(const Array &A) const {
              "    const int __cleave_r = __cleave_e / {8}, __cleave_c = "
              "__cleave_e % {8};\n"
              "    if ({9})\n"
-             "      {6}[__cleave_e] = {0}[(__cleave_i0 + __cleave_r + ({1})) "
-             "* ({10}) + (__cleave_j0 + __cleave_c + ({3}))];\n"
+             "      {6}[__cleave_e] = {11}{0}[(__cleave_i0 + __cleave_r + "
+             "({1})) * ({10}) + (__cleave_j0 + __cleave_c + ({3}))];\n"
              "  }\n",
-             Name, A.MinRow, A.MaxRow, A.MinCol, A.MaxCol,
-             typeText(A.Element.getUnqualifiedType(), Ctx), Names::shared(A),
-             W.Rows, W.Pitch, Touched, A.Pitch.str())
+             Name, A.MinRow, A.MaxRow, A.MinCol, A.MaxCol, Type,
+             Names::shared(A), W.Rows, W.Pitch, Touched, A.Pitch.str(),
+             FromL2 ? "*(const volatile " + Type + " *)&" : "")
       .str();
 }
 
@@ -267,11 +270,11 @@ std::string Emitter::stageOut(const Array &A) const {
 /// One tile's work, given its first row __cleave_i0, first column
 /// __cleave_j0 and extent __cleave_ni x __cleave_nj: stage the written arrays
 /// in, compute the tile's anti-diagonals, write the tile's cells back.
-std::string Emitter::tileWork(const std::string &Body) const {
+std::string Emitter::tileWork(const std::string &Body, bool FromL2) const {
   std::string In, Out;
   for (const Array &A : N.Arrays)
     if (A.Written) {
-      In += stageIn(A);
+      In += stageIn(A, FromL2);
       Out += stageOut(A);
     }
   std::string IType = typeText(N.Outer.Index->getType(), Ctx);
@@ -358,7 +361,11 @@ std::string Emitter::launchKernel(const std::string &Work) const {
 /// a tile waits for (its upper and left neighbours, which by induction have
 /// waited for every tile (bi' <= bi, bj' <= bj), the sources of all its
 /// dependences) were taken earlier, by blocks that are running and wait
-/// only for tiles taken earlier still.
+/// only for tiles taken earlier still. The flags and fences follow the
+/// PTX memory model's fence pattern; the window is also loaded through
+/// volatile loads, which the L2 serves, as CUDA's own fence example reads
+/// other blocks' results through a volatile pointer: an SM's L1 may hold a
+/// line of a neighbour's cells from before the neighbour wrote them.
 std::string Emitter::persistentKernel(const std::string &Work) const {
   std::string Init, Finish;
   reductions(Init, Finish);
@@ -647,11 +654,10 @@ std::optional<EmittedNest> Emitter::emit(Refusal &Why) {
   if (!Body)
     return std::nullopt;
   EmittedNest E;
-  std::string Work = tileWork(*Body);
   if (Schedule != WavefrontSchedule::Persistent)
-    E.Definitions += launchKernel(Work);
+    E.Definitions += launchKernel(tileWork(*Body, false));
   if (Schedule != WavefrontSchedule::Launches)
-    E.Definitions += persistentKernel(Work);
+    E.Definitions += persistentKernel(tileWork(*Body, true));
   E.Definitions += host();
   E.Call = Nm.Host + "(" + arguments(false) + ");";
   return E;

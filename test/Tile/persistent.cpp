@@ -1,7 +1,8 @@
 // The persistent wavefront kernel (docs/tile.md): --wavefront=persistent
 // emits one launch whose blocks take tiles in wavefront order from an atomic
 // ticket, wait on their upper and left neighbours' flags (volatile loads,
-// then a fence) and publish their own (barrier, fence, flag); the ticket and
+// then a fence), load their windows through volatile loads (from L2, not an
+// SM's L1) and publish their own flag (barrier, fence, flag); the ticket and
 // the flags live in a scratch allocation zeroed per call. A reduction
 // combines each thread's value once, after the loop. --wavefront=launches
 // emits only one launch per anti-diagonal; the default (auto) emits both
@@ -69,6 +70,7 @@ void smithWaterman(const char *a, const char *b, int *H, int n, int m,
 // PERSIST-NEXT: const long long __cleave_i0 = __cleave_ilo + __cleave_bi * 16;
 // PERSIST-NEXT: const long long __cleave_j0 = __cleave_jlo + (__cleave_diag - __cleave_bi) * 32;
 // PERSIST: __shared__ int __cleave_H[17 * 34];
+// PERSIST: __cleave_H[__cleave_e] = *(const volatile int *)&H[(__cleave_i0 + __cleave_r + (-1)) * ((long long)m + 1) + (__cleave_j0 + __cleave_c + (-1))];
 // PERSIST: __cleave_acc_best = std::max(__cleave_acc_best, s);
 // PERSIST: H[(__cleave_i0 + __cleave_r + (0)) * ((long long)m + 1) + (__cleave_j0 + __cleave_c + (0))] =
 // PERSIST-NEXT: __cleave_H[(__cleave_r + 1) * 34 + (__cleave_c + 1)];
@@ -98,6 +100,7 @@ void smithWaterman(const char *a, const char *b, int *H, int n, int m,
 // PERSIST: for (int i = 1; i <= n; ++i)
 
 // LAUNCH: __global__ void __cleave_tile0_kernel(long long __cleave_diag,
+// LAUNCH: __cleave_H[__cleave_e] = H[(__cleave_i0 + __cleave_r + (-1)) * ((long long)m + 1) + (__cleave_j0 + __cleave_c + (-1))];
 // LAUNCH-NOT: __cleave_tile0_persistent
 // LAUNCH-NOT: __cleave_sched
 // LAUNCH-NOT: CLEAVE_TILE_WAVEFRONT
