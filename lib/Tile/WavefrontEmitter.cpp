@@ -565,7 +565,7 @@ std::string Emitter::diagonalLaunches() const {
 /// The persistent kernel's one launch: the ticket and the tiles' flags in
 /// a zeroed scratch allocation, as many blocks as the device holds at once
 /// (the occupancy API; correctness does not depend on it, see
-/// persistentKernel), at most one per tile.
+/// persistentKernel), at most twice the longest anti-diagonal.
 std::string Emitter::persistentLaunch() const {
   return llvm::formatv(
              "unsigned *__cleave_sched = nullptr;\n"
@@ -580,7 +580,7 @@ std::string Emitter::persistentLaunch() const {
              "if (__cleave_ok) {{\n"
              "  const long long __cleave_grid = "
              "__cleave_tile_resident((const void *){0}, {1}, "
-             "__cleave_ntiles);\n"
+             "__cleave_trows, __cleave_tcols);\n"
              "  {0}<<<(unsigned)__cleave_grid, {1}>>>(__cleave_sched, {2});\n"
              "  __cleave_ok = cudaGetLastError() == cudaSuccess;\n"
              "}\n"
@@ -742,10 +742,13 @@ __host__ __device__ inline void __cleave_tile_of(long long k, long long trows,
 }
 
 // The persistent kernel's grid: the blocks of `threads` threads that the
-// device holds at once (at least one), at most one per tile. Queries that
-// fail leave one block per SM or one block: fewer blocks only run slower.
+// device holds at once (at least one), and at most twice the longest
+// anti-diagonal of trows x tcols tiles: no more tiles than that are ever
+// ready at once, and blocks beyond it would only spin on flags. Queries
+// that fail leave one block per SM or one block: fewer blocks only run
+// slower.
 inline long long __cleave_tile_resident(const void *kernel, int threads,
-                                        long long tiles) {
+                                        long long trows, long long tcols) {
   int dev = 0, sms = 1, perSm = 1;
   if (cudaGetDevice(&dev) != cudaSuccess ||
       cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
@@ -757,7 +760,8 @@ inline long long __cleave_tile_resident(const void *kernel, int threads,
     perSm = 1;
   (void)cudaGetLastError();
   const long long grid = (long long)sms * perSm;
-  return grid < tiles ? grid : tiles;
+  const long long useful = 2 * (trows < tcols ? trows : tcols);
+  return grid < useful ? grid : useful;
 }
 
 // The ticket counts to tiles + grid in 32 bits.

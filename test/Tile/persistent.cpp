@@ -39,6 +39,8 @@ void smithWaterman(const char *a, const char *b, int *H, int n, int m,
 // PERSIST: __host__ __device__ inline void __cleave_tile_of(long long k, long long trows,
 // PERSIST: inline long long __cleave_tile_resident(const void *kernel, int threads,
 // PERSIST: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads,
+// PERSIST: const long long useful = 2 * (trows < tcols ? trows : tcols);
+// PERSIST-NEXT: return grid < useful ? grid : useful;
 // PERSIST: #define __CLEAVE_TILE_MAX_PERSISTENT_TILES (1ll << 30)
 // PERSIST-NOT: __cleave_tile0_kernel
 // PERSIST: __global__ void __cleave_tile0_persistent(unsigned *__cleave_sched, int n, int m, int *H, const char *a, const char *b, int *__cleave_red_best, int __cleave_init_best) {
@@ -93,7 +95,7 @@ void smithWaterman(const char *a, const char *b, int *H, int n, int m,
 // PERSIST-NEXT: cudaMalloc((void **)&__cleave_sched, (size_t)(1 + __cleave_ntiles) * sizeof(unsigned)) == cudaSuccess &&
 // PERSIST-NEXT: cudaMemset(__cleave_sched, 0, (size_t)(1 + __cleave_ntiles) * sizeof(unsigned)) == cudaSuccess;
 // PERSIST-NEXT: if (__cleave_ok) {
-// PERSIST-NEXT: const long long __cleave_grid = __cleave_tile_resident((const void *)__cleave_tile0_persistent, 16, __cleave_ntiles);
+// PERSIST-NEXT: const long long __cleave_grid = __cleave_tile_resident((const void *)__cleave_tile0_persistent, 16, __cleave_trows, __cleave_tcols);
 // PERSIST-NEXT: __cleave_tile0_persistent<<<(unsigned)__cleave_grid, 16>>>(__cleave_sched, n, m, (int *)(__cleave_H_dev
 // PERSIST: cudaFree(__cleave_sched);
 // PERSIST-NOT: <<<
