@@ -1113,6 +1113,28 @@ TEST_F(ApiDirect, StreamsKeepCudasImplicitAndEventOrderOnTheGpu) {
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }
 
+TEST_F(ApiDirect, KernelsAreLoadedBeforeTheirFirstLaunch) {
+  // The runtime resolves every registered kernel on the GPU in the
+  // background as it starts, so that a kernel's first launch does not pay
+  // for loading its code.
+  float *D = nullptr;
+  ASSERT_EQ(cudaMalloc(&D, 64), cudaSuccess); // starts the runtime
+  auto Asked = [&] {
+    std::vector<std::string> F = Gpu->functionsAsked();
+    return std::find_if(F.begin(), F.end(), [](const std::string &N) {
+             return N.find("vecadd") != std::string::npos;
+           }) != F.end() &&
+           std::find_if(F.begin(), F.end(), [](const std::string &N) {
+             return N.find("scale") != std::string::npos;
+           }) != F.end();
+  };
+  auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!Asked() && std::chrono::steady_clock::now() < Until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(Asked()) << "no launch yet, and vecadd and scale not loaded";
+  ASSERT_EQ(cudaFree(D), cudaSuccess);
+}
+
 TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
   // CLEAVE_LOG=time promises a `cleave time` line per launch, which only
   // the engine's launches write: with it, no launch goes direct.

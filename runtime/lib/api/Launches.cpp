@@ -109,8 +109,12 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   // them to pair them.
   if (Dev < 0 || RT.coScheduler() || !RT.idleFor(S))
     return false;
-  auto Start = logQueueTime() ? std::chrono::steady_clock::now()
-                               : std::chrono::steady_clock::time_point();
+  // CLEAVE_LOG=phases: the steps' ends (arguments, prepare, launch).
+  using Clock = std::chrono::steady_clock;
+  bool Timed = logQueueTime();
+  Clock::time_point T[4];
+  if (Timed)
+    T[0] = Clock::now();
   const BundleKernel &Info = *K->Info;
   for (const BundleIssue &Iss : Info.Issues)
     if (Iss.Kind == "loaded-pointer")
@@ -141,6 +145,8 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (P.mayWrite() && !Res.Buf->heldOnlyBy(Dev))
       Written.push_back(Res.Buf);
   }
+  if (Timed)
+    T[1] = Clock::now();
   FunctionHandle F = Info.Variables.empty() ? RT.cachedDirectFunction(K)
                                             : nullptr;
   if (!F) {
@@ -149,6 +155,8 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (Info.Variables.empty())
       RT.cacheDirectFunction(K, F);
   }
+  if (Timed)
+    T[2] = Clock::now();
   StreamHandle On = nullptr;
   if (!RT.directStream(S, On).ok())
     return false; // the engine's launch waits for what it must
@@ -158,6 +166,8 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   Out = D.launchKernel(F, Grid, Block, SharedBytes, On, A.Params.data());
   if (Out.ok())
     Out = Bufs.defer(Dev, {}, {}, On);
+  if (Timed)
+    T[3] = Clock::now();
 
   auto Slot = std::make_shared<PlanSlot>();
   Slot->S = S;
@@ -176,12 +186,16 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   if (logOptions().Plan)
     logLine(Plan.describe() +
             (Out.ok() ? std::string() : "  error: " + Out.toString()));
-  if (logQueueTime())
-    std::fprintf(stderr, "cleave phases %s: direct=%.1f us\n",
-                 Info.Name.c_str(),
-                 std::chrono::duration<double, std::micro>(
-                     std::chrono::steady_clock::now() - Start)
-                     .count());
+  if (Timed) {
+    auto Us = [](Clock::time_point A, Clock::time_point B) {
+      return std::chrono::duration<double, std::micro>(B - A).count();
+    };
+    std::fprintf(stderr,
+                 "cleave phases %s: direct=%.1f us (arguments=%.1f "
+                 "prepare=%.1f launch=%.1f)\n",
+                 Info.Name.c_str(), Us(T[0], Clock::now()), Us(T[0], T[1]),
+                 Us(T[1], T[2]), Us(T[2], T[3]));
+  }
   return true;
 }
 

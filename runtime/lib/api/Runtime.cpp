@@ -432,14 +432,17 @@ Result Runtime::get(Runtime *&Out) {
   }
   for (const RegisteredModule &M : G.Modules)
     RT->addModule(M.Desc, M.Symbols);
+  RT->startPreloading();
   if (!G.ExitHookInstalled) {
     // Work still queued when the program ends completes first, so no worker
     // runs while static objects are destroyed. The runtime itself is never
     // destroyed at exit: static destructors may still call cudaFree.
     G.ExitHookInstalled = true;
     std::atexit([] {
-      if (Runtime *RT = global().Current.load(std::memory_order_acquire))
+      if (Runtime *RT = global().Current.load(std::memory_order_acquire)) {
+        RT->stopPreparing();
         RT->drain();
+      }
     });
   }
   Out = RT.release();
@@ -588,9 +591,20 @@ Result Runtime::start() {
   return Result::success();
 }
 
-Runtime::~Runtime() {
+void Runtime::startPreloading() {
+  if (DirectDev >= 0 && !Preparing.joinable())
+    Preparing = std::thread(
+        [this] { Eng->preloadDirect(DirectDev, StopPreparing); });
+}
+
+void Runtime::stopPreparing() {
+  StopPreparing.store(true, std::memory_order_relaxed);
   if (Preparing.joinable())
     Preparing.join();
+}
+
+Runtime::~Runtime() {
+  stopPreparing();
   if (!Eng) // never started
     return;
   drain();
