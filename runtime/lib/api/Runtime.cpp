@@ -432,14 +432,17 @@ Result Runtime::get(Runtime *&Out) {
   }
   for (const RegisteredModule &M : G.Modules)
     RT->addModule(M.Desc, M.Symbols);
+  RT->startPreloading();
   if (!G.ExitHookInstalled) {
     // Work still queued when the program ends completes first, so no worker
     // runs while static objects are destroyed. The runtime itself is never
     // destroyed at exit: static destructors may still call cudaFree.
     G.ExitHookInstalled = true;
     std::atexit([] {
-      if (Runtime *RT = global().Current.load(std::memory_order_acquire))
+      if (Runtime *RT = global().Current.load(std::memory_order_acquire)) {
+        RT->stopPreparing();
         RT->drain();
+      }
     });
   }
   Out = RT.release();
@@ -592,9 +595,20 @@ Result Runtime::start() {
   return Result::success();
 }
 
-Runtime::~Runtime() {
+void Runtime::startPreloading() {
+  if (DirectDev >= 0 && !Preparing.joinable())
+    Preparing = std::thread(
+        [this] { Eng->preloadDirect(DirectDev, StopPreparing); });
+}
+
+void Runtime::stopPreparing() {
+  StopPreparing.store(true, std::memory_order_relaxed);
   if (Preparing.joinable())
     Preparing.join();
+}
+
+Runtime::~Runtime() {
+  stopPreparing();
   if (!Eng) // never started
     return;
   drain();
@@ -917,10 +931,14 @@ Result Runtime::directStream(const std::shared_ptr<Stream> &S,
                               After.push_back(Other->Gpu);
                           });
     }
-    for (StreamHandle G : After)
-      if (EventHandle E = Buffers->deferredTail(DirectDev, G))
+    for (StreamHandle G : After) {
+      EventHandle E = nullptr;
+      if (Result R = Buffers->deferredTail(DirectDev, G, E); !R.ok())
+        return R;
+      if (E)
         if (Result R = D.waitForEvent(Compute, D, E); !R.ok())
           return R;
+    }
     return Result::success();
   }
   {
@@ -942,9 +960,10 @@ Result Runtime::directStream(const std::shared_ptr<Stream> &S,
     }
     Out = S->Gpu;
   }
-  if (EventHandle E = Buffers->deferredTail(DirectDev, nullptr))
-    return D.waitForEvent(Out, D, E);
-  return Result::success();
+  EventHandle E = nullptr;
+  if (Result R = Buffers->deferredTail(DirectDev, nullptr, E); !R.ok())
+    return R;
+  return E ? D.waitForEvent(Out, D, E) : Result::success();
 }
 
 Result Runtime::gpuEvent(Event &E, EventHandle &Out) {

@@ -282,6 +282,12 @@ public:
   /// Whether the kernel named \p Name comes from a module registered with
   /// CLEAVE_MODULE_SINGLE_DEVICE.
   bool singleDeviceKernel(const std::string &Name);
+  /// With a direct device, starts resolving the registered kernels'
+  /// functions there in the background (Engine::preloadDirect).
+  void startPreloading();
+  /// Stops that and waits for it (at exit: no thread may be in the
+  /// driver while it shuts down).
+  void stopPreparing();
   /// Adds a module registered after the runtime started.
   void addModule(const cleave_module_desc &Module,
                  const std::map<std::string, void *> &Symbols);
@@ -415,8 +421,12 @@ private:
   std::unique_ptr<BufferManager> Buffers;
   std::unique_ptr<CpuExecutor> Exec;
   std::unique_ptr<Engine> Eng;
-  /// Engine::prepare() at start, off the program's thread.
+  /// Engine::prepare() at start (several devices), or
+  /// Engine::preloadDirect() once the registered modules are added (a
+  /// direct device), off the program's thread; StopPreparing ends the
+  /// latter early (at exit or reset).
   std::thread Preparing;
+  std::atomic<bool> StopPreparing{false};
   std::mutex EngineMutex;
   bool PolicyFromEnv = false;
   Location DirectDev = -1;

@@ -126,6 +126,32 @@ void Engine::prepare() {
     (void)I->Model.planner(Bufs);
 }
 
+void Engine::preloadDirect(Location Device, const std::atomic<bool> &Stop) {
+  for (size_t P = 0;; ++P) {
+    for (size_t K = 0;; ++K) {
+      if (Stop.load(std::memory_order_relaxed))
+        return;
+      std::lock_guard<std::mutex> Lock(I->Mutex);
+      if (P >= I->Programs.size())
+        return;
+      Program &Prog = *I->Programs[P];
+      if (K >= Prog.B.Kernels.size())
+        break;
+      const BundleKernel &Info = Prog.B.Kernels[K];
+      FunctionHandle F = nullptr;
+      // A failure is the first launch's to report. Variables get their
+      // addresses only: copying one here could race with a kernel that
+      // reads it.
+      (void)gpuFunction(Bufs, Prog, Device,
+                        Info.variant(VariantKind::Original).Entry, F);
+      for (const BundleVariableUse &U : Info.Variables) {
+        DeviceAddr A = 0;
+        (void)gpuGlobal(Bufs, Prog, Device, U.Variable, A);
+      }
+    }
+  }
+}
+
 void Engine::setMinSplitMs(double Ms) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   I->Model.planner(Bufs).setMinSplitMs(Ms);
