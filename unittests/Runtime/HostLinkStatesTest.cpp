@@ -377,3 +377,49 @@ TEST(HostLinkStatesTest, FourH200Profile) {
   EXPECT_GE(S.Seconds, G.seconds(16, 8) - 1e-12);
   EXPECT_LE(S.Seconds, G.seconds(16, 8) * 1.02);
 }
+
+TEST(HostLinkStatesTest, EightGpusFromTheirClasses) {
+  // A host link of 250 GB/s each way shared evenly, 55 GB/s per GPU and
+  // direction at most, 45 when a GPU does both: one state per class, as
+  // the calibrator measures with 8 GPUs.
+  StateTable T(8);
+  for (unsigned SR = 0; SR <= 8; ++SR)
+    for (unsigned S = 0; SR + S <= 8; ++S)
+      for (unsigned R = 0; SR + S + R <= 8; ++R) {
+        if (SR + S + R == 0)
+          continue;
+        SystemState State;
+        State.insert(State.end(), SR, Link::SR);
+        State.insert(State.end(), S, Link::S);
+        State.insert(State.end(), R, Link::R);
+        State.resize(8, Link::N);
+        double Senders = SR + S, Receivers = SR + R;
+        std::vector<Rates> Per(8);
+        for (size_t I = 0; I < 8; ++I) {
+          double Own = State[I] == Link::SR ? 45 : 55;
+          if (State[I] == Link::S || State[I] == Link::SR)
+            Per[I].Send = std::min(Own, 250 / Senders);
+          if (State[I] == Link::R || State[I] == Link::SR)
+            Per[I].Receive = std::min(Own, 250 / Receivers);
+        }
+        T.add(State, Per);
+      }
+  EXPECT_EQ(T.measured().size(), 164u);
+  EXPECT_TRUE(T.missingClasses().empty());
+  std::vector<MeasuredState> All = T.allStates();
+  ASSERT_EQ(All.size(), 65535u);
+  SymmetricLinks G = symmetricLinks(statePoints(T));
+  // All eight sending: 250 GB/s; both ways at once, 250 + 250.
+  EXPECT_NEAR(G.seconds(250, 0), 1, 1e-12);
+  EXPECT_NEAR(G.seconds(250, 250), 1, 1e-12);
+  // Equal per-GPU demands: the 16-row LP over 65,535 states is G.
+  Schedule S = optimalSchedule(All, std::vector<double>(8, 10),
+                               std::vector<double>(8, 5));
+  ASSERT_TRUE(S.Feasible);
+  EXPECT_NEAR(S.Seconds, G.seconds(80, 40), 1e-9);
+  // One GPU's demand alone: its own link, 55 GB/s.
+  std::vector<double> One(8, 0);
+  One[5] = 11;
+  S = optimalSchedule(All, One, std::vector<double>(8, 0));
+  EXPECT_NEAR(S.Seconds, 0.2, 1e-9);
+}

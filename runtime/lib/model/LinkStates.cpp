@@ -84,53 +84,73 @@ void StateTable::add(const SystemState &S, const std::vector<Rates> &PerGpu) {
   Measured.push_back({S, PerGpu});
 }
 
+namespace {
+
+/// The rates of \p S from the measured members of its class: the k-th GPU
+/// of S in link L takes the mean of the members' k-th GPUs in L.
+bool fromMembers(const SystemState &S,
+                 const std::vector<const MeasuredState *> &Members,
+                 std::vector<Rates> &Out) {
+  if (Members.empty())
+    return false;
+  size_t N = S.size();
+  Out.assign(N, Rates());
+  for (const MeasuredState *M : Members) {
+    std::vector<size_t> Of[4];
+    for (size_t I = 0; I < N; ++I)
+      Of[size_t(M->State[I])].push_back(I);
+    size_t Next[4] = {0, 0, 0, 0};
+    for (size_t I = 0; I < N; ++I) {
+      size_t L = size_t(S[I]);
+      const Rates &R = M->PerGpu[Of[L][Next[L]++]];
+      Out[I].Send += R.Send / double(Members.size());
+      Out[I].Receive += R.Receive / double(Members.size());
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 bool StateTable::rates(const SystemState &S, std::vector<Rates> &Out) const {
   if (S.size() != NumGpus)
     return false;
-  for (const MeasuredState &M : Measured)
+  std::vector<const MeasuredState *> Members;
+  SystemState Class = classOf(S);
+  for (const MeasuredState &M : Measured) {
     if (M.State == S) {
       Out = M.PerGpu;
       return true;
     }
-  // The k-th GPU of S in link L takes the k-th GPU in L of each member.
-  SystemState Class = classOf(S);
-  Out.assign(NumGpus, Rates());
-  unsigned Members = 0;
-  for (const MeasuredState &M : Measured) {
-    if (classOf(M.State) != Class)
-      continue;
-    ++Members;
-    std::map<Link, std::vector<size_t>> Of;
-    for (size_t I = 0; I < NumGpus; ++I)
-      Of[M.State[I]].push_back(I);
-    std::map<Link, size_t> Next;
-    for (size_t I = 0; I < NumGpus; ++I) {
-      const Rates &R = M.PerGpu[Of[S[I]][Next[S[I]]++]];
-      Out[I].Send += R.Send;
-      Out[I].Receive += R.Receive;
-    }
+    if (classOf(M.State) == Class)
+      Members.push_back(&M);
   }
-  if (!Members)
-    return false;
-  for (Rates &R : Out) {
-    R.Send /= Members;
-    R.Receive /= Members;
-  }
-  return true;
+  return fromMembers(S, Members, Out);
 }
 
 std::vector<MeasuredState> StateTable::allStates() const {
   std::vector<MeasuredState> Out;
   if (!NumGpus || NumGpus > 12)
     return Out;
+  // Each class's members, found once (8 GPUs have 65,535 states).
+  std::map<SystemState, std::vector<const MeasuredState *>> Members;
+  std::map<SystemState, const MeasuredState *> Exact;
+  for (const MeasuredState &M : Measured) {
+    Members[classOf(M.State)].push_back(&M);
+    Exact[M.State] = &M;
+  }
   uint64_t Count = uint64_t(1) << (2 * NumGpus);
   for (uint64_t Code = 1; Code < Count; ++Code) {
     SystemState S(NumGpus);
     for (unsigned I = 0; I < NumGpus; ++I)
       S[I] = Link((Code >> (2 * I)) & 3);
     MeasuredState M{S, {}};
-    if (rates(S, M.PerGpu))
-      Out.push_back(std::move(M));
+    if (auto It = Exact.find(S); It != Exact.end())
+      M.PerGpu = It->second->PerGpu;
+    else if (auto C = Members.find(classOf(S));
+             C == Members.end() || !fromMembers(S, C->second, M.PerGpu))
+      continue;
+    Out.push_back(std::move(M));
   }
   return Out;
 }
