@@ -69,34 +69,40 @@ StateTable dualM2090() {
 /// Table A.4, per GPU; its row SR/S/R/N prints the total send 0.71 for
 /// 4.6 + 6.11 = 10.71.
 StateTable fourM2090() {
-  return table(
-      4, {"S/N/N/N: 6.14,0", "R/N/N/N: 0,4.98", "SR/N/N/N: 4.55,3.86",
-          "S/S/N/N: 6.11,0 6.11,0", "S/R/N/N: 6.12,0 0,4.96",
-          "R/R/N/N: 0,4.84 0,4.84", "SR/S/N/N: 4.61,4.17 6.05,0",
-          "SR/R/N/N: 4.39,3.97 0,4.8", "SR/SR/N/N: 4.4,3.83 4.4,3.83",
-          "S/S/S/N: 6.1,0 6.1,0 6.1,0", "S/S/R/N: 6.09,0 6.09,0 0,5.22",
-          "S/R/R/N: 6.12,0 0,4.74 0,4.74", "R/R/R/N: 0,4.77 0,4.77 0,4.77",
-          "SR/S/S/N: 4.66,4.12 6.06,0 6.06,0",
-          "SR/S/R/N: 4.6,4.19 6.11,0 0,4.86",
-          "SR/R/R/N: 4.56,4.17 0,4.34 0,4.34",
-          "SR/SR/S/N: 3.98,4.14 3.98,4.14 6.1,0",
-          "SR/SR/R/N: 4.42,4.2 4.42,4.2 0,4.12",
-          "SR/SR/SR/N: 4.49,3.89 4.49,3.89 4.49,3.89",
-          "S/S/S/S: 6.08,0 6.08,0 6.08,0 6.08,0",
-          "S/S/S/R: 6.07,0 6.07,0 6.07,0 0,4.76",
-          "S/S/R/R: 6.04,0 6.04,0 0,4.85 0,4.85",
-          "S/R/R/R: 6.08,0 0,4.54 0,4.54 0,4.54",
-          "R/R/R/R: 0,4.42 0,4.42 0,4.42 0,4.42",
-          "SR/S/S/S: 4.51,3.97 5.99,0 5.99,0 5.99,0",
-          "SR/S/S/R: 4.15,3.96 6.08,0 6.08,0 0,4.39",
-          "SR/S/R/R: 4.34,3.95 6.1,0 0,4.31 0,4.31",
-          "SR/R/R/R: 4.34,4.15 0,4.39 0,4.39 0,4.39",
-          "SR/SR/S/S: 4.08,4.03 4.08,4.03 6.03,0 6.03,0",
-          "SR/SR/S/R: 4.15,4.28 4.15,4.28 6.09,0 0,4.85",
-          "SR/SR/R/R: 4.18,4.08 4.18,4.08 0,4.22 0,4.22",
-          "SR/SR/SR/S: 4.04,3.58 4.04,3.58 4.04,3.58 5.79,0",
-          "SR/SR/SR/R: 3.92,3.83 3.92,3.83 3.92,3.83 0,4.03",
-          "SR/SR/SR/SR: 3.9,3.81 3.9,3.81 3.9,3.81 3.9,3.81"});
+  return table(4, {"S/N/N/N: 6.14,0",
+                   "R/N/N/N: 0,4.98",
+                   "SR/N/N/N: 4.55,3.86",
+                   "S/S/N/N: 6.11,0 6.11,0",
+                   "S/R/N/N: 6.12,0 0,4.96",
+                   "R/R/N/N: 0,4.84 0,4.84",
+                   "SR/S/N/N: 4.61,4.17 6.05,0",
+                   "SR/R/N/N: 4.39,3.97 0,4.8",
+                   "SR/SR/N/N: 4.4,3.83 4.4,3.83",
+                   "S/S/S/N: 6.1,0 6.1,0 6.1,0",
+                   "S/S/R/N: 6.09,0 6.09,0 0,5.22",
+                   "S/R/R/N: 6.12,0 0,4.74 0,4.74",
+                   "R/R/R/N: 0,4.77 0,4.77 0,4.77",
+                   "SR/S/S/N: 4.66,4.12 6.06,0 6.06,0",
+                   "SR/S/R/N: 4.6,4.19 6.11,0 0,4.86",
+                   "SR/R/R/N: 4.56,4.17 0,4.34 0,4.34",
+                   "SR/SR/S/N: 3.98,4.14 3.98,4.14 6.1,0",
+                   "SR/SR/R/N: 4.42,4.2 4.42,4.2 0,4.12",
+                   "SR/SR/SR/N: 4.49,3.89 4.49,3.89 4.49,3.89",
+                   "S/S/S/S: 6.08,0 6.08,0 6.08,0 6.08,0",
+                   "S/S/S/R: 6.07,0 6.07,0 6.07,0 0,4.76",
+                   "S/S/R/R: 6.04,0 6.04,0 0,4.85 0,4.85",
+                   "S/R/R/R: 6.08,0 0,4.54 0,4.54 0,4.54",
+                   "R/R/R/R: 0,4.42 0,4.42 0,4.42 0,4.42",
+                   "SR/S/S/S: 4.51,3.97 5.99,0 5.99,0 5.99,0",
+                   "SR/S/S/R: 4.15,3.96 6.08,0 6.08,0 0,4.39",
+                   "SR/S/R/R: 4.34,3.95 6.1,0 0,4.31 0,4.31",
+                   "SR/R/R/R: 4.34,4.15 0,4.39 0,4.39 0,4.39",
+                   "SR/SR/S/S: 4.08,4.03 4.08,4.03 6.03,0 6.03,0",
+                   "SR/SR/S/R: 4.15,4.28 4.15,4.28 6.09,0 0,4.85",
+                   "SR/SR/R/R: 4.18,4.08 4.18,4.08 0,4.22 0,4.22",
+                   "SR/SR/SR/S: 4.04,3.58 4.04,3.58 4.04,3.58 5.79,0",
+                   "SR/SR/SR/R: 3.92,3.83 3.92,3.83 3.92,3.83 0,4.03",
+                   "SR/SR/SR/SR: 3.9,3.81 3.9,3.81 3.9,3.81 3.9,3.81"});
 }
 
 /// A state's permutation class: its links sorted ("S/S/SR/SR").
@@ -199,8 +205,7 @@ TEST(HostLinkStatesTest, DualC2070Oracle) {
 
 TEST(HostLinkStatesTest, DualM2090Oracle) {
   SymmetricLinks G = symmetricLinks(statePoints(dualM2090()));
-  EXPECT_EQ(vertexClasses(G),
-            classes({"S/S", "SR/S", "SR/SR", "SR/R", "R/R"}));
+  EXPECT_EQ(vertexClasses(G), classes({"S/S", "SR/S", "SR/SR", "SR/R", "R/R"}));
   ASSERT_EQ(G.pieces().size(), 4u);
   expectPiece(G.pieces()[0], 0.0821, 0.0360, 0.4212);
   expectPiece(G.pieces()[1], 0.0795, 0.0423, 0.9903);
@@ -255,8 +260,8 @@ TEST(HostLinkStatesTest, GIsTheTotalsLinearProgram) {
     for (int I = 0; I < 200; ++I) {
       double Xs = I % 7 ? U(Rng) : 0, Xr = I % 5 ? U(Rng) : 0;
       double Want = luo::optimalTransferTime(Ls, Xs, Xr);
-      EXPECT_NEAR(G.seconds(Xs, Xr), Want, 1e-9 * (1 + Want)) << Xs << " "
-                                                              << Xr;
+      EXPECT_NEAR(G.seconds(Xs, Xr), Want, 1e-9 * (1 + Want))
+          << Xs << " " << Xr;
     }
   }
 }
@@ -274,8 +279,8 @@ TEST(HostLinkStatesTest, UnequalDemandsSolvedDirectly) {
   // other, is H() of (4.35) with its alone rates (SR/N 3.03 / 3.16).
   S = optimalSchedule(All, {1, 0}, {1, 0});
   ASSERT_TRUE(S.Feasible);
-  EXPECT_NEAR(S.Seconds,
-              luo::bidirectionalTime(1, 1, 5.2, 4.5, 3.03, 3.16), 1e-9);
+  EXPECT_NEAR(S.Seconds, luo::bidirectionalTime(1, 1, 5.2, 4.5, 3.03, 3.16),
+              1e-9);
   // Unequal: GPU 1 only receives while GPU 0 only sends; the schedule's
   // states move at least the demands.
   S = optimalSchedule(All, {2, 0}, {0, 1});

@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "cleave/rt/DeviceProfile.h"
 #include "cleave/rt/MultiGpuTpsm.h"
+#include "cleave/rt/DeviceProfile.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 //===- SmallLpTest.cpp - The planner's dense simplex ----------------------===//
 
-#include "cleave/rt/LuoModel.h"
 #include "cleave/rt/SmallLp.h"
+#include "cleave/rt/LuoModel.h"
 
 #include <gtest/gtest.h>
 
@@ -27,18 +27,19 @@ TEST(SmallLpTest, TwoCoveringRows) {
 
 TEST(SmallLpTest, EqualityLessEqualAndNegativeRhs) {
   // min -x - 2y, x + y = 3, y <= 2, -x <= -0.5: x = 1, y = 2.
-  Solution S = minimize({{-1, -2},
-                         {row({1, 1}, Sense::Equal, 3),
-                          row({0, 1}, Sense::LessEqual, 2),
-                          row({-1, 0}, Sense::LessEqual, -0.5)}});
+  Solution S =
+      minimize({{-1, -2},
+                {row({1, 1}, Sense::Equal, 3), row({0, 1}, Sense::LessEqual, 2),
+                 row({-1, 0}, Sense::LessEqual, -0.5)}});
   ASSERT_EQ(S.St, Status::Optimal);
   EXPECT_NEAR(S.Objective, -5, 1e-12);
   EXPECT_NEAR(S.X[0], 1, 1e-12);
 }
 
 TEST(SmallLpTest, InfeasibleAndUnbounded) {
-  EXPECT_EQ(minimize({{1}, {row({1}, Sense::LessEqual, 1),
-                            row({1}, Sense::GreaterEqual, 2)}})
+  EXPECT_EQ(minimize({{1},
+                      {row({1}, Sense::LessEqual, 1),
+                       row({1}, Sense::GreaterEqual, 2)}})
                 .St,
             Status::Infeasible);
   EXPECT_EQ(minimize({{-1, 0}, {row({0, 1}, Sense::LessEqual, 1)}}).St,

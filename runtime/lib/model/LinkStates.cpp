@@ -248,8 +248,7 @@ SymmetricLinks symmetricLinks(const std::vector<Point> &States) {
   const Point Start = Pts.front();
   const Point End = *std::max_element(
       Pts.begin(), Pts.end(), [](const Point &A, const Point &B) {
-        return A.Receive != B.Receive ? A.Receive < B.Receive
-                                      : A.Send < B.Send;
+        return A.Receive != B.Receive ? A.Receive < B.Receive : A.Send < B.Send;
       });
   std::vector<Point> &H = L.Hull;
   H.push_back(Start);
@@ -278,10 +277,12 @@ SymmetricLinks symmetricLinks(const std::vector<Point> &States) {
   if (H[Last].Receive > 0 && H[Last].Send > 0)
     Add(ratioOf(H[Last]), HUGE_VAL, {0, 1 / H[Last].Receive}, Last, Last);
   if (L.Pieces.empty()) // one vertex on an axis moving one direction only
-    L.Pieces.push_back(Piece{0, HUGE_VAL,
+    L.Pieces.push_back(Piece{0,
+                             HUGE_VAL,
                              {H[0].Send > 0 ? 1 / H[0].Send : 0,
                               H[0].Receive > 0 ? 1 / H[0].Receive : 0},
-                             0, 0});
+                             0,
+                             0});
   return L;
 }
 

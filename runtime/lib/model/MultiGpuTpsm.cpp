@@ -121,9 +121,8 @@ MultiPlan planSymmetric(const Workload &W, const GpuGroup &G,
   return M;
 }
 
-MultiPlan planHostMode(const DeviceProfile &P,
-                       const std::vector<int> &Ordinals, const Workload &W,
-                       const Options &O) {
+MultiPlan planHostMode(const DeviceProfile &P, const std::vector<int> &Ordinals,
+                       const Workload &W, const Options &O) {
   return planSymmetric(W, symmetricGroup(P, Ordinals), O);
 }
 
@@ -162,8 +161,7 @@ std::vector<uint64_t> wholeBlocks(const std::vector<double> &Frac,
 /// The kernel and transfer seconds of a whole-block split.
 void timeSplit(const std::vector<Worker> &Workers, double SendGB,
                double ReceiveGB,
-               const std::vector<links::MeasuredState> &States,
-               LayerSplit &S) {
+               const std::vector<links::MeasuredState> &States, LayerSplit &S) {
   S.KernelSeconds = 0;
   size_t Gpus = States.empty() ? 0 : States.front().PerGpu.size();
   std::vector<double> Xs(Gpus, 0), Xr(Gpus, 0);

@@ -75,9 +75,8 @@ MultiPlan planSymmetric(const Workload &W, const GpuGroup &G,
                         const Options &O = {});
 
 /// The query for a host-mode launch over the GPUs \p Ordinals of \p P.
-MultiPlan planHostMode(const DeviceProfile &P,
-                       const std::vector<int> &Ordinals, const Workload &W,
-                       const Options &O = {});
+MultiPlan planHostMode(const DeviceProfile &P, const std::vector<int> &Ordinals,
+                       const Workload &W, const Options &O = {});
 
 // Two-layer partitioning (§3.5). -------------------------------------------
 
