@@ -373,13 +373,22 @@ void runBound(Bench &B) {
   }
   bool Ok = verdict(B, B.Check());
   double Bound = std::max(median(S), std::max(median(K), median(R)));
+  // The bytes each way: bench/linkstates computes the link bound of
+  // several GPUs from them.
+  double SendBytes = 0, ReceiveBytes = 0;
+  for (auto &X : B.In)
+    SendBytes += double(X->Bytes);
+  for (auto &X : B.Out)
+    ReceiveBytes += double(X->Bytes);
   std::printf("{\"kernel\": \"%s\", \"label\": \"%s\", \"sizes\": \"%s\", "
               "\"ok\": %s, \"send_ms\": %s, \"kernel_ms\": %s, "
               "\"receive_ms\": %s, \"bound_ms\": %.3f, \"blocks\": %ld, "
-              "\"wave_blocks\": %ld}\n",
+              "\"wave_blocks\": %ld, \"send_bytes\": %.0f, "
+              "\"receive_bytes\": %.0f}\n",
               B.Name.c_str(), Opt.Label.c_str(), B.Sizes.c_str(),
               Ok ? "true" : "false", list(S).c_str(), list(K).c_str(),
-              list(R).c_str(), Bound, B.Blocks, waveBlocks(B.Threads));
+              list(R).c_str(), Bound, B.Blocks, waveBlocks(B.Threads),
+              SendBytes, ReceiveBytes);
   std::fflush(stdout);
 }
 

@@ -67,7 +67,7 @@ std::vector<SystemState> statesToMeasure(unsigned NumGpus, bool Quick) {
   }
   if (Quick || NumGpus < 3)
     return Out;
-  if (NumGpus <= 4) {
+  if (NumGpus <= MaxClassGpus) {
     // One representative per permutation class: counts of SR, S, R and N
     // GPUs, laid out in that order over GPUs 0..n-1 (Table A.4's rows).
     for (unsigned NSR = 0; NSR <= NumGpus; ++NSR)

@@ -10,10 +10,13 @@
 //   * all GPUs in S, all in R, all in SR;
 //   * with exactly 2 GPUs, every combination (15 non-idle states, ordered:
 //     the two links need not be symmetric);
-//   * in the full (non-quick) mode with 3 or 4 GPUs, one representative of
+//   * in the full (non-quick) mode with 3 to 8 GPUs, one representative of
 //     each class of states equal up to a permutation of the GPUs (34 for 4
-//     GPUs, Table A.4); with more GPUs, the k-GPU scaling of S, R and SR
-//     (GPUs 0..k-1 busy) instead, since 4^8 states cannot all be measured.
+//     GPUs, Table A.4; 164 for 8, where 4^8 states could not all be
+//     measured), its SR GPUs first, then S, then R, then the idle ones: the
+//     runtime's planner (cleave/rt/LinkStates.h) fills every other state of
+//     the class from it; with more GPUs, the k-GPU scaling of S, R and SR
+//     (GPUs 0..k-1 busy) instead.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_CALIBRATE_LINKSTATES_H
@@ -26,6 +29,9 @@ namespace cleave {
 namespace calibrate {
 
 enum class LinkState { N, S, R, SR };
+
+/// The most GPUs whose permutation classes the full mode measures.
+constexpr unsigned MaxClassGpus = 8;
 
 /// "N", "S", "R", "SR".
 const char *linkStateName(LinkState S);

@@ -66,9 +66,25 @@ TEST(LinkStatesTest, FourGpus) {
   EXPECT_TRUE(has(Full, "SR/S/R/N"));
 }
 
-TEST(LinkStatesTest, EightGpusScaleInsteadOfEnumerating) {
+TEST(LinkStatesTest, EightGpusOneStatePerClass) {
+  auto Quick = statesToMeasure(8, true);
+  EXPECT_EQ(Quick.size(), 8u * 3u + 3u);
   auto V = statesToMeasure(8, false);
   EXPECT_TRUE(has(V, "S/S/S/N/N/N/N/N"));
   EXPECT_TRUE(has(V, "SR/SR/SR/SR/SR/SR/SR/SR"));
+  EXPECT_TRUE(has(V, "SR/SR/S/S/R/N/N/N"));
+  std::set<std::string> Classes;
+  for (auto &S : V)
+    Classes.insert(canonical(S));
+  // 165 multisets of 8 states out of {N, S, R, SR}, less all idle.
+  EXPECT_EQ(Classes.size(), 164u);
+  // The alone states of GPUs 1..7 are their classes' second members.
+  EXPECT_EQ(V.size(), 164u + 7u * 3u);
+}
+
+TEST(LinkStatesTest, MoreGpusScaleInsteadOfEnumerating) {
+  auto V = statesToMeasure(9, false);
+  EXPECT_TRUE(has(V, "S/S/S/N/N/N/N/N/N"));
+  EXPECT_TRUE(has(V, "SR/SR/SR/SR/SR/SR/SR/SR/SR"));
   EXPECT_LT(V.size(), 64u);
 }

@@ -202,6 +202,36 @@ void readBothWaysAlone(NumberReader &Num, const nlohmann::json &State,
     }
 }
 
+/// A "host_links.states" entry as the planner's table row; false when it
+/// is not one (an error entry, a GPU without a state). \p Where names \p S
+/// in messages.
+bool readLinkState(NumberReader &Num, const nlohmann::json &S,
+                   const std::string &Where, HostLinkState &Out) {
+  const nlohmann::json *N = field(S, "name");
+  const nlohmann::json *PerGpu = field(S, "gpus");
+  if (field(S, "error") || !N || !N->is_string() || !PerGpu ||
+      !PerGpu->is_array() || PerGpu->empty())
+    return false;
+  Out.Name = N->get<std::string>();
+  for (size_t I = 0; I < PerGpu->size(); ++I) {
+    const nlohmann::json &E = (*PerGpu)[I];
+    std::string At = Where + ".gpus[" + std::to_string(I) + "]";
+    const nlohmann::json *St = field(E, "state");
+    if (!St || !St->is_string())
+      return false;
+    Out.Gpus.push_back(int(Num.get(&E, "gpu", At)));
+    Out.States.push_back(St->get<std::string>());
+    // A direction the GPU does not use is null.
+    auto Rate = [&](const char *Key) {
+      const nlohmann::json *V = field(E, Key);
+      return V && !V->is_null() ? Num.get(&E, Key, At) : 0.0;
+    };
+    Out.SendGBps.push_back(Rate("send_gbps"));
+    Out.ReceiveGBps.push_back(Rate("receive_gbps"));
+  }
+  return true;
+}
+
 } // namespace
 
 Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
@@ -301,6 +331,8 @@ Result parseDeviceProfile(std::string_view Text, DeviceProfile &Out) {
         else if (N->get<std::string>() == AllR)
           P.AggregateD2HGBps = Num.get(&S, "total_receive_gbps", At);
         readBothWaysAlone(Num, S, At, P.Gpus);
+        if (HostLinkState L; readLinkState(Num, S, At, L))
+          P.LinkStates.push_back(std::move(L));
       }
     }
     if (const nlohmann::json *Peer = field(*Links, "peer");

@@ -11,8 +11,6 @@
 
 #include "cleave/rt/Tpsm.h"
 
-#include "cleave/rt/LuoModel.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -260,14 +258,15 @@ std::vector<Step> transferReceiveHeavy(const Sizing &Z, Plan &P) {
 }
 
 /// DB+GH: m equal chunks, m of (4.53) (the neighbouring whole number
-/// predicted faster).
+/// predicted faster); over symmetric GPUs (4.127), G() in place of H(),
+/// which transferTime() is then.
 std::vector<Step> transferGeneralHeavy(const Sizing &Z, Plan &P) {
   double Ds = Z.W.Send.total(Z.N), Dr = Z.W.Receive.total(Z.N);
-  P.EqualChunks =
-      Z.L.StepSync > 0
-          ? luo::optimalChunkCount(Ds, Dr, Z.L.SendAlone, Z.L.ReceiveAlone,
-                                   Z.L.SendBoth, Z.L.ReceiveBoth, Z.L.StepSync)
-          : double(Z.N) / double(Z.G.Min);
+  double Gain = transferTime(Ds, 0, Z.L) + transferTime(0, Dr, Z.L) -
+                transferTime(Ds, Dr, Z.L);
+  P.EqualChunks = Z.L.StepSync > 0
+                      ? std::sqrt(2 * std::max(Gain, 0.0) / Z.L.StepSync)
+                      : double(Z.N) / double(Z.G.Min);
   std::vector<Step> Best;
   double BestTime = HUGE_VAL;
   for (double M : {std::floor(P.EqualChunks), std::ceil(P.EqualChunks)}) {

@@ -19,6 +19,8 @@ namespace rt {
 namespace tpsm {
 
 double transferTime(double Xs, double Xr, const LinkRates &L) {
+  if (L.Transfer)
+    return L.Transfer(std::max(Xs, 0.0), std::max(Xr, 0.0));
   if (Xr <= 0)
     return Xs > 0 ? Xs / L.SendAlone : 0;
   if (Xs <= 0)

@@ -81,6 +81,18 @@ struct GpuProfile {
   std::string ModelMissing;
 };
 
+/// One measured host-link state ("host_links.states" entry, digest 000
+/// §3.4): per GPU of the profile, in the entry's order, its CUDA ordinal,
+/// its state ("N", "S", "R" or "SR") and the GB/s it sent and received
+/// while all of them were in their states at once (0 for a direction it
+/// does not use).
+struct HostLinkState {
+  std::string Name;
+  std::vector<int> Gpus;
+  std::vector<std::string> States;
+  std::vector<double> SendGBps, ReceiveGBps;
+};
+
 struct CpuProfile {
   unsigned Threads = 0;
   /// Triad bandwidth (A = B + s C) with every thread / with one, GB/s.
@@ -103,6 +115,10 @@ struct DeviceProfile {
   /// Host-link bandwidth with every GPU sending (receiving) at once, GB/s;
   /// 0 when the profile does not have that state.
   double AggregateH2DGBps = 0, AggregateD2HGBps = 0;
+  /// Every host-link state the profile measured without error (pinned
+  /// memory), in its order: the multi-GPU transfer planner's table
+  /// (LinkStates.h).
+  std::vector<HostLinkState> LinkStates;
   /// The fields whose value has the wrong JSON type, read as missing
   /// ("gpus[0].sm_count is a string, not a number"); whoever loads the
   /// profile reports them with its file.

@@ -58,6 +58,11 @@ struct LinkRates {
   double SendLatency = 0, ReceiveLatency = 0;
   /// t_str: one step's synchronization of the three streams (seconds).
   double StepSync = 0;
+  /// Seconds for this GPU to send \p Xs and receive \p Xr bytes in one
+  /// step. Empty for one GPU alone: H() of (4.35) from the rates above.
+  /// Set for a GPU among n symmetric ones that step together (digest 000
+  /// §3.4, MultiGpuTpsm.h): G(n Xs, n Xr) of the host-link states, (4.104).
+  std::function<double(double Xs, double Xr)> Transfer;
   /// What the device profile lacks ("pageable S_SR", ...); the model
   /// refuses to pipeline, naming it, when this is not empty.
   std::string Missing;
@@ -172,7 +177,7 @@ struct Step {
 std::string checkSteps(const std::vector<Step> &Steps, uint64_t Blocks);
 
 /// H() of (4.35): seconds to send \p Xs and receive \p Xr bytes at once
-/// (one direction alone moves at its own rate).
+/// (one direction alone moves at its own rate), or L.Transfer when set.
 double transferTime(double Xs, double Xr, const LinkRates &L);
 
 /// Send everything, run every block in one launch, receive everything, one
