@@ -204,6 +204,9 @@ struct ModelState {
     FunctionHandle Max = nullptr, Hist = nullptr, Scan = nullptr,
                    Scatter = nullptr, Stats = nullptr;
     std::string Why;
+    /// How long loading them took (the plan says so once).
+    double LoadMs = -1;
+    bool LoadReported = false;
     /// Counts, the permutation, the first pass's output, the per-tile
     /// histograms, and the sums and largest count.
     DeviceAddr Counts = 0, Perm = 0, Tmp = 0, Histograms = 0, Aux = 0;

@@ -28,6 +28,9 @@
 #ifdef CLEAVE_RT_HAVE_SORT_PTX
 #include "ReorganizeSortPtx.inc" // ReorganizeSortPtx: ReorganizeSort.cu
 #endif
+#ifdef CLEAVE_RT_HAVE_SORT_CUBIN
+#include "ReorganizeSortCubin.inc" // ReorganizeSortCubin90: for sm_90
+#endif
 
 namespace cleave {
 namespace rt {
@@ -122,10 +125,27 @@ ReorganizeHistory &historyFor(ModelState &Model, BufferManager &Bufs,
   return H;
 }
 
+/// What loading the sort's kernels on \p Dev costs before its first step
+/// (0 once tried, or on a CPU device): the runtime's cubin where there is
+/// one for the GPU (and on a GPU that compiles nothing, compute capability
+/// 0: the null GPU), else a JIT compilation of their PTX.
+double sortLoadMs(ModelState &Model, BufferManager &Bufs, Location Dev) {
+  Device &D = Bufs.device(Dev);
+  auto It = Model.Sorts.find(Dev);
+  if (D.kind() != DeviceKind::Cuda ||
+      (It != Model.Sorts.end() && It->second.Tried))
+    return 0;
+  const DeviceProperties &P = D.properties();
+  bool Cubin = P.ComputeCapabilityMajor == 0;
+#ifdef CLEAVE_RT_HAVE_SORT_CUBIN
+  Cubin |= P.ComputeCapabilityMajor == 9 && P.ComputeCapabilityMinor == 0;
+#endif
+  return Cubin ? ReorganizeSortLoadMs : ReorganizeSortJitMs;
+}
+
 /// The model's budget now (ReorganizeBudget); the first call starts the
-/// clock. \p SortLoaded: the sort's kernels are loaded on the GPU (or
-/// none are needed).
-ReorganizeBudget reorganizeBudget(ModelState &Model, bool SortLoaded) {
+/// clock. \p LoadMs: what loading the sort's kernels costs first.
+ReorganizeBudget reorganizeBudget(ModelState &Model, double LoadMs) {
   auto Now = Clock::now();
   if (!Model.ReorganizeStarted) {
     Model.ReorganizeStarted = true;
@@ -136,13 +156,8 @@ ReorganizeBudget reorganizeBudget(ModelState &Model, bool SortLoaded) {
       std::chrono::duration<double, std::milli>(Now - Model.ReorganizeStart)
           .count();
   B.SpentMs = Model.ReorganizeSpentMs;
-  B.LoadMs = SortLoaded ? 0 : ReorganizeSortLoadMs;
+  B.LoadMs = LoadMs;
   return B;
-}
-
-bool sortLoaded(ModelState &Model, Location Dev, bool Gpu) {
-  auto It = Model.Sorts.find(Dev);
-  return !Gpu || (It != Model.Sorts.end() && It->second.Tried);
 }
 
 } // namespace
@@ -267,7 +282,7 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
   std::string CacheKernel;
   ReorganizeHistory &H = reorganizeHistory(R, CacheKernel);
   ReorganizeBudget Budget =
-      reorganizeBudget(Model, sortLoaded(Model, R.Dev, isGpu(R.Dev)));
+      reorganizeBudget(Model, sortLoadMs(Model, Bufs, R.Dev));
   ReorganizeAction Act =
       chooseReorganizeAction(Mode, H, Threads, Lanes, Req.Grid[0], Budget);
   std::string On = name(R.Dev);
@@ -425,6 +440,12 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
   }
   describeCounts(R, S, Lanes, KeyBits, Sampled,
                  isGpu(R.Dev) && Model.Sorts[R.Dev].Stats);
+  if (isGpu(R.Dev) && Model.Sorts[R.Dev].LoadMs >= 0 &&
+      !Model.Sorts[R.Dev].LoadReported) {
+    Model.Sorts[R.Dev].LoadReported = true;
+    Plan.Reorganize.push_back("the sort's kernels loaded in " +
+                              fmt("%.3f ms", Model.Sorts[R.Dev].LoadMs));
+  }
   Plan.Reorganize.push_back(
       std::string("model (lane-max, ") +
       (F.TwoPoint ? "two-point fit" : "loop-only bound") + "): original " +
@@ -481,8 +502,18 @@ ModelState::GpuSort *LaunchContext::gpuSort(Location L) {
     Ptx.Arch = "sm_70";
     Ptx.Data = ReorganizeSortPtx;
     B.Images.push_back(std::move(Ptx));
+#ifdef CLEAVE_RT_HAVE_SORT_CUBIN
+    BundleImage Cubin;
+    Cubin.Kind = ImageKind::Cubin;
+    Cubin.Arch = "sm_90";
+    Cubin.Data.assign(reinterpret_cast<const char *>(ReorganizeSortCubin90),
+                      ReorganizeSortCubin90_size);
+    B.Images.push_back(std::move(Cubin));
+#endif
     Device &D = Bufs.device(L);
+    auto T0 = Clock::now();
     Result Res = D.loadModule(B, G.M);
+    G.LoadMs = msSince(T0);
     std::pair<const char *, FunctionHandle *> Fns[] = {
         {"cleave_sort_max", &G.Max},
         {"cleave_sort_histogram", &G.Hist},
@@ -683,7 +714,7 @@ bool Engine::reorganizeSettled(const KernelHandle &K, Location Device,
   ReorganizeAction Act = chooseReorganizeAction(
       Mode, H, Threads, engine::lanesOf(Gpu), Grid[0],
       engine::reorganizeBudget(I->Model,
-                               engine::sortLoaded(I->Model, Device, Gpu)));
+                               engine::sortLoadMs(I->Model, Bufs, Device)));
   if (Act != ReorganizeAction::Original)
     return false;
   ++H.Launches;

@@ -172,11 +172,14 @@ constexpr double ReorganizeSortMsPerThreadPass = 1.1e-7;
 /// (0.2-0.4 ms for the H200's first engine launch of a kernel over a
 /// direct one, the `on` runs).
 constexpr double ReorganizeExploreFixedMs = 0.3;
-/// Loading the sort's kernels on a GPU's first step (PTX from the
-/// driver's compute cache: about 2 ms in the `on` runs' first exploring
-/// step; the first JIT compilation on a machine took 250 ms, the `force`
-/// run's first launch).
-constexpr double ReorganizeSortLoadMs = 2.0;
+/// Loading the sort's kernels on a GPU's first step: the runtime's cubin
+/// (sm_90) ...
+constexpr double ReorganizeSortLoadMs = 1.0;
+/// ... or a JIT compilation of their PTX on other GPUs: 250 ms on the H200
+/// when the driver's compute cache was empty (the `force` run's first
+/// launch at fde4062), about 2 ms from the cache (the `on` run's first
+/// exploring step); the model assumes the worst.
+constexpr double ReorganizeSortJitMs = 250.0;
 /// The exploring step runs the inspector on this share of the grid's
 /// blocks (its first ones), at least ReorganizeSampleThreads threads.
 constexpr unsigned ReorganizeSampleDivisor = 32;
