@@ -959,6 +959,182 @@ TEST_F(ApiDirect, EventsTimeTheGpusWork) {
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }
 
+/// Whether \p S is one of \p G's internal streams (not a program stream's).
+bool internalStream(cleave::rt::NullGpu &G, cleave::rt::StreamHandle S) {
+  for (unsigned I = 0; I < G.numInternalStreams(); ++I)
+    if (G.internalStream(I) == S)
+      return true;
+  return false;
+}
+
+TEST_F(ApiDirect, StreamsQueueTheirCopiesAndLaunchesOnGpuStreamsOfTheirOwn) {
+  // A program's own pipeline: pinned host arrays, two streams, each copying
+  // its half in, adding it and copying it back. As under CUDA, each stream's
+  // work goes to a GPU stream of its own and the host never waits until
+  // the program synchronizes.
+  using Op = cleave::rt::NullGpu::Op;
+  const int N = 2048, Half = N / 2;
+  float *A = nullptr, *B = nullptr, *C = nullptr;
+  for (float **P : {&A, &B, &C})
+    ASSERT_EQ(cudaMallocHost(P, N * sizeof(float)), cudaSuccess);
+  std::vector<float> RA = randomFloats(N, 1), RB = randomFloats(N, 2);
+  std::copy(RA.begin(), RA.end(), A);
+  std::copy(RB.begin(), RB.end(), B);
+  float *DA = nullptr, *DB = nullptr, *DC = nullptr;
+  for (float **P : {&DA, &DB, &DC})
+    ASSERT_EQ(cudaMalloc(P, N * sizeof(float)), cudaSuccess);
+  cudaStream_t S[2];
+  for (cudaStream_t &X : S)
+    ASSERT_EQ(cudaStreamCreate(&X), cudaSuccess);
+  Gpu->clearTrace();
+  for (int H = 0; H < 2; ++H) {
+    size_t Off = size_t(H) * Half, Bytes = Half * sizeof(float);
+    ASSERT_EQ(cudaMemcpyAsync(DA + Off, A + Off, Bytes, cudaMemcpyHostToDevice,
+                              S[H]),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(DB + Off, B + Off, Bytes, cudaMemcpyHostToDevice,
+                              S[H]),
+              cudaSuccess);
+    LAUNCH(vecadd, dim3(Half / 256), dim3(256), 0, S[H], DA + Off, DB + Off,
+           DC + Off, Half);
+    EXPECT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+    ASSERT_EQ(cudaMemcpyAsync(C + Off, DC + Off, Bytes, cudaMemcpyDeviceToHost,
+                              S[H]),
+              cudaSuccess);
+  }
+  std::vector<Op> Queued = Gpu->ops();
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], RA[I] + RB[I]) << I;
+
+  std::vector<cleave::rt::StreamHandle> On;
+  int Copies = 0, Launches = 0;
+  for (const Op &O : Queued) {
+    EXPECT_NE(O.What, Op::Sync) << "the host waited before it synchronized";
+    if (O.What != Op::CopyIn && O.What != Op::CopyOut && O.What != Op::Launch)
+      continue;
+    Copies += O.What != Op::Launch;
+    Launches += O.What == Op::Launch;
+    EXPECT_FALSE(internalStream(*Gpu, O.Stream));
+    if (std::find(On.begin(), On.end(), O.Stream) == On.end())
+      On.push_back(O.Stream);
+  }
+  EXPECT_EQ(Copies, 6);
+  EXPECT_EQ(Launches, 2);
+  EXPECT_EQ(On.size(), 2u) << "one GPU stream per program stream";
+  for (cudaStream_t X : S)
+    ASSERT_EQ(cudaStreamDestroy(X), cudaSuccess);
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+  for (float *P : {A, B, C})
+    ASSERT_EQ(cudaFreeHost(P), cudaSuccess);
+}
+
+TEST_F(ApiDirect, StreamsKeepCudasImplicitAndEventOrderOnTheGpu) {
+  using Op = cleave::rt::NullGpu::Op;
+  const int N = 1024;
+  std::vector<float> RA = randomFloats(N, 1);
+  float *DA = upload(RA), *DC = nullptr, *DD = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&DD, N * sizeof(float)), cudaSuccess);
+  cudaStream_t Blocking, NonBlocking;
+  ASSERT_EQ(cudaStreamCreate(&Blocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&NonBlocking, cudaStreamNonBlocking),
+            cudaSuccess);
+  cudaEvent_t E;
+  ASSERT_EQ(cudaEventCreate(&E), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  // The index in ops() of the first op of kind K on a stream that is not
+  // internal (or is, with Internal), from From on.
+  auto Find = [](const std::vector<Op> &Ops, Op::Kind K, bool Internal,
+                 cleave::rt::NullGpu &G, size_t From = 0) {
+    for (size_t I = From; I < Ops.size(); ++I)
+      if (Ops[I].What == K && internalStream(G, Ops[I].Stream) == Internal)
+        return I;
+    return Ops.size();
+  };
+
+  // Legacy-stream work comes after what a blocking stream queued: the
+  // compute stream waits, on the GPU, for the event recorded behind it.
+  Gpu->clearTrace();
+  LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, Blocking, DA, DA, DC, N);
+  LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, 0, DA, DA, DD, N);
+  std::vector<Op> Ops = Gpu->ops();
+  size_t First = Find(Ops, Op::Launch, false, *Gpu);
+  size_t Tail = Find(Ops, Op::Record, false, *Gpu, First);
+  size_t Wait = Find(Ops, Op::Wait, true, *Gpu, Tail);
+  size_t Legacy = Find(Ops, Op::Launch, true, *Gpu, Wait);
+  ASSERT_LT(Legacy, Ops.size());
+  EXPECT_EQ(Ops[Wait].Event, Ops[Tail].Event);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  // A non-blocking stream's work does not order the legacy stream's.
+  Gpu->clearTrace();
+  LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, NonBlocking, DA, DA, DC, N);
+  LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, 0, DA, DA, DD, N);
+  Ops = Gpu->ops();
+  EXPECT_EQ(Find(Ops, Op::Wait, true, *Gpu), Ops.size());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  // cudaStreamWaitEvent: the waiting stream's GPU stream waits for the
+  // event's GPU record, which follows the recording stream's launch.
+  Gpu->clearTrace();
+  LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, NonBlocking, DA, DA, DC, N);
+  ASSERT_EQ(cudaEventRecord(E, NonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamWaitEvent(Blocking, E, 0), cudaSuccess);
+  LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, Blocking, DC, DC, DD, N);
+  Ops = Gpu->ops();
+  ASSERT_GE(Ops.size(), 2u);
+  First = Find(Ops, Op::Launch, false, *Gpu);
+  // A wait for an event that the first launch's stream recorded after it.
+  size_t Waited = Ops.size(), Second = Ops.size();
+  for (size_t I = First + 1; I < Ops.size(); ++I) {
+    if (Ops[I].What == Op::Launch)
+      Second = I;
+    if (Ops[I].What != Op::Wait)
+      continue;
+    for (size_t R = First + 1; R < I; ++R)
+      if (Ops[R].What == Op::Record && Ops[R].Stream == Ops[First].Stream &&
+          Ops[R].Event == Ops[I].Event)
+        Waited = I;
+  }
+  ASSERT_LT(Waited, Ops.size()) << "no GPU-side wait for the event";
+  ASSERT_LT(Second, Ops.size());
+  EXPECT_LT(Waited, Second);
+  EXPECT_EQ(Ops[Waited].Stream, Ops[Second].Stream);
+  EXPECT_NE(Ops[Second].Stream, Ops[First].Stream);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+  ASSERT_EQ(cudaEventDestroy(E), cudaSuccess);
+  for (cudaStream_t X : {Blocking, NonBlocking})
+    ASSERT_EQ(cudaStreamDestroy(X), cudaSuccess);
+  for (float *P : {DA, DC, DD})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+TEST_F(ApiDirect, KernelsAreLoadedBeforeTheirFirstLaunch) {
+  // The runtime resolves every registered kernel on the GPU in the
+  // background as it starts, so that a kernel's first launch does not pay
+  // for loading its code.
+  float *D = nullptr;
+  ASSERT_EQ(cudaMalloc(&D, 64), cudaSuccess); // starts the runtime
+  auto Asked = [&] {
+    std::vector<std::string> F = Gpu->functionsAsked();
+    return std::find_if(F.begin(), F.end(), [](const std::string &N) {
+             return N.find("vecadd") != std::string::npos;
+           }) != F.end() &&
+           std::find_if(F.begin(), F.end(), [](const std::string &N) {
+             return N.find("scale") != std::string::npos;
+           }) != F.end();
+  };
+  auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!Asked() && std::chrono::steady_clock::now() < Until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(Asked()) << "no launch yet, and vecadd and scale not loaded";
+  ASSERT_EQ(cudaFree(D), cudaSuccess);
+}
+
 TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
   // CLEAVE_LOG=time promises a `cleave time` line per launch, which only
   // the engine's launches write: with it, no launch goes direct.

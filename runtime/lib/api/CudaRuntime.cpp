@@ -85,6 +85,54 @@ Result runCopy(BufferManager &B, void *Dst, const void *Src, CopyShape C,
   return B.memcpy2D(Dst, C.DPitch, Src, C.SPitch, C.Width, C.Height, Kind);
 }
 
+/// An asynchronous 1-D copy between pinned host memory or device memory
+/// and device memory, queued on the direct device's stream of \p S
+/// (Runtime::directStream) from the calling thread, as CUDA queues it
+/// (docs/runtime-api.md, "Direct launches"): the device side must be on
+/// the GPU already (a source range valid there; a destination allocated
+/// there, which becomes its only valid copy), and a copy from the host
+/// must be one the buffer manager sends to the GPU rather than to the
+/// host copy (BufferManager::directHostCopies). False, with nothing done,
+/// otherwise: the copy takes the stream's ordinary path. True with \p Out
+/// the error of queueing it.
+bool tryDirectCopy(Runtime &RT, void *Dst, const void *Src, uint64_t Bytes,
+                   bool DstDev, bool SrcDev, const std::shared_ptr<Stream> &S,
+                   Result &Out) {
+  Location Dev = RT.directDevice();
+  BufferManager &Bufs = RT.buffers();
+  if (Dev < 0 || RT.coScheduler() || (!DstDev && !SrcDev) ||
+      (DstDev && !SrcDev && !Bufs.directHostCopies()))
+    return false;
+  BufferManager::Resolved From, To;
+  DeviceAddr FromAddr = 0, ToAddr = 0;
+  if (SrcDev &&
+      (!Bufs.resolve(Src, From).ok() ||
+       !From.Buf->holds(Dev, ByteRange{From.Offset, From.Offset + Bytes}) ||
+       !Bufs.addressOn(*From.Buf, Dev, From.Offset, FromAddr).ok()))
+    return false;
+  if (DstDev && (!Bufs.resolve(Dst, To).ok() ||
+                 !Bufs.addressOn(*To.Buf, Dev, To.Offset, ToAddr).ok()))
+    return false;
+  if (!RT.idleFor(S))
+    return false;
+  StreamHandle On = nullptr;
+  if (!RT.directStream(S, On).ok())
+    return false;
+  Device &D = Bufs.device(Dev);
+  if (DstDev && SrcDev)
+    Out = D.copyDeviceToDevice(D, ToAddr, FromAddr, Bytes, On);
+  else if (DstDev)
+    Out = D.copyHostToDevice(ToAddr, Src, Bytes, On);
+  else
+    Out = D.copyDeviceToHost(Dst, FromAddr, Bytes, On);
+  if (Out.ok() && DstDev)
+    Out = Bufs.markWritten(*To.Buf, Dev,
+                           ByteRange{To.Offset, To.Offset + Bytes});
+  if (Out.ok())
+    Out = Bufs.defer(Dev, {}, {}, On);
+  return true;
+}
+
 /// Every cudaMemcpy*: checks what can be checked at the call, then runs the
 /// copy in stream order. It is asynchronous to the host when no pageable
 /// host memory takes part: device to device always (as CUDA does even for
@@ -137,6 +185,10 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
     if (Result R = B.resolveRange(Src, C.srcExtent(), Res); !R.ok())
       return ret(Result::error(R.code(),
                                std::string(What) + " source: " + R.message()));
+  if (Async && C.Height == 1)
+    if (Result Out; tryDirectCopy(*RT, Dst, Src, C.Width, DstDev, SrcDev, S,
+                                  Out))
+      return ret(prefixed(What, Out));
   auto Run = [&B, Dst, Src, C, Kind] { return runCopy(B, Dst, Src, C, Kind); };
   // An asynchronous copy with nothing queued before it is done here and
   // now (runSync runs it on this thread): queued, the launch behind it
@@ -148,6 +200,32 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
   O.Run = Run;
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
+}
+
+/// A memset of \p Bytes at \p Dst queued on the direct device's stream of
+/// \p S (Runtime::directStream), as tryDirectCopy() queues a copy: the
+/// buffer's allocation on the GPU becomes the only valid copy of those
+/// bytes. False, with nothing done, when there is no direct device or
+/// \p S must wait for queued work.
+bool tryDirectMemset(Runtime &RT, void *Dst, int Value, uint64_t Bytes,
+                     const std::shared_ptr<Stream> &S, Result &Out) {
+  Location Dev = RT.directDevice();
+  BufferManager &Bufs = RT.buffers();
+  BufferManager::Resolved To;
+  DeviceAddr Addr = 0;
+  if (Dev < 0 || RT.coScheduler() || !Bufs.resolve(Dst, To).ok() ||
+      !Bufs.addressOn(*To.Buf, Dev, To.Offset, Addr).ok() || !RT.idleFor(S))
+    return false;
+  StreamHandle On = nullptr;
+  if (!RT.directStream(S, On).ok())
+    return false;
+  Out = Bufs.device(Dev).memset(Addr, uint8_t(Value), Bytes, On);
+  if (Out.ok())
+    Out = Bufs.markWritten(*To.Buf, Dev,
+                           ByteRange{To.Offset, To.Offset + Bytes});
+  if (Out.ok())
+    Out = Bufs.defer(Dev, {}, {}, On);
+  return true;
 }
 
 /// cudaMemset{,2D}{,Async}: Height rows of Width bytes, Pitch apart.
@@ -172,6 +250,10 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
   BufferManager::Resolved Res;
   if (Result R = B.resolveRange(Dst, C.dstExtent(), Res); !R.ok())
     return ret(prefixed(What, R));
+  if (C.Height == 1 || C.DPitch == C.Width)
+    if (Result Out;
+        tryDirectMemset(*RT, Dst, Value, C.Width * C.Height, S, Out))
+      return ret(prefixed(What, Out));
   Op O;
   O.What = What;
   O.Run = [&B, Dst, Value, C]() {
@@ -285,7 +367,8 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
 }
 
 /// Whether \p Rec, the latest record of \p E, was recorded on the direct
-/// device's compute stream (its completion and time are the GPU event's).
+/// device (on its recording stream's GPU stream, Runtime::directStream):
+/// its completion and time are the GPU event's.
 bool gpuRecord(Event &E, EventRecord &Rec) {
   std::lock_guard<std::mutex> Lock(Rec.Mutex);
   return Rec.Done && Rec.OnGpu && E.OnGpu;
@@ -734,14 +817,24 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   }
   if (!Rec || Rec->S == S) // never recorded, or already in order
     return ret(Result::success());
-  // Recorded on the direct device's compute stream, with nothing left in
-  // its stream's queue: what S queues next is ordered behind it there (a
-  // direct launch) or waits for that stream's work first (its worker).
-  if (gpuRecord(*E, *Rec) && Rec->S->done(Rec->Ticket))
-    return ret(Result::success());
+  // A record on the direct device is a GPU event on the recording stream's
+  // GPU stream (Runtime::directStream): S's GPU stream waits for it there,
+  // as under CUDA, once the record itself is done (now, or when S's worker
+  // gets here after the recording stream's queue).
+  auto GpuWait = [RT, S, E, Rec]() -> Result {
+    if (!gpuRecord(*E, *Rec))
+      return Result::success();
+    StreamHandle On = nullptr;
+    if (Result R = RT->directStream(S, On); !R.ok())
+      return R;
+    return E->Gpu->waitForEvent(On, *E->Gpu, E->OnGpu);
+  };
+  if (Rec->S->done(Rec->Ticket) && RT->idleFor(S))
+    return ret(prefixed("cudaStreamWaitEvent", GpuWait()));
   Op O;
   O.What = "cudaStreamWaitEvent";
   O.Waits.emplace_back(Rec->S, Rec->Ticket);
+  O.Run = GpuWait;
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
 }
@@ -797,7 +890,10 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
     Result R = Result::success();
     if (Gpu) {
       Device &D = RT->buffers().device(Dev);
-      R = D.recordEvent(Gpu, D.internalStream(0));
+      StreamHandle On = nullptr;
+      R = RT->directStream(Rec->S, On);
+      if (R.ok())
+        R = D.recordEvent(Gpu, On);
     }
     std::lock_guard<std::mutex> Lock(Rec->Mutex);
     Rec->When = std::chrono::steady_clock::now();

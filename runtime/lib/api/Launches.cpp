@@ -88,8 +88,9 @@ std::string dims(const uint32_t D[3]) {
 
 thread_local std::shared_ptr<PlanSlot> LastPlan;
 
-/// The launch of \p K on the direct device's compute stream from the
-/// calling thread (docs/runtime.md, "Direct launches"), when nothing stands
+/// The launch of \p K on the direct device's stream of \p S
+/// (Runtime::directStream) from the calling thread (docs/runtime-api.md,
+/// "Direct launches"), when nothing stands
 /// in the way: \p S and the streams it waits for have nothing queued, the
 /// kernel reads no pointer it loads from memory, and every buffer its
 /// arguments point into is whole on the device (so nothing moves; where
@@ -108,8 +109,12 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   // them to pair them.
   if (Dev < 0 || RT.coScheduler() || !RT.idleFor(S))
     return false;
-  auto Start = logQueueTime() ? std::chrono::steady_clock::now()
-                               : std::chrono::steady_clock::time_point();
+  // CLEAVE_LOG=phases: the steps' ends (arguments, prepare, launch).
+  using Clock = std::chrono::steady_clock;
+  bool Timed = logQueueTime();
+  Clock::time_point T[4];
+  if (Timed)
+    T[0] = Clock::now();
   const BundleKernel &Info = *K->Info;
   for (const BundleIssue &Iss : Info.Issues)
     if (Iss.Kind == "loaded-pointer")
@@ -140,6 +145,8 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (P.mayWrite() && !Res.Buf->heldOnlyBy(Dev))
       Written.push_back(Res.Buf);
   }
+  if (Timed)
+    T[1] = Clock::now();
   FunctionHandle F = Info.Variables.empty() ? RT.cachedDirectFunction(K)
                                             : nullptr;
   if (!F) {
@@ -148,13 +155,19 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (Info.Variables.empty())
       RT.cacheDirectFunction(K, F);
   }
+  if (Timed)
+    T[2] = Clock::now();
+  StreamHandle On = nullptr;
+  if (!RT.directStream(S, On).ok())
+    return false; // the engine's launch waits for what it must
   for (const std::shared_ptr<Buffer> &B : Written)
     (void)Bufs.markWritten(*B, Dev, ByteRange{0, B->size()});
   Device &D = Bufs.device(Dev);
-  Out = D.launchKernel(F, Grid, Block, SharedBytes, D.internalStream(0),
-                       A.Params.data());
+  Out = D.launchKernel(F, Grid, Block, SharedBytes, On, A.Params.data());
   if (Out.ok())
-    Out = Bufs.defer(Dev, {});
+    Out = Bufs.defer(Dev, {}, {}, On);
+  if (Timed)
+    T[3] = Clock::now();
 
   auto Slot = std::make_shared<PlanSlot>();
   Slot->S = S;
@@ -173,12 +186,16 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   if (logOptions().Plan)
     logLine(Plan.describe() +
             (Out.ok() ? std::string() : "  error: " + Out.toString()));
-  if (logQueueTime())
-    std::fprintf(stderr, "cleave phases %s: direct=%.1f us\n",
-                 Info.Name.c_str(),
-                 std::chrono::duration<double, std::micro>(
-                     std::chrono::steady_clock::now() - Start)
-                     .count());
+  if (Timed) {
+    auto Us = [](Clock::time_point A, Clock::time_point B) {
+      return std::chrono::duration<double, std::micro>(B - A).count();
+    };
+    std::fprintf(stderr,
+                 "cleave phases %s: direct=%.1f us (arguments=%.1f "
+                 "prepare=%.1f launch=%.1f)\n",
+                 Info.Name.c_str(), Us(T[0], Clock::now()), Us(T[0], T[1]),
+                 Us(T[1], T[2]), Us(T[2], T[3]));
+  }
   return true;
 }
 

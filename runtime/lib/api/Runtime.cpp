@@ -432,14 +432,17 @@ Result Runtime::get(Runtime *&Out) {
   }
   for (const RegisteredModule &M : G.Modules)
     RT->addModule(M.Desc, M.Symbols);
+  RT->startPreloading();
   if (!G.ExitHookInstalled) {
     // Work still queued when the program ends completes first, so no worker
     // runs while static objects are destroyed. The runtime itself is never
     // destroyed at exit: static destructors may still call cudaFree.
     G.ExitHookInstalled = true;
     std::atexit([] {
-      if (Runtime *RT = global().Current.load(std::memory_order_acquire))
+      if (Runtime *RT = global().Current.load(std::memory_order_acquire)) {
+        RT->stopPreparing();
         RT->drain();
+      }
     });
   }
   Out = RT.release();
@@ -588,9 +591,20 @@ Result Runtime::start() {
   return Result::success();
 }
 
-Runtime::~Runtime() {
+void Runtime::startPreloading() {
+  if (DirectDev >= 0 && !Preparing.joinable())
+    Preparing = std::thread(
+        [this] { Eng->preloadDirect(DirectDev, StopPreparing); });
+}
+
+void Runtime::stopPreparing() {
+  StopPreparing.store(true, std::memory_order_relaxed);
   if (Preparing.joinable())
     Preparing.join();
+}
+
+Runtime::~Runtime() {
+  stopPreparing();
   if (!Eng) // never started
     return;
   drain();
@@ -611,6 +625,9 @@ Runtime::~Runtime() {
     if (S->Worker.joinable())
       S->Worker.join();
   All.clear();
+  if (DirectDev >= 0)
+    for (StreamHandle G : GpuStreams)
+      (void)Buffers->device(DirectDev).destroyStream(G);
   Events.clear();
   Streams.clear();
   PerThread.clear();
@@ -750,7 +767,16 @@ Result Runtime::destroyStream(void *Handle) {
     return Result::error(ErrorCode::InvalidResourceHandle,
                          "cudaStreamDestroy: not a stream (never created, or "
                          "destroyed already)");
-  // Work still queued completes; the worker then exits.
+  // Work still queued completes; the worker then exits. Its GPU stream
+  // goes to the next stream of its priority (what the worker still
+  // queues makes a new one).
+  {
+    std::lock_guard<std::mutex> DLock(DirectMutex);
+    Stream &S = *It->second;
+    if (S.Gpu)
+      FreeGpuStreams[S.priority()].push_back(S.Gpu);
+    S.Gpu = nullptr;
+  }
   It->second->retire();
   Retiring.push_back(It->second);
   Streams.erase(It);
@@ -881,6 +907,54 @@ void Runtime::drain() {
 Event::~Event() {
   if (OnGpu)
     (void)Gpu->destroyEvent(OnGpu);
+}
+
+Result Runtime::directStream(const std::shared_ptr<Stream> &S,
+                             StreamHandle &Out) {
+  Device &D = Buffers->device(DirectDev);
+  StreamHandle Compute = D.internalStream(0);
+  if (S->kind() == Stream::Kind::Legacy) {
+    Out = Compute;
+    if (!Buffers->hasDeferred())
+      return Result::success();
+    std::vector<StreamHandle> After;
+    {
+      std::lock_guard<std::mutex> Lock(StreamsMutex);
+      std::lock_guard<std::mutex> DLock(DirectMutex);
+      forEachImplicitWait(S, Legacy, Streams, PerThread, Retiring,
+                          [&](const std::shared_ptr<Stream> &Other) {
+                            if (Other->Gpu)
+                              After.push_back(Other->Gpu);
+                          });
+    }
+    for (StreamHandle G : After)
+      if (EventHandle E = Buffers->deferredTail(DirectDev, G))
+        if (Result R = D.waitForEvent(Compute, D, E); !R.ok())
+          return R;
+    return Result::success();
+  }
+  {
+    std::lock_guard<std::mutex> DLock(DirectMutex);
+    if (!S->Gpu) {
+      std::vector<StreamHandle> &Free = FreeGpuStreams[S->priority()];
+      if (!Free.empty()) {
+        S->Gpu = Free.back();
+        Free.pop_back();
+      } else {
+        StreamHandle G = nullptr;
+        Result R = S->priority() ? D.createPriorityStream(G, S->priority())
+                                 : D.createStream(G);
+        if (!R.ok())
+          return R;
+        GpuStreams.push_back(G);
+        S->Gpu = G;
+      }
+    }
+    Out = S->Gpu;
+  }
+  if (EventHandle E = Buffers->deferredTail(DirectDev, nullptr))
+    return D.waitForEvent(Out, D, E);
+  return Result::success();
 }
 
 Result Runtime::gpuEvent(Event &E, EventHandle &Out) {

@@ -198,6 +198,10 @@ private:
   /// Threads in wait(): with no more work queued, the worker settles
   /// deferred work at once for them rather than after its spin.
   std::atomic<unsigned> Waiters{0};
+  /// The direct device's stream this stream's direct work goes to
+  /// (Runtime::directStream; under the runtime's DirectMutex), null until
+  /// first used. The legacy stream's is the GPU's compute stream.
+  StreamHandle Gpu = nullptr;
   bool Retired = false;
   bool Exited = false;
   std::thread Worker;
@@ -278,6 +282,12 @@ public:
   /// Whether the kernel named \p Name comes from a module registered with
   /// CLEAVE_MODULE_SINGLE_DEVICE.
   bool singleDeviceKernel(const std::string &Name);
+  /// With a direct device, starts resolving the registered kernels'
+  /// functions there in the background (Engine::preloadDirect).
+  void startPreloading();
+  /// Stops that and waits for it (at exit: no thread may be in the
+  /// driver while it shuts down).
+  void stopPreparing();
   /// Adds a module registered after the runtime started.
   void addModule(const cleave_module_desc &Module,
                  const std::map<std::string, void *> &Symbols);
@@ -332,6 +342,17 @@ public:
   void cacheDirectFunction(const KernelHandle *K, FunctionHandle F);
   /// The event's GPU event on the direct device, created on first use.
   Result gpuEvent(Event &E, EventHandle &Out);
+  /// The direct device's stream where \p S's direct work goes (launches,
+  /// copies, event records and waits): for the legacy stream the GPU's
+  /// compute stream, for every other stream one of its own (created on
+  /// first use, with its priority), so that the work of different streams
+  /// overlaps on the GPU as under CUDA. \p Out is ordered first after the
+  /// deferred work \p S must follow there: a blocking stream's after the
+  /// compute stream's, the legacy stream's after the blocking streams'
+  /// (CUDA's implicit synchronization); a non-blocking stream's after the
+  /// compute stream's too, where the engine's launches left work running
+  /// that may be S's own.
+  Result directStream(const std::shared_ptr<Stream> &S, StreamHandle &Out);
 
   // Events. ----------------------------------------------------------------
   Result createEvent(unsigned Flags, void *&Handle);
@@ -400,8 +421,12 @@ private:
   std::unique_ptr<BufferManager> Buffers;
   std::unique_ptr<CpuExecutor> Exec;
   std::unique_ptr<Engine> Eng;
-  /// Engine::prepare() at start, off the program's thread.
+  /// Engine::prepare() at start (several devices), or
+  /// Engine::preloadDirect() once the registered modules are added (a
+  /// direct device), off the program's thread; StopPreparing ends the
+  /// latter early (at exit or reset).
   std::thread Preparing;
+  std::atomic<bool> StopPreparing{false};
   std::mutex EngineMutex;
   bool PolicyFromEnv = false;
   Location DirectDev = -1;
@@ -424,6 +449,12 @@ private:
   /// Destroyed streams whose queued work has not finished yet.
   std::vector<std::shared_ptr<Stream>> Retiring;
   std::map<void *, std::shared_ptr<Event>> Events;
+  /// directStream(): the GPU streams made for program streams (destroyed
+  /// with the runtime), and those of destroyed streams, by priority, for
+  /// the next streams to reuse.
+  std::mutex DirectMutex;
+  std::vector<StreamHandle> GpuStreams;
+  std::map<int, std::vector<StreamHandle>> FreeGpuStreams;
 
   std::mutex AsyncMutex;
   Result AsyncError;

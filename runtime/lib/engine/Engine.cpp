@@ -126,6 +126,27 @@ void Engine::prepare() {
     (void)I->Model.planner(Bufs);
 }
 
+void Engine::preloadDirect(Location Device, const std::atomic<bool> &Stop) {
+  for (size_t P = 0;; ++P) {
+    for (size_t K = 0;; ++K) {
+      if (Stop.load(std::memory_order_relaxed))
+        return;
+      std::lock_guard<std::mutex> Lock(I->Mutex);
+      if (P >= I->Programs.size())
+        return;
+      Program &Prog = *I->Programs[P];
+      if (K >= Prog.B.Kernels.size())
+        break;
+      FunctionHandle F = nullptr;
+      // A failure is the first launch's to report. Variables are left to
+      // the launch: copying one here could race with a kernel reading it.
+      (void)gpuFunction(Bufs, Prog, Device,
+                        Prog.B.Kernels[K].variant(VariantKind::Original).Entry,
+                        F);
+    }
+  }
+}
+
 void Engine::setMinSplitMs(double Ms) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   I->Model.planner(Bufs).setMinSplitMs(Ms);

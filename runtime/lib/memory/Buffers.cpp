@@ -7,6 +7,7 @@
 #include "cleave/rt/GuardedMemory.h"
 #include "cleave/rt/HostCopy.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -196,9 +197,12 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
 
 BufferManager::~BufferManager() {
   (void)settle();
-  for (size_t I = 0; I < Deferred.size(); ++I)
+  for (size_t I = 0; I < Deferred.size(); ++I) {
     if (Deferred[I].Done)
       (void)Devices[I]->destroyEvent(Deferred[I].Done);
+    for (DeferredWork::Tail &T : Deferred[I].Tails)
+      (void)Devices[I]->destroyEvent(T.Done);
+  }
   std::lock_guard<std::mutex> Lock(Mutex);
   for (auto &[Start, B] : Live) {
     std::lock_guard<std::mutex> BLock(B->Mutex);
@@ -867,17 +871,38 @@ Result BufferManager::addressOn(Buffer &B, Location L, uint64_t Offset,
 //===-- Deferred completion -----------------------------------------------===//
 
 Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
-                            const std::set<Location> &PulledFrom) {
+                            const std::set<Location> &PulledFrom,
+                            StreamHandle On) {
   if (!isLocation(Gpu) || Gpu == HostLocation)
     return Result::error(ErrorCode::InvalidValue, "defer: not a device");
   Device &D = *Devices[Gpu];
+  if (On == D.internalStream(0))
+    On = nullptr;
   std::lock_guard<std::mutex> Lock(DeferMutex);
   DeferredWork &W = Deferred[Gpu];
-  if (!W.Done)
-    if (Result R = D.createOrderingEvent(W.Done); !R.ok())
+  if (On) {
+    auto It = std::find_if(
+        W.Tails.begin(), W.Tails.end(),
+        [On](const DeferredWork::Tail &T) { return T.S == On; });
+    if (It == W.Tails.end()) {
+      DeferredWork::Tail T;
+      T.S = On;
+      if (Result R = D.createOrderingEvent(T.Done); !R.ok())
+        return R;
+      W.Tails.push_back(T);
+      It = W.Tails.end() - 1;
+    }
+    if (Result R = D.recordEvent(It->Done, On); !R.ok())
       return R;
-  if (Result R = D.recordEvent(W.Done, D.internalStream(0)); !R.ok())
-    return R;
+    It->Pending = true;
+  } else {
+    if (!W.Done)
+      if (Result R = D.createOrderingEvent(W.Done); !R.ok())
+        return R;
+    if (Result R = D.recordEvent(W.Done, D.internalStream(0)); !R.ok())
+      return R;
+    W.ComputePending = true;
+  }
   if (!W.Pending) {
     W.Pending = true;
     DeferredGpus.fetch_add(1, std::memory_order_acq_rel);
@@ -890,15 +915,35 @@ Result BufferManager::defer(Location Gpu, std::vector<DeferredClaim> Claims,
   return Result::success();
 }
 
+EventHandle BufferManager::deferredTail(Location Gpu, StreamHandle On) {
+  if (!hasDeferred() || !isLocation(Gpu) || Gpu == HostLocation)
+    return nullptr;
+  Device &D = *Devices[Gpu];
+  std::lock_guard<std::mutex> Lock(DeferMutex);
+  DeferredWork &W = Deferred[Gpu];
+  if (!On || On == D.internalStream(0))
+    return W.ComputePending ? W.Done : nullptr;
+  for (const DeferredWork::Tail &T : W.Tails)
+    if (T.S == On && T.Pending)
+      return T.Done;
+  return nullptr;
+}
+
 Result BufferManager::queryDeferred(bool &Done) {
   Done = true;
   if (!hasDeferred())
     return Result::success();
   std::lock_guard<std::mutex> Lock(DeferMutex);
-  for (size_t I = 0; I < Deferred.size() && Done; ++I)
-    if (Deferred[I].Pending)
-      if (Result R = Devices[I]->queryEvent(Deferred[I].Done, Done); !R.ok())
+  for (size_t I = 0; I < Deferred.size() && Done; ++I) {
+    DeferredWork &W = Deferred[I];
+    if (W.ComputePending)
+      if (Result R = Devices[I]->queryEvent(W.Done, Done); !R.ok())
         return R;
+    for (const DeferredWork::Tail &T : W.Tails)
+      if (Done && T.Pending)
+        if (Result R = Devices[I]->queryEvent(T.Done, Done); !R.ok())
+          return R;
+  }
   return Result::success();
 }
 
@@ -917,15 +962,28 @@ Result BufferManager::orderAfterDeferred(Location Gpu,
   if (!hasDeferred())
     return Result::success();
   Device &D = *Devices[Gpu];
+  StreamHandle Compute = D.internalStream(0);
   std::lock_guard<std::mutex> Lock(DeferMutex);
+  // The work program streams left on this GPU (direct copies and launches
+  // on their own streams) comes before what the compute stream gets next.
+  for (const DeferredWork::Tail &T : Deferred[Gpu].Tails)
+    if (T.Pending)
+      if (Result R = D.waitForEvent(Compute, D, T.Done); !R.ok())
+        return R;
   std::set<Location> After = Sources;
   After.insert(Deferred[Gpu].Readers.begin(), Deferred[Gpu].Readers.end());
-  for (Location L : After)
-    if (isLocation(L) && L != HostLocation && L != Gpu && Deferred[L].Pending)
-      if (Result R = D.waitForEvent(D.internalStream(0), *Devices[L],
-                                    Deferred[L].Done);
+  for (Location L : After) {
+    if (!isLocation(L) || L == HostLocation || L == Gpu || !Deferred[L].Pending)
+      continue;
+    if (Deferred[L].ComputePending)
+      if (Result R = D.waitForEvent(Compute, *Devices[L], Deferred[L].Done);
           !R.ok())
         return R;
+    for (const DeferredWork::Tail &T : Deferred[L].Tails)
+      if (T.Pending)
+        if (Result R = D.waitForEvent(Compute, *Devices[L], T.Done); !R.ok())
+          return R;
+  }
   Deferred[Gpu].Readers.clear();
   return Result::success();
 }
@@ -943,7 +1001,16 @@ Result BufferManager::settle() {
         continue;
       Device &D = *Devices[I];
       Result R = D.synchronizeStream(D.internalStream(0));
+      for (DeferredWork::Tail &T : W.Tails) {
+        if (!T.Pending)
+          continue;
+        Result TR = D.synchronizeEvent(T.Done);
+        if (R.ok())
+          R = TR;
+        T.Pending = false;
+      }
       W.Pending = false;
+      W.ComputePending = false;
       W.Readers.clear();
       DeferredGpus.fetch_sub(1, std::memory_order_acq_rel);
       std::vector<DeferredClaim> Claims = std::move(W.Claims);

@@ -382,9 +382,18 @@ public:
   /// A launch returns while its work on \p Gpu's compute stream may still
   /// run: records the GPU's completion event behind that work. Should the
   /// work fail, settle() drops \p Claims from \p Gpu. \p PulledFrom: the
-  /// GPUs whose memory that work reads (queued pulls).
+  /// GPUs whose memory that work reads (queued pulls). \p On: the stream
+  /// of \p Gpu the work went to when it is not the compute stream (a
+  /// program stream's own, docs/runtime-api.md "Direct launches"); its own
+  /// completion event is recorded there.
   Result defer(Location Gpu, std::vector<DeferredClaim> Claims,
-               const std::set<Location> &PulledFrom = {});
+               const std::set<Location> &PulledFrom = {},
+               StreamHandle On = nullptr);
+  /// The completion event of the work deferred on \p On, a stream of
+  /// \p Gpu (null: its compute stream), when some is still pending there
+  /// (not settled); null otherwise. A stream that must come after that
+  /// work waits for the event (Device::waitForEvent).
+  EventHandle deferredTail(Location Gpu, StreamHandle On);
   /// Whether no GPU other than \p Gpu has deferred work.
   bool deferredOnlyOn(Location Gpu);
   /// Whether some GPU has deferred work.
@@ -502,7 +511,18 @@ private:
   /// is deferred behind it, with that work's claims.
   struct DeferredWork {
     EventHandle Done = nullptr;
+    /// Work deferred on the compute stream (Done) or on any Tails stream.
     bool Pending = false;
+    /// Work deferred on the compute stream itself.
+    bool ComputePending = false;
+    /// Program streams with deferred work of their own (defer()'s On;
+    /// the runtime keeps those streams until it ends).
+    struct Tail {
+      StreamHandle S = nullptr;
+      EventHandle Done = nullptr;
+      bool Pending = false;
+    };
+    std::vector<Tail> Tails;
     std::vector<DeferredClaim> Claims;
     /// GPUs with deferred pulls out of this GPU's memory that its stream
     /// is not yet ordered after.

@@ -38,6 +38,7 @@
 #include "cleave/rt/Error.h"
 #include "cleave/rt/Launch.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -260,6 +261,15 @@ public:
   /// otherwise wait for; a runtime calls it on a thread of its own at
   /// start.
   void prepare();
+  /// Resolves every registered kernel's function on \p Device, one
+  /// kernel at a time (the engine's lock is taken per kernel), until done
+  /// or \p Stop is set: a runtime whose
+  /// launches go direct to one GPU calls it on a thread of its own at
+  /// start, so that a kernel's first launch does not pay for loading its
+  /// code (CUDA loads a module's kernels lazily, 50-120 us each on one
+  /// H200, bench/results/programs/*-a1f31ba-phases.log.gz), as the first
+  /// launch of an nvcc build that warmed up does not.
+  void preloadDirect(Location Device, const std::atomic<bool> &Stop);
   /// The model policy's ModelPartitioner::setMinSplitMs (tests of the policy's
   /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
   void setMinSplitMs(double Ms);

@@ -213,10 +213,17 @@ public:
     return Result::success();
   }
   Result unloadModule(ModuleHandle) override { return Result::success(); }
-  Result getFunction(ModuleHandle, const std::string &,
+  Result getFunction(ModuleHandle, const std::string &Name,
                      FunctionHandle &Out) override {
     Out = &Tag[2];
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    Functions.push_back(Name);
     return Result::success();
+  }
+  /// The entry names getFunction() was asked for, in order.
+  std::vector<std::string> functionsAsked() const {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    return Functions;
   }
 
 protected:
@@ -341,6 +348,7 @@ private:
   std::vector<std::pair<StreamHandle, uint64_t>> Pulls;
   mutable std::mutex TraceMutex;
   std::vector<std::string> Trace;
+  std::vector<std::string> Functions;
   std::vector<Op> Ops;
   std::vector<std::unique_ptr<char>> EventTags;
   std::vector<std::unique_ptr<char>> StreamTags;
