@@ -22,6 +22,11 @@
 //     else F = 0 and c from the original alone (the loop is all of the
 //     kernel: the gain's upper bound). The step runs when the predicted
 //     gain exceeds the inspector and sort cost by a margin;
+//   * itemStreamParams: the per-item streams a kernel's loop reads (from
+//     its footprint text), for which sorting loses coalescing: refused;
+//   * explorationPays and ReorganizeBudget: what learning (timing the
+//     original, an exploring step on a sample of the grid) may cost, and
+//     when it can pay;
 //   * chooseReorganizeAction and noteReorganizeStep: the decision per
 //     launch from what was measured before, and the loss switch.
 //
