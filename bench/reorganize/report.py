@@ -153,7 +153,7 @@ def programs(rows, long_log):
     """The programs' table; returns the targets missed."""
     by, order = {}, []
     for r in rows:
-        if not r["label"].endswith(("-p", "-long")):
+        if not r["label"].endswith(("-p", "-long", "-long-plan")):
             continue
         key = (r["kernel"], r["config"])
         if key not in order:
@@ -168,7 +168,8 @@ def programs(rows, long_log):
     print("Programs: each configuration a process of its own. default and on: "
           "end to end over off (medians over the rounds); long: LONG_REPS "
           "launches, on over off, with the launches the model ran the step "
-          "for (per round) and the last reason it gave for not running it. "
+          "for and the last reason it gave for not running it (from a run "
+          "with CLEAVE_LOG=plan beside the timed ones). "
           "launches: the sum of the launches' times (host clock around "
           "launch and wait) over off's, without the copies in and out.")
     print()

@@ -18,8 +18,9 @@
 #   off-p, default-p (CLEAVE_TUNE unset: the runtime's default) and on-p
 #           (reorganize=on), REPS launches each;
 #   off-long, on-long: the same with LONG_REPS launches (a program long
-#           enough for the model to learn; CLEAVE_LOG=plan of on-long:
-#           $OUT/plans-long.log).
+#           enough for the model to learn), two rounds; on-long-plan once
+#           more with CLEAVE_LOG=plan ($OUT/plans-long.log; not timed
+#           against off: printing the plans costs host time a launch).
 #   bench/reorganize/run.sh [CARRY_DIR]     (default build/gpu-carry-reorganize)
 # Writes to $OUT (default .): reorganize.jsonl (the program's lines, each
 # with its label), reorganize.log (progress, stderr), plans-force.log,
@@ -86,9 +87,16 @@ for round in $(seq 1 "$rounds"); do
     if [ "$round" -le 2 ]; then
       one off-long "$log" "${cl[@]}" CLEAVE_TUNE=reorganize=off -- \
         "${b[@]}" --reps "$long_reps"
+      one on-long "$log" "${cl[@]}" CLEAVE_TUNE=reorganize=on -- \
+        "${b[@]}" --reps "$long_reps"
+    fi
+    if [ "$round" = 1 ]; then
+      # What the model did, from its plans (their printing costs host time
+      # a launch: this run is not timed against off).
       echo "== case $c round $round" >> "$out/plans-long.log"
-      one on-long "$out/plans-long.log" "${cl[@]}" CLEAVE_TUNE=reorganize=on \
-        CLEAVE_LOG=plan -- "${b[@]}" --reps "$long_reps"
+      one on-long-plan "$out/plans-long.log" "${cl[@]}" \
+        CLEAVE_TUNE=reorganize=on CLEAVE_LOG=plan -- "${b[@]}" \
+        --reps "$long_reps"
     fi
   done
 done
