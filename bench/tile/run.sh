@@ -4,18 +4,21 @@
 #   CARRY/run.sh CARRY              (build/gpu-carry-tile/run.sh build/gpu-carry-tile)
 # Builds the naive CUDA ports (nvcc -O3 -arch=sm_90), then runs every program
 # at every size: seq (clang++ -O3, one core), tiled (cleave tile + cleave
-# compile -O3, CLEAVE_DEVICES=$TILED_DEVICES) and naive, REPS times each,
+# compile -O3, CLEAVE_DEVICES=$TILED_DEVICES; the run-time rule picks the
+# persistent kernel or one launch per anti-diagonal), persistent and
+# launches (each schedule forced) and naive, REPS times each,
 # and checks every run's checksum against seq's at that size.
 # Writes to $OUT (default .): tile.jsonl (one line per program, size and
 # variant: every repetition's ms, the median, the status pass | wrong |
 # unchecked | failed | timeout | skipped | fallback: the tiled code ran the
 # nest as written, no tiled kernel launched), tile.log (every run's output) and
-# tile-summary.md (medians and the ratios tiled/naive and tiled/seq).
+# tile-summary.md (medians, the ratios to naive and seq, and the speed-up
+# naive/tiled against issue 29's 5x).
 # Environment:
 #   REPS           timed runs per configuration (3)
 #   SIZES          "NxM ..." ("4096x4096 8192x8192 16384x16384 4096x65536")
 #   PROGS          "edit_distance smith_waterman sor" (empty: none)
-#   VARIANTS       "seq tiled naive"
+#   VARIANTS       "seq tiled persistent launches naive"
 #   STENCILS       "box1 box2 box4 star1 star2 star4" (of box1..box4,
 #                  star1..star4; empty: none): bin/stencil KERNEL N STEPS
 #   STENCIL_RUNS   "NxSTEPS ..." ("2048x64 2048x1024 8192x256 16384x64")
@@ -43,7 +46,7 @@ out=$(cd "$out" && pwd)
 reps=${REPS:-3}
 sizes=${SIZES:-4096x4096 8192x8192 16384x16384 4096x65536}
 progs=${PROGS-edit_distance smith_waterman sor}
-variants=${VARIANTS:-seq tiled naive}
+variants=${VARIANTS:-seq tiled persistent launches naive}
 stencils=${STENCILS-box1 box2 box4 star1 star2 star4}
 stencil_runs=${STENCIL_RUNS:-2048x64 2048x1024 8192x256 16384x64}
 stencil_variants=${STENCIL_VARIANTS:-seq omp naive tiled tiles steps}
@@ -86,6 +89,9 @@ bin_of() { if [ "$2" = naive ]; then echo "$naive_bin/$1.naive"; else echo "$car
 
 is_stencil() { [[ " $stencils " == *" $1 "* ]]; }
 
+# Variants built by cleave tile (they run on $TILED_DEVICES and may fall back).
+is_tiled() { [[ " tiled persistent launches tiles steps " == *" $1 "* ]]; }
+
 # cmd_of PROG N M VARIANT: the command of one run in the array cmd (a
 # stencil kernel is an argument of bin/stencil, with M its number of steps).
 cmd_of() {
@@ -113,7 +119,7 @@ run_config() {
     if [ -n "$check" ] && [ "$c" != "$check" ]; then status=wrong; fi
     check=$c
   done
-  if [ "$status" = pass ] && [[ "$v" == tiled || "$v" == tiles || "$v" == steps ]] && [ -n "${fallback[$p]:-}" ]; then
+  if [ "$status" = pass ] && is_tiled "$v" && [ -n "${fallback[$p]:-}${fallback[$p,$v]:-}" ]; then
     status=fallback
   elif [ "$status" = pass ] && [ "$v" != "$refv" ]; then
     if [ -z "$ref" ]; then status=unchecked
@@ -126,7 +132,7 @@ run_config() {
   cmd_of "$p" "$n" "$m" "$v"
   printf '{"bench": "tile", "git_commit": "%s", "git_dirty": %s, "host": "%s", "date": "%s", "device": "%s", "command": "%s", "kernel": "%s", "sizes": {"n": %d, "m": %d}, "variant": "%s", "cleave_devices": "%s", "reps": %d, "times_ms": [%s], "median_ms": %s, "check": "%s", "seq_check": "%s", "status": "%s"}\n' \
     "$commit" "$dirty" "$(hostname)" "$(date -u +%FT%TZ)" "$device" "${cmd[0]##*/} ${cmd[*]:1}" "$p" "$n" "$m" "$v" \
-    "$([[ "$v" == tiled || "$v" == tiles || "$v" == steps ]] && echo "$tiled_devices")" "$reps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
+    "$(is_tiled "$v" && echo "$tiled_devices")" "$reps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
   echo "$status ${mid:--} $check"
 }
 
@@ -134,19 +140,25 @@ declare -A med stat
 bad=0
 # The tiled code runs the nest as written when the device cannot start (or a
 # CUDA call fails): that would time seq under the name tiled. One small run
-# per program under CLEAVE_LOG=plan must show the tiled kernels' launches.
-declare -A fallback
+# per program and variant under CLEAVE_LOG=plan must show the tiled kernels'
+# launches; their kinds (kernel: one launch per anti-diagonal, persistent)
+# show the run-time rule's choice, the same at every size of SIZES (each has
+# more than CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS anti-diagonals of tiles,
+# as 256x256 has).
+declare -A fallback kinds
 tiled_launches() {
-  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.tiled" 256 256 probe 2>&1 < /dev/null |
-    grep -c '^launch __cleave_tile'
+  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.$2" 256 256 probe 2>&1 < /dev/null |
+    grep -o '^launch __cleave_tile[0-9]*_[a-z]*' | sed 's/.*_//' | sort | uniq -c | awk '{printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2}'
 }
-if [[ " $variants " == *" tiled "* ]]; then
+for v in tiled persistent launches; do
+  [[ " $variants " == *" $v "* ]] || continue
   for p in $progs; do
-    k=$(tiled_launches "$p")
-    echo "run: $p tiled at 256x256 on $tiled_devices: $k tiled kernel launches" | tee -a "$log"
-    ((k > 0)) || fallback[$p]=1
+    k=$(tiled_launches "$p" "$v")
+    echo "run: $p $v at 256x256 on $tiled_devices: tiled kernel launches: ${k:-none}" | tee -a "$log"
+    kinds[$p,$v]=${k:-none}
+    [ -n "$k" ] || fallback[$p,$v]=1
   done
-fi
+done
 
 for p in $progs; do
   for s in $sizes; do
@@ -219,18 +231,29 @@ stencil_target() {
   if [ -n "$progs" ]; then
     echo "## Wavefronts (technique(wavefront))"
     echo
-    echo "| program | N x M | seq ms | tiled ms | naive ms | tiled/naive | tiled/seq | tiled GCUPS |"
-    echo "|---|---|---|---|---|---|---|---|"
+    echo "tiled: the run-time rule chooses (launches of the probe at 256x256: persistent = the persistent kernel, kernel = one launch per anti-diagonal);"
+    echo "persistent and launches force each schedule. naive: one launch per anti-diagonal of cells (nvcc)."
+    echo "naive/tiled is a speed-up against issue 29's target (>= 5x); the other ratios are times."
+    echo
+    for p in $progs; do
+      echo "- $p: tiled ran ${kinds[$p,tiled]:-?}; persistent ${kinds[$p,persistent]:-?}; launches ${kinds[$p,launches]:-?}"
+    done
+    echo
+    echo "| program | N x M | seq ms | tiled ms | persistent ms | launches ms | naive ms | naive/tiled | target 5x | persistent/naive | launches/naive | persistent/launches | tiled/seq | tiled GCUPS |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for p in $progs; do
       for s in $sizes; do
         row="| $p | $s"
-        for v in seq tiled naive; do
+        for v in seq tiled persistent launches naive; do
           t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
           row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
         done
-        t=${med[$p,$s,tiled]:--}
+        t=${med[$p,$s,tiled]:--} nv=${med[$p,$s,naive]:--}
+        pe=${med[$p,$s,persistent]:--} la=${med[$p,$s,launches]:--}
+        sp=$(ratio "$nv" "$t")
+        tg=$([ "$sp" != - ] && awk -v s="$sp" 'BEGIN {print (s >= 5 ? "met" : "missed")}' || echo -)
         gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
-        echo "$row | $(ratio "$t" "${med[$p,$s,naive]:--}") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
+        echo "$row | $sp | $tg | $(ratio "$pe" "$nv") | $(ratio "$la" "$nv") | $(ratio "$pe" "$la") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
       done
     done
   fi

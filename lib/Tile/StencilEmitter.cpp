@@ -81,7 +81,8 @@ __cleave_stencil_shape shapeOf(const StencilNest &S, unsigned Strip,
 
 /// The strips the model may choose: the strip's loads stay in registers
 /// until its last cell uses them, so a strip reads at most this many
-/// points (a bound on register pressure).
+/// distinct input cells (a bound on register pressure; a box of radius 4
+/// in strips of 8 reads 144, and ptxas fits it in 32 registers).
 constexpr unsigned MaxStripPoints = 256;
 
 /// The reference problem the compile-time choices are made for.
@@ -118,7 +119,7 @@ std::optional<TimeTileSizes> chooseTimeTiles(const StencilNest &S,
       for (unsigned Strip : {1u, 2u, 4u, 8u}) {
         TimeTileSizes T{R, C, K, Strip};
         if (timeTileSharedBytes(S, T, Ctx) > MaxStaticSharedBytes ||
-            Strip > R || Strip * S.Offsets.size() > MaxStripPoints)
+            Strip > R || stripLoads(S, Strip) * Strip > MaxStripPoints)
           continue;
         double Cost = __cleave_stencil_tiles_s(
             D, shapeOf(S, Strip, Ctx), RefCells, RefCells, RefSteps, R, C, K);

@@ -73,11 +73,29 @@ bool onlyComments(StringRef Text) {
   }
 }
 
+/// What the remark of a tiled wavefront says of its launches.
+std::string wavefrontScheduleText(tile::WavefrontSchedule S) {
+  switch (S) {
+  case tile::WavefrontSchedule::Launches:
+    return "one launch per anti-diagonal of tiles";
+  case tile::WavefrontSchedule::Persistent:
+    return "one persistent launch (blocks take tiles in wavefront order from "
+           "an atomic ticket and wait on per-tile flags)";
+  case tile::WavefrontSchedule::Auto:
+    break;
+  }
+  return "one persistent launch (blocks take tiles in wavefront order from "
+         "an atomic ticket and wait on per-tile flags) from "
+         "CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS (8) anti-diagonals of tiles, "
+         "else one launch per anti-diagonal, chosen at run time";
+}
+
 class TileConsumer : public ASTConsumer {
 public:
   TileConsumer(CompilerInstance &CI, std::vector<PragmaSite> &Sites,
-               const tile::StencilDevice &Device, std::string &Output, bool &Ok)
-      : CI(CI), Sites(Sites), Device(Device), Output(Output), Ok(Ok) {}
+               const TileOptions &Opts, std::string &Output, bool &Ok)
+      : CI(CI), Sites(Sites), Device(Opts.Device), Wavefront(Opts.Wavefront),
+        Output(Output), Ok(Ok) {}
 
   void HandleTranslationUnit(ASTContext &Ctx) override;
 
@@ -85,6 +103,7 @@ private:
   CompilerInstance &CI;
   std::vector<PragmaSite> &Sites;
   const tile::StencilDevice &Device;
+  tile::WavefrontSchedule Wavefront;
   std::string &Output;
   bool &Ok;
   bool AnyStencil = false;
@@ -263,7 +282,7 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
     return false;
   }
   std::optional<tile::EmittedNest> E =
-      tile::emitWavefront(*N, *Deps, Site.Tile, Id, Ctx, Why);
+      tile::emitWavefront(*N, *Deps, Site.Tile, Wavefront, Id, Ctx, Why);
   if (!E) {
     refuse(Site, Why);
     return false;
@@ -278,7 +297,8 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
   remark(Site.Hash,
          "nest tiled: wavefront of " + std::to_string(Site.Tile.Rows) + " x " +
              std::to_string(Site.Tile.Cols) +
-             " tiles, one launch per anti-diagonal of tiles; dependences: " +
+             " tiles, " + wavefrontScheduleText(Wavefront) +
+             "; dependences: " +
              (Parts.empty() ? std::string("none") : llvm::join(Parts, "; ")));
   return true;
 }
@@ -310,8 +330,8 @@ void TileConsumer::HandleTranslationUnit(ASTContext &Ctx) {
 
 class TileAction : public ASTFrontendAction {
 public:
-  TileAction(const tile::StencilDevice &Device, std::string &Output, bool &Ok)
-      : Device(Device), Output(Output), Ok(Ok) {}
+  TileAction(const TileOptions &Opts, std::string &Output, bool &Ok)
+      : Opts(Opts), Output(Output), Ok(Ok) {}
   bool BeginSourceFileAction(CompilerInstance &CI) override {
     CI.getPreprocessor().AddPragmaHandler("cleave",
                                           new tile::TilePragmaHandler(Sites));
@@ -319,12 +339,12 @@ public:
   }
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  StringRef) override {
-    return std::make_unique<TileConsumer>(CI, Sites, Device, Output, Ok);
+    return std::make_unique<TileConsumer>(CI, Sites, Opts, Output, Ok);
   }
 
 private:
   std::vector<PragmaSite> Sites;
-  const tile::StencilDevice &Device;
+  const TileOptions &Opts;
   std::string &Output;
   bool &Ok;
 };
@@ -388,7 +408,7 @@ llvm::Expected<std::string> tileSource(StringRef Path, const TileOptions &Opts,
     return diagnosedError("cannot parse the input");
   std::string Output;
   bool Ok = false;
-  TileAction Action(Opts.Device, Output, Ok);
+  TileAction Action(Opts, Output, Ok);
   if (!Clang.ExecuteAction(Action) || !Ok)
     return diagnosedError("cleave tile failed");
   return Output;

@@ -1,14 +1,20 @@
 //===- WavefrontEmitter.cpp - CUDA for a tiled 2-D wavefront --------------===//
 //
-// Part of Cleave (docs/tile.md). Why the schedule is correct: every
+// Part of Cleave (docs/tile.md). Why the schedules are correct: every
 // dependence distance (di, dj) is componentwise >= 0 (Dependences.cpp), so
 // a dependence between two tiles (bi, bj) -> (bi', bj') has bi' >= bi and
-// bj' >= bj, and the later tile lies on a later anti-diagonal bi' + bj',
-// that is in a later launch. Inside a tile, di + dj >= 1 for every
+// bj' >= bj: the later tile lies on a later anti-diagonal bi' + bj', and
+// it dominates the earlier one. Inside a tile, di + dj >= 1 for every
 // dependence, so the cells of one in-tile anti-diagonal are independent.
 // A tile reads the cells of neighbouring tiles from global memory when it
-// starts: the earlier diagonals have written theirs, and the later ones
-// have not yet overwritten the old values that anti-dependences read.
+// starts: the tiles it dominates have written theirs, and the tiles that
+// dominate it, which alone may overwrite what its anti-dependences read,
+// have not started.
+//
+// One launch per anti-diagonal orders all tiles of earlier diagonals
+// before a tile. The persistent kernel orders the tiles a tile dominates
+// before it: the tile waits for its upper and left neighbours, which waited
+// for theirs (persistentKernel says why that cannot deadlock).
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Tile/WavefrontEmitter.h"
@@ -32,7 +38,7 @@ namespace {
 
 /// The names that the kernel and the host function share.
 struct Names {
-  std::string Kernel, Host;
+  std::string Kernel, Persistent, Host;
   static std::string shared(const Array &A) {
     return "__cleave_" + A.Decl->getName().str();
   }
@@ -57,9 +63,11 @@ Window windowOf(const Array &A, TileSizes T) {
 
 class Emitter {
 public:
-  Emitter(const Nest &N, TileSizes T, unsigned Id, ASTContext &Ctx)
-      : N(N), T(T), Ctx(Ctx), SM(Ctx.getSourceManager()) {
+  Emitter(const Nest &N, TileSizes T, WavefrontSchedule Schedule, unsigned Id,
+          ASTContext &Ctx)
+      : N(N), T(T), Schedule(Schedule), Ctx(Ctx), SM(Ctx.getSourceManager()) {
     Nm.Kernel = "__cleave_tile" + std::to_string(Id) + "_kernel";
+    Nm.Persistent = "__cleave_tile" + std::to_string(Id) + "_persistent";
     Nm.Host = "__cleave_tile" + std::to_string(Id);
   }
 
@@ -68,6 +76,7 @@ public:
 private:
   const Nest &N;
   TileSizes T;
+  WavefrontSchedule Schedule;
   ASTContext &Ctx;
   const SourceManager &SM;
   Names Nm;
@@ -82,10 +91,17 @@ private:
   std::string arguments(bool Device) const;
   std::string bounds() const;
   std::optional<std::string> body(Refusal &Why) const;
-  std::string stageIn(const Array &A) const;
+  std::string stageIn(const Array &A, bool FromL2) const;
   std::string stageOut(const Array &A) const;
-  std::string kernel(const std::string &Body) const;
+  std::string tileWork(const std::string &Body, bool FromL2) const;
+  void reductions(std::string &Init, std::string &Finish) const;
+  std::string tileCorner() const;
+  std::string launchKernel(const std::string &Work) const;
+  std::string persistentKernel(const std::string &Work) const;
   std::string hostChecks() const;
+  std::string diagonalLaunches() const;
+  std::string persistentLaunch() const;
+  std::string launches() const;
   std::string hostDeviceRun() const;
   std::string host() const;
 };
@@ -197,9 +213,12 @@ std::optional<std::string> Emitter::body(Refusal &Why) const {
   return RW.getRewrittenText(CharSourceRange::getCharRange(Begin, End));
 }
 
-std::string Emitter::stageIn(const Array &A) const {
+/// The loads of \p A's window; with \p FromL2 through volatile loads, which
+/// bypass the SM's L1 (see persistentKernel).
+std::string Emitter::stageIn(const Array &A, bool FromL2) const {
   Window W = windowOf(A, T);
   std::string Name = A.Decl->getName().str();
+  std::string Type = typeText(A.Element.getUnqualifiedType(), Ctx);
   // A window cell is loaded when some access of this tile touches it: the
   // window's corners may lie outside the array.
   std::set<std::pair<int64_t, int64_t>> Offsets;
@@ -222,12 +241,12 @@ std::string Emitter::stageIn(const Array &A) const {
              "    const int __cleave_r = __cleave_e / {8}, __cleave_c = "
              "__cleave_e % {8};\n"
              "    if ({9})\n"
-             "      {6}[__cleave_e] = {0}[(__cleave_i0 + __cleave_r + ({1})) "
-             "* ({10}) + (__cleave_j0 + __cleave_c + ({3}))];\n"
+             "      {6}[__cleave_e] = {11}{0}[(__cleave_i0 + __cleave_r + "
+             "({1})) * ({10}) + (__cleave_j0 + __cleave_c + ({3}))];\n"
              "  }\n",
-             Name, A.MinRow, A.MaxRow, A.MinCol, A.MaxCol,
-             typeText(A.Element.getUnqualifiedType(), Ctx), Names::shared(A),
-             W.Rows, W.Pitch, Touched, A.Pitch.str())
+             Name, A.MinRow, A.MaxRow, A.MinCol, A.MaxCol, Type,
+             Names::shared(A), W.Rows, W.Pitch, Touched, A.Pitch.str(),
+             FromL2 ? "*(const volatile " + Type + " *)&" : "")
       .str();
 }
 
@@ -248,28 +267,77 @@ std::string Emitter::stageOut(const Array &A) const {
       .str();
 }
 
-std::string Emitter::kernel(const std::string &Body) const {
+/// One tile's work, given its first row __cleave_i0, first column
+/// __cleave_j0 and extent __cleave_ni x __cleave_nj: stage the written arrays
+/// in, compute the tile's anti-diagonals, write the tile's cells back.
+std::string Emitter::tileWork(const std::string &Body, bool FromL2) const {
   std::string In, Out;
   for (const Array &A : N.Arrays)
     if (A.Written) {
-      In += stageIn(A);
+      In += stageIn(A, FromL2);
       Out += stageOut(A);
     }
-  // Each thread reduces its cells; maximum and minimum may start from the
-  // first value (they are idempotent), a sum from zero.
-  for (const Reduction &R : N.Reductions) {
-    std::string Name = R.Var->getName().str();
-    In += llvm::formatv(
-              "  {0} __cleave_acc_{1} = {2};\n",
-              typeText(
-                  R.Var->getType().getNonReferenceType().getUnqualifiedType(),
-                  Ctx),
-              Name, R.Op == ReductionOp::Add ? "0" : "__cleave_init_" + Name)
-              .str();
-    Out += atomicUpdate(R, Ctx);
-  }
   std::string IType = typeText(N.Outer.Index->getType(), Ctx);
   std::string JType = typeText(N.Inner.Index->getType(), Ctx);
+  return llvm::formatv(
+             "{0}"
+             "  __syncthreads();\n"
+             "  // Step s computes the tile's anti-diagonal t + u = s.\n"
+             "  const int __cleave_t = threadIdx.x;\n"
+             "  for (int __cleave_s = 0; __cleave_s < __cleave_ni + "
+             "__cleave_nj - 1; ++__cleave_s) {{\n"
+             "    const int __cleave_u = __cleave_s - __cleave_t;\n"
+             "    if (__cleave_t < __cleave_ni && __cleave_u >= 0 && "
+             "__cleave_u < __cleave_nj) {{\n"
+             "      const {1} {2} = ({1})(__cleave_i0 + __cleave_t);\n"
+             "      const {3} {4} = ({3})(__cleave_j0 + __cleave_u);\n"
+             "      do {5} while (0);\n"
+             "    }\n"
+             "    __syncthreads();\n"
+             "  }\n"
+             "{6}",
+             In, IType, N.Outer.Index->getName(), JType,
+             N.Inner.Index->getName(), Body, Out)
+      .str();
+}
+
+/// Each thread reduces its cells into __cleave_acc_NAME (Init), and combines
+/// its value with the result cell's by one atomic at the end (Finish).
+/// Maximum and minimum may start from the first value (they are
+/// idempotent), a sum from zero.
+void Emitter::reductions(std::string &Init, std::string &Finish) const {
+  for (const Reduction &R : N.Reductions) {
+    std::string Name = R.Var->getName().str();
+    Init += llvm::formatv(
+                "  {0} __cleave_acc_{1} = {2};\n",
+                typeText(
+                    R.Var->getType().getNonReferenceType().getUnqualifiedType(),
+                    Ctx),
+                Name, R.Op == ReductionOp::Add ? "0" : "__cleave_init_" + Name)
+                .str();
+    Finish += atomicUpdate(R, Ctx);
+  }
+}
+
+/// The first cell and the extent of tile (__cleave_bi, __cleave_diag -
+/// __cleave_bi).
+std::string Emitter::tileCorner() const {
+  return llvm::formatv(
+             "  const long long __cleave_i0 = __cleave_ilo + __cleave_bi * "
+             "{0};\n"
+             "  const long long __cleave_j0 = __cleave_jlo + (__cleave_diag - "
+             "__cleave_bi) * {1};\n"
+             "  const int __cleave_ni = __cleave_ihi - __cleave_i0 < {0} ? "
+             "(int)(__cleave_ihi - __cleave_i0) : {0};\n"
+             "  const int __cleave_nj = __cleave_jhi - __cleave_j0 < {1} ? "
+             "(int)(__cleave_jhi - __cleave_j0) : {1};\n",
+             T.Rows, T.Cols)
+      .str();
+}
+
+std::string Emitter::launchKernel(const std::string &Work) const {
+  std::string Init, Finish;
+  reductions(Init, Finish);
   return llvm::formatv(
              "// One anti-diagonal of {0} x {1} tiles: block b runs tile "
              "(bi, bj) with\n// bi + bj = __cleave_diag, one thread per row "
@@ -280,34 +348,82 @@ std::string Emitter::kernel(const std::string &Body) const {
              "+ {1} - 1) / {1};\n"
              "  const long long __cleave_bi = (__cleave_diag < __cleave_tcols "
              "? 0 : __cleave_diag - __cleave_tcols + 1) + blockIdx.x;\n"
-             "  const long long __cleave_i0 = __cleave_ilo + __cleave_bi * "
-             "{0};\n"
-             "  const long long __cleave_j0 = __cleave_jlo + (__cleave_diag - "
-             "__cleave_bi) * {1};\n"
-             "  const int __cleave_ni = __cleave_ihi - __cleave_i0 < {0} ? "
-             "(int)(__cleave_ihi - __cleave_i0) : {0};\n"
-             "  const int __cleave_nj = __cleave_jhi - __cleave_j0 < {1} ? "
-             "(int)(__cleave_jhi - __cleave_j0) : {1};\n"
+             "{5}{6}{7}{8}"
+             "}\n\n",
+             T.Rows, T.Cols, Nm.Kernel, parameters(true), bounds(),
+             tileCorner(), Init, Work, Finish)
+      .str();
+}
+
+/// The whole wavefront in one launch. Why it cannot deadlock, on any
+/// device and whatever the grid: a block takes the next ticket only after
+/// finishing its tile, and tickets go out in wavefront order, so the tiles
+/// a tile waits for (its upper and left neighbours, which by induction have
+/// waited for every tile (bi' <= bi, bj' <= bj), the sources of all its
+/// dependences) were taken earlier, by blocks that are running and wait
+/// only for tiles taken earlier still. The flags and fences follow the
+/// PTX memory model's fence pattern; the window is also loaded through
+/// volatile loads, which the L2 serves, as CUDA's own fence example reads
+/// other blocks' results through a volatile pointer: an SM's L1 may hold a
+/// line of a neighbour's cells from before the neighbour wrote them.
+std::string Emitter::persistentKernel(const std::string &Work) const {
+  std::string Init, Finish;
+  reductions(Init, Finish);
+  return llvm::formatv(
+             "// The whole wavefront of {0} x {1} tiles in one launch: each "
+             "block takes\n// tiles in wavefront order from the ticket "
+             "__cleave_sched[0], waits until\n// the tiles above and to the "
+             "left are done (their flags in __cleave_sched[1 ..]\n// are "
+             "set), runs the tile and sets its flag.\n"
+             "__global__ void {2}(unsigned *__cleave_sched, {3}) {{\n"
+             "{4}"
+             "  const long long __cleave_trows = (__cleave_ihi - __cleave_ilo "
+             "+ {0} - 1) / {0};\n"
+             "  const long long __cleave_tcols = (__cleave_jhi - __cleave_jlo "
+             "+ {1} - 1) / {1};\n"
+             "  volatile unsigned *__cleave_done = __cleave_sched + 1;\n"
+             "  __shared__ unsigned __cleave_ticket;\n"
              "{5}"
-             "  __syncthreads();\n"
-             "  // Step s computes the tile's anti-diagonal t + u = s.\n"
-             "  const int __cleave_t = threadIdx.x;\n"
-             "  for (int __cleave_s = 0; __cleave_s < __cleave_ni + "
-             "__cleave_nj - 1; ++__cleave_s) {{\n"
-             "    const int __cleave_u = __cleave_s - __cleave_t;\n"
-             "    if (__cleave_t < __cleave_ni && __cleave_u >= 0 && "
-             "__cleave_u < __cleave_nj) {{\n"
-             "      const {6} {7} = ({6})(__cleave_i0 + __cleave_t);\n"
-             "      const {8} {9} = ({8})(__cleave_j0 + __cleave_u);\n"
-             "      do {10} while (0);\n"
+             "  for (;;) {{\n"
+             "    if (threadIdx.x == 0)\n"
+             "      __cleave_ticket = atomicAdd(__cleave_sched, 1u);\n"
+             "    __syncthreads();\n"
+             "    const long long __cleave_k = __cleave_ticket;\n"
+             "    if (__cleave_k >= __cleave_trows * __cleave_tcols)\n"
+             "      break;\n"
+             "    long long __cleave_bi, __cleave_bj;\n"
+             "    __cleave_tile_of(__cleave_k, __cleave_trows, __cleave_tcols, "
+             "&__cleave_bi, &__cleave_bj);\n"
+             "    const long long __cleave_diag = __cleave_bi + __cleave_bj;\n"
+             "    // Acquire: spin on the neighbours' flags, then a fence "
+             "before the barrier\n    // that lets the block read their "
+             "cells.\n"
+             "    if (threadIdx.x == 0) {{\n"
+             "      if (__cleave_bi > 0)\n"
+             "        while (__cleave_done[(__cleave_bi - 1) * __cleave_tcols "
+             "+ __cleave_bj] == 0)\n"
+             "          ;\n"
+             "      if (__cleave_bj > 0)\n"
+             "        while (__cleave_done[__cleave_bi * __cleave_tcols + "
+             "__cleave_bj - 1] == 0)\n"
+             "          ;\n"
+             "      __threadfence();\n"
              "    }\n"
              "    __syncthreads();\n"
+             "{6}"
+             "    // Release: every thread's cells are written (barrier), "
+             "then a fence before\n    // the flag.\n"
+             "    __syncthreads();\n"
+             "    if (threadIdx.x == 0) {{\n"
+             "      __threadfence();\n"
+             "      __cleave_done[__cleave_bi * __cleave_tcols + __cleave_bj] "
+             "= 1;\n"
+             "    }\n"
              "  }\n"
-             "{11}"
+             "{7}"
              "}\n\n",
-             T.Rows, T.Cols, Nm.Kernel, parameters(true), bounds(), In, IType,
-             N.Outer.Index->getName(), JType, N.Inner.Index->getName(), Body,
-             Out)
+             T.Rows, T.Cols, Nm.Persistent, parameters(true), bounds(), Init,
+             tileCorner() + Work, Finish)
       .str();
 }
 
@@ -419,23 +535,83 @@ std::string Emitter::hostDeviceRun() const {
              "+ {1} - 1) / {1};\n"
              "  const long long __cleave_tcols = (__cleave_jhi - __cleave_jlo "
              "+ {2} - 1) / {2};\n"
-             "  for (long long __cleave_d = 0; __cleave_ok && __cleave_d < "
-             "__cleave_trows + __cleave_tcols - 1; ++__cleave_d) {{\n"
-             "    const long long __cleave_first = __cleave_d < "
-             "__cleave_tcols ? 0 : __cleave_d - __cleave_tcols + 1;\n"
-             "    const long long __cleave_last = __cleave_d < __cleave_trows "
-             "? __cleave_d : __cleave_trows - 1;\n"
-             "    {3}<<<(unsigned)(__cleave_last - __cleave_first + 1), "
-             "{1}>>>(__cleave_d, {4});\n"
-             "    __cleave_ok = cudaGetLastError() == cudaSuccess;\n"
-             "  }\n"
+             "{3}"
              "  __cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
              "cudaSuccess;\n"
-             "{7}"
+             "{4}"
              "  if (__cleave_ok) {{\n{5}  }\n"
              "{6}",
-             Alloc, T.Rows, T.Cols, Nm.Kernel, arguments(true), Back, Free,
-             Read)
+             Alloc, T.Rows, T.Cols, launches(), Read, Back, Free)
+      .str();
+}
+
+/// One launch per anti-diagonal of tiles.
+std::string Emitter::diagonalLaunches() const {
+  return llvm::formatv(
+             "for (long long __cleave_d = 0; __cleave_ok && __cleave_d < "
+             "__cleave_trows + __cleave_tcols - 1; ++__cleave_d) {{\n"
+             "  const long long __cleave_first = __cleave_d < "
+             "__cleave_tcols ? 0 : __cleave_d - __cleave_tcols + 1;\n"
+             "  const long long __cleave_last = __cleave_d < __cleave_trows "
+             "? __cleave_d : __cleave_trows - 1;\n"
+             "  {0}<<<(unsigned)(__cleave_last - __cleave_first + 1), "
+             "{1}>>>(__cleave_d, {2});\n"
+             "  __cleave_ok = cudaGetLastError() == cudaSuccess;\n"
+             "}\n",
+             Nm.Kernel, T.Rows, arguments(true))
+      .str();
+}
+
+/// The persistent kernel's one launch: the ticket and the tiles' flags in
+/// a zeroed scratch allocation, as many blocks as the device holds at once
+/// (the occupancy API; correctness does not depend on it, see
+/// persistentKernel), at most twice the longest anti-diagonal.
+std::string Emitter::persistentLaunch() const {
+  return llvm::formatv(
+             "unsigned *__cleave_sched = nullptr;\n"
+             "const long long __cleave_ntiles = __cleave_trows * "
+             "__cleave_tcols;\n"
+             "__cleave_ok = __cleave_ok && __cleave_ntiles <= "
+             "__CLEAVE_TILE_MAX_PERSISTENT_TILES &&\n"
+             "              cudaMalloc((void **)&__cleave_sched, (size_t)(1 + "
+             "__cleave_ntiles) * sizeof(unsigned)) == cudaSuccess &&\n"
+             "              cudaMemset(__cleave_sched, 0, (size_t)(1 + "
+             "__cleave_ntiles) * sizeof(unsigned)) == cudaSuccess;\n"
+             "if (__cleave_ok) {{\n"
+             "  const long long __cleave_grid = "
+             "__cleave_tile_resident((const void *){0}, {1}, "
+             "__cleave_trows, __cleave_tcols);\n"
+             "  {0}<<<(unsigned)__cleave_grid, {1}>>>(__cleave_sched, {2});\n"
+             "  __cleave_ok = cudaGetLastError() == cudaSuccess;\n"
+             "}\n"
+             "__cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
+             "cudaSuccess;\n"
+             "cudaFree(__cleave_sched);\n",
+             Nm.Persistent, T.Rows, arguments(true))
+      .str();
+}
+
+/// The launches of the schedule that --wavefront chose, or both with the
+/// run-time rule (docs/tile.md): the persistent kernel from
+/// CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS anti-diagonals of tiles, unless
+/// CLEAVE_TILE_WAVEFRONT forces one (1: persistent, 0: launches).
+std::string Emitter::launches() const {
+  if (Schedule == WavefrontSchedule::Launches)
+    return indented(diagonalLaunches());
+  if (Schedule == WavefrontSchedule::Persistent)
+    return indented(persistentLaunch());
+  return llvm::formatv(
+             "#ifdef CLEAVE_TILE_WAVEFRONT\n"
+             "  const bool __cleave_persistent = CLEAVE_TILE_WAVEFRONT;\n"
+             "#else\n"
+             "  const bool __cleave_persistent = __cleave_trows + "
+             "__cleave_tcols - 1 >= CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS &&\n"
+             "                                   __cleave_trows * "
+             "__cleave_tcols <= __CLEAVE_TILE_MAX_PERSISTENT_TILES;\n"
+             "#endif\n"
+             "  if (__cleave_persistent) {{\n{0}  } else {{\n{1}  }\n",
+             indented(indented(persistentLaunch())),
+             indented(indented(diagonalLaunches())))
       .str();
 }
 
@@ -478,7 +654,11 @@ std::optional<EmittedNest> Emitter::emit(Refusal &Why) {
   if (!Body)
     return std::nullopt;
   EmittedNest E;
-  E.Definitions = kernel(*Body) + host();
+  if (Schedule != WavefrontSchedule::Persistent)
+    E.Definitions += launchKernel(tileWork(*Body, false));
+  if (Schedule != WavefrontSchedule::Launches)
+    E.Definitions += persistentKernel(tileWork(*Body, true));
+  E.Definitions += host();
   E.Call = Nm.Host + "(" + arguments(false) + ");";
   return E;
 }
@@ -522,13 +702,83 @@ struct __cleave_tile_span {
   }
 };
 
+// cleave tile's persistent wavefronts (docs/tile.md): the tile that ticket k
+// names in wavefront order over trows x tcols tiles. Anti-diagonal d = bi +
+// bj holds the tiles bi = max(0, d - tcols + 1) .. min(d, trows - 1), in that
+// order; its length grows by one up to m = min(trows, tcols), stays m, and
+// shrinks by one to 1, so the first and the last m - 1 diagonals are
+// triangles of m (m - 1) / 2 tiles each.
+__host__ __device__ inline void __cleave_tile_of(long long k, long long trows,
+                                                 long long tcols,
+                                                 long long *bi, long long *bj) {
+  const long long m = trows < tcols ? trows : tcols;
+  const long long tri = m * (m - 1) / 2, total = trows * tcols;
+  long long d, pos;
+  if (k < tri || k >= total - tri) {
+    // In a triangle, counted from its corner: the diagonal d of length d + 1
+    // with d (d + 1) / 2 <= kk < (d + 1) (d + 2) / 2.
+    const bool tail = k >= tri;
+    const long long kk = tail ? total - 1 - k : k;
+    long long lo = 0, hi = m - 1;
+    while (lo < hi) {
+      const long long mid = (lo + hi + 1) / 2;
+      if (mid * (mid + 1) / 2 <= kk)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    d = lo;
+    pos = kk - d * (d + 1) / 2;
+    if (tail) {
+      pos = d - pos;
+      d = trows + tcols - 2 - d;
+    }
+  } else {
+    d = m - 1 + (k - tri) / m;
+    pos = (k - tri) % m;
+  }
+  *bi = (d < tcols ? 0 : d - tcols + 1) + pos;
+  *bj = d - *bi;
+}
+
+// The persistent kernel's grid: the blocks of `threads` threads that the
+// device holds at once (at least one), and at most twice the longest
+// anti-diagonal of trows x tcols tiles: no more tiles than that are ever
+// ready at once, and blocks beyond it would only spin on flags. Queries
+// that fail leave one block per SM or one block: fewer blocks only run
+// slower.
+inline long long __cleave_tile_resident(const void *kernel, int threads,
+                                        long long trows, long long tcols) {
+  int dev = 0, sms = 1, perSm = 1;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+          cudaSuccess || sms < 1)
+    sms = 1;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads,
+                                                    0) != cudaSuccess ||
+      perSm < 1)
+    perSm = 1;
+  (void)cudaGetLastError();
+  const long long grid = (long long)sms * perSm;
+  const long long useful = 2 * (trows < tcols ? trows : tcols);
+  return grid < useful ? grid : useful;
+}
+
+// The ticket counts to tiles + grid in 32 bits.
+#define __CLEAVE_TILE_MAX_PERSISTENT_TILES (1ll << 30)
+#ifndef CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS
+#define CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS 8
+#endif
+
 )";
 }
 
 std::optional<EmittedNest> emitWavefront(const Nest &N,
                                          const std::vector<Dependence> &Deps,
-                                         TileSizes Tile, unsigned Id,
-                                         ASTContext &Ctx, Refusal &Why) {
+                                         TileSizes Tile,
+                                         WavefrontSchedule Schedule,
+                                         unsigned Id, ASTContext &Ctx,
+                                         Refusal &Why) {
   for (const Dependence &D : Deps)
     if (!D.NonNegative) {
       Why = {N.Outer.For->getBeginLoc(),
@@ -540,7 +790,7 @@ std::optional<EmittedNest> emitWavefront(const Nest &N,
                  "0"};
       return std::nullopt;
     }
-  return Emitter(N, Tile, Id, Ctx).emit(Why);
+  return Emitter(N, Tile, Schedule, Id, Ctx).emit(Why);
 }
 
 } // namespace cleave::tile

@@ -18,7 +18,7 @@ void editDistance(const char *a, const char *b, int *D, int n, int m) {
       D[i * (m + 1) + j] = std::min(sub, std::min(del, ins));
     }
 }
-// REMARK: wavefront.cpp:[[@LINE-9]]:1: remark: cleave tile: nest tiled: wavefront of 16 x 32 tiles, one launch per anti-diagonal of tiles; dependences: flow (1, 1), (1, 0), (0, 1) through 'D'
+// REMARK: wavefront.cpp:[[@LINE-9]]:1: remark: cleave tile: nest tiled: wavefront of 16 x 32 tiles, one persistent launch (blocks take tiles in wavefront order from an atomic ticket and wait on per-tile flags) from CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS (8) anti-diagonals of tiles, else one launch per anti-diagonal, chosen at run time; dependences: flow (1, 1), (1, 0), (0, 1) through 'D'
 
 // CHECK: struct __cleave_tile_span {
 // CHECK: #include <algorithm>

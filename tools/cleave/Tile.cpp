@@ -47,6 +47,20 @@ cl::opt<std::string>
                      "H200 numbers)"),
             cl::value_desc("file"), cl::sub(TileCmd), cl::cat(TileCat));
 
+cl::opt<tile::WavefrontSchedule> Wavefront(
+    "wavefront",
+    cl::desc("How wavefront tiles are launched (docs/tile.md)"),
+    cl::values(
+        clEnumValN(tile::WavefrontSchedule::Auto, "auto",
+                   "both, chosen at run time by the number of "
+                   "anti-diagonals of tiles (default)"),
+        clEnumValN(tile::WavefrontSchedule::Persistent, "persistent",
+                   "one persistent launch: tiles from an atomic ticket"),
+        clEnumValN(tile::WavefrontSchedule::Launches, "launches",
+                   "one launch per anti-diagonal of tiles")),
+    cl::init(tile::WavefrontSchedule::Auto), cl::sub(TileCmd),
+    cl::cat(TileCat));
+
 /// The stencil model's numbers from the first GPU of the profile at Path.
 Expected<tile::StencilDevice> loadStencilDevice(StringRef Path) {
   rt::DeviceProfile P;
@@ -84,6 +98,7 @@ int runTile() {
   Opts.Defines.assign(Defines.begin(), Defines.end());
   Opts.Std = Std;
   Opts.Verbose = Verbose;
+  Opts.Wavefront = Wavefront;
   Opts.ColorDiagnostics = errs().has_colors();
   if (!Profile.empty()) {
     Expected<tile::StencilDevice> D = loadStencilDevice(Profile);

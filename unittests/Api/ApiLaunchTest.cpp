@@ -809,6 +809,12 @@ GpuLaunches &gpuLaunches() {
   static GpuLaunches L;
   return L;
 }
+/// Whether ApiDirect's null GPU does vecadd's work at each launch (a test
+/// that launches other kernels turns it off).
+std::atomic<bool> &gpuRunsVecadd() {
+  static std::atomic<bool> On{true};
+  return On;
+}
 
 /// One GPU and nothing else: a null GPU that does vecadd's work in its own
 /// memory at each launch (the only kernel these tests launch), one block
@@ -827,6 +833,8 @@ protected:
       O.Trace = true;
       O.BlocksPerMs = 1;
       O.OnLaunch = [](const uint32_t G[3], const uint32_t B[3], void **P) {
+        if (!gpuRunsVecadd())
+          return;
         const float *A = *static_cast<const float **>(P[0]);
         const float *Bv = *static_cast<const float **>(P[1]);
         float *C = *static_cast<float **>(P[2]);
@@ -846,6 +854,7 @@ protected:
     restart("cpu"); // not used: the device source wins
   }
   void TearDown() override {
+    gpuRunsVecadd() = true;
     cleave::rt::api::Runtime::setDeviceSourceForTesting(nullptr);
     cleave_reset();
     while (cudaGetLastError() != cudaSuccess) {
@@ -1133,6 +1142,53 @@ TEST_F(ApiDirect, KernelsAreLoadedBeforeTheirFirstLaunch) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_TRUE(Asked()) << "no launch yet, and vecadd and scale not loaded";
   ASSERT_EQ(cudaFree(D), cudaSuccess);
+}
+
+TEST_F(ApiDirect, AVariableIsRewrittenOnlyOnceLaunchesReadingItAreDone) {
+  // scale reads __constant__ factor. Its first launch is left running on
+  // its stream; a copy to factor queued on another stream changes only
+  // the host value; the next launch must copy factor in, and not while the
+  // first may still read it.
+  using Op = cleave::rt::NullGpu::Op;
+  gpuRunsVecadd() = false;
+  const int N = 1024;
+  float *DIn = upload(randomFloats(N, 1)), *DOut = nullptr;
+  ASSERT_EQ(cudaMalloc(&DOut, N * sizeof(float)), cudaSuccess);
+  float *Two = nullptr;
+  ASSERT_EQ(cudaMallocHost(&Two, sizeof(float)), cudaSuccess);
+  *Two = 2.0f;
+  cudaStream_t A, B;
+  ASSERT_EQ(cudaStreamCreate(&A), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&B), cudaSuccess);
+  LAUNCH(scale, dim3(N / 256), dim3(256), 0, A, DIn, DOut, N);
+  ASSERT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  Gpu->clearTrace();
+  ASSERT_EQ(cudaMemcpyToSymbolAsync(&factor, Two, sizeof(float), 0,
+                                    cudaMemcpyHostToDevice, B),
+            cudaSuccess);
+  // Wait for B's worker without a synchronizing call (which would wait
+  // for A's launch too).
+  auto Until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (cudaStreamQuery(B) != cudaSuccess &&
+         std::chrono::steady_clock::now() < Until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  LAUNCH(scale, dim3(N / 256), dim3(256), 0, A, DIn, DOut, N);
+  ASSERT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+  std::vector<Op> Ops = Gpu->ops();
+  auto In = std::find_if(Ops.begin(), Ops.end(), [](const Op &O) {
+    return O.What == Op::CopyIn && O.Bytes == sizeof(float);
+  });
+  ASSERT_NE(In, Ops.end()) << "factor was not copied in";
+  EXPECT_NE(std::find_if(Ops.begin(), In,
+                         [](const Op &O) { return O.What == Op::Sync; }),
+            In)
+      << "factor was overwritten while the first launch could read it";
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  for (cudaStream_t X : {A, B})
+    ASSERT_EQ(cudaStreamDestroy(X), cudaSuccess);
+  ASSERT_EQ(cudaFreeHost(Two), cudaSuccess);
+  for (float *P : {DIn, DOut})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
 }
 
 TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {

@@ -12,6 +12,7 @@
 #define CLEAVE_TILE_TILE_H
 
 #include "cleave/Tile/StencilDevice.h"
+#include "cleave/Tile/WavefrontEmitter.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -30,6 +31,8 @@ struct TileOptions {
   bool ColorDiagnostics = false;
   /// The GPU the stencil cost model predicts for (--profile).
   tile::StencilDevice Device;
+  /// How wavefront tiles are launched (--wavefront).
+  tile::WavefrontSchedule Wavefront = tile::WavefrontSchedule::Auto;
 };
 
 /// The tiled source of the C++ (.cpp, .cc, .cxx) or CUDA (.cu) file \p Path.

@@ -1,11 +1,14 @@
 //===- WavefrontEmitter.h - CUDA for a tiled 2-D wavefront ------*- C++ -*-===//
 //
-// Part of Cleave (docs/tile.md). Technique A of digest 001 (section 2) in
-// its portable schedule: rectangular tiles of the (i, j) domain, one kernel
-// launch per anti-diagonal of tiles (the tiles of one launch run in
-// parallel), each tile's cells staged in shared memory and computed along
-// in-tile anti-diagonals with one barrier per step. Correct on every device
-// Cleave runs kernels on: no block ever waits for another.
+// Part of Cleave (docs/tile.md). Technique A of digest 001 (section 2):
+// rectangular tiles of the (i, j) domain, each tile's cells staged in
+// shared memory and computed along in-tile anti-diagonals with one barrier
+// per step, launched either once per anti-diagonal of tiles (the tiles of
+// one launch run in parallel and no block waits for another) or as one
+// persistent launch whose blocks take tiles in wavefront order from an
+// atomic ticket and wait on their neighbours' flags (no co-residency
+// assumed, so correct on every device Cleave runs kernels on, the CPU
+// included).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_TILE_WAVEFRONTEMITTER_H
@@ -28,6 +31,13 @@ struct TileSizes {
   unsigned Rows = 32, Cols = 64;
 };
 
+/// How the tiles of a wavefront are launched (--wavefront, docs/tile.md):
+/// one launch per anti-diagonal of tiles; one persistent launch whose
+/// blocks take tiles in wavefront order from a ticket and wait on their
+/// neighbours' flags; or both, chosen at run time by the number of
+/// anti-diagonals.
+enum class WavefrontSchedule { Auto, Persistent, Launches };
+
 /// Static shared memory a block may use.
 constexpr unsigned MaxStaticSharedBytes = 48 * 1024;
 
@@ -48,7 +58,9 @@ std::string wavefrontPreamble();
 /// macro).
 std::optional<EmittedNest> emitWavefront(const Nest &N,
                                          const std::vector<Dependence> &Deps,
-                                         TileSizes Tile, unsigned Id,
+                                         TileSizes Tile,
+                                         WavefrontSchedule Schedule,
+                                         unsigned Id,
                                          clang::ASTContext &Ctx, Refusal &Why);
 
 } // namespace cleave::tile

@@ -129,7 +129,7 @@ bool tryDirectCopy(Runtime &RT, void *Dst, const void *Src, uint64_t Bytes,
     Out = Bufs.markWritten(*To.Buf, Dev,
                            ByteRange{To.Offset, To.Offset + Bytes});
   if (Out.ok())
-    Out = Bufs.defer(Dev, {}, {}, On);
+    Out = Bufs.defer(Dev, {}, {}, On, true);
   return true;
 }
 
@@ -224,7 +224,7 @@ bool tryDirectMemset(Runtime &RT, void *Dst, int Value, uint64_t Bytes,
     Out = Bufs.markWritten(*To.Buf, Dev,
                            ByteRange{To.Offset, To.Offset + Bytes});
   if (Out.ok())
-    Out = Bufs.defer(Dev, {}, {}, On);
+    Out = Bufs.defer(Dev, {}, {}, On, true);
   return true;
 }
 

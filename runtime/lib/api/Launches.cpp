@@ -71,7 +71,28 @@ struct PlanSlot {
   /// Described only when cleave_last_plan asks: the text costs
   /// microseconds that every launch would otherwise pay.
   LaunchPlan Plan;
+  /// A direct launch's plan is made from these when asked (directPlan()),
+  /// not at each launch.
+  const BundleKernel *Direct = nullptr;
+  Device *DirectDevice = nullptr;
+  Location DirectLocation = -1;
+  uint64_t DirectBlocks = 0;
 };
+
+/// The plan of the direct launch \p Slot records.
+LaunchPlan directPlan(const PlanSlot &Slot) {
+  LaunchPlan Plan;
+  Plan.KernelName = Slot.Direct->Name;
+  Plan.Direct = true;
+  Plan.Deferred = true;
+  LaunchPlan::Run Run;
+  Run.Device = Slot.DirectLocation;
+  Run.DeviceName = Slot.DirectDevice->name();
+  Run.Count = Slot.DirectBlocks;
+  Run.Variant = "original";
+  Plan.Runs.push_back(std::move(Run));
+  return Plan;
+}
 
 /// CLEAVE_LOG=phases: how long each launch waited in its stream's queue
 /// (the engine prints the rest of the launch's steps).
@@ -165,26 +186,22 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   Device &D = Bufs.device(Dev);
   Out = D.launchKernel(F, Grid, Block, SharedBytes, On, A.Params.data());
   if (Out.ok())
-    Out = Bufs.defer(Dev, {}, {}, On);
+    Out = Bufs.defer(Dev, {}, {}, On, true);
   if (Timed)
     T[3] = Clock::now();
 
-  auto Slot = std::make_shared<PlanSlot>();
-  Slot->S = S;
-  Slot->Ticket = 0;
-  LaunchPlan &Plan = Slot->Plan;
-  Plan.KernelName = Info.Name;
-  Plan.Direct = true;
-  Plan.Deferred = true;
-  LaunchPlan::Run Run;
-  Run.Device = Dev;
-  Run.DeviceName = D.name();
-  Run.Count = uint64_t(Grid[0]) * Grid[1] * Grid[2];
-  Run.Variant = "original";
-  Plan.Runs.push_back(std::move(Run));
-  LastPlan = Slot;
+  // The thread's last direct slot is reused when nothing else holds it.
+  if (!LastPlan || !LastPlan->Direct || LastPlan.use_count() != 1)
+    LastPlan = std::make_shared<PlanSlot>();
+  PlanSlot &Slot = *LastPlan;
+  Slot.S = S;
+  Slot.Ticket = 0;
+  Slot.Direct = &Info;
+  Slot.DirectDevice = &D;
+  Slot.DirectLocation = Dev;
+  Slot.DirectBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
   if (logOptions().Plan)
-    logLine(Plan.describe() +
+    logLine(directPlan(Slot).describe() +
             (Out.ok() ? std::string() : "  error: " + Out.toString()));
   if (Timed) {
     auto Us = [](Clock::time_point A, Clock::time_point B) {
@@ -197,6 +214,38 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                  Us(T[1], T[2]), Us(T[2], T[3]));
   }
   return true;
+}
+
+/// The shared memory of a launch of \p Info (\p Name, \p Display in
+/// messages) with \p SharedBytes of dynamic shared memory, against CUDA's
+/// limits: the static limit (ptxas refuses a kernel above it, so no GPU
+/// could run this one; its CPU variant must not either) and the dynamic
+/// limit cudaFuncSetAttribute set.
+Result checkSharedMemory(Runtime &RT, const std::string &Name,
+                         const std::string &Display, const BundleKernel &Info,
+                         uint64_t SharedBytes) {
+  if (Info.StaticSharedBytes > StaticSharedLimit)
+    return Result::error(
+        ErrorCode::InvalidValue,
+        "kernel " + Display + ": " + std::to_string(Info.StaticSharedBytes) +
+            " bytes of static shared memory exceed CUDA's limit of " +
+            std::to_string(StaticSharedLimit) +
+            " (ptxas refuses such a kernel; larger blocks of shared memory "
+            "must be extern __shared__, with cudaFuncSetAttribute)");
+  if (!SharedBytes)
+    return Result::success();
+  uint64_t MaxShared = RT.maxDynamicShared(Name, Info.StaticSharedBytes);
+  if (SharedBytes > MaxShared)
+    return Result::error(
+        ErrorCode::InvalidValue,
+        "kernel " + Display + ": " + std::to_string(SharedBytes) +
+            " bytes of dynamic shared memory exceed its limit of " +
+            std::to_string(MaxShared) +
+            " (raise it with cudaFuncSetAttribute("
+            "cudaFuncAttributeMaxDynamicSharedMemorySize), up to " +
+            std::to_string(RT.sharedOptinLimit()) +
+            " bytes per block including static shared memory)");
+  return Result::success();
 }
 
 } // namespace
@@ -242,7 +291,9 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   if (!R.ok())
     return R;
   const BundleKernel &Info = *K->Info;
-  std::string Display = Info.DisplayName.empty() ? Name : Info.DisplayName;
+  // Messages name the kernel as the program wrote it (made only for them).
+  const std::string &Display =
+      Info.DisplayName.empty() ? Name : Info.DisplayName;
 
   // The limits of every CUDA GPU since compute capability 3.0.
   if (!Grid[0] || !Grid[1] || !Grid[2] || !Block[0] || !Block[1] || !Block[2])
@@ -256,27 +307,9 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   if (Grid[0] > 0x7fffffffu || Grid[1] > 65535 || Grid[2] > 65535)
     return configError("kernel " + Display + ": grid " + dims(Grid) +
                        " exceeds (2147483647, 65535, 65535)");
-  // CUDA's limit on static shared memory (ptxas refuses a kernel above it,
-  // so no GPU could run this one; its CPU variant must not either).
-  if (Info.StaticSharedBytes > StaticSharedLimit)
-    return Result::error(
-        ErrorCode::InvalidValue,
-        "kernel " + Display + ": " + std::to_string(Info.StaticSharedBytes) +
-            " bytes of static shared memory exceed CUDA's limit of " +
-            std::to_string(StaticSharedLimit) +
-            " (ptxas refuses such a kernel; larger blocks of shared memory "
-            "must be extern __shared__, with cudaFuncSetAttribute)");
-  uint64_t MaxShared = RT->maxDynamicShared(Name, Info.StaticSharedBytes);
-  if (SharedBytes > MaxShared)
-    return Result::error(
-        ErrorCode::InvalidValue,
-        "kernel " + Display + ": " + std::to_string(SharedBytes) +
-            " bytes of dynamic shared memory exceed its limit of " +
-            std::to_string(MaxShared) +
-            " (raise it with cudaFuncSetAttribute("
-            "cudaFuncAttributeMaxDynamicSharedMemorySize), up to " +
-            std::to_string(RT->sharedOptinLimit()) +
-            " bytes per block including static shared memory)");
+  if (Result E = checkSharedMemory(*RT, Name, Display, Info, SharedBytes);
+      !E.ok())
+    return E;
 
   std::shared_ptr<Stream> S;
   R = RT->stream(StreamHandle, S);
@@ -383,7 +416,7 @@ Result lastPlan(std::string &Out) {
     return Result::error(ErrorCode::InvalidValue,
                          "cleave_last_plan: this thread launched no kernel");
   Slot->S->wait(Slot->Ticket);
-  Out = Slot->Plan.describe();
+  Out = Slot->Direct ? directPlan(*Slot).describe() : Slot->Plan.describe();
   return Result::success();
 }
 

@@ -927,10 +927,14 @@ Result Runtime::directStream(const std::shared_ptr<Stream> &S,
                               After.push_back(Other->Gpu);
                           });
     }
-    for (StreamHandle G : After)
-      if (EventHandle E = Buffers->deferredTail(DirectDev, G))
+    for (StreamHandle G : After) {
+      EventHandle E = nullptr;
+      if (Result R = Buffers->deferredTail(DirectDev, G, E); !R.ok())
+        return R;
+      if (E)
         if (Result R = D.waitForEvent(Compute, D, E); !R.ok())
           return R;
+    }
     return Result::success();
   }
   {
@@ -952,9 +956,10 @@ Result Runtime::directStream(const std::shared_ptr<Stream> &S,
     }
     Out = S->Gpu;
   }
-  if (EventHandle E = Buffers->deferredTail(DirectDev, nullptr))
-    return D.waitForEvent(Out, D, E);
-  return Result::success();
+  EventHandle E = nullptr;
+  if (Result R = Buffers->deferredTail(DirectDev, nullptr, E); !R.ok())
+    return R;
+  return E ? D.waitForEvent(Out, D, E) : Result::success();
 }
 
 Result Runtime::gpuEvent(Event &E, EventHandle &Out) {

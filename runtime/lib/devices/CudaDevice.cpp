@@ -17,6 +17,7 @@
 #include "cleave/rt/HostCopy.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -178,9 +179,34 @@ public:
     if (CopyModule)
       Drv.cuModuleUnload(CopyModule);
     Drv.cuDevicePrimaryCtxRelease(Dev);
+    generation().fetch_add(1, std::memory_order_acq_rel);
   }
 
   CUcontext context() const { return Ctx; }
+  /// Makes Ctx current on the calling thread. Each thread remembers the
+  /// context it last made current (with the generation of the devices, so
+  /// that a context released since is set again): a launch costs one
+  /// driver call less.
+  Result makeCurrent() const {
+    struct Current {
+      CUcontext Ctx = nullptr;
+      uint64_t Generation = 0;
+    };
+    thread_local Current Cur;
+    uint64_t G = generation().load(std::memory_order_acquire);
+    if (Cur.Ctx == Ctx && Cur.Generation == G)
+      return Result::success();
+    if (CUresult R = Drv.cuCtxSetCurrent(Ctx))
+      return fail(R, "cuCtxSetCurrent");
+    Cur.Ctx = Ctx;
+    Cur.Generation = G;
+    return Result::success();
+  }
+  /// Raised when a device is destroyed (makeCurrent()).
+  static std::atomic<uint64_t> &generation() {
+    static std::atomic<uint64_t> G{1};
+    return G;
+  }
   CUdevice cuDevice() const { return Dev; }
   void addPeer(const Device *Other) { Peers.insert(Other); }
 
@@ -867,11 +893,6 @@ private:
         C = ' ';
     return R;
   }
-  Result makeCurrent() const {
-    if (CUresult R = Drv.cuCtxSetCurrent(Ctx))
-      return fail(R, "cuCtxSetCurrent");
-    return Result::success();
-  }
   Result fail(CUresult R, const std::string &What) const {
     return Result::error(toErrorCode(R),
                          What + " on " + name() + ": " + Drv.errorString(R));
@@ -999,7 +1020,7 @@ void enableCudaPeerAccess(const std::vector<Device *> &Gpus) {
           !Can)
         continue;
       // Access is enabled from the current context to the peer's.
-      if (D->cuCtxSetCurrent(From->context()))
+      if (!From->makeCurrent().ok())
         continue;
       CUresult R = D->cuCtxEnablePeerAccess(To->context(), 0);
       if (R == CUDA_SUCCESS || R == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)

@@ -137,12 +137,17 @@ void Engine::preloadDirect(Location Device, const std::atomic<bool> &Stop) {
       Program &Prog = *I->Programs[P];
       if (K >= Prog.B.Kernels.size())
         break;
+      const BundleKernel &Info = Prog.B.Kernels[K];
       FunctionHandle F = nullptr;
-      // A failure is the first launch's to report. Variables are left to
-      // the launch: copying one here could race with a kernel reading it.
+      // A failure is the first launch's to report. Variables get their
+      // addresses only: copying one here could race with a kernel that
+      // reads it.
       (void)gpuFunction(Bufs, Prog, Device,
-                        Prog.B.Kernels[K].variant(VariantKind::Original).Entry,
-                        F);
+                        Info.variant(VariantKind::Original).Entry, F);
+      for (const BundleVariableUse &U : Info.Variables) {
+        DeviceAddr A = 0;
+        (void)gpuGlobal(Bufs, Prog, Device, U.Variable, A);
+      }
     }
   }
 }

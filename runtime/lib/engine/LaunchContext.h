@@ -88,6 +88,8 @@ public:
     bool Loaded = false;
     ModuleHandle M = nullptr;
     std::map<std::string, FunctionHandle> Fns;
+    /// Variable index -> its address in the module (gpuGlobal).
+    std::map<size_t, DeviceAddr> Globals;
   };
   std::map<Location, Gpu> Gpus;
 };

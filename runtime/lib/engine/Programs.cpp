@@ -51,6 +51,10 @@ Result gpuGlobal(BufferManager &Bufs, Program &P, Location L, size_t V,
   Result R = gpuModule(Bufs, P, L, G);
   if (!R.ok())
     return R;
+  if (auto It = G->Globals.find(V); It != G->Globals.end()) {
+    Addr = It->second;
+    return Result::success();
+  }
   uint64_t Bytes = 0;
   R = Bufs.device(L).getGlobal(G->M, P.B.Variables[V].Name, Addr, Bytes);
   if (R.ok() && Bytes < P.B.Variables[V].Size)
@@ -59,6 +63,8 @@ Result gpuGlobal(BufferManager &Bufs, Program &P, Location L, size_t V,
                              std::to_string(Bytes) + " bytes on " +
                              Bufs.device(L).name() + ", the bundle says " +
                              std::to_string(P.B.Variables[V].Size));
+  if (R.ok())
+    G->Globals[V] = Addr;
   return R;
 }
 

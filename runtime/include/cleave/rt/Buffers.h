@@ -385,15 +385,20 @@ public:
   /// GPUs whose memory that work reads (queued pulls). \p On: the stream
   /// of \p Gpu the work went to when it is not the compute stream (a
   /// program stream's own, docs/runtime-api.md "Direct launches"); its own
-  /// completion event is recorded there.
+  /// completion event is recorded there. \p RecordLater (the compute
+  /// stream only): the event is recorded when first needed rather than
+  /// now, behind whatever the stream has by then; for the work of one GPU,
+  /// whose later work may be waited for with it, not for GPUs whose
+  /// launches wait for each other's.
   Result defer(Location Gpu, std::vector<DeferredClaim> Claims,
                const std::set<Location> &PulledFrom = {},
-               StreamHandle On = nullptr);
-  /// The completion event of the work deferred on \p On, a stream of
-  /// \p Gpu (null: its compute stream), when some is still pending there
-  /// (not settled); null otherwise. A stream that must come after that
-  /// work waits for the event (Device::waitForEvent).
-  EventHandle deferredTail(Location Gpu, StreamHandle On);
+               StreamHandle On = nullptr, bool RecordLater = false);
+  /// \p Out: the completion event of the work deferred on \p On, a stream
+  /// of \p Gpu (null: its compute stream), when some is still pending
+  /// there (not settled); null otherwise. A stream that must come after
+  /// that work waits for the event (Device::waitForEvent). An error is the
+  /// device's, recording the event.
+  Result deferredTail(Location Gpu, StreamHandle On, EventHandle &Out);
   /// Whether no GPU other than \p Gpu has deferred work.
   bool deferredOnlyOn(Location Gpu);
   /// Whether some GPU has deferred work.
@@ -513,8 +518,12 @@ private:
     EventHandle Done = nullptr;
     /// Work deferred on the compute stream (Done) or on any Tails stream.
     bool Pending = false;
-    /// Work deferred on the compute stream itself.
+    /// Work deferred on the compute stream itself; Done is recorded
+    /// behind it at defer(), or, with RecordLater, only when something
+    /// needs the event (doneEvent()): a settle() synchronizes the stream,
+    /// and recording at every direct launch would cost each a driver call.
     bool ComputePending = false;
+    bool DoneRecorded = false;
     /// Program streams with deferred work of their own (defer()'s On;
     /// the runtime keeps those streams until it ends).
     struct Tail {
@@ -529,6 +538,9 @@ private:
     std::set<Location> Readers;
   };
   std::mutex DeferMutex;
+  /// \p Gpu's Done event, recorded now behind its compute stream's work if
+  /// it was not since the last defer() there (DeferMutex held).
+  Result doneEvent(Location Gpu, EventHandle &Out);
   std::vector<DeferredWork> Deferred;
   std::atomic<unsigned> DeferredGpus{0};
 };

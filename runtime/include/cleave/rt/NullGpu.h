@@ -72,6 +72,8 @@ public:
   ~NullGpu() override {
     for (auto &[A, N] : Allocs)
       std::free(reinterpret_cast<void *>(A));
+    for (auto &[Name, A] : Globals)
+      std::free(reinterpret_cast<void *>(A));
   }
 
   /// Host memory "page-locked" through this device (nothing is locked:
@@ -220,6 +222,21 @@ public:
     Functions.push_back(Name);
     return Result::success();
   }
+  /// A module variable: 64 KiB of this device's memory per name (as much
+  /// as any variable of the tests), zeroed when first asked for.
+  Result getGlobal(ModuleHandle, const std::string &Name, DeviceAddr &Addr,
+                   uint64_t &Bytes) override {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    DeviceAddr &A = Globals[Name];
+    if (!A) {
+      A = reinterpret_cast<DeviceAddr>(std::calloc(1, GlobalBytes));
+      if (!A)
+        return Result::error(ErrorCode::MemoryAllocation, "null GPU global");
+    }
+    Addr = A;
+    Bytes = GlobalBytes;
+    return Result::success();
+  }
   /// The entry names getFunction() was asked for, in order.
   std::vector<std::string> functionsAsked() const {
     std::lock_guard<std::mutex> Lock(TraceMutex);
@@ -349,6 +366,8 @@ private:
   mutable std::mutex TraceMutex;
   std::vector<std::string> Trace;
   std::vector<std::string> Functions;
+  static constexpr uint64_t GlobalBytes = 64 * 1024;
+  std::map<std::string, DeviceAddr> Globals;
   std::vector<Op> Ops;
   std::vector<std::unique_ptr<char>> EventTags;
   std::vector<std::unique_ptr<char>> StreamTags;
