@@ -190,6 +190,11 @@ struct ModelState {
   /// Per kernel, its name in the performance cache (a hash of the
   /// program's source): the direct launches ask for the history each time.
   std::map<const BundleKernel *, std::string> ReorganizeNames;
+  /// The histories by kernel, device, blocks and block size, without
+  /// building the key's string (the direct launches ask at every launch).
+  std::map<std::tuple<const BundleKernel *, Location, uint64_t, uint32_t>,
+           ReorganizeHistory *>
+      ReorganizeIndex;
   /// The reorganization model's budget (ReorganizeBudget): the program's
   /// first launch of a kernel with the variants, and what timing originals
   /// and exploring were predicted to cost since.

@@ -97,20 +97,32 @@ std::string historyKey(ModelState &Model, const BufferManager &Bufs,
 /// The history of a launch of \p Blocks blocks of \p BlockX threads of
 /// \p Info on \p Dev, made at its first launch (\p New): a loss kept in
 /// the performance cache, and the model's refusal of a kernel whose loop
-/// reads per-item streams (itemStreamParams).
+/// reads per-item streams (itemStreamParams). \p CacheKernel, when not
+/// null: the kernel's name in the performance cache.
 ReorganizeHistory &historyFor(ModelState &Model, BufferManager &Bufs,
                               const Program &Prog, const BundleKernel &Info,
                               Location Dev, uint64_t Blocks, uint32_t BlockX,
-                              std::string &CacheKernel, bool &New) {
+                              std::string *CacheKernel, bool &New) {
+  New = false;
+  auto Fast = Model.ReorganizeIndex.find({&Info, Dev, Blocks, BlockX});
+  if (Fast != Model.ReorganizeIndex.end()) {
+    if (CacheKernel)
+      *CacheKernel = Model.ReorganizeNames[&Info];
+    return *Fast->second;
+  }
+  std::string Name;
   std::string Key =
-      historyKey(Model, Bufs, Prog, Info, Dev, Blocks, BlockX, CacheKernel);
+      historyKey(Model, Bufs, Prog, Info, Dev, Blocks, BlockX, Name);
+  if (CacheKernel)
+    *CacheKernel = Name;
   auto [It, Made] = Model.Reorganize.try_emplace(Key);
-  New = Made;
   ReorganizeHistory &H = It->second;
+  Model.ReorganizeIndex[{&Info, Dev, Blocks, BlockX}] = &H;
+  New = Made;
   if (!Made)
     return H;
   H.Off = Model.planner(Bufs).cache().reorganizeOff(
-      Bufs.device(Dev).properties().Description, CacheKernel);
+      Bufs.device(Dev).properties().Description, Name);
   std::vector<std::string> Streams = itemStreamParams(Info.Footprints);
   if (!Streams.empty()) {
     std::string Names;
@@ -269,7 +281,7 @@ ReorganizeHistory &LaunchContext::reorganizeHistory(const RunState &R,
                                                     std::string &CacheKernel) {
   bool New = false;
   return historyFor(Model, Bufs, Prog, Info, R.Dev, Total, Req.Block[0],
-                    CacheKernel, New);
+                    &CacheKernel, New);
 }
 
 Result LaunchContext::reorganize(RunState &R, bool &Ran) {
@@ -698,11 +710,10 @@ bool Engine::reorganizeSettled(const KernelHandle &K, Location Device,
     return false;
   std::lock_guard<std::mutex> Lock(I->Mutex);
   bool Gpu = Bufs.device(Device).kind() == DeviceKind::Cuda;
-  std::string CacheKernel;
   bool New = false;
   ReorganizeHistory &H =
       engine::historyFor(I->Model, Bufs, *K.Prog, *K.Info, Device, Grid[0],
-                         Block[0], CacheKernel, New);
+                         Block[0], nullptr, New);
   if (New && Gpu && !H.Refused.empty() && I->Opts.Log.Plan)
     std::fprintf(
         stderr, "reorganize: %s on %s: not explored: %s\n",
