@@ -20,11 +20,12 @@ src=$root/bench/coschedule/coschedule.cu
 rm -f "$carry"/bin/*.cleave.cpp
 carry_runtime "$lib" "$carry/lib"
 carry_commit "$root" "$carry/COMMIT"
-# The Cleave build on this machine's CPU, small sizes: it computes right.
+# The Cleave build on this machine's CPU, small sizes: it computes right,
+# with the co-scheduler on, off and holding every launch (always).
 : > "$carry/check.jsonl"
 for mix in ci mi mix all; do
   for s in 1 3; do
-    for cs in on off; do
+    for cs in on off always; do
       LD_LIBRARY_PATH=$carry/lib CLEAVE_DEVICES=cpu CLEAVE_CACHE_DIR=off \
         CLEAVE_TUNE=coschedule=$cs "$carry/bin/coschedule.cleave" --small \
         --mix $mix --streams $s --instances 2 --reps 1 \

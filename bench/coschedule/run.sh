@@ -8,15 +8,17 @@
 #   serial         the Cleave build on the legacy stream;
 #   streams        the Cleave build on S streams, CLEAVE_TUNE=coschedule=off
 #                  (each launch whole, as it comes);
-#   cosched        the Cleave build on S streams, the co-scheduler on
-#                  (the default);
+#   default        the Cleave build on S streams, CLEAVE_TUNE unset (the
+#                  runtime's default, docs/coschedule.md);
+#   cosched        the Cleave build on S streams, CLEAVE_TUNE=coschedule=on
+#                  (held and sliced only where the model predicts a gain);
 # and once more cosched on the mix mix, 4 streams, one repetition, under
 # CLEAVE_LOG=plan ($OUT/plans.log: each co-schedule decision).
 #   bench/coschedule/run.sh [CARRY_DIR]   (default build/gpu-carry-coschedule)
 # Writes to $OUT (default .): coschedule.jsonl (the program's lines),
 # coschedule.log (progress, stderr), plans.log, coschedule.md (throughput
-# per configuration and the ratios against the targets: cosched >= 1.15x
-# streams on mix and all, never below 0.98x). Environment: REPS (5),
+# per configuration and the ratios against the targets, for cosched and for
+# default: >= 1.15x streams on mix and all, never below 0.98x). Environment: REPS (5),
 # INSTANCES (4 per kernel), SCALE (1), STREAMS ("2 4 8"), MIXES
 # ("ci mi mix all"), TIMEOUT per run (90 s). Exit status 0 when every run
 # finished and computed right.
@@ -61,11 +63,13 @@ for mix in ${MIXES:-ci mi mix all}; do
     one nvcc-streams X=1 -- "$carry/bin/coschedule.nvcc" --mix $mix --streams $s
     one streams "${cl[@]}" CLEAVE_TUNE=coschedule=off -- \
       "$carry/bin/coschedule.cleave" --mix $mix --streams $s
-    one cosched "${cl[@]}" -- "$carry/bin/coschedule.cleave" --mix $mix --streams $s
+    one default "${cl[@]}" -- "$carry/bin/coschedule.cleave" --mix $mix --streams $s
+    one cosched "${cl[@]}" CLEAVE_TUNE=coschedule=on -- \
+      "$carry/bin/coschedule.cleave" --mix $mix --streams $s
   done
 done
 say "== plans: CLEAVE_LOG=plan, cosched, mix, 4 streams, one repetition"
-env "${cl[@]}" CLEAVE_LOG=plan timeout "$tmo" "$carry/bin/coschedule.cleave" \
+env "${cl[@]}" CLEAVE_TUNE=coschedule=on CLEAVE_LOG=plan timeout "$tmo" "$carry/bin/coschedule.cleave" \
   --mix mix --streams 4 --reps 1 --instances "${INSTANCES:-4}" \
   --scale "${SCALE:-1}" --label plans > /dev/null 2> "$out/plans.log" ||
   fails=$((fails + 1))

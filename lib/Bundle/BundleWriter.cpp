@@ -10,6 +10,7 @@
 #include "cleave/Bundle/BundleWriter.h"
 
 #include "cleave/ABI/BundleFormat.h"
+#include "cleave/Analysis/CoRunEstimate.h"
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/ParamRoles.h"
@@ -377,6 +378,29 @@ private:
   const DataLayout &DL;
 };
 
+/// The co-run table (format version 6): each kernel's static estimate of
+/// the co-run model's inputs, in kernel order; a kernel whose code the
+/// estimate finds no instruction in has none.
+void writeCoRunTable(fmt::ByteWriter &W, ArrayRef<Function *> Kernels,
+                     FunctionAnalysisManager &FAM) {
+  W.u32(Kernels.size());
+  for (Function *K : Kernels) {
+    CoRunEstimate E = estimateCoRun(*K, FAM);
+    double Instr = 0;
+    for (double C : E.PerThread)
+      Instr += C;
+    bool Present = Instr > 0;
+    W.u8(Present);
+    if (!Present)
+      continue;
+    W.u32(NumInstrClasses);
+    for (double C : E.PerThread)
+      W.f64(C);
+    W.f64(E.BytesPerLane);
+    W.f64(E.SectorsPerRequest);
+  }
+}
+
 /// The images: one module with every kernel and variant, as PTX and, with
 /// ptxas, as a cubin.
 Error writeImages(fmt::ByteWriter &W, Module &Device,
@@ -476,6 +500,7 @@ Expected<BuiltBundle> writeBundle(Module &Device, const BundleOptions &Opts) {
   for (Function *K : Kernels)
     if (Error E = Records.write(*K))
       return std::move(E);
+  writeCoRunTable(KW, Kernels, Setup.FAM);
 
   if (Error E = writeImages(W, Device, Opts))
     return std::move(E);

@@ -44,7 +44,9 @@ static_assert(std::tuple_size_v<rt::model::ClassArray> == NumInstrClasses);
 
 // Bundles store these numbers: changing one needs a new
 // bundle::FormatVersion (and these lines changed with it).
-static_assert(bundle::FormatVersion == 5);
+static_assert(bundle::FormatVersion == 6);
+static_assert(bundle::MinFormatVersion == 5);
+static_assert(bundle::CoRunTableVersion == 6);
 static_assert(uint8_t(ParamRole::NotPointer) == 0 &&
               uint8_t(ParamRole::Unused) == 1 &&
               uint8_t(ParamRole::Read) == 2 && uint8_t(ParamRole::Write) == 3 &&

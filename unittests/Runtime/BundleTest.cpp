@@ -220,6 +220,7 @@ TEST(Bundle, RoundTrip) {
   EXPECT_NE(AC.Reason.find("inline"), std::string::npos) << AC.Reason;
 
   EXPECT_EQ(B.findKernel("nope"), nullptr);
+  EXPECT_EQ(B.Version, fmt::FormatVersion);
   std::string Text = B.describe();
   EXPECT_NE(Text.find("kernel vecadd\n"), std::string::npos);
   EXPECT_NE(Text.find("  variant cpu: none: "), std::string::npos);
@@ -233,11 +234,70 @@ TEST(Bundle, Deterministic) {
   EXPECT_EQ(Again, bundleBytes());
 }
 
+TEST(Bundle, CarriesTheCoRunModelsInputs) {
+  Bundle B;
+  ASSERT_TRUE(parseBytes(bundleBytes(), B));
+  // vecadd: two loads and a store, neighbouring lanes 4 bytes apart (four
+  // sectors a request), under the bounds check; the estimate weighs the
+  // guarded block by the branch's static probability.
+  const BundleKernel *V = B.findKernel("vecadd");
+  ASSERT_TRUE(V && V->CoRun);
+  const BundleCoRun &C = *V->CoRun;
+  double Loads = C.PerThread[unsigned(InstrClass::GlobalLoad)];
+  double Stores = C.PerThread[unsigned(InstrClass::GlobalStore)];
+  EXPECT_GT(Loads, 0);
+  EXPECT_DOUBLE_EQ(Loads, 2 * Stores);
+  EXPECT_GT(C.PerThread[unsigned(InstrClass::Fp32)], 0);
+  EXPECT_DOUBLE_EQ(C.BytesPerLane, 4);
+  EXPECT_DOUBLE_EQ(C.SectorsPerRequest, 4);
+  // withasm stores at a stride of 4 bytes too; hist's atomics go through a
+  // loaded index: one sector per lane.
+  const BundleKernel *H = B.findKernel("hist");
+  ASSERT_TRUE(H && H->CoRun);
+  EXPECT_GT(H->CoRun->SectorsPerRequest, 4);
+  EXPECT_NE(B.describe().find("  co-run inputs per thread:"),
+            std::string::npos);
+}
+
+TEST(Bundle, ReadsVersion5AsWithoutCoRunInputs) {
+  // A version-5 bundle is a version-6 one without the co-run table at the
+  // end of the payload: it reads the same, with no co-run inputs.
+  std::string S = bundleBytes();
+  Bundle New;
+  ASSERT_TRUE(parseBytes(S, New));
+  size_t Table = 4;
+  for (const BundleKernel &K : New.Kernels)
+    Table += 1 + (K.CoRun ? 4 + 8 * (NumInstrClasses + 2) : 0);
+  ASSERT_GT(S.size(), fmt::HeaderSize + Table);
+  std::string Old = S.substr(0, S.size() - Table);
+  for (int I = 0; I < 4; ++I)
+    Old[fmt::VersionOffset + I] = char(fmt::MinFormatVersion >> (8 * I));
+  reseal(Old);
+  Bundle B;
+  BundleStatus St = parseBytes(Old, B);
+  ASSERT_TRUE(St) << St.Message;
+  EXPECT_EQ(B.Version, 5u);
+  ASSERT_EQ(B.Kernels.size(), New.Kernels.size());
+  for (const BundleKernel &K : B.Kernels)
+    EXPECT_FALSE(K.CoRun) << K.Name;
+  // Everything else is as in the version-6 bundle.
+  for (BundleKernel &K : New.Kernels)
+    K.CoRun.reset();
+  New.Version = B.Version;
+  EXPECT_EQ(B.describe(), New.describe());
+  // The table itself is required from version 6 on.
+  std::string Cut = Old;
+  for (int I = 0; I < 4; ++I)
+    Cut[fmt::VersionOffset + I] = char(fmt::FormatVersion >> (8 * I));
+  reseal(Cut);
+  EXPECT_EQ(parseBytes(Cut, B).Code, BundleErrc::Malformed);
+}
+
 TEST(Bundle, RefusesOtherVersion) {
   std::string S = bundleBytes();
   ASSERT_FALSE(S.empty());
-  for (uint32_t V :
-       {0u, fmt::FormatVersion - 1, fmt::FormatVersion + 1, 0xffffffffu}) {
+  for (uint32_t V : {0u, fmt::MinFormatVersion - 1, fmt::FormatVersion + 1,
+                     0xffffffffu}) {
     std::string T = S;
     for (int I = 0; I < 4; ++I)
       T[fmt::VersionOffset + I] = char(V >> (8 * I));

@@ -363,3 +363,363 @@ TEST_F(CoRunGateTest, AKernelThatCannotBeSlicedRunsWholeAndSaysWhy) {
 }
 
 } // namespace
+
+class CoRunGateHoldTest : public CoRunGateTest {
+public:
+  /// A gate of HoldRule::Predicted on a 4-SM device whose inputs are
+  /// \p Inputs.
+  CoRunGateOptions options(
+      std::function<std::optional<corun::KernelModelInput>(
+          const KernelLaunchRequest &)>
+          Inputs) {
+    CoRunGateOptions O;
+    O.UseDeviceSms = false;
+    O.Sm.Sms = 4;
+    O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+    O.Hold = CoRunGateOptions::HoldRule::Predicted;
+    O.Inputs = std::move(Inputs);
+    return O;
+  }
+  /// Launches keep (stream 1) and tr (stream 2) through \p Gate from two
+  /// threads at once, \p Rounds times; results against plain C++.
+  void launchBoth(CoRunGate &Gate, int Rounds) {
+    const int N = 256 * 64, W = 64, H = 1024;
+    std::mt19937 Rng(11);
+    std::uniform_real_distribution<float> U(-1, 1);
+    std::vector<float> X(N), In(W * H);
+    for (float &V : X)
+      V = U(Rng);
+    for (float &V : In)
+      V = U(Rng);
+    float *PX = upload(X), *PY = upload(std::vector<float>(N, 7.0f));
+    float *PIn = upload(In), *POut = upload(std::vector<float>(W * H, 0.0f));
+    int NN = N, WW = W, HH = H;
+    void *KeepArgs[] = {&PX, &PY, &NN};
+    void *TrArgs[] = {&PIn, &POut, &WW, &HH};
+    KernelLaunchRequest KR, TR;
+    KR.Kernel = Eng->findKernel("keep");
+    KR.Grid[0] = 256;
+    KR.Block[0] = 64;
+    KR.Args = KeepArgs;
+    TR.Kernel = Eng->findKernel("tr");
+    TR.Grid[1] = H;
+    TR.Block[0] = 64;
+    TR.Args = TrArgs;
+    for (int R = 0; R < Rounds; ++R) {
+      LaunchPlan PK, PT;
+      Result RK, RT;
+      std::thread A([&] { RK = Gate.run(KR, 1, 0, PK); });
+      std::thread B([&] { RT = Gate.run(TR, 2, 0, PT); });
+      A.join();
+      B.join();
+      ASSERT_TRUE(RK.ok()) << RK.toString();
+      ASSERT_TRUE(RT.ok()) << RT.toString();
+    }
+    std::vector<float> Y = download(PY, N), Out = download(POut, W * H);
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Y[I], X[I] > 0 ? X[I] * 2 : 7.0f) << I;
+    for (int R = 0; R < H; ++R)
+      for (int C = 0; C < W; ++C)
+        ASSERT_EQ(Out[C * H + R], In[R * W + C]);
+  }
+};
+
+TEST_F(CoRunGateHoldTest, LaunchesWithoutModelInputsPassThroughUnsliced) {
+  CoRunGate Gate(*Eng, options([](const KernelLaunchRequest &) {
+                   return std::optional<corun::KernelModelInput>();
+                 }));
+  launchBoth(Gate, 3);
+  EXPECT_EQ(Gate.passedThrough(), 6u);
+  EXPECT_EQ(Gate.slicesRun(), 0u) << "a launch without inputs is never held";
+  // Each ran as one plain engine launch: one run over its whole grid.
+  EXPECT_EQ(Gate.pending(), 0u);
+}
+
+TEST_F(CoRunGateHoldTest, APairPredictedNotToGainPassesThrough) {
+  // Two alike compute-bound kernels: the model predicts no profit.
+  CoRunGate Gate(*Eng, options([](const KernelLaunchRequest &) {
+                   return std::optional<corun::KernelModelInput>(
+                       computeBound());
+                 }));
+  launchBoth(Gate, 1);
+  Gate.settlePredictions();
+  launchBoth(Gate, 2);
+  EXPECT_EQ(Gate.passedThrough(), 6u);
+  EXPECT_EQ(Gate.slicesRun(), 0u);
+}
+
+TEST_F(CoRunGateHoldTest, APairPredictedToGainIsHeldAndSliced) {
+  const KernelHandle *Keep = Eng->findKernel("keep");
+  auto Inputs = [Keep](const KernelLaunchRequest &R) {
+    return std::optional<corun::KernelModelInput>(
+        R.Kernel == Keep ? memoryBound() : computeBound());
+  };
+  // The model predicts a profit of about 0.04 for this pair on this SM:
+  // under a margin of 0.05 it passes through, over 0.03 it is held.
+  // The first launches know no partner, or its prediction is being made
+  // (off the launches' path): they pass through. Once made, the other
+  // stream's last launch is a predicted partner.
+  {
+    CoRunGateOptions O = options(Inputs);
+    O.HoldProfit = 0.05;
+    CoRunGate Gate(*Eng, O);
+    launchBoth(Gate, 1);
+    Gate.settlePredictions();
+    launchBoth(Gate, 2);
+    EXPECT_EQ(Gate.passedThrough(), 6u);
+    EXPECT_EQ(Gate.slicesRun(), 0u);
+  }
+  CoRunGateOptions O = options(Inputs);
+  O.HoldProfit = 0.03;
+  CoRunGate Gate(*Eng, O);
+  launchBoth(Gate, 1);
+  EXPECT_EQ(Gate.passedThrough(), 2u);
+  Gate.settlePredictions();
+  launchBoth(Gate, 2);
+  EXPECT_EQ(Gate.passedThrough(), 2u);
+  EXPECT_GT(Gate.slicesRun(), 4u);
+  // Every slice is at least the launch's minimum slice (about an eighth of
+  // its grid): at most DefaultSlices + 1 a launch (the last may be short),
+  // one engine launch each.
+  uint64_t Held = 6 - Gate.passedThrough();
+  EXPECT_LE(Gate.slicesRun(), Held * (O.DefaultSlices + 1));
+  EXPECT_EQ(Gate.engineLaunches(), Held);
+}
+
+TEST_F(CoRunGateHoldTest, ALaunchsSliceCountIsBounded) {
+  // A lone launch of 4000 blocks on 4 SMs, sliced (coschedule=always): its
+  // minimum slice, 500 blocks, bounds it to 8 slices, not 1000 waves.
+  CoRunGateOptions O = options(nullptr);
+  O.Hold = CoRunGateOptions::HoldRule::All;
+  CoRunGate Gate(*Eng, O);
+  const int N = 4000 * 64;
+  std::vector<float> X(N, 1.0f);
+  float *PX = upload(X), *PY = upload(std::vector<float>(N, 0.0f));
+  int NN = N;
+  void *Args[] = {&PX, &PY, &NN};
+  KernelLaunchRequest KR;
+  KR.Kernel = Eng->findKernel("keep");
+  KR.Grid[0] = 4000;
+  KR.Block[0] = 64;
+  KR.Args = Args;
+  LaunchPlan P;
+  Result R = Gate.run(KR, 1, 0, P);
+  ASSERT_TRUE(R.ok()) << R.toString();
+  EXPECT_GE(Gate.slicesRun(), 2u);
+  EXPECT_LE(Gate.slicesRun(), uint64_t(O.DefaultSlices));
+  EXPECT_EQ(Gate.engineLaunches(), 1u);
+  EXPECT_NE(P.CoSchedule.find(std::to_string(Gate.slicesRun()) + " slice(s)"),
+            std::string::npos)
+      << P.CoSchedule;
+  for (float V : download(PY, N))
+    ASSERT_EQ(V, 2.0f);
+}
+
+TEST(CoRunBundleInputs, TheBundlesEstimateGivesAPrediction) {
+  // engine_test's kernels carry the compiler's co-run estimate; a launch's
+  // inputs come from it and the model weighs them.
+  std::unique_ptr<DeviceRegistry> Reg;
+  ASSERT_TRUE(DeviceRegistry::create("cpu", Reg, RegistryOptions{"none"}).ok());
+  BufferManager Bufs(Reg->devices());
+  CpuExecutor Exec(1);
+  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  ASSERT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
+                           cpuSymbols())
+                  .ok());
+  KernelLaunchRequest R;
+  R.Kernel = E.findKernel("tr");
+  ASSERT_TRUE(R.Kernel && R.Kernel->Info->CoRun);
+  R.Grid[1] = 1024;
+  R.Block[0] = 64;
+  std::optional<corun::KernelModelInput> M = bundleModelInput(E, R);
+  ASSERT_TRUE(M);
+  EXPECT_EQ(M->WarpsPerBlock, 2u);
+  EXPECT_GT(M->MemRatio, 0);
+  EXPECT_LT(M->MemRatio, 1);
+  EXPECT_GT(M->InstrPerBlock, 0);
+  // tr writes a column: part of its requests are uncoalesced.
+  EXPECT_LT(M->CoalescedFraction, 1);
+  corun::SoloPrediction S;
+  EXPECT_TRUE(corun::predictSolo(*M, corun::SmLimits(), S).ok());
+  EXPECT_GT(S.Ipc, 0);
+}
+
+namespace {
+
+/// Host time of \p Fn, the least of \p Reps runs (us).
+double leastUs(int Reps, const std::function<void()> &Fn) {
+  double Best = 1e300;
+  for (int I = 0; I < Reps; ++I) {
+    auto Start = std::chrono::steady_clock::now();
+    Fn();
+    Best = std::min(Best, std::chrono::duration<double, std::micro>(
+                              std::chrono::steady_clock::now() - Start)
+                              .count());
+  }
+  return Best;
+}
+
+} // namespace
+
+TEST(CoRunSliceCost, PiecesCostLessHostTimeThanASliceLaunchEach) {
+  // The engine's host work per slice on a null GPU: 64 slices of keep as
+  // 64 engine launches of one slice each (decide, footprints, transfers
+  // and a wait for the lane every time), against one engine launch that
+  // issues 64 pieces back to back (SliceRange::NextPiece). Printed for
+  // docs/coschedule.md; the pieces must cost less.
+  NullGpu Gpu(0);
+  BufferManager Bufs({&Gpu});
+  CpuExecutor Exec(1);
+  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  ASSERT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
+                           cpuSymbols())
+                  .ok());
+  const uint32_t Blocks = 64 * 32, Threads = 64, Slices = 64;
+  const int N = int(Blocks * Threads);
+  void *PX = nullptr, *PY = nullptr;
+  ASSERT_TRUE(Bufs.allocate(N * sizeof(float), PX).ok());
+  ASSERT_TRUE(Bufs.allocate(N * sizeof(float), PY).ok());
+  int NN = N;
+  void *Args[] = {&PX, &PY, &NN};
+  KernelLaunchRequest Req;
+  Req.Kernel = E.findKernel("keep");
+  ASSERT_TRUE(Req.Kernel);
+  Req.Grid[0] = Blocks;
+  Req.Block[0] = Threads;
+  Req.Args = Args;
+  const uint64_t Per = Blocks / Slices;
+  Result Err;
+  double Each = leastUs(5, [&] {
+    for (uint32_t S = 0; S < Slices; ++S) {
+      KernelLaunchRequest SR = Req;
+      SR.Slice = KernelLaunchRequest::SliceRange{0, S * Per, Per, 1, 0, {}};
+      LaunchPlan P;
+      if (Result R = E.launch(SR, P); !R.ok())
+        Err = R;
+    }
+  });
+  unsigned Handed = 0;
+  double Pieces = leastUs(5, [&] {
+    KernelLaunchRequest SR = Req;
+    SR.Slice = KernelLaunchRequest::SliceRange{0, 0, Blocks, 1, 0, {}};
+    uint32_t Next = 0;
+    SR.Slice->NextPiece = [&](StreamHandle Lane, uint64_t &First,
+                              uint64_t &Count) {
+      EXPECT_NE(Lane, nullptr);
+      First = uint64_t(Next) * Per;
+      Count = Next < Slices ? Per : 0;
+      Handed += Count != 0;
+      ++Next;
+      return Result::success();
+    };
+    LaunchPlan P;
+    if (Result R = E.launch(SR, P); !R.ok())
+      Err = R;
+  });
+  ASSERT_TRUE(Err.ok()) << Err.toString();
+  EXPECT_EQ(Handed, 5 * Slices);
+  std::printf("host time a slice on a null GPU: %.2f us as an engine launch "
+              "each, %.2f us as a piece of one engine launch\n",
+              Each / Slices, Pieces / Slices);
+  EXPECT_LT(Pieces, Each);
+}
+
+TEST(CoRunPieces, APairsPiecesWaitForTheirPartnersOnANullGpu) {
+  // keep (memory-bound) and tr (compute-bound) from two threads through a
+  // gate on a traced null GPU: each launch is one engine launch, its
+  // pieces on its own lane; a paired piece's lane waits for the event the
+  // partner's lane recorded after its last piece, and the host waits for
+  // each lane once per launch.
+  NullGpu::Options NO;
+  NO.Trace = true;
+  NO.ComputeUnits = 4;
+  // The first piece is issued once the other launch is in the gate.
+  std::atomic<bool> First{true};
+  CoRunGate *G = nullptr;
+  NO.OnLaunch = [&](const uint32_t *, const uint32_t *, void **) {
+    if (First.exchange(false))
+      EXPECT_TRUE(waitFor([&] { return G->pending() == 2; }));
+  };
+  NullGpu Gpu(NO);
+  BufferManager Bufs({&Gpu});
+  CpuExecutor Exec(1);
+  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  ASSERT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
+                           cpuSymbols())
+                  .ok());
+  const KernelHandle *Keep = E.findKernel("keep");
+  CoRunGateOptions O;
+  O.SliceAlone = CoRunGateOptions::AloneRule::Always;
+  O.Inputs = [Keep](const KernelLaunchRequest &R) {
+    return std::optional<corun::KernelModelInput>(
+        R.Kernel == Keep ? memoryBound() : computeBound());
+  };
+  CoRunGate Gate(E, O);
+  G = &Gate;
+  ASSERT_EQ(Gate.device(), 0);
+  const int N = 256 * 64, W = 64, H = 1024;
+  void *PX, *PY, *PIn, *POut;
+  for (void **P : {&PX, &PY, &PIn, &POut})
+    ASSERT_TRUE(Bufs.allocate(std::max(N, W * H) * sizeof(float), *P).ok());
+  int NN = N, WW = W, HH = H;
+  void *KeepArgs[] = {&PX, &PY, &NN};
+  void *TrArgs[] = {&PIn, &POut, &WW, &HH};
+  KernelLaunchRequest KR, TR;
+  KR.Kernel = Keep;
+  KR.Grid[0] = 256;
+  KR.Block[0] = 64;
+  KR.Args = KeepArgs;
+  TR.Kernel = E.findKernel("tr");
+  TR.Grid[1] = H;
+  TR.Block[0] = 32;
+  TR.Args = TrArgs;
+  // Whether the second launch arrives while the first still issues its
+  // pieces is up to the threads: a run where it came too late pairs
+  // nothing, so the pairing is looked for over a few runs, each of which
+  // must keep the lanes and the host waits right.
+  unsigned CrossWaits = 0;
+  for (int Attempt = 0; Attempt < 20 && !CrossWaits; ++Attempt) {
+    SCOPED_TRACE("run " + std::to_string(Attempt));
+    First = true;
+    Gpu.clearTrace();
+    uint64_t Before = Gate.engineLaunches();
+    LaunchPlan PK, PT;
+    Result RK, RT;
+    std::thread A([&] { RK = Gate.run(KR, 1, 0, PK); });
+    std::thread B([&] { RT = Gate.run(TR, 2, 0, PT); });
+    A.join();
+    B.join();
+    ASSERT_TRUE(RK.ok()) << RK.toString();
+    ASSERT_TRUE(RT.ok()) << RT.toString();
+    EXPECT_EQ(Gate.engineLaunches() - Before, 2u);
+    std::vector<NullGpu::Op> Ops = Gpu.ops();
+    std::map<uint32_t, StreamHandle> LaneOf; // by block size: 64 keep, 32 tr
+    std::map<uint32_t, unsigned> PiecesOf;
+    for (const NullGpu::Op &Op : Ops)
+      if (Op.What == NullGpu::Op::Launch) {
+        if (LaneOf.count(Op.BlockX))
+          EXPECT_EQ(LaneOf[Op.BlockX], Op.Stream) << "a launch keeps its lane";
+        LaneOf[Op.BlockX] = Op.Stream;
+        ++PiecesOf[Op.BlockX];
+      }
+    ASSERT_EQ(LaneOf.size(), 2u);
+    EXPECT_NE(LaneOf[64], LaneOf[32]);
+    std::map<EventHandle, StreamHandle> RecordedOn;
+    unsigned Syncs = 0;
+    for (const NullGpu::Op &Op : Ops) {
+      if (Op.What == NullGpu::Op::Record)
+        RecordedOn[Op.Event] = Op.Stream;
+      if (Op.What == NullGpu::Op::Sync)
+        Syncs += Op.Stream == LaneOf[64] || Op.Stream == LaneOf[32];
+      if (Op.What == NullGpu::Op::Wait) {
+        auto It = RecordedOn.find(Op.Event);
+        ASSERT_NE(It, RecordedOn.end());
+        EXPECT_NE(It->second, Op.Stream) << "a wait for the partner's lane";
+        ++CrossWaits;
+      }
+    }
+    EXPECT_GT(PiecesOf[64] + PiecesOf[32], 2u);
+    EXPECT_EQ(Syncs, 2u) << "one host wait per launch, not per piece";
+  }
+  EXPECT_GT(CrossWaits, 0u) << "paired pieces wait for their partner";
+}

@@ -302,6 +302,77 @@ TEST_F(CoScheduleApiTest, AHighPriorityStreamsSlicesRunAheadOfALowOnes) {
   }
 }
 
+TEST_F(CoScheduleApiTest, ASlicedLaunchIsOneEngineLaunchOnANullGpu) {
+  // Two streams' launches of 2048 blocks, every one held and sliced: the
+  // engine decides, plans and waits once per launch, not once per slice.
+  // The host time per slice is printed (docs/coschedule.md quotes it).
+  start("", CoScheduleMode::Always, true);
+  ASSERT_TRUE(Gpu);
+  cudaStream_t A, B;
+  ASSERT_EQ(cudaStreamCreate(&A), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreate(&B), cudaSuccess);
+  CoRunGate *G = RT->coScheduler();
+  ASSERT_TRUE(G);
+  const int N = 2048 * 64, Launches = 20;
+  float *Buf[4];
+  for (float *&P : Buf) {
+    ASSERT_EQ(cudaMalloc(&P, N * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMemset(P, 0, N * sizeof(float)), cudaSuccess);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  uint64_t Slices0 = G->slicesRun(), Engine0 = G->engineLaunches();
+  Gpu->clearTrace();
+  auto Start = std::chrono::steady_clock::now();
+  for (int I = 0; I < Launches; ++I) {
+    keep(Buf[0], Buf[1], N, 2048, 64, A);
+    keep(Buf[2], Buf[3], N, 2048, 64, B);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  double Us = std::chrono::duration<double, std::micro>(
+                  std::chrono::steady_clock::now() - Start)
+                  .count();
+  uint64_t Slices = G->slicesRun() - Slices0;
+  uint64_t EngineLaunches = G->engineLaunches() - Engine0;
+  std::printf("co-scheduled slices on a null GPU: %llu slice(s) of %d "
+              "launch(es), %llu engine launch(es), %.1f us of host time a "
+              "slice\n",
+              (unsigned long long)Slices, 2 * Launches,
+              (unsigned long long)EngineLaunches, Us / double(Slices));
+  EXPECT_GT(Slices, uint64_t(2 * Launches));
+  EXPECT_EQ(EngineLaunches, uint64_t(2 * Launches));
+  // On the trace: the slices' lanes and one host wait for a lane per
+  // launch (not per slice); a lane's wait for an event is for one recorded
+  // on another lane (a partner's piece; CoRunGateTest checks the pairs).
+  std::vector<NullGpu::Op> Ops = Gpu->ops();
+  std::set<StreamHandle> Lanes;
+  uint64_t Pieces = 0;
+  for (const NullGpu::Op &O : Ops)
+    if (O.What == NullGpu::Op::Launch) {
+      Lanes.insert(O.Stream);
+      ++Pieces;
+    }
+  EXPECT_EQ(Pieces, Slices);
+  EXPECT_GE(Lanes.size(), 2u);
+  std::map<EventHandle, StreamHandle> RecordedOn;
+  unsigned LaneSyncs = 0, CrossWaits = 0;
+  for (const NullGpu::Op &O : Ops) {
+    if (O.What == NullGpu::Op::Record)
+      RecordedOn[O.Event] = O.Stream;
+    if (O.What == NullGpu::Op::Sync && Lanes.count(O.Stream))
+      ++LaneSyncs;
+    if (O.What == NullGpu::Op::Wait && Lanes.count(O.Stream)) {
+      auto It = RecordedOn.find(O.Event);
+      ASSERT_NE(It, RecordedOn.end()) << "a wait for an event never recorded";
+      EXPECT_NE(It->second, O.Stream);
+      ++CrossWaits;
+    }
+  }
+  EXPECT_EQ(LaneSyncs, unsigned(2 * Launches));
+  (void)CrossWaits;
+  cudaStreamDestroy(A);
+  cudaStreamDestroy(B);
+}
+
 /// Random programs of three streams that pass buffers to each other through
 /// events, each step writing a buffer of its own, against the same steps
 /// run in program order in plain C++.

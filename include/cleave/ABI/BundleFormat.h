@@ -20,8 +20,10 @@
 #include "cleave/ABI/CombineOp.h"
 #include "cleave/ABI/ParamRole.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -31,8 +33,13 @@ namespace bundle {
 /// "CLVBNDL" and a NUL: the first eight bytes of every bundle.
 inline constexpr char Magic[8] = {'C', 'L', 'V', 'B', 'N', 'D', 'L', '\0'};
 /// Bumped whenever a reader of the previous version would misread a bundle.
-/// Readers accept exactly their own version.
-inline constexpr uint32_t FormatVersion = 5;
+inline constexpr uint32_t FormatVersion = 6;
+/// The oldest version a reader accepts. Version 6 only appends the co-run
+/// table after the kernels, so a version-5 bundle is read as one whose
+/// kernels have no co-run inputs (docs/bundle.md, "Versioning").
+inline constexpr uint32_t MinFormatVersion = 5;
+/// The first version with the co-run table.
+inline constexpr uint32_t CoRunTableVersion = 6;
 /// magic[8], u32 version, u32 flags (0), u64 payload size, u64 checksum.
 inline constexpr size_t HeaderSize = 32;
 inline constexpr size_t VersionOffset = 8;
@@ -93,6 +100,12 @@ public:
     for (int I = 0; I < 8; ++I)
       u8(static_cast<uint8_t>(V >> (8 * I)));
   }
+  /// IEEE-754 binary64, as the u64 of its bits.
+  void f64(double V) {
+    uint64_t Bits;
+    std::memcpy(&Bits, &V, sizeof(Bits));
+    u64(Bits);
+  }
   /// u32 length, then the bytes (short text: names, reasons).
   void str(std::string_view S) {
     u32(static_cast<uint32_t>(S.size()));
@@ -142,6 +155,16 @@ public:
     V = 0;
     for (int I = 0; I < 8; ++I)
       V |= uint64_t(P[Pos - 8 + I]) << (8 * I);
+    return true;
+  }
+  /// A binary64; only finite values, so a decoder checks ranges alone.
+  bool f64(double &V) {
+    uint64_t Bits = 0;
+    if (!u64(Bits))
+      return false;
+    std::memcpy(&V, &Bits, sizeof(V));
+    if (!std::isfinite(V))
+      return Ok = false;
     return true;
   }
   bool str(std::string &S) {

@@ -126,10 +126,19 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                      uint64_t SharedBytes, const std::shared_ptr<Stream> &S,
                      Result &Out) {
   Location Dev = RT.directDevice();
-  // Launches of several streams go to the co-scheduler, which must see
-  // them to pair them.
-  if (Dev < 0 || RT.coScheduler() || !RT.idleFor(S))
+  if (Dev < 0 || !RT.idleFor(S))
     return false;
+  // Launches of several streams go to the co-scheduler, which must see
+  // them to pair them, unless it would pass this one through unheld.
+  if (CoRunGate *G = RT.coScheduler()) {
+    KernelLaunchRequest Req;
+    Req.Kernel = K;
+    std::memcpy(Req.Grid, Grid, sizeof(Req.Grid));
+    std::memcpy(Req.Block, Block, sizeof(Req.Block));
+    Req.DynamicSharedBytes = SharedBytes;
+    if (!G->passesThrough(Req, reinterpret_cast<uintptr_t>(S.get())))
+      return false;
+  }
   // CLEAVE_LOG=phases: the steps' ends (arguments, prepare, launch).
   using Clock = std::chrono::steady_clock;
   bool Timed = logQueueTime();

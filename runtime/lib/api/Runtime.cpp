@@ -580,9 +580,13 @@ Result Runtime::start() {
     CoRunGateOptions G;
     G.LogPlan = Opts.Log.Plan;
     G.Scheduler.PairUnmodeled = true;
-    G.SliceAlone = Opts.Tune.CoSchedule == CoScheduleMode::Always
-                       ? CoRunGateOptions::AloneRule::Always
-                       : CoRunGateOptions::AloneRule::AfterOverlap;
+    bool Always = Opts.Tune.CoSchedule == CoScheduleMode::Always;
+    G.SliceAlone = Always ? CoRunGateOptions::AloneRule::Always
+                          : CoRunGateOptions::AloneRule::AfterOverlap;
+    // `on` holds only the launches the model predicts a gain for; the
+    // others take the plain path.
+    G.Hold = Always ? CoRunGateOptions::HoldRule::All
+                    : CoRunGateOptions::HoldRule::Predicted;
     Gate = std::make_unique<CoRunGate>(*Eng, std::move(G));
   }
 

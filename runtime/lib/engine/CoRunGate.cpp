@@ -44,6 +44,35 @@ std::string fmt(const char *Format, double A) {
 
 } // namespace
 
+std::optional<corun::KernelModelInput>
+bundleModelInput(const Engine &E, const KernelLaunchRequest &Req) {
+  if (!Req.Kernel || !Req.Kernel->Info || !Req.Kernel->Info->CoRun)
+    return std::nullopt;
+  const BundleKernel &Info = *Req.Kernel->Info;
+  const BundleCoRun &C = *Info.CoRun;
+  model::LaunchStats S;
+  S.Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
+  S.ThreadsPerBlock = Req.Block[0] * Req.Block[1] * Req.Block[2];
+  // One warp's instructions are one thread's (SIMT); a request is a warp's
+  // global load, store or atomic.
+  for (unsigned I = 0; I < NumInstrClasses; ++I)
+    S.Count[I] = C.PerThread[I];
+  S.Requests = C.PerThread[unsigned(InstrClass::GlobalLoad)] +
+               C.PerThread[unsigned(InstrClass::GlobalStore)] +
+               C.PerThread[unsigned(InstrClass::GlobalAtomic)];
+  S.LanesPerRequest = std::min(32u, std::max(1u, S.ThreadsPerBlock));
+  S.BytesPerLane = C.BytesPerLane;
+  S.SectorsPerRequest = C.SectorsPerRequest;
+  model::KernelResources R;
+  R.StaticShared = Info.StaticSharedBytes;
+  R.DynamicShared = Req.DynamicSharedBytes;
+  R.Registers = E.cubinRegisters(*Req.Kernel);
+  corun::KernelModelInput Out;
+  if (!corun::kernelInputs(S, R, model::GpuParams(), Out).ok())
+    return std::nullopt;
+  return Out;
+}
+
 CoRunGate::CoRunGate(Engine &E, CoRunGateOptions O)
     : E(E), Opts(std::move(O)), Dev(gateDevice(E.buffers())),
       Sched(gateSm(E.buffers(), Dev, Opts), Opts.Scheduler) {
@@ -61,6 +90,162 @@ uint64_t CoRunGate::minSlice(uint64_t Blocks) const {
       (Blocks + Opts.DefaultSlices - 1) / std::max(1u, Opts.DefaultSlices);
   N = std::max<uint64_t>(1, (N + Sms - 1) / Sms) * Sms;
   return std::min(N, Blocks);
+}
+
+std::optional<double>
+CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
+                        const std::string &B,
+                        const corun::KernelModelInput &MB) {
+  auto Key = A < B ? std::make_pair(A, B) : std::make_pair(B, A);
+  if (auto It = Profits.find(Key); It != Profits.end())
+    return It->second;
+  if (Queued.insert(Key).second) {
+    Jobs.push_back({A, B, MA, MB});
+    if (!Predictor.joinable())
+      Predictor = std::thread([this] { predictorLoop(); });
+    JobCond.notify_one();
+  }
+  return std::nullopt;
+}
+
+void CoRunGate::predictorLoop() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  for (;;) {
+    JobCond.wait(Lock, [&] { return Stopping || !Jobs.empty(); });
+    if (Stopping)
+      return;
+    PairJob J = std::move(Jobs.front());
+    Jobs.pop_front();
+    Predicting = true;
+    Lock.unlock();
+    // 1-150 ms on a host core (docs/coschedule.md, "Cost"): never on a
+    // launch's path.
+    corun::SoloPrediction SA, SB;
+    corun::PairPrediction P;
+    bool SoloOk = corun::predictSolo(J.MA, Opts.Sm, SA).ok() &&
+                  corun::predictSolo(J.MB, Opts.Sm, SB).ok();
+    // A pair the model cannot weigh gains nothing.
+    bool PairOk = SoloOk && corun::predictPair(J.MA, J.MB, SA, SB, Opts.Sm,
+                                               P, Opts.Scheduler.Pair)
+                                .ok();
+    Lock.lock();
+    if (SoloOk) {
+      Sched.knownSolo(J.A, SA);
+      Sched.knownSolo(J.B, SB);
+    }
+    if (PairOk)
+      Sched.knownPair(J.A, J.B, P);
+    Profits[J.A < J.B ? std::make_pair(J.A, J.B) : std::make_pair(J.B, J.A)] =
+        PairOk ? P.Profit : 0;
+    Predicting = false;
+    JobCond.notify_all();
+  }
+}
+
+void CoRunGate::settlePredictions() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  JobCond.wait(Lock, [&] { return Jobs.empty() && !Predicting; });
+}
+
+bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
+                                   const corun::KernelModelInput &Model,
+                                   uint64_t Stream, std::string &Why) {
+  double Best = -1;
+  std::string With;
+  bool Pending = false;
+  auto Weigh = [&](const std::string &K, const corun::KernelModelInput &M) {
+    std::optional<double> P = profitLocked(Kernel, Model, K, M);
+    Pending |= !P;
+    if (P && *P > Best) {
+      Best = *P;
+      With = K;
+    }
+  };
+  for (const auto &[Id, W] : Launches)
+    if (W.Model && W.Stream != Stream)
+      Weigh(W.Key, *W.Model);
+  for (const auto &[S, KM] : Recent)
+    if (S != Stream)
+      Weigh(KM.first, KM.second);
+  if (Best >= Opts.HoldProfit)
+    return true;
+  Why = Best < 0 ? (Pending ? "the model's prediction is not made yet"
+                            : "no modeled launch of another stream")
+                 : "predicted profit " + fmt("%.3f", Best) + " with " + With +
+                       ", under " + fmt("%.3f", Opts.HoldProfit);
+  return false;
+}
+
+std::string
+CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
+                      const std::optional<corun::KernelModelInput> &Model,
+                      const std::string &Refusal, uint64_t Stream) {
+  if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
+    return {};
+  std::string NoGain = !Refusal.empty() ? "it runs whole: " + Refusal
+                       : !Model         ? std::string("no model inputs")
+                                        : std::string();
+  if (NoGain.empty() && !worthHoldingLocked(Key, *Model, Stream, NoGain) &&
+      NoGain.empty())
+    NoGain = "no gain predicted";
+  if (Model) {
+    // Keyed by stream: bounded, since destroyed streams' entries stay.
+    if (Recent.size() >= 64 && !Recent.count(Stream))
+      Recent.clear();
+    Recent[Stream] = {Key, *Model};
+  }
+  if (!NoGain.empty() && Opts.LogPlan) {
+    const BundleKernel &Info = *Req.Kernel->Info;
+    std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s\n",
+                 (Info.DisplayName.empty() ? Info.Name : Info.DisplayName)
+                     .c_str(),
+                 NoGain.c_str());
+  }
+  return NoGain;
+}
+
+bool CoRunGate::passesThrough(const KernelLaunchRequest &Req,
+                              uint64_t Stream) {
+  if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
+    return false;
+  std::string Why, Key;
+  std::optional<corun::KernelModelInput> Model;
+  describeArrival(Req, Why, Model, Key);
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (passLocked(Req, Key, Model, Why, Stream).empty())
+    return false;
+  ++PassedThrough;
+  return true;
+}
+
+void CoRunGate::describeArrival(const KernelLaunchRequest &Req,
+                                std::string &Why,
+                                std::optional<corun::KernelModelInput> &Model,
+                                std::string &Key) {
+  const BundleKernel &Info = *Req.Kernel->Info;
+  Why = E.sliceRefusal(*Req.Kernel, OnGpu);
+  Model.reset();
+  if (Why.empty())
+    Model = Opts.Inputs ? Opts.Inputs(Req) : bundleModelInput(E, Req);
+  Key = Info.Name;
+  for (int D = 0; D < 3; ++D)
+    Key +=
+        " " + std::to_string(Req.Grid[D]) + "x" + std::to_string(Req.Block[D]);
+}
+
+uint64_t CoRunGate::passedThrough() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return PassedThrough;
+}
+
+uint64_t CoRunGate::engineLaunches() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return EngineLaunches;
+}
+
+uint64_t CoRunGate::slicesRun() {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return SlicesRun;
 }
 
 size_t CoRunGate::pending() {
@@ -179,61 +364,133 @@ void CoRunGate::logDecisionLocked() {
   std::fprintf(stderr, "%s\n", Line.c_str());
 }
 
-Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
-                            LaunchPlan &Plan) {
+Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
+                            uint64_t &Count) {
+  std::unique_lock<std::mutex> Lock(Mutex);
   Waiting &W = Launches.at(Id);
-  for (;;) {
-    Cond.wait(Lock, [&] {
-      return !W.Queue.empty() || Sched.complete(Id) || !PumpError.ok();
-    });
-    if (Sched.complete(Id))
-      return Result::success();
-    if (W.Queue.empty()) {
-      Sched.abandon(Id);
-      return PumpError;
-    }
-    Slice S = W.Queue.front();
-    W.Queue.pop_front();
-    bool Paired = Sched.plan().Launches.size() == 2;
-    (void)pumpLocked(); // the next co-schedule, queued ahead
-    Lock.unlock();
-    std::string Range = " " + std::to_string(Id) + " [" +
-                        std::to_string(S.Begin) + ", " + std::to_string(S.End) +
-                        ")";
+  Device *D = Lane ? &E.buffers().device(Dev) : nullptr;
+  Count = 0;
+  if (W.Out) {
+    // The last piece is issued on the lane (on a CPU device: has run).
+    const Slice Done = *W.Out;
+    W.Out.reset();
     if (Opts.Trace)
-      Opts.Trace("start" + Range);
-    KernelLaunchRequest SR = *W.Req;
-    SR.Slice = KernelLaunchRequest::SliceRange{Dev, S.Begin, S.End - S.Begin,
-                                               W.Lane, W.Priority};
-    SR.MayDefer = false;
-    SR.QueuedBehind = nullptr;
-    LaunchPlan SP;
-    auto Start = std::chrono::steady_clock::now();
-    Result R = E.launch(SR, SP);
-    double Ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - Start)
-                    .count();
-    if (Opts.Trace)
-      Opts.Trace("end" + Range);
-    Lock.lock();
-    Plan.KernelName = SP.KernelName;
-    Plan.BytesMoved += SP.BytesMoved;
-    for (LaunchPlan::Run &Run : SP.Runs)
-      Plan.Runs.push_back(std::move(Run));
-    if (!R.ok()) {
-      Sched.abandon(Id);
-      W.Queue.clear();
-      Cond.notify_all();
-      return R;
+      Opts.Trace("end " + std::to_string(Id) + " [" +
+                 std::to_string(Done.Begin) + ", " + std::to_string(Done.End) +
+                 ")");
+    if (D) {
+      // A partner's next piece waits for it: the lane's event marks it.
+      if (!W.Event)
+        if (Result R = takeEventLocked(*D, W.Event); !R.ok())
+          return R;
+      if (Result R = D->recordEvent(W.Event, Lane); !R.ok())
+        return R;
+      W.Recorded = true;
     }
-    if (Result F = Sched.finished(Id, S.End - S.Begin); !F.ok())
+    if (Result F = Sched.finished(Id, Done.End - Done.Begin); !F.ok())
       return F;
-    ++W.Slices;
-    W.Paired += Paired;
-    W.Ms += Ms;
     (void)pumpLocked();
     Cond.notify_all();
   }
+  Cond.wait(Lock, [&] {
+    return !W.Queue.empty() || Sched.complete(Id) || !PumpError.ok();
+  });
+  if (Sched.complete(Id))
+    return Result::success();
+  if (W.Queue.empty())
+    return PumpError;
+  Slice S = W.Queue.front();
+  W.Queue.pop_front();
+  const std::vector<uint64_t> &Pair = Sched.plan().Launches;
+  bool Paired = Pair.size() == 2;
+  if (D && Paired) {
+    // Beside its partner: not before the partner's last issued piece is
+    // done, so that the two kernels' pieces run together at the ratio
+    // instead of one running ahead.
+    uint64_t Other = Pair[0] == Id ? Pair[1] : Pair[0];
+    auto It = Launches.find(Other);
+    if (It != Launches.end() && It->second.Recorded &&
+        It->second.Lane != W.Lane)
+      if (Result R = D->waitForEvent(Lane, *D, It->second.Event); !R.ok())
+        return R;
+  }
+  (void)pumpLocked(); // the next co-schedule, queued ahead
+  W.Out = S;
+  ++W.Slices;
+  ++SlicesRun;
+  W.Paired += Paired;
+  if (Opts.Trace)
+    Opts.Trace("start " + std::to_string(Id) + " [" + std::to_string(S.Begin) +
+               ", " + std::to_string(S.End) + ")");
+  First = S.Begin;
+  Count = S.End - S.Begin;
+  return Result::success();
+}
+
+Result CoRunGate::takeEventLocked(Device &D, EventHandle &Out) {
+  if (!FreeEvents.empty()) {
+    Out = FreeEvents.back();
+    FreeEvents.pop_back();
+    return Result::success();
+  }
+  return D.createOrderingEvent(Out);
+}
+
+CoRunGate::~CoRunGate() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Stopping = true;
+  }
+  JobCond.notify_all();
+  if (Predictor.joinable())
+    Predictor.join();
+  if (Dev >= 0)
+    for (EventHandle Ev : FreeEvents)
+      (void)E.buffers().device(Dev).destroyEvent(Ev);
+}
+
+Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
+                            LaunchPlan &Plan) {
+  Waiting &W = Launches.at(Id);
+  // One engine launch plans the whole grid once and issues the pieces the
+  // scheduler hands out (nextPiece) back to back on the lane; it waits for
+  // the lane once, after the last.
+  KernelLaunchRequest SR = *W.Req;
+  uint64_t Total = uint64_t(SR.Grid[0]) * SR.Grid[1] * SR.Grid[2];
+  SR.Slice =
+      KernelLaunchRequest::SliceRange{Dev, 0, Total, W.Lane, W.Priority, {}};
+  SR.Slice->NextPiece = [this, Id](StreamHandle Lane, uint64_t &First,
+                                   uint64_t &Count) {
+    return nextPiece(Id, Lane, First, Count);
+  };
+  SR.MayDefer = false;
+  SR.QueuedBehind = nullptr;
+  ++EngineLaunches;
+  Lock.unlock();
+  LaunchPlan SP;
+  Result R = E.launch(SR, SP);
+  Lock.lock();
+  Plan.KernelName = SP.KernelName;
+  Plan.BytesMoved += SP.BytesMoved;
+  for (LaunchPlan::Run &Run : SP.Runs)
+    Plan.Runs.push_back(std::move(Run));
+  if (R.ok() && !Sched.complete(Id))
+    R = Result::error(ErrorCode::Unknown,
+                      "co-scheduled launch of " + W.Name +
+                          " ended before every block was issued");
+  if (!R.ok()) {
+    if (!Sched.complete(Id))
+      Sched.abandon(Id);
+    W.Queue.clear();
+    W.Out.reset();
+  }
+  if (W.Event) {
+    FreeEvents.push_back(W.Event);
+    W.Event = nullptr;
+    W.Recorded = false;
+  }
+  Cond.notify_all();
+  return R;
 }
 
 Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
@@ -249,16 +506,22 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     if (Iss.Kind == "loaded-pointer")
       return E.launch(Req, Plan);
   uint64_t Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
-  std::string Why = E.sliceRefusal(*Req.Kernel, OnGpu);
+  std::string Why, Key;
+  std::optional<corun::KernelModelInput> Model;
+  describeArrival(Req, Why, Model, Key);
 
   std::unique_lock<std::mutex> Lock(Mutex);
+  if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream);
+      !NoGain.empty()) {
+    // The plain path: no holding, no slicing, no lane.
+    ++PassedThrough;
+    Lock.unlock();
+    return E.launch(Req, Plan);
+  }
   uint64_t Id = ++NextId;
   PendingLaunch P;
   P.Id = Id;
-  P.Kernel = Info.Name;
-  for (int D = 0; D < 3; ++D)
-    P.Kernel +=
-        " " + std::to_string(Req.Grid[D]) + "x" + std::to_string(Req.Block[D]);
+  P.Kernel = Key;
   P.Stream = Stream;
   P.Priority = Priority;
   P.Blocks = Blocks;
@@ -268,8 +531,7 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
       Why.empty() && (Opts.SliceAlone == CoRunGateOptions::AloneRule::Always ||
                       SinceOverlap < Opts.OverlapMemory);
   P.MinSliceBlocks = Slices ? minSlice(Blocks) : Blocks;
-  if (Why.empty() && Opts.Inputs)
-    P.Model = Opts.Inputs(Req);
+  P.Model = Model;
   if (Result R = Sched.submit(P); !R.ok())
     return R;
   Waiting &W = Launches[Id];
@@ -278,10 +540,16 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   W.Lane = laneFor(Stream);
   W.Priority = Priority;
   W.Model = P.Model;
+  W.Key = Key;
+  W.Stream = Stream;
   // Alg. 1: an arrival re-plans, with the slices not started yet.
   takeBackLocked();
   (void)pumpLocked();
+  auto Arrived = std::chrono::steady_clock::now();
   Result R = runSlices(Id, Lock, Plan);
+  W.Ms = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Arrived)
+             .count();
   if (Opts.LogPlan)
     std::fprintf(stderr,
                  "cleave co-schedule: %s done: %u slice(s), %u beside another "

@@ -6,11 +6,15 @@
 // launch's usual phases as one range on one device, with two differences:
 // on a GPU it is issued on a co-run lane (a stream of its own) and, while
 // its GPU work runs, the engine's lock is released so that the other
-// launch's slice can be prepared and issued on its own lane.
+// launch's slice can be prepared and issued on its own lane. A slice with
+// pieces (SliceRange::NextPiece) is planned once and issued piece by piece
+// (issuePieces), the lock released while the next piece is asked for.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LaunchContext.h"
+
+#include "cleave/rt/CubinInfo.h"
 
 namespace cleave {
 namespace rt {
@@ -91,6 +95,38 @@ Result LaunchContext::runSlice() {
   return attempt({{S.Device, S.First, S.Count}}, true);
 }
 
+Result LaunchContext::issuePieces(RunState &R) {
+  const KernelLaunchRequest::SliceRange &S = *Req.Slice;
+  StreamHandle Lane = isGpu(R.Dev) ? runStream(R.Dev) : nullptr;
+  const cleave_cpu_kernel_desc *Cpu = isCpu(R.Dev) ? K.Cpu : nullptr;
+  for (;;) {
+    uint64_t First = 0, Count = 0;
+    // The next piece may wait for another launch's piece to be issued,
+    // which needs the engine's lock.
+    if (EngineLock)
+      EngineLock->unlock();
+    Result Next = S.NextPiece(Lane, First, Count);
+    if (EngineLock)
+      EngineLock->lock();
+    if (!Next.ok() || !Count)
+      return Next;
+    if (First < R.First || Count > R.First + R.Count - First)
+      return invalid("piece " + blocksText(First, Count) + " of " + Info.Name +
+                     " outside its slice " + blocksText(R.First, R.Count));
+    if (Count != Total)
+      if (std::string Why = whyNotSplit(isGpu(R.Dev)); !Why.empty())
+        return Result::error(ErrorCode::NotSupported,
+                             "piece of " + Info.Name + ": " + Why);
+    const std::string &Entry =
+        Count == Total ? Info.variant(VariantKind::Original).Entry
+                       : Info.variant(VariantKind::Partition).Entry;
+    if (Result L = launchOne(R.Dev, false, Cpu ? "" : Entry, Cpu, First,
+                             Count, R.ArgPtrs, R.PartParams);
+        !L.ok())
+      return L;
+  }
+}
+
 } // namespace engine
 
 Result Engine::launchSlice(const KernelLaunchRequest &Req, LaunchPlan &Plan,
@@ -129,6 +165,16 @@ std::string Engine::sliceRefusal(const KernelHandle &K, bool OnGpu) const {
   // A program does not change once added: no lock, so that a launch
   // arriving at the co-scheduler does not wait for a running slice.
   return splitRefusal(*K.Prog, K, OnGpu);
+}
+
+unsigned Engine::cubinRegisters(const KernelHandle &K) const {
+  const std::string &Entry = K.Info->variant(VariantKind::Original).Entry;
+  CubinKernelResources Res;
+  for (const BundleImage &I : K.Prog->B.Images)
+    if (I.Kind == ImageKind::Cubin &&
+        readCubinKernelResources(I.Data, Entry, Res))
+      return Res.Registers;
+  return 0;
 }
 
 } // namespace rt

@@ -242,9 +242,13 @@ Result LaunchContext::issueLaunch(RunState &R) {
     return Res;
   if (R.TimeStart && !D.recordEvent(R.TimeStart, runStream(R.Dev)).ok())
     R.TimeStart = R.TimeEnd = nullptr;
-  bool Reorganized = false;
-  Res = reorganize(R, Reorganized);
-  if (Res.ok() && !Reorganized)
+  // A slice with pieces issues them itself (CoRunSlices.cpp).
+  bool Issued = Req.Slice && Req.Slice->NextPiece;
+  if (Issued)
+    Res = issuePieces(R);
+  else
+    Res = reorganize(R, Issued);
+  if (Res.ok() && !Issued)
     Res = launchOne(R.Dev, false, Entry, nullptr, R.First, R.Count,
                     R.ArgPtrs, R.PartParams);
   if (R.TimeEnd &&
@@ -302,10 +306,12 @@ void LaunchContext::wakeIssueWorkers(
 
 Result LaunchContext::runCpu(RunState &R) {
   Result Res = fillScratch(R, nullptr);
-  bool Reorganized = false;
-  if (Res.ok())
-    Res = reorganize(R, Reorganized);
-  if (Res.ok() && !Reorganized)
+  bool Ran = Req.Slice && Req.Slice->NextPiece;
+  if (Res.ok() && Ran)
+    Res = issuePieces(R);
+  else if (Res.ok())
+    Res = reorganize(R, Ran);
+  if (Res.ok() && !Ran)
     Res = launchOne(R.Dev, false, "", K.Cpu, R.First, R.Count, R.ArgPtrs,
                     R.PartParams);
   if (Res.ok())

@@ -515,6 +515,9 @@ private:
   /// runSlice(): the request's slice as one range (CoRunSlices.cpp);
   /// waitSlice(): the lane waited for without the engine's lock.
   Result runSlice();
+  /// A slice with pieces (SliceRange::NextPiece): each piece issued on the
+  /// lane (or run, on a CPU device) as it is handed out.
+  Result issuePieces(RunState &R);
   Result waitStream(Device &D, StreamHandle S);
   /// This attempt leaves its GPU work running when it returns
   /// (mayDefer(), docs/runtime.md, "Deferred completion").

@@ -51,12 +51,14 @@ BundleStatus fail(BundleErrc Code, std::string Msg) {
 /// on success, else what was wrong.
 class PayloadDecoder {
 public:
-  PayloadDecoder(const unsigned char *P, size_t N) : R(P, N) {}
+  PayloadDecoder(const unsigned char *P, size_t N, uint32_t Version)
+      : R(P, N), Version(Version) {}
 
   std::string run(Bundle &B);
 
 private:
   fmt::ByteReader R;
+  uint32_t Version;
   std::string What; ///< the record being read, for the message
 
   template <typename E> bool enumField(E &Out, uint8_t Limit) {
@@ -69,6 +71,7 @@ private:
     return true;
   }
   bool kernel(BundleKernel &K, size_t NumVariables);
+  bool coRun(std::vector<BundleKernel> &Kernels);
   std::string error() const {
     return What + " at payload offset " + std::to_string(R.offset());
   }
@@ -182,6 +185,36 @@ bool PayloadDecoder::kernel(BundleKernel &K, size_t NumVariables) {
   return R.Ok;
 }
 
+bool PayloadDecoder::coRun(std::vector<BundleKernel> &Kernels) {
+  uint32_t N = 0;
+  if (!R.count(N, 1))
+    return false;
+  if (N != Kernels.size())
+    return R.Ok = false;
+  for (BundleKernel &K : Kernels) {
+    uint8_t Present = 0;
+    if (!R.u8(Present) || Present > 1)
+      return R.Ok = false;
+    if (!Present)
+      continue;
+    uint32_t Classes = 0;
+    if (!R.u32(Classes) || Classes != NumInstrClasses)
+      return R.Ok = false;
+    BundleCoRun C;
+    for (double &V : C.PerThread)
+      if (!R.f64(V) || V < 0)
+        return R.Ok = false;
+    // A request moves at most 32 lanes of 16 bytes: 512 bytes, 16 sectors
+    // when coalesced, 32 when not; a bound, not a check of the estimate.
+    if (!R.f64(C.BytesPerLane) || !R.f64(C.SectorsPerRequest) ||
+        C.BytesPerLane < 0 || C.BytesPerLane > 1024 ||
+        C.SectorsPerRequest < 0 || C.SectorsPerRequest > 1024)
+      return R.Ok = false;
+    K.CoRun = C;
+  }
+  return true;
+}
+
 std::string PayloadDecoder::run(Bundle &B) {
   What = "header strings";
   R.str(B.Producer);
@@ -218,6 +251,9 @@ std::string PayloadDecoder::run(Bundle &B) {
     if (!kernel(B.Kernels[I], B.Variables.size()))
       return error();
   }
+  What = "co-run table";
+  if (R.Ok && Version >= fmt::CoRunTableVersion && !coRun(B.Kernels))
+    return error();
   What = "end of payload";
   if (!R.Ok)
     return error();
@@ -232,6 +268,13 @@ std::string PayloadDecoder::run(Bundle &B) {
 }
 
 std::string line(std::string S) { return S + "\n"; }
+
+/// Two decimals: the co-run estimates, stable for tests.
+std::string fixed(double V) {
+  char Buf[48];
+  std::snprintf(Buf, sizeof(Buf), "%.2f", V);
+  return Buf;
+}
 
 } // namespace
 
@@ -251,10 +294,11 @@ BundleStatus Bundle::parse(const void *Data, size_t Size, Bundle &Out) {
   H.u32(Flags);
   H.u64(PayloadSize);
   H.u64(Checksum);
-  if (Version != fmt::FormatVersion)
+  if (Version < fmt::MinFormatVersion || Version > fmt::FormatVersion)
     return fail(BundleErrc::Version,
                 "format version " + std::to_string(Version) +
-                    ", but this runtime reads version " +
+                    ", but this runtime reads versions " +
+                    std::to_string(fmt::MinFormatVersion) + " to " +
                     std::to_string(fmt::FormatVersion) +
                     " only: rebuild the program with the matching cleave");
   if (Flags != 0)
@@ -275,9 +319,10 @@ BundleStatus Bundle::parse(const void *Data, size_t Size, Bundle &Out) {
                 "checksum mismatch: the bundle is corrupt");
 
   Bundle B;
-  std::string Err = PayloadDecoder(Payload, PayloadSize).run(B);
+  std::string Err = PayloadDecoder(Payload, PayloadSize, Version).run(B);
   if (!Err.empty())
     return fail(BundleErrc::Malformed, "bad " + Err);
+  B.Version = Version;
   Out = std::move(B);
   return {};
 }
@@ -322,7 +367,7 @@ const BundleImage *Bundle::findImage(ImageKind Kind,
 std::string Bundle::describe() const {
   static const char *Kinds[] = {"scalar", "pointer", "byval"};
   std::string S;
-  S += line("bundle version " + std::to_string(fmt::FormatVersion));
+  S += line("bundle version " + std::to_string(Version));
   S += line("producer: " + Producer);
   S += line("source: " + Source);
   for (const BundleImage &I : Images)
@@ -391,6 +436,16 @@ std::string Bundle::describe() const {
     for (const BundleVariableUse &U : K.Variables)
       S += line("  uses variable " + Variables[U.Variable].Name +
                 (U.Read ? " read" : "") + (U.Written ? " written" : ""));
+    if (K.CoRun) {
+      std::string L = "  co-run inputs per thread:";
+      for (unsigned C = 0; C < NumInstrClasses; ++C)
+        if (K.CoRun->PerThread[C] > 0)
+          L += " " + std::string(instrClassName(InstrClass(C))) + " " +
+               fixed(K.CoRun->PerThread[C]);
+      L += "; " + fixed(K.CoRun->BytesPerLane) + " bytes per lane, " +
+           fixed(K.CoRun->SectorsPerRequest) + " sectors per request";
+      S += line(L);
+    }
     S += line("  footprints:");
     // Indented, one line per line of the footprint text.
     size_t Pos = 0;

@@ -55,10 +55,16 @@ Result CoScheduler::submit(const PendingLaunch &L) {
   Entry E;
   E.L = L;
   if (L.Model) {
-    corun::SoloPrediction S;
-    if (Result R = corun::predictSolo(*L.Model, Sm, S); !R.ok())
-      return Bad(R.message());
-    E.Solo = S;
+    // A kernel's solo prediction is made once (a kernel is its name and
+    // launch configuration, whose inputs do not change).
+    auto It = Solos.find(L.Kernel);
+    if (It == Solos.end()) {
+      corun::SoloPrediction S;
+      if (Result R = corun::predictSolo(*L.Model, Sm, S); !R.ok())
+        return Bad(R.message());
+      It = Solos.emplace(L.Kernel, S).first;
+    }
+    E.Solo = It->second;
   }
   Launches.emplace(L.Id, std::move(E));
   PlannedFor.clear(); // an arrival: re-plan (Alg. 1)
@@ -146,6 +152,19 @@ corun::PairPrediction swapped(corun::PairPrediction P) {
   return P;
 }
 } // namespace
+
+void CoScheduler::knownSolo(const std::string &K,
+                            const corun::SoloPrediction &S) {
+  Solos.emplace(K, S);
+}
+
+void CoScheduler::knownPair(const std::string &A, const std::string &B,
+                            const corun::PairPrediction &P) {
+  if (B < A)
+    Pairs.emplace(std::make_pair(B, A), swapped(P));
+  else
+    Pairs.emplace(std::make_pair(A, B), P);
+}
 
 Result CoScheduler::pairOf(const Entry &A, const Entry &B,
                            corun::PairPrediction &P) {

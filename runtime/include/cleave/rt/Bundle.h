@@ -19,11 +19,13 @@
 
 #include "cleave/ABI/BundleCodes.h"
 #include "cleave/ABI/CombineOp.h"
+#include "cleave/ABI/InstrClass.h"
 #include "cleave/ABI/ParamRole.h"
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -68,6 +70,10 @@ using bundle::getVariantKindName;
 /// The compiler's parameter roles (cleave/ABI/ParamRole.h).
 using cleave::getParamRoleName; ///< as print<cleave-param-roles>
 using cleave::ParamRole;
+/// Instruction classes (cleave/ABI/InstrClass.h).
+using cleave::InstrClass;
+using cleave::instrClassName;
+using cleave::NumInstrClasses;
 
 struct BundleParam {
   ParamKind Kind = ParamKind::Scalar;
@@ -126,6 +132,17 @@ struct BundleVariableUse {
   bool Written = false;
 };
 
+/// What the co-run model (CoRun.h, docs/coschedule.md) needs of a kernel
+/// that the compiler can tell without running it (bundle version 6): a
+/// static estimate of one thread's dynamic instructions by class, and the
+/// average global memory request's bytes per lane and 32-byte sectors per
+/// warp-wide request.
+struct BundleCoRun {
+  std::array<double, NumInstrClasses> PerThread{};
+  double BytesPerLane = 0;
+  double SectorsPerRequest = 0;
+};
+
 struct BundleKernel {
   std::string Name;        ///< the symbol (mangled for C++)
   std::string DisplayName; ///< demangled
@@ -157,6 +174,8 @@ struct BundleKernel {
   std::string Footprints;
   uint64_t StaticSharedBytes = 0;
   std::vector<BundleVariableUse> Variables;
+  /// None in a version-5 bundle, or when the compiler had no estimate.
+  std::optional<BundleCoRun> CoRun;
 
   const BundleVariant &variant(VariantKind K) const {
     return Variants[static_cast<unsigned>(K)];
@@ -182,6 +201,7 @@ class Bundle {
 public:
   std::string Producer; ///< e.g. "cleave 0.1.0"
   std::string Source;   ///< the source file the compiler read
+  uint32_t Version = 0; ///< the format version it was read from
   std::vector<BundleImage> Images;
   std::vector<BundleVariable> Variables;
   std::vector<BundleKernel> Kernels;

@@ -6,9 +6,12 @@
 // of pending launches. Each caller's launch runs as slices (block ranges,
 // KernelLaunchRequest::Slice) that the co-scheduler (CoScheduler.h) picks:
 // two launches' slices at the model's ratio on two co-run lanes of the GPU,
-// or one launch's alone. The caller runs its own slices on its own thread,
-// so a slice of each launch of a pair is in flight at once (the engine
-// releases its lock while a slice runs).
+// or one launch's alone. The caller's launch is one engine launch that
+// issues its slices as pieces (SliceRange::NextPiece) on its lane as the
+// gate hands them out, a pair's pieces ordered after the partner's last by
+// an event, and waits once at the end; the engine releases its lock while
+// a piece is awaited and while the lane runs. With HoldRule::Predicted a
+// launch is held only where the co-run model predicts a gain.
 //
 // Order. A launch reaches the gate only when everything its stream waits
 // for is done (the stream's earlier work, events it waits on, the legacy
@@ -35,7 +38,9 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cleave {
@@ -63,10 +68,20 @@ struct CoRunGateOptions {
   enum class AloneRule { Always, AfterOverlap };
   AloneRule SliceAlone = AloneRule::Always;
   unsigned OverlapMemory = 16;
-  /// The model inputs of a launch (none: it is never weighed by the model).
+  /// The model inputs of a launch (none: it is never weighed by the
+  /// model). Unset: the bundle's co-run estimate (bundleModelInput).
   std::function<std::optional<corun::KernelModelInput>(
       const KernelLaunchRequest &)>
       Inputs;
+  /// Which launches the gate holds and slices: All (every one it can, as
+  /// CLEAVE_TUNE=coschedule=always), or Predicted: only a launch with model
+  /// inputs for which the model predicts at least HoldProfit with a launch
+  /// of another stream in the gate or the last modeled launch of another
+  /// stream; the others run at once on the engine's plain path, unsliced
+  /// and unheld.
+  enum class HoldRule { All, Predicted };
+  HoldRule Hold = HoldRule::All;
+  double HoldProfit = 0.05;
   /// CLEAVE_LOG=plan: each decision and each launch's slices on stderr.
   bool LogPlan = false;
   /// Tests: each slice as it starts and ends, in order ("start <id>
@@ -77,6 +92,7 @@ struct CoRunGateOptions {
 class CoRunGate {
 public:
   CoRunGate(Engine &E, CoRunGateOptions O);
+  ~CoRunGate();
   CoRunGate(const CoRunGate &) = delete;
   CoRunGate &operator=(const CoRunGate &) = delete;
 
@@ -94,6 +110,17 @@ public:
   Location device() const { return Dev; }
   /// Launches in the gate now (tests wait for an arrival with it).
   size_t pending();
+  /// Whether \p Req on \p Stream would pass through unheld
+  /// (HoldRule::Predicted), deciding as run() does; the API then launches
+  /// it on its direct path, as without the gate. Counted as passed through.
+  bool passesThrough(const KernelLaunchRequest &Req, uint64_t Stream);
+  /// Launches passed through unheld (HoldRule::Predicted), and slices run.
+  uint64_t passedThrough();
+  uint64_t slicesRun();
+  /// Engine launches the held launches took (each runs its slices).
+  uint64_t engineLaunches();
+  /// Waits until the predictor has made every queued prediction (tests).
+  void settlePredictions();
 
 private:
   struct Waiting {
@@ -103,12 +130,48 @@ private:
     int Priority = 0;
     std::deque<Slice> Queue;
     std::optional<corun::KernelModelInput> Model;
-    /// Slices run, those run as part of a pair, and their time on the
-    /// host's clock (ms).
+    /// The kernel and launch configuration (pair predictions' key).
+    std::string Key;
+    uint64_t Stream = 0;
+    /// Slices run, those run as part of a pair, and the launch's time in
+    /// the gate on the host's clock (ms): from its arrival to its return,
+    /// its lane waited for.
     unsigned Slices = 0, Paired = 0;
     double Ms = 0;
+    /// The piece handed out and not yet reported issued.
+    std::optional<Slice> Out;
+    /// On a GPU: recorded on the lane after each issued piece (Recorded
+    /// once it was), for the partner's next piece to wait for.
+    EventHandle Event = nullptr;
+    bool Recorded = false;
   };
   uint64_t minSlice(uint64_t Blocks) const;
+  /// Why \p Req cannot be sliced (empty if it can), its model inputs and
+  /// its key (kernel and configuration).
+  void describeArrival(const KernelLaunchRequest &Req, std::string &Why,
+                       std::optional<corun::KernelModelInput> &Model,
+                       std::string &Key);
+  /// HoldRule::Predicted: why \p Req passes through (empty: it is held);
+  /// remembers a modeled launch as \p Stream's last.
+  std::string passLocked(const KernelLaunchRequest &Req,
+                         const std::string &Key,
+                         const std::optional<corun::KernelModelInput> &Model,
+                         const std::string &Refusal, uint64_t Stream);
+  /// HoldRule::Predicted: whether \p Model on \p Stream is predicted to
+  /// gain with a launch of another stream (why not, in \p Why).
+  bool worthHoldingLocked(const std::string &Kernel,
+                          const corun::KernelModelInput &Model,
+                          uint64_t Stream, std::string &Why);
+  /// The model's profit of the pair, once the predictor has made it (it
+  /// is queued for the predictor otherwise: a launch never waits for the
+  /// model).
+  std::optional<double> profitLocked(const std::string &A,
+                                     const corun::KernelModelInput &MA,
+                                     const std::string &B,
+                                     const corun::KernelModelInput &MB);
+  /// The predictor thread: makes the queued pairs' predictions and hands
+  /// them to the scheduler too.
+  void predictorLoop();
   unsigned laneFor(uint64_t Stream);
   /// Plans the next co-schedule when no slice waits to start.
   Result pumpLocked();
@@ -118,6 +181,13 @@ private:
   std::string describeLocked(uint64_t Id) const;
   Result runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
                    LaunchPlan &Plan);
+  /// SliceRange::NextPiece of launch \p Id: reports its last piece issued
+  /// (records the lane's event), then waits for its next slice, making the
+  /// lane wait for the partner's last issued piece; Count 0 when every
+  /// block was handed out.
+  Result nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
+                   uint64_t &Count);
+  Result takeEventLocked(Device &D, EventHandle &Out);
 
   Engine &E;
   CoRunGateOptions Opts;
@@ -141,7 +211,33 @@ private:
   std::chrono::steady_clock::time_point LoggedAt;
   unsigned LoggedRounds = 0;
   Result PumpError;
+  /// The last modeled launch of each stream: kernel and inputs.
+  std::map<uint64_t, std::pair<std::string, corun::KernelModelInput>> Recent;
+  /// Pair profits by kernel keys (ordered), and the pairs queued for the
+  /// predictor.
+  std::map<std::pair<std::string, std::string>, double> Profits;
+  struct PairJob {
+    std::string A, B;
+    corun::KernelModelInput MA, MB;
+  };
+  std::deque<PairJob> Jobs;
+  std::set<std::pair<std::string, std::string>> Queued;
+  std::thread Predictor;
+  std::condition_variable JobCond;
+  bool Stopping = false;
+  /// A job taken by the predictor and not yet stored.
+  bool Predicting = false;
+  uint64_t PassedThrough = 0, SlicesRun = 0, EngineLaunches = 0;
+  /// Lane events of finished launches, for the next ones.
+  std::vector<EventHandle> FreeEvents;
 };
+
+/// The co-run model's inputs of \p Req from its kernel's bundle record
+/// (BundleKernel::CoRun, a static estimate) and its launch: none for a
+/// version-5 bundle or a kernel without an estimate. Registers come from
+/// the bundle's cubin when it has one (else 0: not a limit).
+std::optional<corun::KernelModelInput>
+bundleModelInput(const Engine &E, const KernelLaunchRequest &Req);
 
 } // namespace rt
 } // namespace cleave

@@ -127,6 +127,13 @@ public:
   /// A model error is returned, not hidden.
   Result next(std::vector<Slice> &Out);
 
+  /// Predictions made elsewhere (the gate's predictor), kept as if made
+  /// here: kernel \p K's solo prediction; the pair of kernels \p A and
+  /// \p B (P's first kernel is A).
+  void knownSolo(const std::string &K, const corun::SoloPrediction &S);
+  void knownPair(const std::string &A, const std::string &B,
+                 const corun::PairPrediction &P);
+
   const CoSchedulePlan &plan() const { return Plan; }
   bool done() const;
   /// Whether launch \p Id has finished every block.
@@ -153,6 +160,7 @@ private:
   CoSchedulePlan Plan;
   std::vector<uint64_t> PlannedFor;
   std::map<std::pair<std::string, std::string>, corun::PairPrediction> Pairs;
+  std::map<std::string, corun::SoloPrediction> Solos;
 };
 
 } // namespace rt

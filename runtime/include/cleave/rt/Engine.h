@@ -170,6 +170,16 @@ struct KernelLaunchRequest {
     /// The lane's stream priority on the GPU (CUDA's convention): the
     /// block scheduler favours the blocks of more urgent lanes.
     int Priority = 0;
+    /// Pieces: when set, [First, First + Count) is what the launch plans
+    /// for (footprints, transfers) once, and its blocks are issued as the
+    /// pieces this returns, in order, back to back on the lane, until it
+    /// returns Count 0; the lane is waited for once, after the last.
+    /// Called with the engine's lock released, with the lane (null on a
+    /// CPU device), before each piece: it may make the lane wait for
+    /// events. A piece must lie within [First, First + Count).
+    std::function<Result(StreamHandle Lane, uint64_t &First,
+                         uint64_t &Count)>
+        NextPiece;
   };
   std::optional<SliceRange> Slice;
 };
@@ -229,6 +239,9 @@ public:
   /// (grid-wide sync, a written variable, unusable footprints, no
   /// partition-ready variant for a GPU, ...); empty when they can.
   std::string sliceRefusal(const KernelHandle &K, bool OnGpu) const;
+  /// Registers per thread of \p K's original variant from its bundle's
+  /// cubin; 0 without one. Without the engine's lock, as sliceRefusal.
+  unsigned cubinRegisters(const KernelHandle &K) const;
   /// Whether a launch of \p K of \p Grid blocks of \p Block threads on
   /// \p Device has nothing to decide about the reorganization step
   /// (docs/reorganize.md): the kernel has no variants, the step is off, it
