@@ -9,14 +9,16 @@
 // checked on CPU devices (test/Reorganize).
 //
 //===----------------------------------------------------------------------===//
-#include "cleave/rt/Engine.h"
 #include "../TestInputs.h"
+#include "cleave/rt/Engine.h"
 #include "cleave/rt/NullGpu.h"
 #include "cleave/rt/Options.h"
 
 #include "gtest/gtest.h"
 
 #include <array>
+#include <chrono>
+#include <thread>
 
 using namespace cleave::rt;
 
@@ -27,12 +29,17 @@ using Shape = std::array<uint32_t, 2>;
 
 class ReorganizeEngineTest : public ::testing::Test {
 protected:
-  void start(ReorganizeMode Mode) {
+  /// \p Kernel: rowsum (a CSR row sum) or paths (random paths).
+  void start(ReorganizeMode Mode, const char *Kernel = "rowsum") {
     Eng.reset();
     Bufs.reset();
     NullGpu::Options G;
     G.OnLaunch = [this](const uint32_t Grid[3], const uint32_t Block[3],
-                        void **) { Launches.push_back({Grid[0], Block[0]}); };
+                        void **) {
+      Launches.push_back({Grid[0], Block[0]});
+      if (Grid[0] == SlowGrid)
+        std::this_thread::sleep_for(std::chrono::milliseconds(SlowMs));
+    };
     Gpu = std::make_unique<NullGpu>(std::move(G));
     Bufs = std::make_unique<BufferManager>(std::vector<Device *>{Gpu.get()});
     Options O;
@@ -41,7 +48,8 @@ protected:
     static const std::string Bytes =
         cleave::test::testBundle("reorganize_test");
     ASSERT_TRUE(Eng->addProgram(Bytes.data(), Bytes.size(), {}).ok());
-    K = Eng->findKernel("rowsum");
+    K = Eng->findKernel(Kernel);
+    Paths = std::string(Kernel) == "paths";
     ASSERT_NE(K, nullptr);
     ASSERT_FALSE(K->Info->Inspector.empty()) << "no variants in the bundle";
     for (void **P : {&RowPtr, &Vals, &Y})
@@ -50,7 +58,9 @@ protected:
   LaunchPlan launch(uint32_t Grid, uint32_t Block, uint32_t GridY = 1) {
     Launches.clear();
     int N = Rows;
-    void *Args[] = {&RowPtr, &Vals, &Y, &N};
+    void *RowsumArgs[] = {&RowPtr, &Vals, &Y, &N};
+    void *PathsArgs[] = {&RowPtr, &Y, &N};
+    void **Args = Paths ? PathsArgs : RowsumArgs;
     KernelLaunchRequest Req;
     Req.Kernel = K;
     Req.Grid[0] = Grid;
@@ -77,13 +87,17 @@ protected:
   /// 256 per tile of 4096 threads around a scan on one block of 1024; the
   /// statistics), then the reorganized variant; with the host's sort, the
   /// inspector and the reorganized variant only.
+  /// With \p Sampled blocks, the exploring step: the inspector and the
+  /// sort over the grid's first \p Sampled blocks, then the original.
   static std::vector<Shape> stepShapes(uint32_t Grid, uint32_t Block,
-                                       bool OnGpu, unsigned Passes) {
+                                       bool OnGpu, unsigned Passes,
+                                       uint32_t Sampled = 0) {
+    uint32_t Inspected = Sampled ? Sampled : Grid;
     if (!OnGpu)
-      return {{Grid, Block}, {Grid, Block}};
-    uint32_t N = Grid * Block, Strided = std::min((N + 255) / 256, 4096u);
-    uint32_t Tiles = (N + 4095) / 4096, Warps = Grid * ((Block + 31) / 32);
-    std::vector<Shape> S = {{Grid, Block}, {Strided, 256}};
+      return {{Inspected, Block}, {Grid, Block}};
+    uint32_t N = Inspected * Block, Strided = std::min((N + 255) / 256, 4096u);
+    uint32_t Tiles = (N + 4095) / 4096, Warps = Inspected * ((Block + 31) / 32);
+    std::vector<Shape> S = {{Inspected, Block}, {Strided, 256}};
     for (unsigned P = 0; P < Passes; ++P)
       S.insert(S.end(), {{Tiles, 256}, {1, 1024}, {Tiles, 256}});
     S.insert(S.end(), {{(Warps + 255) / 256, 256}, {Grid, Block}});
@@ -94,6 +108,11 @@ protected:
   }
 
   static constexpr int Rows = 10000;
+  /// Launches of this grid take SlowMs (the original, as the model times
+  /// it on the host's clock).
+  uint32_t SlowGrid = 0;
+  int SlowMs = 0;
+  bool Paths = false;
   CpuExecutor Exec{1};
   std::unique_ptr<NullGpu> Gpu;
   std::unique_ptr<BufferManager> Bufs;
@@ -145,36 +164,71 @@ TEST_F(ReorganizeEngineTest, NeverWhenOffOnOneWarpOrOnATwoDimensionalGrid) {
   EXPECT_TRUE(P.Reorganize.empty());
 }
 
-TEST_F(ReorganizeEngineTest, TheModelTimesTheOriginalExploresOnceThenDecides) {
+TEST_F(ReorganizeEngineTest, TheModelRefusesAKernelThatReadsPerItemStreams) {
+  // rowsum walks its row's values: sorted rows lose their coalescing. The
+  // model refuses it before anything runs: direct launches from the first.
   start(ReorganizeMode::On);
-  // Until the model's verdict, the engine decides: no direct launch.
-  EXPECT_FALSE(settled(79, 128));
-  // 1: the original, timed for the model.
+  EXPECT_TRUE(settled(79, 128));
+  EXPECT_TRUE(settled(4096, 128));
   LaunchPlan P = launch(79, 128);
-  EXPECT_FALSE(settled(79, 128));
   EXPECT_EQ(Launches, (std::vector<Shape>{{79, 128}}));
-  EXPECT_NE(lines(P).find("the original timed first"), std::string::npos);
-  EXPECT_EQ(P.Runs[0].Variant, "original, timed for the reorganization model");
-  // 2: the inspector and the sort; a null GPU's counts are all 0 (nothing
-  // runs), so nothing is gained: the original runs after them.
-  P = launch(79, 128);
-  std::vector<Shape> Explore = stepShapes(79, 128, sortedOnGpu(P), 2);
-  EXPECT_EQ(Launches, Explore) << lines(P);
+  EXPECT_NE(lines(P).find("not on gpu0: its loop reads vals as per-item "
+                          "streams"),
+            std::string::npos)
+      << lines(P);
+  // Forced, it still runs (a measurement control).
+  start(ReorganizeMode::Force);
+  EXPECT_FALSE(settled(79, 128));
+}
+
+TEST_F(ReorganizeEngineTest, TheModelExploresOnlyWhatItsBudgetPaysFor) {
+  start(ReorganizeMode::On, "paths");
+  SlowGrid = 4096;
+  SlowMs = 100;
+  // 1: a kernel's first launch runs the original (the API layer launches
+  // it directly: LaunchesWithNothingToDecideAreSettled).
+  LaunchPlan P = launch(4096, 128);
+  EXPECT_NE(lines(P).find("the kernel's first launch"), std::string::npos)
+      << lines(P);
+  // 2: 100 ms into the program, timing the original (0.3 ms) fits the
+  // model's budget (0.5 % of the program's time so far).
+  EXPECT_FALSE(settled(4096, 128));
+  P = launch(4096, 128);
+  EXPECT_EQ(Launches, (std::vector<Shape>{{4096, 128}}));
+  EXPECT_NE(lines(P).find("the original timed"), std::string::npos) << lines(P);
+  // 3: exploring would pay (the original takes 100 ms), but not yet within
+  // the budget: the original alone, directly.
+  EXPECT_TRUE(settled(4096, 128));
+  P = launch(4096, 128);
+  EXPECT_EQ(Launches, (std::vector<Shape>{{4096, 128}}));
+  EXPECT_NE(lines(P).find("does not fit the model's budget yet"),
+            std::string::npos)
+      << lines(P);
+  // Once the program has run long enough: the inspector on a 32nd of the
+  // blocks, its sort, then the original. A null GPU's counts are all 0, so
+  // nothing is gained.
+  int Tries = 0;
+  while (settled(4096, 128) && ++Tries < 30)
+    launch(4096, 128);
+  ASSERT_LT(Tries, 30);
+  P = launch(4096, 128);
+  EXPECT_EQ(Launches, stepShapes(4096, 128, sortedOnGpu(P), 2, 128))
+      << lines(P);
   EXPECT_EQ(P.Runs[0].Variant, "original");
+  EXPECT_NE(lines(P).find("(the inspector on the first 16384)"),
+            std::string::npos)
+      << lines(P);
   EXPECT_NE(lines(P).find("does not pay; the next launches run the original"),
             std::string::npos)
       << lines(P);
-  // 3: the model said no: the original alone, and the API layer may
-  // launch it directly (Launches.cpp), as with reorganize=off; another
-  // launch size has its own verdict still to come.
-  EXPECT_TRUE(settled(79, 128));
-  EXPECT_FALSE(settled(80, 128));
-  P = launch(79, 128);
-  EXPECT_EQ(Launches, (std::vector<Shape>{{79, 128}}));
+  // The model said no: direct launches; another launch size has its own
+  // verdict still to come.
+  EXPECT_TRUE(settled(4096, 128));
+  P = launch(4096, 128);
+  EXPECT_EQ(Launches, (std::vector<Shape>{{4096, 128}}));
   EXPECT_NE(lines(P).find("not on gpu0: the model predicts no gain"),
             std::string::npos)
       << lines(P);
-  // The cost it weighed is the exploring step's, measured.
   EXPECT_EQ(lines(P).find("(-"), std::string::npos) << lines(P);
 }
 
@@ -183,11 +237,14 @@ TEST_F(ReorganizeEngineTest, LaunchesWithNothingToDecideAreSettled) {
   EXPECT_TRUE(settled(79, 128));
   start(ReorganizeMode::Force);
   EXPECT_FALSE(settled(79, 128));
-  EXPECT_TRUE(settled(1, 32)); // a single warp
+  EXPECT_TRUE(settled(1, 32));      // a single warp
   EXPECT_TRUE(settled(40, 128, 2)); // a 2-D grid
   start(ReorganizeMode::On);
   EXPECT_TRUE(settled(1, 32));
   EXPECT_TRUE(settled(40, 128, 2));
+  // A kernel's first launch: nothing predicts a gain yet.
+  start(ReorganizeMode::On, "paths");
+  EXPECT_TRUE(settled(79, 128));
 }
 
 } // namespace

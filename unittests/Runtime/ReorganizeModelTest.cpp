@@ -151,8 +151,7 @@ TEST(ReorganizeModel, TheGateSaysYesOnAWideSpreadThatCoversItsCost) {
   // of the original's time.
   ReorganizeForecast F = forecastReorganize(S, measured(10), 1.0);
   EXPECT_FALSE(F.TwoPoint);
-  EXPECT_NEAR(F.ReorganizedMs, 10 * S.WarpMaxSorted / S.WarpMaxOriginal,
-              1e-9);
+  EXPECT_NEAR(F.ReorganizedMs, 10 * S.WarpMaxSorted / S.WarpMaxOriginal, 1e-9);
   EXPECT_TRUE(F.Pays);
   // The same gain does not cover a cost it exceeds by less than the
   // margin.
@@ -179,23 +178,32 @@ TEST(ReorganizeModel, TwoPointsCalibrateTheLaneMaxModel) {
   EXPECT_NEAR(F.GainMs, H.OriginalMs - H.ReorganizedMs, 1e-9);
 }
 
+/// A budget that allows whatever the model wants to learn: ten seconds of
+/// the program so far, nothing spent, the sort's kernels loaded.
+const ReorganizeBudget Ample{1e4, 0, 0};
+
+/// The action for a launch of a kernel the program has launched often.
+ReorganizeAction act(ReorganizeMode M, ReorganizeHistory H, uint64_t Threads,
+                     unsigned Lanes) {
+  H.Launches = std::max<uint64_t>(H.Launches, 100);
+  return chooseReorganizeAction(M, H, Threads, Lanes, (Threads + 255) / 256,
+                                Ample);
+}
+
 TEST(ReorganizeModel, NeverForAGridOfOneWarpOrWhenOff) {
   ReorganizeHistory H = measured(1);
   H.Explored = H.Pays = true;
   for (ReorganizeMode M :
        {ReorganizeMode::On, ReorganizeMode::Force, ReorganizeMode::Off}) {
-    EXPECT_EQ(chooseReorganizeAction(M, H, 32, 32), ReorganizeAction::Original);
-    EXPECT_EQ(chooseReorganizeAction(M, H, 20, 1), ReorganizeAction::Original);
+    EXPECT_EQ(act(M, H, 32, 32), ReorganizeAction::Original);
+    EXPECT_EQ(act(M, H, 20, 1), ReorganizeAction::Original);
   }
-  EXPECT_EQ(chooseReorganizeAction(ReorganizeMode::Off, H, 1 << 20, 32),
+  EXPECT_EQ(act(ReorganizeMode::Off, H, 1 << 20, 32),
             ReorganizeAction::Original);
-  EXPECT_EQ(chooseReorganizeAction(ReorganizeMode::On, H, 33, 32),
-            ReorganizeAction::Step);
+  EXPECT_EQ(act(ReorganizeMode::On, H, 33, 32), ReorganizeAction::Step);
   // Lanes of one thread (a CPU device): only when forced.
-  EXPECT_EQ(chooseReorganizeAction(ReorganizeMode::On, H, 1 << 20, 1),
-            ReorganizeAction::Original);
-  EXPECT_EQ(chooseReorganizeAction(ReorganizeMode::Force, H, 1 << 20, 1),
-            ReorganizeAction::Step);
+  EXPECT_EQ(act(ReorganizeMode::On, H, 1 << 20, 1), ReorganizeAction::Original);
+  EXPECT_EQ(act(ReorganizeMode::Force, H, 1 << 20, 1), ReorganizeAction::Step);
 }
 
 TEST(ReorganizeModel, LaunchByLaunchAndTheLossSwitch) {
@@ -203,32 +211,30 @@ TEST(ReorganizeModel, LaunchByLaunchAndTheLossSwitch) {
   const uint64_t N = 1 << 20;
   ReorganizeHistory H;
   // The original is timed first, then one step explores.
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32),
-            ReorganizeAction::MeasureOriginal);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::MeasureOriginal);
   H.OriginalMs = 10;
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Step);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::Step);
   // The model's verdict decides from then on.
   H.Explored = true;
   H.Pays = false;
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Original);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::Original);
   H.Pays = true;
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Step);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::Step);
   // A step that gained stays on ...
   TripStats S;
   S.WarpMaxOriginal = 100;
   S.WarpMaxSorted = 60;
   EXPECT_NEAR(noteReorganizeStep(H, S, 1, 0.5, 7, false), 1.5, 1e-12);
   EXPECT_FALSE(H.Off);
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Step);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::Step);
   // ... a measured loss turns it off, unless forced.
   ReorganizeHistory Forced = H;
   EXPECT_NEAR(noteReorganizeStep(H, S, 3, 0.5, 7, false), -0.5, 1e-12);
   EXPECT_TRUE(H.Off);
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Original);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::Original);
   noteReorganizeStep(Forced, S, 3, 0.5, 7, true);
   EXPECT_FALSE(Forced.Off);
-  EXPECT_EQ(chooseReorganizeAction(ReorganizeMode::Force, H, N, 32),
-            ReorganizeAction::Step);
+  EXPECT_EQ(act(ReorganizeMode::Force, H, N, 32), ReorganizeAction::Step);
 }
 
 TEST(ReorganizeModel, TheLossIsKeptInThePerformanceCache) {
@@ -268,7 +274,7 @@ TEST(ReorganizeModel, TheMeasuredKernelGainDecidesAfterTheExploringStep) {
   EXPECT_NEAR(noteReorganizeStep(H, S, 1, 0.5, 8.5, false), 0, 1e-12);
   EXPECT_FALSE(H.Pays);
   EXPECT_FALSE(H.Off);
-  EXPECT_EQ(chooseReorganizeAction(On, H, N, 32), ReorganizeAction::Original);
+  EXPECT_EQ(act(On, H, N, 32), ReorganizeAction::Original);
   // A reorganized kernel slower than the original (sorted SpMV rows):
   // off, kept as a loss, whatever the cost.
   ReorganizeHistory L;
@@ -284,7 +290,200 @@ TEST(ReorganizeModel, TheMeasuredKernelGainDecidesAfterTheExploringStep) {
   noteReorganizeStep(G, S, 0.5, 0.5, 6, false);
   EXPECT_TRUE(G.Pays);
   EXPECT_FALSE(G.Off);
-  EXPECT_EQ(chooseReorganizeAction(On, G, N, 32), ReorganizeAction::Step);
+  EXPECT_EQ(act(On, G, N, 32), ReorganizeAction::Step);
+}
+
+} // namespace
+
+namespace {
+
+// The rules that keep exploring within what it can pay for, with the H200's
+// figures (bench/results/reorganize/reorganize-2026-11-29-h200-fde4062*):
+// 2M threads in blocks of 256, option pricing at 4 mean steps 0.072 ms a
+// launch, at 512 steps 7.895 ms.
+constexpr uint64_t BenchThreads = 1 << 21, BenchBlocks = BenchThreads / 256;
+
+ReorganizeAction actAt(const ReorganizeHistory &H, double ElapsedMs,
+                       double LoadMs = 0) {
+  return chooseReorganizeAction(ReorganizeMode::On, H, BenchThreads, 32,
+                                BenchBlocks, {ElapsedMs, 0, LoadMs});
+}
+
+TEST(ReorganizeModel, TheExpectedWarpMaximumIsIntegratedOncePerWidth) {
+  // Each step asks for it (the statistics and the plan); an integration
+  // costs about 0.6 ms of host time.
+  double E = expectedNormalMax(32);
+  uint64_t Before = expectedNormalMaxIntegrations();
+  for (int I = 0; I < 5; ++I)
+    EXPECT_EQ(expectedNormalMax(32), E);
+  TripStats S = tripStatsFromSums(1 << 20, 32, 1e6, 5e6, 40, 1e5, 5e4);
+  EXPECT_NEAR(S.ExpectedWarpMax, S.Mean + E * S.StdDev, 1e-9);
+  EXPECT_EQ(expectedNormalMaxIntegrations(), Before);
+}
+
+TEST(ReorganizeModel, AFirstLaunchNeverPaysForATrial) {
+  ReorganizeHistory H;
+  EXPECT_EQ(actAt(H, 1e6), ReorganizeAction::Original);
+  H.Launches = 1;
+  EXPECT_EQ(actAt(H, 1e6), ReorganizeAction::MeasureOriginal);
+}
+
+TEST(ReorganizeModel, TimingTheOriginalWaitsForTheBudget) {
+  // The engine's path and a wait (ReorganizeMeasureMs) must fit in
+  // ReorganizeLearnShare of the program's time so far.
+  ReorganizeHistory H;
+  H.Launches = 4;
+  EXPECT_EQ(actAt(H, 0.5 * ReorganizeMeasureMs / ReorganizeLearnShare),
+            ReorganizeAction::Original);
+  EXPECT_EQ(actAt(H, 2 * ReorganizeMeasureMs / ReorganizeLearnShare),
+            ReorganizeAction::MeasureOriginal);
+}
+
+TEST(ReorganizeModel, AShortKernelIsNotExploredWhereItCannotPay) {
+  // Option pricing at 4 mean steps: the most sorting could save over the
+  // launches so far stays short of the exploring step's cost, however
+  // long the program has run.
+  ReorganizeHistory H;
+  H.OriginalMs = 0.072;
+  H.Launches = 4;
+  std::string Why;
+  EXPECT_FALSE(explorationPays(H, BenchBlocks, BenchThreads, Ample, &Why));
+  EXPECT_NE(Why.find("exploring does not pay yet"), std::string::npos) << Why;
+  EXPECT_EQ(actAt(H, 1e6), ReorganizeAction::Original);
+  // A program that keeps launching it pays for it in the end.
+  H.Launches = 400;
+  EXPECT_EQ(actAt(H, 1e6), ReorganizeAction::Step);
+}
+
+TEST(ReorganizeModel, ExploringFitsTheBudgetOfTheProgramSoFar) {
+  // Option pricing at 512 steps, five launches (the bench's programs): the
+  // gain would cover exploring, but a program the step could not help
+  // would lose more than ReorganizeLearnShare of its time to it.
+  ReorganizeHistory H;
+  H.OriginalMs = 7.895;
+  H.Launches = 4;
+  double Cost =
+      explorationCostMs(H, BenchBlocks, BenchThreads, ReorganizeSortLoadMs);
+  EXPECT_LT(Cost, 4 * ReorganizeMaxGain * H.OriginalMs);
+  EXPECT_EQ(actAt(H, 5 * 7.895, ReorganizeSortLoadMs),
+            ReorganizeAction::Original);
+  EXPECT_EQ(actAt(H, 1.01 * Cost / ReorganizeLearnShare, ReorganizeSortLoadMs),
+            ReorganizeAction::Step);
+  // The sampled inspector: its share of the grid, at least 8192 threads.
+  EXPECT_EQ(reorganizeSampleBlocks(BenchBlocks, 256), BenchBlocks / 32);
+  EXPECT_EQ(reorganizeSampleBlocks(79, 128), 64u);
+  EXPECT_EQ(reorganizeSampleBlocks(10, 128), 10u);
+}
+
+// The footprints of bench/reorganize/reorganize.cu's kernels as the
+// compiler writes them (cleave-bundle-info), shortened to the lines that
+// matter.
+const char *SpmvFootprints = R"(cleave-footprint 1
+kernel _Z4spmvPKiS0_PKfS2_Pfi
+arg 0 ptr rowptr
+arg 1 ptr cols
+arg 2 ptr vals
+arg 3 ptr x
+arg 4 ptr y
+arg 5 int 32 rows
+unknown 2 read # offset {(4 * (sext i32 %3 to i64))<nsw>,+,4}<nsw><%for.body.prol> is not affine: value %3 is not bounded
+unknown 1 read # offset {(4 * (sext i32 %3 to i64))<nsw>,+,4}<nsw><%for.body.prol> is not affine: value %3 is not bounded
+unknown 3 read # offset (4 * (sext i32 %7 to i64))<nsw> is not affine: value %3 is not bounded
+unknown 2 read # offset {(4 * (sext i32 %k.027.unr to i64))<nsw>,+,16}<nsw><%for.body> is not affine: value %3 is not bounded
+access 0 read 4 exact
+  check (affine 0 (tid.x 1) (ctaid.x block.x)) -2147483648 2147483647
+  le (affine (- 1 arg5) (tid.x 1) (ctaid.x block.x))
+  at (affine 0 (tid.x 4) (ctaid.x (* 4 block.x)))
+end
+access 4 write 4 exact
+  at (affine 0 (tid.x 4) (ctaid.x (* 4 block.x)))
+end
+end
+)";
+
+const char *BootstrapFootprints = R"(cleave-footprint 1
+kernel _Z9bootstrapPKfifPKjPfPii
+arg 0 ptr c
+arg 1 int 32 l
+arg 2 other logq
+arg 3 ptr seeds
+arg 4 ptr means
+arg 5 ptr windows
+arg 6 int 32 n
+unknown 0 read # offset ((4 * (zext i32 %xor3.i.i to i64))<nuw><nsw> + (-4 * (zext i32 %l to i64) * ((zext i32 %xor3.i.i to i64) /u (zext i32 %l to i64)))) is not affine: value %xor3.i.i is not bounded
+access 3 read 4 exact
+  le (affine (- 1 arg6) (tid.x 1) (ctaid.x block.x))
+  at (affine 0 (tid.x 4) (ctaid.x (* 4 block.x)))
+end
+access 4 write 4 exact
+  at (affine 0 (tid.x 4) (ctaid.x (* 4 block.x)))
+end
+end
+)";
+
+const char *OptionFootprints = R"(cleave-footprint 1
+kernel _Z6option12OptionParamsPKjPfPii
+arg 0 other p
+arg 1 ptr seeds
+arg 2 ptr payoff
+arg 3 ptr steps
+arg 4 int 32 n
+access 1 read 4 exact
+  at (affine 0 (tid.x 4) (ctaid.x (* 4 block.x)))
+end
+access 2 write 4 exact
+  at (affine 0 (tid.x 4) (ctaid.x (* 4 block.x)))
+end
+end
+)";
+
+TEST(ReorganizeModel, AnSpmvLikeKernelIsRefusedByTheModel) {
+  // CSR rows: the loop walks vals and cols from the row's start.
+  EXPECT_EQ(itemStreamParams(SpmvFootprints),
+            (std::vector<std::string>{"vals", "cols"}));
+  // The bootstrap's reads of its series are random, in launch order as
+  // sorted; option pricing reads nothing in its loop.
+  EXPECT_TRUE(itemStreamParams(BootstrapFootprints).empty());
+  EXPECT_TRUE(itemStreamParams(OptionFootprints).empty());
+  // A loop over a column-major per-item array: coalesced across
+  // neighbouring items, scattered once sorted.
+  EXPECT_EQ(itemStreamParams("arg 0 ptr a\naccess 0 read 4 exact\n  at "
+                             "(affine 0 (tid.x 4) (ctaid.x (* 4 block.x)) "
+                             "(L0 (* 4 arg1)))\nend\n"),
+            (std::vector<std::string>{"a"}));
+  // Refused whatever the budget and the launches.
+  ReorganizeHistory H;
+  H.OriginalMs = 0.592;
+  H.Launches = 1000;
+  EXPECT_EQ(actAt(H, 1e7), ReorganizeAction::Step);
+  H.Refused = "per-item streams";
+  EXPECT_EQ(actAt(H, 1e7), ReorganizeAction::Original);
+  H.OriginalMs = -1;
+  EXPECT_EQ(actAt(H, 1e7), ReorganizeAction::Original);
+}
+
+TEST(ReorganizeModel, TheOptionPricingGainIsStillTaken) {
+  // The sampled inspector's counts (geometric, mean 512: cv ~1) scaled to
+  // the grid: the loop-only bound predicts a gain far above the whole
+  // inspector (the sample's 1/32 scaled up) and the sort.
+  std::vector<int32_t> C = geometricCounts(BenchThreads / 32, 1.0 / 512, 3),
+                       Perm;
+  unsigned Bits = 0;
+  sortByTripCount(C.data(), C.size(), Perm, Bits);
+  TripStats Sample = tripStats(C.data(), C.size(), Perm.data(), 32, 256);
+  TripStats S = scaleTripStats(Sample, BenchThreads);
+  EXPECT_EQ(S.Threads, BenchThreads);
+  EXPECT_NEAR(S.WarpMaxOriginal, 32 * Sample.WarpMaxOriginal, 1e-6);
+  EXPECT_GT(S.Cv, 0.9);
+  ReorganizeHistory H;
+  H.OriginalMs = 7.895;
+  H.Launches = 200;
+  double Cost = 32 * 0.006 + predictedSortMs(BenchThreads, Bits);
+  ReorganizeForecast F = forecastReorganize(S, H, Cost);
+  EXPECT_TRUE(F.Pays);
+  EXPECT_GT(F.GainMs, 4 * Cost);
+  // A program long enough explores it.
+  EXPECT_EQ(actAt(H, 2000, ReorganizeSortLoadMs), ReorganizeAction::Step);
 }
 
 } // namespace

@@ -190,6 +190,17 @@ struct ModelState {
   /// Per kernel, its name in the performance cache (a hash of the
   /// program's source): the direct launches ask for the history each time.
   std::map<const BundleKernel *, std::string> ReorganizeNames;
+  /// The histories by kernel, device, blocks and block size, without
+  /// building the key's string (the direct launches ask at every launch).
+  std::map<std::tuple<const BundleKernel *, Location, uint64_t, uint32_t>,
+           ReorganizeHistory *>
+      ReorganizeIndex;
+  /// The reorganization model's budget (ReorganizeBudget): the program's
+  /// first launch of a kernel with the variants, and what timing originals
+  /// and exploring were predicted to cost since.
+  std::chrono::steady_clock::time_point ReorganizeStart;
+  bool ReorganizeStarted = false;
+  double ReorganizeSpentMs = 0;
   /// Per GPU, the step's sort kernels (ReorganizeSort.cu), loaded at the
   /// first step there, and their memory (counts, permutation, sums and
   /// histogram), grown to the largest launch; both kept for the process.
@@ -200,6 +211,9 @@ struct ModelState {
     FunctionHandle Max = nullptr, Hist = nullptr, Scan = nullptr,
                    Scatter = nullptr, Stats = nullptr;
     std::string Why;
+    /// How long loading them took (the plan says so once).
+    double LoadMs = -1;
+    bool LoadReported = false;
     /// Counts, the permutation, the first pass's output, the per-tile
     /// histograms, and the sums and largest count.
     DeviceAddr Counts = 0, Perm = 0, Tmp = 0, Histograms = 0, Aux = 0;
@@ -836,10 +850,21 @@ private:
   Result reorganizeStep(RunState &R, ReorganizeHistory &H,
                         const std::string &CacheKernel, unsigned Lanes,
                         LaunchPlan::Run *PlanRun);
+  /// The step's inspector and sort over the first \p Blocks blocks (all
+  /// of them when the step is decided: then the reorganized variant runs
+  /// behind them): the counts' statistics and the parts' times.
+  Result inspectAndSort(RunState &R, ReorganizeHistory &H, unsigned Lanes,
+                        uint32_t Blocks, bool RunReorganized, TripStats &S,
+                        double &InspectorMs, double &SortMs, double &RunMs,
+                        std::vector<int32_t> &Perm, unsigned &KeyBits);
+  /// The plan's lines on the counts of \p Sampled of S.Threads threads.
+  void describeCounts(const RunState &R, const TripStats &S, unsigned Lanes,
+                      unsigned KeyBits, uint64_t Sampled, bool OnGpu);
   Result runVariantWhole(RunState &R, const std::string &Entry,
                          const cleave_cpu_kernel_desc *Cpu, void *Extra,
-                         bool Wait = true);
-  Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts);
+                         bool Wait = true, uint32_t GridX = 0);
+  Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts,
+                           uint32_t Blocks);
   Result runReorganizedVariant(RunState &R, std::vector<int32_t> &Perm);
   /// The step on a GPU with its sort kernels: counts and permutation stay
   /// on the GPU (\p Sort null: the host sorts).
@@ -848,8 +873,9 @@ private:
   Result queueGpuSort(Device &D, ModelState::GpuSort &G, uint32_t N,
                       unsigned KeyBits);
   Result gpuStep(RunState &R, ModelState::GpuSort &Sort, unsigned Lanes,
-                 unsigned KeyBits, bool RunReorganized, TripStats &S,
-                 double &InspectorMs, double &SortMs, double &RunMs);
+                 unsigned KeyBits, uint32_t Blocks, bool RunReorganized,
+                 TripStats &S, double &InspectorMs, double &SortMs,
+                 double &RunMs);
   unsigned slabDim() const;
   uint64_t slabBlocks(unsigned Dim) const;
   std::vector<PartitionRange> alignToSlabs(std::vector<PartitionRange> R) const;

@@ -6,17 +6,20 @@
 //
 //   1. the inspector (`__cleave_tc_<K>`, its CPU build on a CPU device)
 //      writes each launched thread's trip count;
-//   2. the counts are sorted on the host, largest first, by a counting sort
-//      over the key bits they need (ReorganizeModel.h); on a GPU they come
-//      back and the permutation goes out over the host link;
+//   2. the counts are sorted, largest first: on a GPU by the radix sort of
+//      ReorganizeSort.cu, where they are; else on the host by a counting
+//      sort over the key bits they need (ReorganizeModel.h);
 //   3. the reorganized variant (`__cleave_ro_<K>`) runs with that
 //      permutation: thread i runs item perm[i], whose outputs land at the
 //      item's own index.
 //
 // The model (ReorganizeModel.h) decides, from the original's measured time
-// and the counts' statistics, whether the step pays; every time of the step
-// is measured on the host's clock around the launch and its wait, as the
-// original's is when the model times it.
+// and the counts' statistics, whether the step pays. What it spends to
+// learn (timing the original, an exploring step whose inspector runs on a
+// sample of the grid) stays within a budget of the program's time so far;
+// a kernel whose loop reads per-item streams is refused outright. Until
+// the model wants a launch, the API launches it directly
+// (Engine::reorganizeSettled), counting it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,9 @@
 
 #ifdef CLEAVE_RT_HAVE_SORT_PTX
 #include "ReorganizeSortPtx.inc" // ReorganizeSortPtx: ReorganizeSort.cu
+#endif
+#ifdef CLEAVE_RT_HAVE_SORT_CUBIN
+#include "ReorganizeSortCubin.inc" // ReorganizeSortCubin90: for sm_90
 #endif
 
 namespace cleave {
@@ -53,9 +59,8 @@ unsigned lanesOf(bool Gpu) { return Gpu ? 32 : 1; }
 
 /// A CPU descriptor of the program named \p Symbol with \p Params
 /// parameters, or null.
-const cleave_cpu_kernel_desc *cpuDesc(const Program &P,
-                                      const std::string &Symbol,
-                                      size_t Params) {
+const cleave_cpu_kernel_desc *
+cpuDesc(const Program &P, const std::string &Symbol, size_t Params) {
   auto It = P.Syms.find(Symbol);
   if (Symbol.empty() || It == P.Syms.end())
     return nullptr;
@@ -89,6 +94,84 @@ std::string historyKey(ModelState &Model, const BufferManager &Bufs,
          std::to_string(Blocks) + "x" + std::to_string(BlockX);
 }
 
+/// The history of a launch of \p Blocks blocks of \p BlockX threads of
+/// \p Info on \p Dev, made at its first launch (\p New): a loss kept in
+/// the performance cache, and the model's refusal of a kernel whose loop
+/// reads per-item streams (itemStreamParams). \p CacheKernel, when not
+/// null: the kernel's name in the performance cache.
+ReorganizeHistory &historyFor(ModelState &Model, BufferManager &Bufs,
+                              const Program &Prog, const BundleKernel &Info,
+                              Location Dev, uint64_t Blocks, uint32_t BlockX,
+                              std::string *CacheKernel, bool &New) {
+  New = false;
+  auto Fast = Model.ReorganizeIndex.find({&Info, Dev, Blocks, BlockX});
+  if (Fast != Model.ReorganizeIndex.end()) {
+    if (CacheKernel)
+      *CacheKernel = Model.ReorganizeNames[&Info];
+    return *Fast->second;
+  }
+  std::string Name;
+  std::string Key =
+      historyKey(Model, Bufs, Prog, Info, Dev, Blocks, BlockX, Name);
+  if (CacheKernel)
+    *CacheKernel = Name;
+  auto [It, Made] = Model.Reorganize.try_emplace(Key);
+  ReorganizeHistory &H = It->second;
+  Model.ReorganizeIndex[{&Info, Dev, Blocks, BlockX}] = &H;
+  New = Made;
+  if (!Made)
+    return H;
+  H.Off = Model.planner(Bufs).cache().reorganizeOff(
+      Bufs.device(Dev).properties().Description, Name);
+  std::vector<std::string> Streams = itemStreamParams(Info.Footprints);
+  if (!Streams.empty()) {
+    std::string Names;
+    for (const std::string &N : Streams)
+      Names += (Names.empty() ? "" : ", ") + N;
+    H.Refused = "its loop reads " + Names +
+                " as per-item streams, which neighbouring items hold side "
+                "by side: sorted, each lane reads its own sectors "
+                "(coalescing lost: sorted SpMV ran at 0.42-0.54x on the "
+                "H200), so the model predicts a loss";
+  }
+  return H;
+}
+
+/// What loading the sort's kernels on \p Dev costs before its first step
+/// (0 once tried, or on a CPU device): the runtime's cubin where there is
+/// one for the GPU (and on a GPU that compiles nothing, compute capability
+/// 0: the null GPU), else a JIT compilation of their PTX.
+double sortLoadMs(ModelState &Model, BufferManager &Bufs, Location Dev) {
+  Device &D = Bufs.device(Dev);
+  auto It = Model.Sorts.find(Dev);
+  if (D.kind() != DeviceKind::Cuda ||
+      (It != Model.Sorts.end() && It->second.Tried))
+    return 0;
+  const DeviceProperties &P = D.properties();
+  bool Cubin = P.ComputeCapabilityMajor == 0;
+#ifdef CLEAVE_RT_HAVE_SORT_CUBIN
+  Cubin |= P.ComputeCapabilityMajor == 9 && P.ComputeCapabilityMinor == 0;
+#endif
+  return Cubin ? ReorganizeSortLoadMs : ReorganizeSortJitMs;
+}
+
+/// The model's budget now (ReorganizeBudget); the first call starts the
+/// clock. \p LoadMs: what loading the sort's kernels costs first.
+ReorganizeBudget reorganizeBudget(ModelState &Model, double LoadMs) {
+  auto Now = Clock::now();
+  if (!Model.ReorganizeStarted) {
+    Model.ReorganizeStarted = true;
+    Model.ReorganizeStart = Now;
+  }
+  ReorganizeBudget B;
+  B.ElapsedMs =
+      std::chrono::duration<double, std::milli>(Now - Model.ReorganizeStart)
+          .count();
+  B.SpentMs = Model.ReorganizeSpentMs;
+  B.LoadMs = LoadMs;
+  return B;
+}
+
 } // namespace
 
 /// Why the run cannot go through the step; empty when it can.
@@ -107,16 +190,17 @@ std::string LaunchContext::whyNotReorganized(const RunState &R) const {
 }
 
 /// One launch of \p Entry (a GPU; \p Cpu is ignored there) or \p Cpu (a
-/// CPU device) over the whole grid with \p Extra appended to the arguments
-/// (no extra when null), waited for (on a GPU, only queued on its compute
-/// stream unless \p Wait).
+/// CPU device) over the grid's first \p GridX blocks (all when 0) with
+/// \p Extra appended to the arguments (no extra when null), waited for
+/// (on a GPU, only queued on its compute stream unless \p Wait).
 Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
                                       const cleave_cpu_kernel_desc *Cpu,
-                                      void *Extra, bool Wait) {
+                                      void *Extra, bool Wait, uint32_t GridX) {
   std::vector<void *> Args = R.ArgPtrs;
   if (Extra)
     Args.push_back(Extra);
   Device &D = Bufs.device(R.Dev);
+  uint32_t Grid[3] = {GridX ? GridX : Req.Grid[0], Req.Grid[1], Req.Grid[2]};
   if (isCpu(R.Dev)) {
     cleave_cpu_launch L;
     for (int X = 0; X < 3; ++X) {
@@ -124,7 +208,8 @@ Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
       L.block[X] = Req.Block[X];
     }
     L.dynamic_shared_bytes = Req.DynamicSharedBytes;
-    Result S = Exec.launch(*Cpu, Args.data(), L, 0, Total);
+    Result S =
+        Exec.launch(*Cpu, Args.data(), L, 0, GridX ? uint64_t(GridX) : Total);
     if (!S.ok())
       return Result::error(S.code(), Info.Name + " (" + Entry + ") on " +
                                          D.name() + ": " + S.message());
@@ -133,7 +218,6 @@ Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
   FunctionHandle F = nullptr;
   if (Result Res = gpuFunction(Bufs, Prog, R.Dev, Entry, F); !Res.ok())
     return Res;
-  uint32_t Grid[3] = {Req.Grid[0], Req.Grid[1], Req.Grid[2]};
   uint32_t Block[3] = {Req.Block[0], Req.Block[1], Req.Block[2]};
   if (Result Res = D.launchKernel(F, Grid, Block, Req.DynamicSharedBytes,
                                   D.internalStream(0), Args.data());
@@ -142,22 +226,30 @@ Result LaunchContext::runVariantWhole(RunState &R, const std::string &Entry,
   return Wait ? D.synchronizeStream(D.internalStream(0)) : Result::success();
 }
 
-/// The inspector's counts of every launched thread into \p Counts.
+/// The inspector's counts of the threads of the grid's first \p Blocks
+/// blocks into \p Counts.
 Result LaunchContext::inspectTripCounts(RunState &R,
-                                        std::vector<int32_t> &Counts) {
-  uint64_t Threads = uint64_t(Req.Grid[0]) * Req.Block[0];
-  Counts.assign(Threads, 0);
+                                        std::vector<int32_t> &Counts,
+                                        uint32_t Blocks) {
+  uint64_t Threads = uint64_t(Blocks) * Req.Block[0];
+  // The inspector writes the entry of every thread it runs; the buffer
+  // has one per launched thread.
+  Counts.assign(uint64_t(Req.Grid[0]) * Req.Block[0], 0);
   if (isCpu(R.Dev)) {
     int32_t *P = Counts.data();
-    return runVariantWhole(
+    Result Res = runVariantWhole(
         R, Info.Inspector,
-        cpuDesc(Prog, Info.InspectorCpu, Info.Params.size() + 1), &P);
+        cpuDesc(Prog, Info.InspectorCpu, Info.Params.size() + 1), &P, true,
+        Blocks);
+    Counts.resize(Threads);
+    return Res;
   }
   Device &D = Bufs.device(R.Dev);
   DeviceAddr Dev = 0;
-  if (Result Res = D.allocate(Threads * 4, Dev); !Res.ok())
+  if (Result Res = D.allocate(Counts.size() * 4, Dev); !Res.ok())
     return Res;
-  Result Res = runVariantWhole(R, Info.Inspector, nullptr, &Dev);
+  Result Res = runVariantWhole(R, Info.Inspector, nullptr, &Dev, true, Blocks);
+  Counts.resize(Threads);
   if (Res.ok())
     Res = D.copyDeviceToHost(Counts.data(), Dev, Threads * 4);
   (void)D.free(Dev);
@@ -186,14 +278,10 @@ Result LaunchContext::runReorganizedVariant(RunState &R,
 }
 
 ReorganizeHistory &LaunchContext::reorganizeHistory(const RunState &R,
-                                                   std::string &CacheKernel) {
-  std::string Key = historyKey(Model, Bufs, Prog, Info, R.Dev, Total,
-                               Req.Block[0], CacheKernel);
-  auto [It, New] = Model.Reorganize.try_emplace(Key);
-  if (New)
-    It->second.Off = Model.planner(Bufs).cache().reorganizeOff(
-        Bufs.device(R.Dev).properties().Description, CacheKernel);
-  return It->second;
+                                                    std::string &CacheKernel) {
+  bool New = false;
+  return historyFor(Model, Bufs, Prog, Info, R.Dev, Total, Req.Block[0],
+                    &CacheKernel, New);
 }
 
 Result LaunchContext::reorganize(RunState &R, bool &Ran) {
@@ -205,7 +293,10 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
   unsigned Lanes = lanesOf(isGpu(R.Dev));
   std::string CacheKernel;
   ReorganizeHistory &H = reorganizeHistory(R, CacheKernel);
-  ReorganizeAction Act = chooseReorganizeAction(Mode, H, Threads, Lanes);
+  ReorganizeBudget Budget =
+      reorganizeBudget(Model, sortLoadMs(Model, Bufs, R.Dev));
+  ReorganizeAction Act =
+      chooseReorganizeAction(Mode, H, Threads, Lanes, Req.Grid[0], Budget);
   std::string On = name(R.Dev);
   // A repeated launch starts from the kept launch's plan: what this one
   // does replaces what that one did.
@@ -215,119 +306,182 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
     PlanRun->Variant = isCpu(R.Dev) ? "cpu" : "original";
   Plan.Reorganize.clear();
   if (Act == ReorganizeAction::Original) {
-    Plan.Reorganize.push_back(
-        "not on " + On + ": " +
-        (Threads <= ReorganizeWarpThreads ? std::string("a single warp")
-         : H.Off          ? std::string("a measured loss turned it off")
-         : Lanes <= 1     ? std::string("no lanes wait for each other here")
-                          : "the model predicts no gain (" +
-                                fmt("%.3f", H.InspectorMs + H.SortMs) +
-                                " ms of inspector and sort)"));
+    std::string Why;
+    if (Threads <= ReorganizeWarpThreads)
+      Why = "a single warp";
+    else if (H.Off)
+      Why = "a measured loss turned it off";
+    else if (Lanes <= 1)
+      Why = "no lanes wait for each other here";
+    else if (!H.Refused.empty())
+      Why = H.Refused;
+    else if (H.Launches == 0)
+      Why = "the kernel's first launch at this size (nothing predicts a "
+            "gain yet)";
+    else if (H.OriginalMs < 0)
+      Why = "timing the original (" + fmt("%.3f", ReorganizeMeasureMs) +
+            " ms) does not fit the model's budget yet";
+    else if (!H.Explored)
+      explorationPays(H, Req.Grid[0], Threads, Budget, &Why);
+    else
+      Why = "the model predicts no gain (" +
+            fmt("%.3f", H.InspectorMs + H.SortMs) +
+            " ms of inspector and sort)";
+    Plan.Reorganize.push_back("not on " + On + ": " + Why);
+    ++H.Launches;
     return Result::success();
   }
+  ++H.Launches;
   Ran = true;
   if (Act == ReorganizeAction::MeasureOriginal) {
+    Model.ReorganizeSpentMs += ReorganizeMeasureMs;
     auto T0 = Clock::now();
-    Result Res = runVariantWhole(
-        R, Info.variant(VariantKind::Original).Entry, K.Cpu, nullptr);
+    Result Res = runVariantWhole(R, Info.variant(VariantKind::Original).Entry,
+                                 K.Cpu, nullptr);
     if (Res.ok())
       H.OriginalMs = msSince(T0);
     if (PlanRun)
       PlanRun->Variant += ", timed for the reorganization model";
-    Plan.Reorganize.push_back("on " + On + ": the original timed first: " +
-                              fmt("%.3f ms", H.OriginalMs));
+    Plan.Reorganize.push_back(
+        "on " + On + ": the original timed: " + fmt("%.3f ms", H.OriginalMs));
     return Res;
   }
+  if (Mode != ReorganizeMode::Force && !H.Explored)
+    Model.ReorganizeSpentMs +=
+        explorationCostMs(H, Req.Grid[0], Threads, Budget.LoadMs);
   return reorganizeStep(R, H, CacheKernel, Lanes, PlanRun);
+}
+
+Result LaunchContext::inspectAndSort(RunState &R, ReorganizeHistory &H,
+                                     unsigned Lanes, uint32_t Blocks,
+                                     bool RunReorganized, TripStats &S,
+                                     double &InspectorMs, double &SortMs,
+                                     double &RunMs, std::vector<int32_t> &Perm,
+                                     unsigned &KeyBits) {
+  RunMs = -1;
+  // The key bits the sort used: on a GPU the plan's (counts that outgrew
+  // it shared keys), else what the largest count needs.
+  KeyBits = H.KeyBits;
+  if (ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr) {
+    if (Result Res = gpuStep(R, *Sort, Lanes, H.KeyBits, Blocks, RunReorganized,
+                             S, InspectorMs, SortMs, RunMs);
+        !Res.ok())
+      return Res;
+    H.KeyBits = std::max(1u, std::min(16u, S.KeyBits));
+    return Result::success();
+  }
+  std::vector<int32_t> Counts;
+  auto T0 = Clock::now();
+  if (Result Res = inspectTripCounts(R, Counts, Blocks); !Res.ok())
+    return Res;
+  InspectorMs = msSince(T0);
+  auto T1 = Clock::now();
+  sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
+  SortMs = msSince(T1);
+  S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes, Req.Block[0]);
+  if (RunReorganized) {
+    auto T2 = Clock::now();
+    if (Result Res = runReorganizedVariant(R, Perm); !Res.ok())
+      return Res;
+    RunMs = msSince(T2);
+  }
+  return Result::success();
+}
+
+void LaunchContext::describeCounts(const RunState &R, const TripStats &S,
+                                   unsigned Lanes, unsigned KeyBits,
+                                   uint64_t Sampled, bool OnGpu) {
+  std::string On = name(R.Dev);
+  Plan.Reorganize.push_back(
+      "on " + On + ": " + std::to_string(S.Threads) + " threads" +
+      (Sampled < S.Threads
+           ? " (the inspector on the first " + std::to_string(Sampled) + ")"
+           : std::string()) +
+      ", counts mean " + fmt("%.2f", S.Mean) + " cv " + fmt("%.3f", S.Cv) +
+      " max " + std::to_string(S.Max) + " (" + std::to_string(KeyBits) +
+      " key bits, sorted on " +
+      (OnGpu ? On
+             : std::string("the host") +
+                   (isGpu(R.Dev) ? " (" + Model.Sorts[R.Dev].Why + ")" : "")) +
+      "), expected warp max " + fmt("%.2f", S.ExpectedWarpMax) + " (mu + e" +
+      std::to_string(Lanes) + " sigma, e" + std::to_string(Lanes) + " = " +
+      fmt("%.2f", expectedNormalMax(Lanes)) + ")");
+  Plan.Reorganize.push_back("warp execution efficiency: predicted " +
+                            fmt("%.3f", S.PredictedWee) + ", from the counts " +
+                            fmt("%.3f", S.WeeOriginal) + " in launch order, " +
+                            fmt("%.3f", S.WeeSorted) + " sorted");
 }
 
 Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
                                      const std::string &CacheKernel,
                                      unsigned Lanes, LaunchPlan::Run *PlanRun) {
   bool Force = Opts.Tune.Reorganize == ReorganizeMode::Force;
-  std::string On = name(R.Dev);
-  TripStats S;
-  double InspectorMs = 0, SortMs = 0;
-  std::vector<int32_t> Counts, Perm;
-  // A GPU with its sort kernels keeps the counts and the permutation; else
-  // the counts come to the host (the inspector's time includes that copy,
-  // the reorganized kernel's the permutation's copy out).
-  // Once the verdict is known (forced, or the model said it pays), a GPU
-  // queues the reorganized kernel behind the sort and nothing comes back
-  // in between; the exploring step reads the statistics first.
-  ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr;
+  uint64_t Threads = uint64_t(Req.Grid[0]) * Req.Block[0];
+  // Once the verdict is known (forced, or the model said it pays), the
+  // whole grid's inspector, sort and reorganized kernel are queued back to
+  // back. The exploring step runs the inspector on a sample of the grid's
+  // blocks: the counts' statistics, scaled to the grid, predict the gain,
+  // and the sample's inspector time the whole inspector's.
   bool Decided = Force || H.Explored;
-  double RunMs = -1;
-  // The key bits the sort used: on a GPU the plan's (counts that outgrew
-  // it shared keys), else what the largest count needs.
-  unsigned KeyBits = H.KeyBits;
-  if (Sort) {
-    if (Result Res = gpuStep(R, *Sort, Lanes, H.KeyBits, Decided, S,
-                             InspectorMs, SortMs, RunMs);
-        !Res.ok())
-      return Res;
-    H.KeyBits = std::max(1u, std::min(16u, S.KeyBits));
-  } else {
-    auto T0 = Clock::now();
-    if (Result Res = inspectTripCounts(R, Counts); !Res.ok())
-      return Res;
-    InspectorMs = msSince(T0);
-    auto T1 = Clock::now();
-    sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
-    SortMs = msSince(T1);
-    S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes,
-                  Req.Block[0]);
+  uint32_t Blocks =
+      Decided ? Req.Grid[0]
+              : uint32_t(reorganizeSampleBlocks(Req.Grid[0], Req.Block[0]));
+  TripStats S;
+  double InspectorMs = 0, SortMs = 0, RunMs = -1;
+  std::vector<int32_t> Perm;
+  unsigned KeyBits = 0;
+  if (Result Res = inspectAndSort(R, H, Lanes, Blocks, Decided, S, InspectorMs,
+                                  SortMs, RunMs, Perm, KeyBits);
+      !Res.ok())
+    return Res;
+  uint64_t Sampled = S.Threads;
+  // The whole step's inspector and sort: measured, or from the sample.
+  double WholeInspectorMs = InspectorMs, WholeSortMs = SortMs;
+  if (!Decided) {
+    S = scaleTripStats(S, Threads);
+    WholeInspectorMs =
+        InspectorMs * double(Threads) / double(std::max<uint64_t>(1, Sampled));
+    WholeSortMs = predictedSortMs(Threads, S.KeyBits);
   }
-  bool Queued = RunMs >= 0;
-  // The inspector has run: this launch runs reorganized when the gain
-  // covers the sort; the next ones when it covers the inspector too.
-  ReorganizeForecast Now = forecastReorganize(S, H, SortMs);
-  ReorganizeForecast Next = forecastReorganize(S, H, InspectorMs + SortMs);
-  H.Explored = true;
-  H.Pays = Next.Pays;
-  bool RunIt = Force || Queued || Now.Pays;
-  Plan.Reorganize.push_back(
-      "on " + On + ": " + std::to_string(S.Threads) + " threads, counts mean " +
-      fmt("%.2f", S.Mean) + " cv " + fmt("%.3f", S.Cv) + " max " +
-      std::to_string(S.Max) + " (" + std::to_string(KeyBits) +
-      " key bits, sorted on " +
-      (Sort ? On : std::string("the host") +
-                       (isGpu(R.Dev) ? " (" + Model.Sorts[R.Dev].Why + ")"
-                                     : "")) +
-      "), expected warp max " + fmt("%.2f", S.ExpectedWarpMax) +
-      " (mu + e" + std::to_string(Lanes) + " sigma, e" +
-      std::to_string(Lanes) + " = " + fmt("%.2f", expectedNormalMax(Lanes)) +
-      ")");
-  Plan.Reorganize.push_back(
-      "warp execution efficiency: predicted " + fmt("%.3f", S.PredictedWee) +
-      ", from the counts " + fmt("%.3f", S.WeeOriginal) + " in launch order, " +
-      fmt("%.3f", S.WeeSorted) + " sorted");
+  double CostMs = WholeInspectorMs + WholeSortMs;
+  ReorganizeForecast F = forecastReorganize(S, H, CostMs);
+  bool RunIt = Force || RunMs >= 0 || F.Pays;
+  if (!Decided) {
+    H.Explored = true;
+    H.Pays = F.Pays;
+  }
+  describeCounts(R, S, Lanes, KeyBits, Sampled,
+                 isGpu(R.Dev) && Model.Sorts[R.Dev].Stats);
+  if (isGpu(R.Dev) && Model.Sorts[R.Dev].LoadMs >= 0 &&
+      !Model.Sorts[R.Dev].LoadReported) {
+    Model.Sorts[R.Dev].LoadReported = true;
+    Plan.Reorganize.push_back("the sort's kernels loaded in " +
+                              fmt("%.3f ms", Model.Sorts[R.Dev].LoadMs));
+  }
   Plan.Reorganize.push_back(
       std::string("model (lane-max, ") +
-      (Now.TwoPoint ? "two-point fit" : "loop-only bound") + "): original " +
-      fmt("%.3f", Now.OriginalMs) + " ms, reorganized " +
-      fmt("%.3f", Now.ReorganizedMs) + " ms, gain " + fmt("%.3f", Now.GainMs) +
-      " ms against inspector " + fmt("%.3f", InspectorMs) + " + sort " +
-      fmt("%.3f", SortMs) + " ms: " +
-      (Force ? "forced" : RunIt ? "runs" : "does not pay") +
-      (Next.Pays ? "; pays from the next launch"
-                 : "; the next launches run the original"));
-  if (!Queued) {
-    auto T2 = Clock::now();
-    const std::string &Original = Info.variant(VariantKind::Original).Entry;
-    Result Res = !RunIt ? runVariantWhole(R, Original, K.Cpu, nullptr)
-                 : Sort ? runVariantWhole(R, Info.Reorganized, nullptr,
-                                          &Sort->Perm)
-                        : runReorganizedVariant(R, Perm);
-    RunMs = msSince(T2);
-    if (!Res.ok())
-      return Res;
-  }
+      (F.TwoPoint ? "two-point fit" : "loop-only bound") + "): original " +
+      fmt("%.3f", F.OriginalMs) + " ms, reorganized " +
+      fmt("%.3f", F.ReorganizedMs) + " ms, gain " + fmt("%.3f", F.GainMs) +
+      " ms against inspector + sort " + fmt("%.3f", CostMs) + " ms" +
+      (Decided ? std::string() : " (predicted from the sample)") + ": " +
+      (Force   ? "forced"
+       : RunIt ? "runs"
+               : "does not pay; the next launches run the original"));
   if (!RunIt) {
-    H.OriginalMs = RunMs;
-    H.InspectorMs = InspectorMs;
-    H.SortMs = SortMs;
-    return Result::success();
+    // The original, as without the step.
+    Result Res = runVariantWhole(R, Info.variant(VariantKind::Original).Entry,
+                                 K.Cpu, nullptr);
+    H.InspectorMs = WholeInspectorMs;
+    H.SortMs = WholeSortMs;
+    return Res;
+  }
+  if (!Decided) {
+    // The sample said it pays on this launch already: the whole step.
+    if (Result Res = inspectAndSort(R, H, Lanes, Req.Grid[0], true, S,
+                                    InspectorMs, SortMs, RunMs, Perm, KeyBits);
+        !Res.ok())
+      return Res;
   }
   if (PlanRun)
     PlanRun->Variant = "reorganized";
@@ -339,7 +493,7 @@ Result LaunchContext::reorganizeStep(RunState &R, ReorganizeHistory &H,
       (H.OriginalMs > 0
            ? ", gain " + fmt("%.3f", Gain) + " ms against the original's " +
                  fmt("%.3f", H.OriginalMs) + " ms (predicted " +
-                 fmt("%.3f", Next.GainMs - InspectorMs - SortMs) + ")"
+                 fmt("%.3f", F.GainMs - CostMs) + ")"
            : std::string(", the original not timed")) +
       (H.Off && !WasOff ? "; a loss: off for this kernel from now on" : ""));
   if (H.Off && !WasOff)
@@ -360,8 +514,18 @@ ModelState::GpuSort *LaunchContext::gpuSort(Location L) {
     Ptx.Arch = "sm_70";
     Ptx.Data = ReorganizeSortPtx;
     B.Images.push_back(std::move(Ptx));
+#ifdef CLEAVE_RT_HAVE_SORT_CUBIN
+    BundleImage Cubin;
+    Cubin.Kind = ImageKind::Cubin;
+    Cubin.Arch = "sm_90";
+    Cubin.Data.assign(reinterpret_cast<const char *>(ReorganizeSortCubin90),
+                      ReorganizeSortCubin90_size);
+    B.Images.push_back(std::move(Cubin));
+#endif
     Device &D = Bufs.device(L);
+    auto T0 = Clock::now();
     Result Res = D.loadModule(B, G.M);
+    G.LoadMs = msSince(T0);
     std::pair<const char *, FunctionHandle *> Fns[] = {
         {"cleave_sort_max", &G.Max},
         {"cleave_sort_histogram", &G.Hist},
@@ -412,8 +576,7 @@ Result LaunchContext::allocateGpuSort(Device &D, ModelState::GpuSort &G,
     if (Res.ok())
       Res = D.allocate(uint64_t(N) * 4, *A);
   if (Res.ok())
-    Res = D.allocate(uint64_t(sortTiles(N)) * SortMaxDigits * 4,
-                     G.Histograms);
+    Res = D.allocate(uint64_t(sortTiles(N)) * SortMaxDigits * 4, G.Histograms);
   if (Res.ok())
     Res = D.allocate(SortAuxBytes, G.Aux);
   if (Res.ok())
@@ -437,8 +600,8 @@ Result LaunchContext::queueGpuSort(Device &D, ModelState::GpuSort &G,
   DeviceAddr Counts = G.Counts, Perm = G.Perm, Hist = G.Histograms,
              Sums = G.Aux, MaxAt = G.Aux + SortSumsBytes, None = 0;
   uint32_t Tiles = sortTiles(N), BlockThreads = Req.Block[0];
-  uint32_t Strided = std::min<uint32_t>((N + SortThreads - 1) / SortThreads,
-                                        4096);
+  uint32_t Strided =
+      std::min<uint32_t>((N + SortThreads - 1) / SortThreads, 4096);
   Result Res = D.memset(G.Aux, 0, SortAuxBytes, St);
   if (Res.ok())
     Res = Launch(G.Max, Strided, SortThreads, {&Counts, &N, &MaxAt});
@@ -451,7 +614,7 @@ Result LaunchContext::queueGpuSort(Device &D, ModelState::GpuSort &G,
     uint32_t Total = Digits * Tiles;
     DeviceAddr Src = P ? G.Tmp : None;
     DeviceAddr Dst = P + 1 == Passes ? Perm : G.Tmp;
-    std::vector<void *> Common = {&Counts, &Src,   &N,     &MaxAt,
+    std::vector<void *> Common = {&Counts,  &Src,   &N,      &MaxAt,
                                   &KeyBits, &Shift, &Digits, &Hist};
     Res = Launch(G.Hist, Tiles, SortThreads, Common);
     if (Res.ok())
@@ -460,33 +623,37 @@ Result LaunchContext::queueGpuSort(Device &D, ModelState::GpuSort &G,
     if (Res.ok())
       Res = Launch(G.Scatter, Tiles, SortThreads, Common);
   }
-  uint32_t Warps = (N + BlockThreads - 1) / BlockThreads *
-                   ((BlockThreads + 31) / 32);
+  uint32_t Warps =
+      (N + BlockThreads - 1) / BlockThreads * ((BlockThreads + 31) / 32);
   if (Res.ok())
-    Res = Launch(G.Stats,
-                 std::min<uint32_t>((Warps + SortThreads - 1) / SortThreads,
-                                    4096),
-                 SortThreads, {&Counts, &Perm, &N, &BlockThreads, &Sums});
+    Res = Launch(
+        G.Stats,
+        std::min<uint32_t>((Warps + SortThreads - 1) / SortThreads, 4096),
+        SortThreads, {&Counts, &Perm, &N, &BlockThreads, &Sums});
   return Res;
 }
 
-/// The inspector, then the sort kernels of ReorganizeSort.cu, on the GPU's
-/// compute stream, and with \p RunReorganized the reorganized variant
+/// The inspector over the grid's first \p Blocks blocks, then the sort
+/// kernels of ReorganizeSort.cu over their threads, on the GPU's compute
+/// stream, and with \p RunReorganized (the whole grid) the reorganized
+/// variant
 /// behind them; one wait at the end, then the sums and the largest count
 /// come back (40 bytes). Times: the inspector and the sort from events
 /// between them (the sort's with the wait and the copy when the exploring
 /// step stops there), the reorganized kernel (\p RunMs, else -1) the rest
 /// of the host's clock, as the original is timed.
 Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
-                              unsigned Lanes, unsigned KeyBits,
+                              unsigned Lanes, unsigned KeyBits, uint32_t Blocks,
                               bool RunReorganized, TripStats &S,
                               double &InspectorMs, double &SortMs,
                               double &RunMs) {
   Device &D = Bufs.device(R.Dev);
   StreamHandle St = D.internalStream(0);
-  uint32_t N = Req.Grid[0] * Req.Block[0];
+  // The inspector writes the counts of the threads it runs; the counts
+  // buffer holds the whole grid's.
+  uint32_t N = Blocks * Req.Block[0];
   RunMs = -1;
-  Result Res = allocateGpuSort(D, G, N);
+  Result Res = allocateGpuSort(D, G, Req.Grid[0] * Req.Block[0]);
   auto T0 = Clock::now();
   DeviceAddr Counts = G.Counts, Perm = G.Perm;
   auto Mark = [&](int I) {
@@ -495,7 +662,7 @@ Result LaunchContext::gpuStep(RunState &R, ModelState::GpuSort &G,
   };
   Mark(0);
   if (Res.ok())
-    Res = runVariantWhole(R, Info.Inspector, nullptr, &Counts, false);
+    Res = runVariantWhole(R, Info.Inspector, nullptr, &Counts, false, Blocks);
   Mark(1);
   if (Res.ok())
     Res = queueGpuSort(D, G, N, KeyBits);
@@ -533,8 +700,8 @@ bool Engine::reorganizeSettled(const KernelHandle &K, Location Device,
                                const uint32_t Grid[3],
                                const uint32_t Block[3]) {
   ReorganizeMode Mode = I->Opts.Tune.Reorganize;
-  uint64_t Threads = uint64_t(Grid[0]) * Grid[1] * Grid[2] * Block[0] *
-                     Block[1] * Block[2];
+  uint64_t Threads =
+      uint64_t(Grid[0]) * Grid[1] * Grid[2] * Block[0] * Block[1] * Block[2];
   if (K.Info->Inspector.empty() || Mode == ReorganizeMode::Off ||
       !engine::whyNotForShape(Grid, Block).empty() ||
       Threads <= ReorganizeWarpThreads)
@@ -542,17 +709,27 @@ bool Engine::reorganizeSettled(const KernelHandle &K, Location Device,
   if (Mode == ReorganizeMode::Force)
     return false;
   std::lock_guard<std::mutex> Lock(I->Mutex);
-  std::string CacheKernel;
-  auto It = I->Model.Reorganize.find(engine::historyKey(
-      I->Model, Bufs, *K.Prog, *K.Info, Device, Grid[0], Block[0],
-      CacheKernel));
-  // Until the engine has timed the original and explored once (or found a
-  // loss in the performance cache), the engine decides.
-  return It != I->Model.Reorganize.end() &&
-         chooseReorganizeAction(Mode, It->second, Threads,
-                                engine::lanesOf(Bufs.device(Device).kind() ==
-                                                DeviceKind::Cuda)) ==
-             ReorganizeAction::Original;
+  bool Gpu = Bufs.device(Device).kind() == DeviceKind::Cuda;
+  bool New = false;
+  ReorganizeHistory &H =
+      engine::historyFor(I->Model, Bufs, *K.Prog, *K.Info, Device, Grid[0],
+                         Block[0], nullptr, New);
+  if (New && Gpu && !H.Refused.empty() && I->Opts.Log.Plan)
+    std::fprintf(
+        stderr, "reorganize: %s on %s: not explored: %s\n",
+        (K.Info->DisplayName.empty() ? K.Info->Name : K.Info->DisplayName)
+            .c_str(),
+        Bufs.device(Device).name().c_str(), H.Refused.c_str());
+  // Launches the model leaves to the original go straight to the GPU and
+  // count towards the launches exploring must pay over.
+  ReorganizeAction Act = chooseReorganizeAction(
+      Mode, H, Threads, engine::lanesOf(Gpu), Grid[0],
+      engine::reorganizeBudget(I->Model,
+                               engine::sortLoadMs(I->Model, Bufs, Device)));
+  if (Act != ReorganizeAction::Original)
+    return false;
+  ++H.Launches;
+  return true;
 }
 
 } // namespace rt

@@ -6,14 +6,23 @@
 #include "ReorganizeModel.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
 
 namespace cleave {
 namespace rt {
 
-double expectedNormalMax(unsigned W) {
-  if (W <= 1)
-    return 0;
+namespace {
+
+std::atomic<uint64_t> Integrations{0};
+
+double integrateNormalMax(unsigned W) {
+  ++Integrations;
   // E[max] = integral of x W phi(x) Phi(x)^(W-1) dx; the integrand is
   // negligible outside [-9, 9] for the warp widths used here.
   const double Step = 1e-3;
@@ -26,6 +35,22 @@ double expectedNormalMax(unsigned W) {
   return Sum;
 }
 
+} // namespace
+
+double expectedNormalMax(unsigned W) {
+  if (W <= 1)
+    return 0;
+  static std::mutex Mutex;
+  static std::map<unsigned, double> Known;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto [It, New] = Known.try_emplace(W, 0.0);
+  if (New)
+    It->second = integrateNormalMax(W);
+  return It->second;
+}
+
+uint64_t expectedNormalMaxIntegrations() { return Integrations; }
+
 unsigned tripCountKeyBits(uint32_t Max) {
   unsigned B = 0;
   while (B < 32 && (uint64_t(1) << B) <= Max)
@@ -36,7 +61,6 @@ unsigned tripCountKeyBits(uint32_t Max) {
 namespace {
 
 uint32_t clampCount(int32_t C) { return C < 0 ? 0u : uint32_t(C); }
-
 
 /// One stable counting pass over Src by Digit(thread), into Dst.
 template <class DigitFn>
@@ -96,8 +120,8 @@ TripStats tripStatsFromSums(uint64_t N, unsigned Lanes, double Sum,
   S.Cv = S.Mean > 0 ? S.StdDev / S.Mean : 0;
   // The normal approximation's expected warp maximum, never above the
   // largest count.
-  S.ExpectedWarpMax = std::min<double>(
-      Max, S.Mean + expectedNormalMax(S.Lanes) * S.StdDev);
+  S.ExpectedWarpMax =
+      std::min<double>(Max, S.Mean + expectedNormalMax(S.Lanes) * S.StdDev);
   S.PredictedWee = S.ExpectedWarpMax > 0 ? S.Mean / S.ExpectedWarpMax : 1;
   S.WarpMaxOriginal = WarpMaxOriginal;
   S.WarpMaxSorted = WarpMaxSorted;
@@ -154,9 +178,9 @@ ReorganizeForecast forecastReorganize(const TripStats &S,
   if (!F.TwoPoint) {
     // The loop is all of the kernel: the gain's upper bound.
     F.FixedMs = 0;
-    F.PerWarpIterMs =
-        S.WarpMaxOriginal > 0 ? std::max(0.0, H.OriginalMs) / S.WarpMaxOriginal
-                              : 0;
+    F.PerWarpIterMs = S.WarpMaxOriginal > 0
+                          ? std::max(0.0, H.OriginalMs) / S.WarpMaxOriginal
+                          : 0;
   }
   // The original's time at this launch's counts, and the reorganized one's.
   double Orig = F.FixedMs + F.PerWarpIterMs * S.WarpMaxOriginal;
@@ -168,19 +192,170 @@ ReorganizeForecast forecastReorganize(const TripStats &S,
   return F;
 }
 
+namespace {
+
+/// The access's width and the thread coefficient of an `at (affine ...)`
+/// form, and whether it names a loop variable.
+struct AffineAt {
+  long long ThreadCoef = 0;
+  bool InLoop = false;
+};
+
+AffineAt parseAt(const std::string &Line) {
+  AffineAt A;
+  size_t P = Line.find("(tid.x ");
+  if (P != std::string::npos)
+    A.ThreadCoef = std::atoll(Line.c_str() + P + 7);
+  for (size_t L = Line.find("(L"); L != std::string::npos;
+       L = Line.find("(L", L + 2))
+    if (L + 2 < Line.size() && std::isdigit((unsigned char)Line[L + 2]))
+      A.InLoop = true;
+  return A;
+}
+
+/// Whether the reason of an `unknown` access names an add-recurrence whose
+/// step is a constant of at most MaxStreamStep bytes: `{start,+,4}<loop>`.
+bool isStreamReason(const std::string &Line) {
+  for (size_t P = Line.find(",+,"); P != std::string::npos;
+       P = Line.find(",+,", P + 3)) {
+    const char *S = Line.c_str() + P + 3;
+    char *End = nullptr;
+    long long Step = std::strtoll(S, &End, 10);
+    if (End != S && *End == '}' && Step != 0 &&
+        std::llabs(Step) <= MaxStreamStep)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::vector<std::string> itemStreamParams(const std::string &Footprints) {
+  std::map<long, std::string> Names;
+  std::vector<std::string> Out;
+  auto Add = [&](long Param) {
+    auto It = Names.find(Param);
+    std::string N =
+        It != Names.end() ? It->second : "param " + std::to_string(Param);
+    if (std::find(Out.begin(), Out.end(), N) == Out.end())
+      Out.push_back(N);
+  };
+  long Access = -1, Width = 0;
+  size_t Pos = 0;
+  while (Pos < Footprints.size()) {
+    size_t End = Footprints.find('\n', Pos);
+    if (End == std::string::npos)
+      End = Footprints.size();
+    std::string Line = Footprints.substr(Pos, End - Pos);
+    Pos = End + 1;
+    Line.erase(0, Line.find_first_not_of(' '));
+    char Name[128];
+    long Param = 0;
+    if (std::sscanf(Line.c_str(), "arg %ld ptr %127s", &Param, Name) == 2) {
+      Names[Param] = Name;
+    } else if (std::sscanf(Line.c_str(), "unknown %ld read", &Param) == 1) {
+      if (isStreamReason(Line))
+        Add(Param);
+    } else if (std::sscanf(Line.c_str(), "access %ld read %ld", &Param,
+                           &Width) == 2) {
+      Access = Param;
+    } else if (Line.rfind("access ", 0) == 0 || Line == "end") {
+      Access = -1;
+    } else if (Access >= 0 && Line.rfind("at (affine", 0) == 0) {
+      AffineAt A = parseAt(Line);
+      if (A.InLoop && Width > 0 && std::llabs(A.ThreadCoef) == Width)
+        Add(Access);
+    }
+  }
+  return Out;
+}
+
+uint64_t reorganizeSampleBlocks(uint64_t Blocks, uint64_t BlockThreads) {
+  uint64_t Want = std::max<uint64_t>(
+      (Blocks + ReorganizeSampleDivisor - 1) / ReorganizeSampleDivisor,
+      (ReorganizeSampleThreads + BlockThreads - 1) /
+          std::max<uint64_t>(1, BlockThreads));
+  return std::min(Blocks, Want);
+}
+
+double predictedSortMs(uint64_t Threads, unsigned KeyBits) {
+  unsigned Passes = KeyBits > 8 ? 2 : 1;
+  return ReorganizeSortFixedMs +
+         ReorganizeSortMsPerThreadPass * double(Threads) * Passes;
+}
+
+double explorationCostMs(const ReorganizeHistory &H, uint64_t Blocks,
+                         uint64_t Threads, double LoadMs) {
+  uint64_t Block =
+      std::max<uint64_t>(1, Threads / std::max<uint64_t>(1, Blocks));
+  uint64_t Sample = reorganizeSampleBlocks(Blocks, Block) * Block;
+  double Share = Threads ? double(Sample) / double(Threads) : 1;
+  return ReorganizeInspectorShare * std::max(0.0, H.OriginalMs) * Share +
+         predictedSortMs(Sample, H.KeyBits) + ReorganizeExploreFixedMs + LoadMs;
+}
+
+bool explorationPays(const ReorganizeHistory &H, uint64_t Blocks,
+                     uint64_t Threads, const ReorganizeBudget &B,
+                     std::string *Why) {
+  double Cost = explorationCostMs(H, Blocks, Threads, B.LoadMs);
+  // The launches so far are the launches to come: the program's length,
+  // as far as it is known.
+  double Gain = double(std::max<uint64_t>(1, H.Launches)) * ReorganizeMaxGain *
+                std::max(0.0, H.OriginalMs);
+  char Text[256];
+  if (Gain <= (1 + ReorganizeMargin) * Cost) {
+    std::snprintf(Text, sizeof(Text),
+                  "exploring does not pay yet: at most %.3f ms to gain over "
+                  "%llu launches against %.3f ms to explore",
+                  Gain, (unsigned long long)H.Launches, Cost);
+  } else if (B.SpentMs + Cost > ReorganizeLearnShare * B.ElapsedMs) {
+    std::snprintf(Text, sizeof(Text),
+                  "exploring (%.3f ms) does not fit the model's budget yet "
+                  "(%.1f %% of %.3f ms so far, %.3f ms spent)",
+                  Cost, 100 * ReorganizeLearnShare, B.ElapsedMs, B.SpentMs);
+  } else {
+    return true;
+  }
+  if (Why)
+    *Why = Text;
+  return false;
+}
+
+TripStats scaleTripStats(const TripStats &S, uint64_t Threads) {
+  TripStats T = S;
+  if (!S.Threads || Threads == S.Threads)
+    return T;
+  double F = double(Threads) / double(S.Threads);
+  T.Threads = Threads;
+  T.WarpMaxOriginal *= F;
+  T.WarpMaxSorted *= F;
+  return T;
+}
+
 ReorganizeAction chooseReorganizeAction(ReorganizeMode Mode,
                                         const ReorganizeHistory &H,
-                                        uint64_t Threads, unsigned Lanes) {
+                                        uint64_t Threads, unsigned Lanes,
+                                        uint64_t Blocks,
+                                        const ReorganizeBudget &B) {
   if (Mode == ReorganizeMode::Off || Threads <= ReorganizeWarpThreads)
     return ReorganizeAction::Original;
   if (Mode == ReorganizeMode::Force)
     return ReorganizeAction::Step;
   // Lanes that run alone wait for nobody: nothing to even out.
-  if (H.Off || Lanes <= 1)
+  if (H.Off || Lanes <= 1 || !H.Refused.empty())
+    return ReorganizeAction::Original;
+  // Nothing predicts a gain at a kernel's first launch: it never pays for
+  // a trial there.
+  if (H.Launches == 0)
     return ReorganizeAction::Original;
   if (H.OriginalMs < 0)
-    return ReorganizeAction::MeasureOriginal;
-  if (!H.Explored || H.Pays)
+    return B.SpentMs + ReorganizeMeasureMs <= ReorganizeLearnShare * B.ElapsedMs
+               ? ReorganizeAction::MeasureOriginal
+               : ReorganizeAction::Original;
+  if (!H.Explored)
+    return explorationPays(H, Blocks, Threads, B) ? ReorganizeAction::Step
+                                                  : ReorganizeAction::Original;
+  if (H.Pays)
     return ReorganizeAction::Step;
   return ReorganizeAction::Original;
 }
