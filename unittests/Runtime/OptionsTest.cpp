@@ -239,7 +239,7 @@ TEST(Options, TuneKeys) {
             PipelineMode::Host);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "pipeline=host-serial"}}).O.Tune.Pipeline,
             PipelineMode::HostSerial);
-  EXPECT_EQ(parse({}).O.Tune.Reorganize, ReorganizeMode::On);
+  EXPECT_EQ(parse({}).O.Tune.Reorganize, ReorganizeMode::Off);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=on"}}).O.Tune.Reorganize,
             ReorganizeMode::On);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=off"}}).O.Tune.Reorganize,
@@ -247,7 +247,7 @@ TEST(Options, TuneKeys) {
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=force"}}).O.Tune.Reorganize,
             ReorganizeMode::Force);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=maybe"}}).O.Tune.Reorganize,
-            ReorganizeMode::On);
+            ReorganizeMode::Off);
   Parsed Bad = parse({{"CLEAVE_TUNE", "pipeline=maybe"}});
   EXPECT_EQ(Bad.O.Tune.Pipeline, PipelineMode::On);
   EXPECT_FALSE(Bad.Warnings.empty());

@@ -249,7 +249,7 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                            {{"on", ReorganizeMode::On},
                                             {"off", ReorganizeMode::Off},
                                             {"force", ReorganizeMode::Force}},
-                                           ReorganizeMode::On, "on");
+                                           ReorganizeMode::Off, "off");
   } else {
     R.unknownWord("CLEAVE_TUNE", Key,
                   "spin_us, issue, defer, swap, rebase, coschedule, "

@@ -116,11 +116,11 @@ struct TuneOptions {
   /// ran 0.47-1.01x of the plain streams' throughput on every mix
   /// (bench/results/coschedule), with no co-run model inputs at run time.
   CoScheduleMode CoSchedule = CoScheduleMode::Off;
-  /// reorganize: on, off or force. On by default: the model spends on
-  /// timing and exploring at most 0.5 % of the program's time so far and
-  /// refuses kernels whose loop reads per-item streams
-  /// (docs/reorganize.md, "The model").
-  ReorganizeMode Reorganize = ReorganizeMode::On;
+  /// reorganize: on, off or force. Off by default: on the H200 (52a0fe4,
+  /// bench/results/reorganize) `on` took option pricing's gain in a program
+  /// of 100 launches (0.62x of off's time), but launches of short kernels
+  /// it left alone summed to 1.0-1.3x off's.
+  ReorganizeMode Reorganize = ReorganizeMode::Off;
 
   static constexpr unsigned DefaultSpinUs = 200;
   static constexpr unsigned MaxSpinUs = 100000;
