@@ -1191,6 +1191,61 @@ TEST_F(ApiDirect, AVariableIsRewrittenOnlyOnceLaunchesReadingItAreDone) {
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }
 
+TEST_F(ApiDirect, AChangedVariableIsQueuedBeforeTheLaunchThatReadsIt) {
+  // After a copy to factor, the next launch of scale queues factor's copy
+  // on the compute stream rather than waiting for it on the host; a launch
+  // on a created stream waits, on the GPU, for that stream's work.
+  using Op = cleave::rt::NullGpu::Op;
+  gpuRunsVecadd() = false;
+  const int N = 1024;
+  float *DIn = upload(randomFloats(N, 1)), *DOut = nullptr;
+  ASSERT_EQ(cudaMalloc(&DOut, N * sizeof(float)), cudaSuccess);
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  for (cudaStream_t On : {cudaStream_t(0), S}) {
+    SCOPED_TRACE(On ? "created stream" : "legacy stream");
+    float Two = 2.0f;
+    ASSERT_EQ(cudaMemcpyToSymbol(&factor, &Two, sizeof(float)), cudaSuccess);
+    Gpu->clearTrace();
+    LAUNCH(scale, dim3(N / 256), dim3(256), 0, On, DIn, DOut, N);
+    ASSERT_NE(lastPlan().find(", direct"), std::string::npos) << lastPlan();
+    std::vector<Op> Ops = Gpu->ops();
+    auto In = std::find_if(Ops.begin(), Ops.end(), [](const Op &O) {
+      return O.What == Op::CopyIn && O.Bytes == sizeof(float);
+    });
+    ASSERT_NE(In, Ops.end()) << "factor was not copied in";
+    EXPECT_EQ(In->Stream, Gpu->internalStream(0));
+    auto Launch = std::find_if(In, Ops.end(), [](const Op &O) {
+      return O.What == Op::Launch;
+    });
+    ASSERT_NE(Launch, Ops.end());
+    EXPECT_EQ(std::find_if(In, Launch,
+                           [](const Op &O) { return O.What == Op::Sync; }),
+              Launch)
+        << "the host waited for factor's copy";
+    if (On) {
+      // The launch's stream waits for the compute stream's event, recorded
+      // after the copy.
+      auto Record = std::find_if(In, Launch, [&](const Op &O) {
+        return O.What == Op::Record && O.Stream == Gpu->internalStream(0);
+      });
+      ASSERT_NE(Record, Launch);
+      EXPECT_NE(std::find_if(Record, Launch,
+                             [&](const Op &O) {
+                               return O.What == Op::Wait &&
+                                      O.Event == Record->Event &&
+                                      O.Stream == Launch->Stream;
+                             }),
+                Launch)
+          << "the created stream's launch does not wait for factor's copy";
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  ASSERT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  for (float *P : {DIn, DOut})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
 TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
   // CLEAVE_LOG=time promises a `cleave time` line per launch, which only
   // the engine's launches write: with it, no launch goes direct.

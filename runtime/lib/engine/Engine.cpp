@@ -284,7 +284,7 @@ Result Engine::prepareDirect(const KernelHandle &K, Location Device,
     for (const BundleVariableUse &U : K.Info->Variables) {
       if (!R.ok())
         break;
-      R = syncVariableTo(Bufs, *P, U.Variable, Device);
+      R = syncVariableTo(Bufs, *P, U.Variable, Device, /*Queue=*/true);
       if (R.ok() && U.Written)
         variableWritten(Bufs, *P, U.Variable, Device);
     }

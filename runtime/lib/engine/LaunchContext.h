@@ -393,7 +393,8 @@ Result gpuFunction(BufferManager &Bufs, Program &P, Location L,
 Result gpuGlobal(BufferManager &Bufs, Program &P, Location L, size_t V,
                  DeviceAddr &Addr);
 Result fetchVariable(BufferManager &Bufs, Program &P, size_t V);
-Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L);
+Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L,
+                      bool Queue = false);
 void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L);
 
 

@@ -101,8 +101,11 @@ Result fetchVariable(BufferManager &Bufs, Program &P, size_t V) {
   return Last;
 }
 
-/// Makes variable \p V current on device \p L before a kernel runs there.
-Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L) {
+/// Makes variable \p V current on device \p L before a kernel runs there:
+/// copied now, or with \p Queue (a GPU) queued on its compute stream and
+/// deferred, for a launch the caller orders after that stream.
+Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L,
+                      bool Queue) {
   Program::Var &Var = P.Vars[V];
   Device &D = Bufs.device(L);
   if (D.kind() == DeviceKind::Cpu) {
@@ -125,8 +128,19 @@ Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L) {
   DeviceAddr A = 0;
   if (R.ok())
     R = gpuGlobal(Bufs, P, L, V, A);
-  if (R.ok())
+  if (R.ok() && Queue) {
+    // Queued on the compute stream, deferred there: work queued behind it
+    // on that stream, or on a program stream ordered after its deferred
+    // work (Runtime::directStream), reads the new value. The host value is
+    // read before the call returns (staged, as for any copy from pageable
+    // memory).
+    R = D.copyHostToDevice(A, Var.Host.data(), Var.Host.size(),
+                           D.internalStream(0));
+    if (R.ok())
+      R = Bufs.defer(L, {}, {}, nullptr, true);
+  } else if (R.ok()) {
     R = D.copyHostToDevice(A, Var.Host.data(), Var.Host.size());
+  }
   if (R.ok())
     Var.DevValid[L] = true;
   return R;

@@ -228,8 +228,10 @@ public:
   /// What a launch of \p K's original variant over the whole grid on GPU
   /// \p Device needs from the engine when the caller queues it there
   /// itself (the API layer's direct launches, docs/runtime.md): the
-  /// function, and the kernel's variables current there (copied now if
-  /// not; one it writes is marked held there alone). Each launch of a
+  /// function, and the kernel's variables current there (a stale one's
+  /// copy queued on the GPU's compute stream and deferred, so a launch
+  /// ordered after that stream's deferred work reads it; one the kernel
+  /// writes is marked held there alone). Each launch of a
   /// kernel that uses variables asks again: the program's symbol copies
   /// change them in between.
   Result prepareDirect(const KernelHandle &K, Location Device,
