@@ -1246,6 +1246,42 @@ TEST_F(ApiDirect, AChangedVariableIsQueuedBeforeTheLaunchThatReadsIt) {
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }
 
+TEST_F(ApiDirect, PinnedMemoryIsFreedOnlyAfterTheCopiesLeftRunning) {
+  // A direct copy from pinned memory returns queued; freeing or
+  // unregistering that memory waits for the GPU's work first.
+  using Op = cleave::rt::NullGpu::Op;
+  const int N = 1024;
+  float *DA = nullptr;
+  ASSERT_EQ(cudaMalloc(&DA, N * sizeof(float)), cudaSuccess);
+  cudaStream_t S;
+  ASSERT_EQ(cudaStreamCreate(&S), cudaSuccess);
+  std::vector<float> Registered(N);
+  ASSERT_EQ(cudaHostRegister(Registered.data(), N * sizeof(float), 0),
+            cudaSuccess);
+  float *Allocated = nullptr;
+  ASSERT_EQ(cudaMallocHost(&Allocated, N * sizeof(float)), cudaSuccess);
+  for (int Free = 0; Free < 2; ++Free) {
+    SCOPED_TRACE(Free ? "cudaFreeHost" : "cudaHostUnregister");
+    float *Src = Free ? Allocated : Registered.data();
+    Gpu->clearTrace();
+    ASSERT_EQ(cudaMemcpyAsync(DA, Src, N * sizeof(float),
+                              cudaMemcpyHostToDevice, S),
+              cudaSuccess);
+    std::vector<Op> Before = Gpu->ops();
+    ASSERT_FALSE(Before.empty());
+    EXPECT_EQ(Before.back().What, Op::Record) << "the copy was not left running";
+    ASSERT_EQ(Free ? cudaFreeHost(Src) : cudaHostUnregister(Src),
+              cudaSuccess);
+    std::vector<Op> After = Gpu->ops();
+    EXPECT_NE(std::find_if(After.begin() + Before.size(), After.end(),
+                           [](const Op &O) { return O.What == Op::Sync; }),
+              After.end())
+        << "the memory went before the copy from it was waited for";
+  }
+  ASSERT_EQ(cudaStreamDestroy(S), cudaSuccess);
+  ASSERT_EQ(cudaFree(DA), cudaSuccess);
+}
+
 TEST_F(ApiDirect, TimeLogsTakeTheEnginesPath) {
   // CLEAVE_LOG=time promises a `cleave time` line per launch, which only
   // the engine's launches write: with it, no launch goes direct.

@@ -1088,8 +1088,10 @@ Result Runtime::freePinned(void *Ptr) {
     Owner = It->second.Owner;
     Pinned.erase(It);
   }
-  // Copies queued from or to it finish first.
+  // Copies queued from or to it finish first, those left running on a GPU
+  // (direct copies) included.
   drain();
+  settleDeferred();
   return Owner->freeHost(Ptr);
 }
 
@@ -1150,8 +1152,10 @@ Result Runtime::unregisterHost(void *Ptr) {
     Owner = It->second.Owner;
     Pinned.erase(It);
   }
-  // Copies queued from or to it finish first.
+  // Copies queued from or to it finish first, those left running on a GPU
+  // (direct copies) included.
   drain();
+  settleDeferred();
   return Owner ? Owner->unregisterHostMemory(Ptr) : Result::success();
 }
 
