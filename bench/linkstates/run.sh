@@ -60,35 +60,7 @@ say "gpus: $ngpu; cpus: $(nproc); profile: $profile"
 [ -f "$profile" ] || { say "no profile for $ngpu GPUs: calibrate (docs/calibrate.md) and set PROFILE"; exit 1; }
 [ "$ngpu" -ge 2 ] || { say "fewer than 2 GPUs"; exit 1; }
 
-# one LABEL ENV... -- BINARY ARGS...: as bench/pipeline/run.sh's.
-one() {
-  local label=$1; shift
-  local envs=()
-  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
-  shift
-  local t0=$(date +%s)
-  local left=$((budget - (t0 - start)))
-  if [ "$left" -lt 10 ]; then
-    say "== $label: skipped, the budget of $budget s is spent"
-    fails=$((fails + 1))
-    return
-  fi
-  local limit=$(( left < tmo ? left : tmo ))
-  say "== $label: ${envs[*]} $* (at most $limit s)"
-  local rc
-  if [[ $label == plans* ]]; then
-    echo "== $label: ${envs[*]} $*" >> "$plans"
-    env "${envs[@]}" timeout "$limit" "$@" "${args[@]}" --reps 1 \
-      --label "$label" > /dev/null 2>> "$plans"
-    rc=$?
-  else
-    env "${envs[@]}" timeout "$limit" "$@" "${args[@]}" --label "$label" \
-      >> "$jsonl" 2>> "$log"
-    rc=$?
-  fi
-  say "   rc=$rc, $(( $(date +%s) - t0 )) s"
-  [ $rc = 0 ] || fails=$((fails + 1))
-}
+source "$root/bench/pipeline/one.sh"
 
 # devices N: N GPUs, or N CPU devices in the dry run.
 devices() {
