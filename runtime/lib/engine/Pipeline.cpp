@@ -65,6 +65,10 @@ struct LaunchContext::PipeChunk {
 
 namespace {
 
+/// The least predicted gain, as a share of the unpipelined time, that
+/// pipelines a GPU's range beside other GPUs'.
+constexpr double SharedMinGain = 0.1;
+
 /// Copies of every range of \p Set from \p Src to \p Dst.
 std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src, Location Dst,
                                uint64_t &Bytes) {
@@ -138,6 +142,23 @@ bool LaunchContext::pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
     PP.KernelMs = CP.Model->T.Kernel * 1e3;
     PP.ReceiveMs = CP.Model->T.Receive * 1e3;
     PP.PredictedMs = CP.Model->seconds() * 1e3;
+  }
+  if (Shared && CP.Sizes.size() >= 2) {
+    // Several GPUs' chunked sends ran slower than one move per GPU at
+    // once (1.3-1.5x on the 2x H200, bench/results/linkstates): with
+    // several GPUs only a predicted gain of SharedMinGain pipelines.
+    if (!CP.FromModel) {
+      PP.Plan += "; not pipelined beside other GPUs without the model's "
+                 "prediction";
+      return false;
+    }
+    if (CP.Model->seconds() > (1 - SharedMinGain) *
+                                  CP.Model->UnpipelinedSeconds) {
+      PP.Plan += "; not pipelined beside other GPUs: predicted to save "
+                 "under " +
+                 std::to_string(int(SharedMinGain * 100)) + " %";
+      return false;
+    }
   }
   std::vector<uint64_t> Sizes = std::move(CP.Sizes);
   if (Sizes.size() < 2)
