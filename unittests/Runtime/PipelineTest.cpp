@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <random>
@@ -478,14 +479,47 @@ TEST_F(PipelineTest, AFaultMidPipelineIsRecoveredWithNothingLost) {
   }
 }
 
-TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
-  // tr (unittests/Inputs/engine_test.ll) on a 2-D grid of 16 x 2048 blocks
-  // of 128 threads: out[x * h + y] = in[y * w + x]. Chunks are whole rows
-  // of blocks; each chunk's results are 2048 columns of the output, too
-  // many copies to send back eagerly even once the program reads them.
+/// A device profile for the null GPU: DRAM read rate (the roofline seed of
+/// the kernel's time), host-link rates alone and both ways (GB/s), t_str
+/// (us); \p Both false leaves the both-ways rates out (pageable, and the
+/// pinned ones of the state SR).
+std::string profileJson(double Dram, double Send, double Receive,
+                        double StepUs = 10, bool Both = true) {
+  auto Num = [](double V) { return std::to_string(V); };
+  std::string Link = "\"h2d_gbps\": " + Num(Send) +
+                     ", \"d2h_gbps\": " + Num(Receive);
+  return R"({"schema": "cleave-device-profile", "schema_version": 1,
+    "gpus": [{"index": 0, "name": "null", "sm_count": 132,
+              "max_threads_per_sm": 2048, "max_blocks_per_sm": 32,
+              "async_engines": 2,
+              "bandwidth": {"dram": {"read_gbps": )" +
+         Num(Dram) + R"(}},
+              "sync": {"step_sync_3_streams_us": )" +
+         Num(StepUs) + R"(}}],
+    "host_links": {
+      "alone": [{"gpu": 0, "pinned": {)" +
+         Link + R"(}, "pageable": {)" + Link +
+         (Both ? ", \"both\": {" + Link + "}" : std::string()) + R"(}}],
+      "states": [)" +
+         (Both ? R"({"name": "SR", "gpus": [{"gpu": 0, "state": "SR",
+                  "send_gbps": )" +
+                     Num(Send) + ", \"receive_gbps\": " + Num(Receive) +
+                     "}]}"
+               : std::string()) +
+         "]}}";
+}
+
+/// tr (unittests/Inputs/engine_test.ll) on a 2-D grid of 16 x 2048 blocks
+/// of 128 threads, out[x * h + y] = in[y * w + x], launched twice on a null
+/// GPU with the program's copies in and out around each launch, with the
+/// device profile \p Profile (none if empty), the null GPU's events timing
+/// \p BlocksPerMs; \p Check sees each plan.
+void runTranspose(const std::string &Profile, double BlocksPerMs,
+                  const std::function<void(const LaunchPlan &, int)> &Check) {
   const int W = 2048, H = 2048;
   float *GpuIn = nullptr, *GpuOut = nullptr;
   NullGpu::Options O;
+  O.BlocksPerMs = BlocksPerMs;
   O.OnLaunch = [&](const uint32_t *, const uint32_t *, void **) {
     for (int Y = 0; Y < H; ++Y)
       for (int X = 0; X < W; ++X)
@@ -495,7 +529,18 @@ TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
   BufferManager Bufs({&Gpu});
   Bufs.setDirectHostCopies(false);
   CpuExecutor Exec(1);
-  Engine Eng(Bufs, Exec, PartitionPolicy::SingleDevice);
+  Options EO;
+  std::string File;
+  if (!Profile.empty()) {
+    File = ::testing::TempDir() + "pipeline-tr-profile-" +
+           std::to_string(::getpid()) + ".json";
+    std::FILE *F = std::fopen(File.c_str(), "w");
+    ASSERT_NE(F, nullptr);
+    std::fputs(Profile.c_str(), F);
+    std::fclose(F);
+    EO.ProfilePath = File;
+  }
+  Engine Eng(Bufs, Exec, PartitionPolicy::SingleDevice, EO);
   const std::string Bundle = cleave::test::testBundle("engine_test");
   ASSERT_TRUE(Eng.addProgram(Bundle.data(), Bundle.size(), {}).ok());
   const KernelHandle *Tr = Eng.findKernel("tr");
@@ -529,11 +574,7 @@ TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
     Req.Args = Args;
     LaunchPlan P;
     ASSERT_TRUE(Eng.launch(Req, P).ok());
-    ASSERT_GE(P.chunks().size(), 2u) << P.describe();
-    for (const LaunchPlan::Chunk &C : P.chunks()) {
-      EXPECT_EQ(C.First % (W / 128), 0u) << P.describe();
-      EXPECT_EQ(C.BytesReceived, 0u) << P.describe();
-    }
+    Check(P, Step);
     ASSERT_TRUE(
         Bufs.memcpy(Got.data(), Out, Got.size() * 4, MemcpyKind::DeviceToHost)
             .ok());
@@ -542,6 +583,45 @@ TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
         ASSERT_EQ(Got[size_t(X) * H + Y], Host[size_t(Y) * W + X])
             << "step " << Step << " (" << X << ", " << Y << ")";
   }
+  if (!File.empty())
+    std::remove(File.c_str());
+}
+
+TEST(PipelineTwoDimensionalTest, ChunksAreWholeRowsAndStridedResultsStay) {
+  // Chunks are whole rows of blocks; each chunk's results are 2048 columns
+  // of the output, too many copies to send back eagerly even once the
+  // program reads them.
+  runTranspose("", 1e6, [](const LaunchPlan &P, int) {
+    ASSERT_GE(P.chunks().size(), 2u) << P.describe();
+    for (const LaunchPlan::Chunk &C : P.chunks()) {
+      EXPECT_EQ(C.First % (2048 / 128), 0u) << P.describe();
+      EXPECT_EQ(C.BytesReceived, 0u) << P.describe();
+    }
+  });
+}
+
+TEST(PipelineTwoDimensionalTest, AReceiveNoChunkCanMakeIsNotPlanned) {
+  // Once the program reads the transpose back, the model would overlap its
+  // results' receive with the next chunks' kernels (about 3 ms of kernel,
+  // 1.7 ms each way); no chunk can send them back eagerly, so the plan is
+  // made again without them: a send-only case, its receive 0.
+  auto Check = [](const LaunchPlan &P, int Step) {
+    ASSERT_EQ(P.Pipelines.size(), 1u) << P.describe();
+    const LaunchPlan::Pipelined &PP = P.Pipelines[0];
+    if (Step == 0) {
+      EXPECT_EQ(PP.Plan.find("planned again"), std::string::npos) << PP.Plan;
+      return;
+    }
+    EXPECT_NE(PP.Plan.find("planned again without receiving"),
+              std::string::npos)
+        << PP.Plan;
+    EXPECT_NE(PP.Plan.find("+SH"), std::string::npos) << PP.Plan;
+    EXPECT_EQ(PP.ReceiveMs, 0) << PP.Plan;
+    EXPECT_GE(PP.Chunks.size(), 2u) << P.describe();
+    for (const LaunchPlan::Chunk &C : PP.Chunks)
+      EXPECT_EQ(C.BytesReceived, 0u) << P.describe();
+  };
+  runTranspose(profileJson(10, 10, 10), 10000, Check);
 }
 
 /// The CPU's blocks [0, 8192) on the host copy, the GPU's pipelined.
@@ -670,36 +750,6 @@ TEST_F(PipelineTest, AFaultMidPipelineBesideTheCpuIsRecovered) {
         << Spec << "\n" << P.describe();
     expectResults(Spec);
   }
-}
-
-/// A device profile for the null GPU: DRAM read rate (the roofline seed of
-/// the kernel's time), host-link rates alone and both ways (GB/s), t_str
-/// (us); \p Both false leaves the both-ways rates out (pageable, and the
-/// pinned ones of the state SR).
-std::string profileJson(double Dram, double Send, double Receive,
-                        double StepUs = 10, bool Both = true) {
-  auto Num = [](double V) { return std::to_string(V); };
-  std::string Link = "\"h2d_gbps\": " + Num(Send) +
-                     ", \"d2h_gbps\": " + Num(Receive);
-  return R"({"schema": "cleave-device-profile", "schema_version": 1,
-    "gpus": [{"index": 0, "name": "null", "sm_count": 132,
-              "max_threads_per_sm": 2048, "max_blocks_per_sm": 32,
-              "async_engines": 2,
-              "bandwidth": {"dram": {"read_gbps": )" +
-         Num(Dram) + R"(}},
-              "sync": {"step_sync_3_streams_us": )" +
-         Num(StepUs) + R"(}}],
-    "host_links": {
-      "alone": [{"gpu": 0, "pinned": {)" +
-         Link + R"(}, "pageable": {)" + Link +
-         (Both ? ", \"both\": {" + Link + "}" : std::string()) + R"(}}],
-      "states": [)" +
-         (Both ? R"({"name": "SR", "gpus": [{"gpu": 0, "state": "SR",
-                  "send_gbps": )" +
-                     Num(Send) + ", \"receive_gbps\": " + Num(Receive) +
-                     "}]}"
-               : std::string()) +
-         "]}}";
 }
 
 bool nonIncreasing(const std::vector<uint64_t> &C) {

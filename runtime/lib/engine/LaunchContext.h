@@ -764,6 +764,10 @@ private:
   void runHostRuns(AttemptState &A);
   bool pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
                       const SharedLinks *Shared);
+  bool buildChunks(RunState &R, const std::vector<uint64_t> &Sizes,
+                   const std::map<uint64_t, RangeSet> &Missing,
+                   std::map<uint64_t, RangeSet> Sent,
+                   std::vector<PipeChunk> &Chunks);
   void planReceives(RunState &R, std::vector<PipeChunk> &Chunks);
   Result issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
                      size_t &Launched, size_t &SendsDone);

@@ -134,16 +134,40 @@ bool LaunchContext::pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
     Q.Align = slabBlocks(Dim);
   askChunkModel(R, Missing, Sent, Upload, Q, Shared);
   ChunkPlan CP = planChunks(Q);
+  std::string Replanned;
+  if (CP.Sizes.size() >= 2) {
+    if (!buildChunks(R, CP.Sizes, Missing, Sent, Chunks))
+      return false;
+    bool Receives = false;
+    for (const PipeChunk &Ch : Chunks)
+      Receives |= !Ch.Receive.empty();
+    // The plan counted results that no chunk can send back eagerly
+    // (planReceives()' rules): it is made again without them, or the
+    // receive it overlaps would never happen.
+    if (!Receives && CP.FromModel && Q.Receive.total(Q.Blocks) > 0) {
+      Q.Receive = tpsm::Bytes();
+      Q.ReceiveCopies = 0;
+      CP = planChunks(Q);
+      Replanned = "; planned again without receiving: no chunk's results "
+                  "can come back eagerly";
+      Chunks.clear();
+      if (CP.Sizes.size() >= 2 &&
+          !buildChunks(R, CP.Sizes, Missing, Sent, Chunks))
+        return false;
+    }
+  }
   LaunchPlan::Pipelined &PP = Plan.Pipelines.emplace_back();
   PP.Device = name(R.Dev);
-  PP.Plan = CP.describe();
+  PP.Plan = CP.describe() + Replanned;
   if (CP.Model) {
     PP.SendMs = CP.Model->T.Send * 1e3;
     PP.KernelMs = CP.Model->T.Kernel * 1e3;
     PP.ReceiveMs = CP.Model->T.Receive * 1e3;
     PP.PredictedMs = CP.Model->seconds() * 1e3;
   }
-  if (Shared && CP.Sizes.size() >= 2) {
+  if (CP.Sizes.size() < 2)
+    return false;
+  if (Shared) {
     // Several GPUs' chunked sends ran slower than one move per GPU at
     // once (1.3-1.5x on the 2x H200, bench/results/linkstates): with
     // several GPUs only a predicted gain of SharedMinGain pipelines.
@@ -160,9 +184,18 @@ bool LaunchContext::pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
       return false;
     }
   }
-  std::vector<uint64_t> Sizes = std::move(CP.Sizes);
-  if (Sizes.size() < 2)
-    return false;
+  R.MoveIn.clear();
+  return true;
+}
+
+/// The chunks of \p Sizes from \p R's first block: each one's
+/// footprint, what it sends of \p Missing (what \p Sent, the bytes that
+/// go with the first chunk, leaves) and what it receives. False when a
+/// footprint cannot be evaluated.
+bool LaunchContext::buildChunks(RunState &R, const std::vector<uint64_t> &Sizes,
+                                const std::map<uint64_t, RangeSet> &Missing,
+                                std::map<uint64_t, RangeSet> Sent,
+                                std::vector<PipeChunk> &Chunks) {
   Chunks.assign(Sizes.size(), PipeChunk());
   uint64_t First = R.First;
   for (size_t C = 0; C < Sizes.size(); ++C) {
@@ -188,7 +221,6 @@ bool LaunchContext::pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
     }
   }
   planReceives(R, Chunks);
-  R.MoveIn.clear();
   return true;
 }
 
