@@ -23,6 +23,7 @@
 
 #include "cleave/rt/Engine.h"
 
+#include "../scheduler/Balancer.h"
 #include "../scheduler/ReorganizeModel.h"
 #include "../scheduler/SchedulingPolicy.h"
 
@@ -223,6 +224,17 @@ struct ModelState {
     EventHandle Marks[3] = {nullptr, nullptr, nullptr};
   };
   std::map<Location, GpuSort> Sorts;
+  /// Routing a reorganized launch over devices (ReorganizeRoute.cpp), per
+  /// kernel, grid and block size: each device's measured time per unit of
+  /// its lanes' work, the devices probed once (an unmeasured device is
+  /// given a sliver of the light tail), the merge's measured time.
+  struct RouteHistory {
+    std::map<Location, double> PerWorkMs;
+    std::set<Location> Probed;
+    double MergeMs = -1;
+  };
+  std::map<std::tuple<const BundleKernel *, uint64_t, uint32_t>, RouteHistory>
+      Routes;
 
   ModelPartitioner &planner(BufferManager &Bufs);
   /// Says which profile and cache the model uses (Log.Plan), once,
@@ -867,6 +879,19 @@ private:
   Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts,
                            uint32_t Blocks);
   Result runReorganizedVariant(RunState &R, std::vector<int32_t> &Perm);
+  /// Routing (ReorganizeRoute.cpp): the step's device first, then the
+  /// others that may take a part of the sorted order.
+  std::vector<Location> routeCandidates(Location Home) const;
+  /// With CLEAVE_TUNE=route: the sorted order cut over the devices where
+  /// the model predicts a gain (or forced), run, and merged into R.Dev
+  /// (\p Done; \p RunMs the whole of it).
+  Result routeReorganized(RunState &R, ReorganizeHistory &H,
+                          const std::vector<int32_t> &Counts,
+                          std::vector<int32_t> &Perm, bool &Done,
+                          double &RunMs);
+  Result runRouted(RunState &R, const std::vector<Location> &Devs,
+                   const RouteResult &Route, const RangeUse &Uses,
+                   std::vector<int32_t> &Perm, std::vector<double> &Ms);
   /// The step on a GPU with its sort kernels: counts and permutation stay
   /// on the GPU (\p Sort null: the host sorts).
   ModelState::GpuSort *gpuSort(Location L);

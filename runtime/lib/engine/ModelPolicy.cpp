@@ -666,6 +666,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   PR.WhyWhole = whyModelKeepsWhole(Devs, PR, Exact);
   PR.Splittable = PR.WhyWhole.empty();
   PR.Irregular = !Info.Inspector.empty();
+  PR.Balance = Opts.Tune.Balance;
   PR.NeedsMerge = !Exact;
   PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
   PR.AggregateD2HGBps = Prof.AggregateD2HGBps;

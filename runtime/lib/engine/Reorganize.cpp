@@ -362,7 +362,11 @@ Result LaunchContext::inspectAndSort(RunState &R, ReorganizeHistory &H,
   // The key bits the sort used: on a GPU the plan's (counts that outgrew
   // it shared keys), else what the largest count needs.
   KeyBits = H.KeyBits;
-  if (ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr) {
+  // Routing cuts the sorted order on the host: the counts come back.
+  bool Route = RunReorganized && Opts.Tune.Route != RouteMode::Off &&
+               routeCandidates(R.Dev).size() > 1;
+  if (ModelState::GpuSort *Sort =
+          isGpu(R.Dev) && !Route ? gpuSort(R.Dev) : nullptr) {
     if (Result Res = gpuStep(R, *Sort, Lanes, H.KeyBits, Blocks, RunReorganized,
                              S, InspectorMs, SortMs, RunMs);
         !Res.ok())
@@ -379,6 +383,12 @@ Result LaunchContext::inspectAndSort(RunState &R, ReorganizeHistory &H,
   sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
   SortMs = msSince(T1);
   S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes, Req.Block[0]);
+  if (Route) {
+    bool Done = false;
+    if (Result Res = routeReorganized(R, H, Counts, Perm, Done, RunMs);
+        !Res.ok() || Done)
+      return Res;
+  }
   if (RunReorganized) {
     auto T2 = Clock::now();
     if (Result Res = runReorganizedVariant(R, Perm); !Res.ok())
