@@ -128,8 +128,10 @@ struct TuneOptions {
   CoScheduleMode CoSchedule = CoScheduleMode::Off;
   /// reorganize: on, off or force. Off by default: on the H200 (52a0fe4,
   /// bench/results/reorganize) `on` took option pricing's gain in a program
-  /// of 100 launches (0.62x of off's time), but launches of short kernels
-  /// it left alone summed to 1.0-1.3x off's.
+  /// of 100 launches (0.62x of off's time); launches of short kernels it
+  /// left alone summed to 1.0-1.3x off's, all of it in each process's first
+  /// launch, where the default (off's settings) was as slow
+  /// (docs/reorganize.md).
   ReorganizeMode Reorganize = ReorganizeMode::Off;
   /// route: on, off or force. Acts only where the reorganization step
   /// runs.
