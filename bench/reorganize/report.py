@@ -153,7 +153,7 @@ def main():
     print(f"targets missed: {failed}")
 
 
-SPLITS = ("greedy", "balancer", "route")
+SPLITS = ("greedy", "balancer", "route", "route-force")
 
 
 def split_plans(path):
@@ -207,13 +207,13 @@ def splits(rows, outdir):
           "CLEAVE_TUNE=balance forced (the split it kept, or whole on one "
           "device where no split was predicted to gain); route: the step "
           "forced on the model's device, its sorted order routed over both "
-          "where the models predict a gain. split/routed: launches run on "
-          "two devices. Targets: the balancer within 1 % of the best single "
+          "where the models predict a gain; route-force: routed at every "
+          "launch. split/routed: launches run on two devices. Targets: the balancer within 1 % of the best single "
           "device or faster, and ahead of the greedy split (a tie when "
           "both ran the same way within 1 %).")
     print()
-    print("| kernel | config | cv | gpu0 | cpu | greedy | balancer | route | best single | balancer / best | greedy / balancer | split: greedy, balancer | routed | ok | targets |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| kernel | config | cv | gpu0 | cpu | greedy | balancer | route | route-force | best single | balancer / best | greedy / balancer | split: greedy, balancer | routed: route, route-force | ok | targets |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     failed = ahead = ties = behind = 0
     for key in order:
         c = by[key]
@@ -248,11 +248,12 @@ def splits(rows, outdir):
         f = lambda v: f"{v:.3f}" if v == v else "-"
         print(f"| {key[0]} | {key[1]} | {next(iter(c.values()))['cv']:.3f} | "
               f"{f(t('off'))} | {f(t('cpu'))} | {f(gre)} | {f(bal)} | "
-              f"{f(t('route'))} | {f(best)} | "
+              f"{f(t('route'))} | {f(t('route-force'))} | {f(best)} | "
               f"{f(bal / best if best == best and best else float('nan'))} | "
               f"{f(gre / bal if bal == bal and bal else float('nan'))} | "
               f"{n('greedy', split)}, {n('balancer', split)} | "
-              f"{n('route', lambda x: x['routed'])} | "
+              f"{n('route', lambda x: x['routed'])}, "
+              f"{n('route-force', lambda x: x['routed'])} | "
               f"{'yes' if okall else 'WRONG'} | {'; '.join(verdict) or '-'} |")
     print()
     print(f"balancer against the greedy split: ahead on {ahead}, tied on "

@@ -22,8 +22,10 @@
 #   balancer  the same, balance=balancer (the balancer's split);
 #   route   the same, reorganize=force,route=on: the step on the device the
 #           model chose, its sorted order routed over gpu0 and the CPU where
-#           the per-device models predict a gain.
-# (CLEAVE_LOG=plan: $OUT/plans-{greedy,balancer,route}.log.)
+#           the per-device models predict a gain;
+#   route-force  the same with route=force: every launch whole on the best
+#           device, its sorted order routed over both (the CPU kept).
+# (CLEAVE_LOG=plan: $OUT/plans-{greedy,balancer,route,route-force}.log.)
 # Then the target's check, end to end: each configuration as a program of
 # its own (one process, --case N), ROUNDS times, in an order that rotates
 # each round, under
@@ -111,9 +113,12 @@ for b in greedy balancer; do
   one "$b" "$out/plans-$b.log" "${two[@]}" \
     CLEAVE_TUNE=reorganize=off,balance=$b -- "$carry/bin/reorganize.cleave"
 done
-: > "$out/plans-route.log"
-one route "$out/plans-route.log" "${two[@]}" \
-  CLEAVE_TUNE=reorganize=force,route=on -- "$carry/bin/reorganize.cleave"
+for r in on force; do
+  l=route; [ $r = force ] && l=route-force
+  : > "$out/plans-$l.log"
+  one $l "$out/plans-$l.log" "${two[@]}" \
+    CLEAVE_TUNE=reorganize=force,route=$r -- "$carry/bin/reorganize.cleave"
+done
 
 # The programs: one configuration a process, the labels in turn each round
 # (drifts of the machine fall on all of them alike).

@@ -32,7 +32,10 @@ int32_t countOf(uint32_t I) { return I % 37 == 0 ? 1000 : 1 + I % 3; }
 class ReorganizeRouteTest : public ::testing::Test {
 protected:
   /// Two null GPUs, gpu1 \p Slower times slower; the whole grid on gpu0.
-  void start(RouteMode Route, double Slower) {
+  void start(RouteMode Route, double Slower,
+             PartitionPolicy Policy = PartitionPolicy::SingleDevice) {
+    Eng.reset();
+    Bufs.reset();
     for (int G = 0; G < 2; ++G) {
       NullGpu::Options O;
       O.Ordinal = G;
@@ -56,8 +59,8 @@ protected:
     Options O;
     O.Tune.Reorganize = ReorganizeMode::Force;
     O.Tune.Route = Route;
-    Eng = std::make_unique<Engine>(*Bufs, Exec, PartitionPolicy::SingleDevice,
-                                   O);
+    O.CacheDir.clear();
+    Eng = std::make_unique<Engine>(*Bufs, Exec, Policy, O);
     static const std::string Bytes =
         cleave::test::testBundle("reorganize_test");
     ASSERT_TRUE(Eng->addProgram(Bytes.data(), Bytes.size(), {}).ok());
@@ -164,6 +167,25 @@ TEST_F(ReorganizeRouteTest, TheRouteIsTakenWhereTheModelSaysItPays) {
   EXPECT_GT(Seen[2].Blocks, 0u);
   EXPECT_TRUE(says(P, "route: gpu0 sorted blocks [")) << lines(P);
   EXPECT_TRUE(says(P, "route: gpu1 sorted blocks [")) << lines(P);
+}
+
+TEST_F(ReorganizeRouteTest, APolicySplitGivesWayToARoutedStepThatWasFaster) {
+  // Two equal GPUs: the model policy splits the original order; routing
+  // runs only in a step on one device. Forced, the split gives way.
+  start(RouteMode::Force, 1, PartitionPolicy::Model);
+  LaunchPlan P;
+  for (int I = 0; I < 8 && !says(P, "gives way"); ++I)
+    P = launch();
+  EXPECT_TRUE(says(P, "route: the policy's split (predicted ")) << lines(P);
+  EXPECT_TRUE(says(P, "gives way to the step on gpu")) << lines(P);
+  EXPECT_TRUE(says(P, "route: gpu1 sorted blocks [")) << lines(P);
+  ASSERT_EQ(P.Runs.size(), 1u);
+  EXPECT_EQ(P.Runs[0].Count, Grid);
+  // Under the model, the split gives way only to a routed step measured
+  // faster than it is predicted to be: never before one has run.
+  start(RouteMode::On, 1, PartitionPolicy::Model);
+  P = launch();
+  EXPECT_FALSE(says(P, "gives way")) << lines(P);
 }
 
 } // namespace

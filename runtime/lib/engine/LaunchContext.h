@@ -232,6 +232,10 @@ struct ModelState {
     std::map<Location, double> PerWorkMs;
     std::set<Location> Probed;
     double MergeMs = -1;
+    /// The last routed step: its device and its whole time (inspector,
+    /// sort, the ranges and the merge), ms.
+    Location Home = 0;
+    double StepMs = -1;
   };
   std::map<std::tuple<const BundleKernel *, uint64_t, uint32_t>, RouteHistory>
       Routes;
@@ -408,6 +412,13 @@ Result fetchVariable(BufferManager &Bufs, Program &P, size_t V);
 Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L,
                       bool Queue = false);
 void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L);
+
+// Reorganize.cpp: the CPU descriptor of the program named \p Symbol with
+// \p Params parameters, or null; why a launch of this shape cannot go
+// through the reorganization step (empty when it can).
+const cleave_cpu_kernel_desc *
+cpuDesc(const Program &P, const std::string &Symbol, size_t Params);
+std::string whyNotForShape(const uint32_t Grid[3], const uint32_t Block[3]);
 
 
 enum class Mode { Whole, Exact, Merge };
@@ -889,6 +900,14 @@ private:
                           const std::vector<int32_t> &Counts,
                           std::vector<int32_t> &Perm, bool &Done,
                           double &RunMs);
+  /// The model policy's split of a kernel with the variants gives way to
+  /// the whole grid on its best single device, whose step routes the
+  /// sorted order, when the last routed step of this kernel and size took
+  /// less than the split is predicted to (always with route=force).
+  void routeInsteadOfSplit(const std::vector<Location> &Devs,
+                           SplitResult &Res);
+  /// Why the policy's split gave way (routeInsteadOfSplit), for the plan.
+  std::string RouteOverride;
   Result runRouted(RunState &R, const std::vector<Location> &Devs,
                    const RouteResult &Route, const RangeUse &Uses,
                    std::vector<int32_t> &Perm, std::vector<double> &Ms);

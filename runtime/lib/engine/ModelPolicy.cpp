@@ -685,6 +685,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   hostCopyRates(Prof, Devs, PR);
   bool AnyStaged = false;
   SplitResult Res = searchModel(Pl, Devs, PR, Cached, AnyStaged, SearchStart);
+  routeInsteadOfSplit(Devs, Res);
   Out.clear();
   uint64_t First = 0;
   for (size_t D = 0; D < Devs.size(); ++D)

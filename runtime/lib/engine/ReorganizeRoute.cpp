@@ -102,8 +102,7 @@ std::vector<Location> LaunchContext::routeCandidates(Location Home) const {
     if (isCpu(L)) {
       // CPU devices share one executor: their ranges would run one after
       // the other, so the model takes one (force takes every one).
-      auto It = Prog.Syms.find(Info.ReorganizedCpu);
-      if (Info.ReorganizedCpu.empty() || It == Prog.Syms.end() ||
+      if (!cpuDesc(Prog, Info.ReorganizedCpu, Info.Params.size() + 1) ||
           (CpuTaken && !Force))
         continue;
       CpuTaken = true;
@@ -111,6 +110,39 @@ std::vector<Location> LaunchContext::routeCandidates(Location Home) const {
     Out.push_back(L);
   }
   return Out;
+}
+
+void LaunchContext::routeInsteadOfSplit(const std::vector<Location> &Devs,
+                                        SplitResult &Res) {
+  RouteOverride.clear();
+  RouteMode Mode = Opts.Tune.Route;
+  size_t Working = 0;
+  for (uint64_t B : Res.Blocks)
+    Working += B > 0;
+  if (Mode == RouteMode::Off || Info.Inspector.empty() || Working < 2 ||
+      Opts.Tune.Reorganize == ReorganizeMode::Off ||
+      !whyNotForShape(Req.Grid, Req.Block).empty() ||
+      Res.Decision.BaseDevice >= Devs.size())
+    return;
+  size_t Base = Res.Decision.BaseDevice;
+  auto It = Model.Routes.find({&Info, Total, Req.Block[0]});
+  bool Measured = It != Model.Routes.end() && It->second.StepMs >= 0;
+  if (Mode == RouteMode::On &&
+      (!Measured || It->second.StepMs >= Res.Decision.PredictedMs))
+    return;
+  if (Measured)
+    Base = std::find(Devs.begin(), Devs.end(), It->second.Home) - Devs.begin();
+  if (Base >= Devs.size())
+    return;
+  std::fill(Res.Blocks.begin(), Res.Blocks.end(), 0);
+  Res.Blocks[Base] = Total;
+  RouteOverride =
+      "route: the policy's split (predicted " +
+      fmtMs(Res.Decision.PredictedMs) + " ms) gives way to the step on " +
+      name(Devs[Base]) + ", routed: " +
+      (Measured ? "the last routed step took " + fmtMs(It->second.StepMs) +
+                      " ms"
+                : std::string("forced"));
 }
 
 Result LaunchContext::routeReorganized(RunState &R, ReorganizeHistory &H,
@@ -255,6 +287,7 @@ Result LaunchContext::routeReorganized(RunState &R, ReorganizeHistory &H,
   Plan.Reorganize.push_back("route: merged " + std::to_string(WrittenBytes) +
                             " written bytes into " + name(R.Dev) + " in " +
                             fmtMs(Merged) + " ms");
+  RH.Home = R.Dev;
   Done = true;
   return Result::success();
 }
@@ -335,9 +368,8 @@ Result LaunchContext::runRouted(RunState &R, const std::vector<Location> &Devs,
     if (Marks[I].second && Res.ok())
       (void)D.recordEvent(Marks[I].second, St);
   }
-  const cleave_cpu_kernel_desc *Cpu = nullptr;
-  if (auto It = Prog.Syms.find(Info.ReorganizedCpu); It != Prog.Syms.end())
-    Cpu = static_cast<const cleave_cpu_kernel_desc *>(It->second);
+  const cleave_cpu_kernel_desc *Cpu =
+      cpuDesc(Prog, Info.ReorganizedCpu, Info.Params.size() + 1);
   for (size_t I = 0; I < Devs.size() && Res.ok(); ++I) {
     if (!Route.Count[I] || !isCpu(Devs[I]))
       continue;
