@@ -940,6 +940,12 @@ private:
   Result runRouted(RunState &R, const std::vector<Location> &Devs,
                    const RouteResult &Route, const RangeUse &Uses,
                    std::vector<int32_t> &Perm, std::vector<double> &Ms);
+  /// Each routed device's changed bytes of the write hulls (\p Before:
+  /// their contents before the runs) into \p Home, which alone holds them
+  /// after.
+  Result mergeRouted(Location Home, const std::vector<Location> &Devs,
+                     const RouteResult &Route, const RangeUse &Uses,
+                     const std::map<uint64_t, std::vector<char>> &Before);
   /// The step on a GPU with its sort kernels: counts and permutation stay
   /// on the GPU (\p Sort null: the host sorts).
   ModelState::GpuSort *gpuSort(Location L);

@@ -140,9 +140,9 @@ void LaunchContext::routeInsteadOfSplit(const std::vector<Location> &Devs,
       "route: the policy's split (predicted " +
       fmtMs(Res.Decision.PredictedMs) + " ms) gives way to the step on " +
       name(Devs[Base]) + ", routed: " +
-      (Measured ? "the last routed step took " + fmtMs(It->second.StepMs) +
-                      " ms"
-                : std::string("forced"));
+      (Measured
+           ? "the last routed step took " + fmtMs(It->second.StepMs) + " ms"
+           : std::string("forced"));
 }
 
 Result LaunchContext::routeReorganized(RunState &R, ReorganizeHistory &H,
@@ -407,7 +407,12 @@ Result LaunchContext::runRouted(RunState &R, const std::vector<Location> &Devs,
       (void)Bufs.device(Devs[I]).free(PermOn[I]);
   if (!Res.ok())
     return Res;
-  // The merge: each device's changed bytes into the step's device.
+  return mergeRouted(Home, Devs, Route, Uses, Before);
+}
+
+Result LaunchContext::mergeRouted(
+    Location Home, const std::vector<Location> &Devs, const RouteResult &Route,
+    const RangeUse &Uses, const std::map<uint64_t, std::vector<char>> &Before) {
   for (auto &[Id, S] : Before) {
     Buffer &B = *BufById.at(Id);
     ByteRange W = hull(Uses.at(Id).Writes);
