@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
 
 using namespace cleave::rt;
@@ -48,7 +49,7 @@ protected:
         if (Seen.empty()) {
           // The inspector: every launched thread's count.
           for (uint32_t I = 0; I < Gr[0] * Bl[0]; ++I)
-            Extra[I] = countOf(I);
+            Extra[I] = I + ZeroTail * Block >= Threads ? 0 : countOf(I);
         }
         Seen.push_back({G, Gr[0], Seen.empty() ? -1 : Extra[0]});
       };
@@ -107,6 +108,9 @@ protected:
     int32_t FirstItem; ///< perm[0] of the launch (-1: the inspector)
   };
   std::vector<Launch> Seen;
+  /// Blocks at the grid's end whose threads the inspector counts 0 (past
+  /// the last item).
+  uint32_t ZeroTail = 0;
   CpuExecutor Exec{1};
   std::unique_ptr<NullGpu> Gpus[2];
   std::unique_ptr<BufferManager> Bufs;
@@ -167,6 +171,27 @@ TEST_F(ReorganizeRouteTest, TheRouteIsTakenWhereTheModelSaysItPays) {
   EXPECT_GT(Seen[2].Blocks, 0u);
   EXPECT_TRUE(says(P, "route: gpu0 sorted blocks [")) << lines(P);
   EXPECT_TRUE(says(P, "route: gpu1 sorted blocks [")) << lines(P);
+}
+
+TEST_F(ReorganizeRouteTest, AProbeReachesBackPastThreadsWithoutItems) {
+  // The last 10 blocks' threads have no item (count 0): they sort last, so
+  // a sliver of one block would measure nothing. The probe takes them and
+  // one block of work, and the next launch decides on the measured rate
+  // (a null GPU's time is per block, empty ones included, so gpu1 looks
+  // slow: what matters is that the routed time is a measured one).
+  start(RouteMode::On, 1);
+  ZeroTail = 10;
+  LaunchPlan P = launch();
+  EXPECT_TRUE(says(P, "probing the unmeasured devices")) << lines(P);
+  ASSERT_EQ(Seen.size(), 3u);
+  EXPECT_EQ(Seen[2].Gpu, 1);
+  EXPECT_EQ(Seen[2].Blocks, 11u);
+  P = launch();
+  size_t At = lines(P).find(" ms, routed ");
+  ASSERT_NE(At, std::string::npos) << lines(P);
+  double Routed = std::atof(lines(P).c_str() + At + 12);
+  EXPECT_GT(Routed, 0);
+  EXPECT_LT(Routed, 20) << lines(P); // the whole grid takes 10 ms on gpu0
 }
 
 TEST_F(ReorganizeRouteTest, APolicySplitGivesWayToARoutedStepThatWasFaster) {

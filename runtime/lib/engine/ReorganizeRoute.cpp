@@ -90,6 +90,33 @@ void takeChanged(char *Merged, const char *Run, const char *Before,
   }
 }
 
+/// A probe: the unmeasured devices (\p Probe) each take a sliver of the
+/// sorted order's light tail, the step's device (the first) the rest, to
+/// learn their rates. A sliver reaches back to work to measure: threads
+/// past the last item, whose counts are 0, sort last.
+void probeRoute(const std::vector<RouteDevice> &Models,
+                const std::vector<bool> &Probe, uint64_t Blocks,
+                RouteResult &Route) {
+  uint64_t Tail = Blocks;
+  std::fill(Route.Count.begin(), Route.Count.end(), 0);
+  for (size_t I = Models.size(); I-- > 1;) {
+    if (!Probe[I] || Tail <= 1)
+      continue;
+    const std::vector<double> &P = *Models[I].Prefix;
+    uint64_t Sliver = std::max<uint64_t>(1, Blocks / RouteProbeShare);
+    uint64_t End = Tail;
+    while (End > 1 && P[End] <= P[End - 1])
+      --End;
+    uint64_t C = P[End] > P[End - 1] ? Tail - End + Sliver : Sliver;
+    C = std::min(C, Tail - 1);
+    Tail -= C;
+    Route.First[I] = Tail;
+    Route.Count[I] = C;
+  }
+  Route.First[0] = 0;
+  Route.Count[0] = Tail;
+}
+
 } // namespace
 
 std::vector<Location> LaunchContext::routeCandidates(Location Home) const {
@@ -222,22 +249,8 @@ Result LaunchContext::routeReorganized(RunState &R, ReorganizeHistory &H,
                                          RouteMergeBytesPerMs;
   double WholeMs = Models[0].Fixed + HomeRate * HomeWork;
   double RoutedMs = Route.Makespan + MergeMs;
-  if (Probing) {
-    // A probe: the unmeasured devices each take a sliver of the light
-    // tail, the step's device the rest, to learn their rates.
-    uint64_t Tail = Blocks;
-    std::fill(Route.Count.begin(), Route.Count.end(), 0);
-    for (size_t I = Devs.size(); I-- > 1;)
-      if (Probe[I] && Tail > 1) {
-        uint64_t C = std::max<uint64_t>(1, Blocks / RouteProbeShare);
-        C = std::min(C, Tail - 1);
-        Tail -= C;
-        Route.First[I] = Tail;
-        Route.Count[I] = C;
-      }
-    Route.First[0] = 0;
-    Route.Count[0] = Tail;
-  }
+  if (Probing)
+    probeRoute(Models, Probe, Blocks, Route);
   std::string Line = "route: whole on " + name(R.Dev) + " " + fmtMs(WholeMs) +
                      " ms, routed " + fmtMs(RoutedMs) + " ms (makespan " +
                      fmtMs(Route.Makespan) + " + merge " + fmtMs(MergeMs) +
