@@ -666,6 +666,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   PR.WhyWhole = whyModelKeepsWhole(Devs, PR, Exact);
   PR.Splittable = PR.WhyWhole.empty();
   PR.Irregular = !Info.Inspector.empty();
+  PR.Balance = Opts.Tune.Balance;
   PR.NeedsMerge = !Exact;
   PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
   PR.AggregateD2HGBps = Prof.AggregateD2HGBps;
@@ -684,6 +685,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   hostCopyRates(Prof, Devs, PR);
   bool AnyStaged = false;
   SplitResult Res = searchModel(Pl, Devs, PR, Cached, AnyStaged, SearchStart);
+  routeInsteadOfSplit(Devs, Res);
   Out.clear();
   uint64_t First = 0;
   for (size_t D = 0; D < Devs.size(); ++D)
