@@ -399,14 +399,15 @@ std::string Emitter::persistentKernel(const std::string &Work) const {
              "before the barrier\n    // that lets the block read their "
              "cells.\n"
              "    if (threadIdx.x == 0) {{\n"
+             "      unsigned __cleave_ns = 0;\n"
              "      if (__cleave_bi > 0)\n"
              "        while (__cleave_done[(__cleave_bi - 1) * __cleave_tcols "
              "+ __cleave_bj] == 0)\n"
-             "          ;\n"
+             "          __cleave_tile_backoff(&__cleave_ns);\n"
              "      if (__cleave_bj > 0)\n"
              "        while (__cleave_done[__cleave_bi * __cleave_tcols + "
              "__cleave_bj - 1] == 0)\n"
-             "          ;\n"
+             "          __cleave_tile_backoff(&__cleave_ns);\n"
              "      __threadfence();\n"
              "    }\n"
              "    __syncthreads();\n"
@@ -739,6 +740,21 @@ __host__ __device__ inline void __cleave_tile_of(long long k, long long trows,
   }
   *bi = (d < tcols ? 0 : d - tcols + 1) + pos;
   *bj = d - *bi;
+}
+
+// The persistent kernel's spin-waits back off (digest 001 section 8): on
+// sm_70 and later the waiting thread sleeps, 32 ns at first, twice as long
+// each time up to 512 ns, so that it leaves the SM's issue slots to the
+// blocks computing. The wait it adds is at most 512 ns after the flag is
+// set, a few percent of a tile. Elsewhere (the host compile, older GPUs) it
+// is an empty spin; Cleave's CPU variants drop the sleep (docs/cpu-backend.md).
+__device__ inline void __cleave_tile_backoff(unsigned *ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  *ns = *ns == 0 ? 32 : (*ns < 512 ? 2 * *ns : 512);
+  __nanosleep(*ns);
+#else
+  (void)ns;
+#endif
 }
 
 // The persistent kernel's grid: the blocks of `threads` threads that the
