@@ -4,7 +4,7 @@
 # its run.sh runs them (the GPU machine has no LLVM).
 #   bench/tile/prepare.sh [CARRY_DIR]         (default build/gpu-carry-tile)
 # Environment: CLEAVE (build/bin/cleave), CXX (clang++), PROGS
-# ("edit_distance smith_waterman sor"), STENCIL (1; 0 leaves the stencils out).
+# ("edit_distance smith_waterman sor blocks"), STENCIL (1; 0 leaves the stencils out).
 # For each program: bin/NAME.tiled (`cleave tile`, then `cleave compile -O3`:
 # the model's candidate tile sizes, swept on the first run of each size and
 # cached), bin/NAME.model (-DCLEAVE_TILE_AUTOTUNE=0: the model's size),
@@ -26,7 +26,7 @@ root=$(cd "$here/../.." && pwd)
 carry=$(realpath -m "${1:-$root/build/gpu-carry-tile}")
 cleave=${CLEAVE:-$root/build/bin/cleave}
 cxx=${CXX:-clang++}
-progs=${PROGS-edit_distance smith_waterman sor}
+progs=${PROGS-edit_distance smith_waterman sor blocks}
 stencil=${STENCIL:-1}
 [ -x "$cleave" ] || { echo "prepare: no $cleave (build the cleave target)" >&2; exit 1; }
 rm -rf "$carry"

@@ -17,7 +17,9 @@
 # Environment:
 #   REPS           timed runs per configuration (3)
 #   SIZES          "NxM ..." ("4096x4096 8192x8192 16384x16384 4096x65536")
-#   PROGS          "edit_distance smith_waterman sor" (empty: none)
+#   PROGS          "edit_distance smith_waterman sor blocks" (empty: none)
+#   BLOCK_SIZES    "NxM ..." of blocks (technique(blocks), a table of
+#                  (N+1) x (N+1) x (M+1) cells; "24x24 40x40 48x48")
 #   VARIANTS       "seq sweep tiled model naive" (of these and persistent,
 #                  launches): sweep is the tiled build's first run at a
 #                  size (one run: the tile-size sweep, docs/tile.md), tiled
@@ -50,7 +52,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 reps=${REPS:-3}
 sizes=${SIZES:-4096x4096 8192x8192 16384x16384 4096x65536}
-progs=${PROGS-edit_distance smith_waterman sor}
+progs=${PROGS-edit_distance smith_waterman sor blocks}
+block_sizes=${BLOCK_SIZES:-24x24 40x40 48x48}
 variants=${VARIANTS:-seq sweep tiled model naive}
 stencils=${STENCILS-box1 box2 box4 star1 star2 star4}
 stencil_runs=${STENCIL_RUNS:-2048x64 2048x1024 8192x256 16384x64}
@@ -164,22 +167,25 @@ bad=0
 # more than CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS anti-diagonals of tiles,
 # as 256x256 has).
 declare -A fallback kinds
+sizes_of() { if [ "$1" = blocks ]; then echo "$block_sizes"; else echo "$sizes"; fi; }
 tiled_launches() {
-  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.$2" 256 256 probe 2>&1 < /dev/null |
+  local probe=256
+  [ "$1" = blocks ] && probe=20
+  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.$2" $probe $probe probe 2>&1 < /dev/null |
     grep -o '^launch __cleave_tile[0-9]*_[a-z]*' | sed 's/.*_//' | sort | uniq -c | awk '{printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2}'
 }
 for v in tiled model persistent launches; do
   [[ " $variants " == *" $v "* || ( $v == tiled && " $variants " == *" sweep "* ) ]] || continue
   for p in $progs; do
     k=$(tiled_launches "$p" "$v")
-    echo "run: $p $v at 256x256 on $tiled_devices: tiled kernel launches: ${k:-none}" | tee -a "$log"
+    echo "run: $p $v (probe) on $tiled_devices: tiled kernel launches: ${k:-none}" | tee -a "$log"
     kinds[$p,$v]=${k:-none}
     [ -n "$k" ] || fallback[$p,$v]=1
   done
 done
 
 for p in $progs; do
-  for s in $sizes; do
+  for s in $(sizes_of "$p"); do
     n=${s%x*} m=${s#*x} ref=""
     for v in $variants; do
       if [ "$v" = seq ] && ((seq_max > 0 && n * m > seq_max)); then
@@ -262,7 +268,7 @@ stencil_target() {
     echo "| program | N x M | seq ms | sweep ms | tiled ms | model ms | persistent ms | launches ms | naive ms | naive/tiled | target 5x | model/tiled | persistent/naive | launches/naive | persistent/launches | tiled/seq | tiled GCUPS |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for p in $progs; do
-      for s in $sizes; do
+      for s in $(sizes_of "$p"); do
         row="| $p | $s"
         for v in seq sweep tiled model persistent launches naive; do
           t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}

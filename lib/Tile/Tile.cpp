@@ -11,6 +11,7 @@
 
 #include "cleave/Frontend/ClangInvocation.h"
 #include "cleave/Support/Diagnosed.h"
+#include "cleave/Tile/Blocks.h"
 #include "cleave/Tile/Dependences.h"
 #include "cleave/Tile/Nest.h"
 #include "cleave/Tile/StencilEmitter.h"
@@ -112,6 +113,7 @@ private:
   bool &Ok;
   bool AnyStencil = false;
   bool AnyTuned = false;
+  bool AnyBlocks = false;
 
   void remark(SourceLocation Loc, const std::string &Msg) {
     DiagnosticsEngine &DE = CI.getDiagnostics();
@@ -135,6 +137,8 @@ private:
   tile::WavefrontTiles wavefrontTiles(const PragmaSite &Site,
                                       const tile::Nest &N, unsigned Id,
                                       ASTContext &Ctx, std::string &Text);
+  bool blocks(const PragmaSite &Site, const ForStmt *Loop, unsigned Id,
+              ASTContext &Ctx, Rewriter &RW);
   std::optional<tile::EmittedNest> timeTile(const PragmaSite &Site,
                                             const ForStmt *Loop, unsigned Id,
                                             ASTContext &Ctx);
@@ -247,6 +251,57 @@ tile::WavefrontTiles TileConsumer::wavefrontTiles(const PragmaSite &Site,
   return W;
 }
 
+/// A technique(blocks) nest (docs/tile.md, "Higher-dimensional tables"):
+/// modelled, its dependences proved componentwise >= 0 by isl, emitted;
+/// or left as written with a remark.
+bool TileConsumer::blocks(const PragmaSite &Site, const ForStmt *Loop,
+                          unsigned Id, ASTContext &Ctx, Rewriter &RW) {
+  tile::Refusal Why;
+  if (Site.TileGiven || Site.Steps) {
+    refuse(Site, {Site.Hash, "technique(blocks) takes no tile(...) or "
+                             "steps(...): its blocks are 16 x 16 x 16 cells"});
+    return false;
+  }
+  std::optional<tile::BlockNest> N = tile::extractBlockNest(Loop, Ctx, Why);
+  if (!N) {
+    refuse(Site, Why);
+    return false;
+  }
+  bool NonNegative = true;
+  llvm::Expected<std::vector<std::string>> Deps =
+      tile::blockDependences(*N, NonNegative);
+  if (!Deps) {
+    refuse(Site, {Loop->getBeginLoc(), toString(Deps.takeError())});
+    return false;
+  }
+  std::string Table = N->Arrays[N->Table].Decl->getName().str();
+  std::string DepText =
+      Deps->empty() ? std::string("none")
+                    : llvm::join(*Deps, "; ") + " through '" + Table + "'";
+  if (!NonNegative) {
+    refuse(Site, {Loop->getBeginLoc(),
+                  "a dependence through '" + Table +
+                      "' may have a negative component (" + DepText +
+                      "): blocks need every distance componentwise >= 0"});
+    return false;
+  }
+  std::optional<tile::EmittedNest> E = tile::emitBlocks(*N, Id, Ctx, Why);
+  if (!E) {
+    refuse(Site, Why);
+    return false;
+  }
+  replaceNest(Site, Loop, N->Body, *E, Ctx, RW);
+  AnyBlocks = true;
+  remark(Site.Hash,
+         llvm::formatv("nest tiled: blocks of {0} x {1} x {2} cells of '{3}', "
+                       "one launch per block level, in-block levels "
+                       "separated by barriers; dependences (distances): {4}",
+                       tile::BlockCells[0], tile::BlockCells[1],
+                       tile::BlockCells[2], Table, DepText)
+             .str());
+  return true;
+}
+
 /// The iterated stencil of a technique(timeskew) pragma as time tiles and
 /// one launch per step, with its remark; or nothing, after a refusal.
 std::optional<tile::EmittedNest> TileConsumer::timeTile(const PragmaSite &Site,
@@ -321,6 +376,8 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
     refuse(Site, {Loop->getBeginLoc(), "the nest is inside a template"});
     return false;
   }
+  if (Site.Tech == tile::Technique::Blocks)
+    return blocks(Site, Loop, Id, Ctx, RW);
   if (Site.Tech == tile::Technique::TimeSkew) {
     std::optional<tile::EmittedNest> E = timeTile(Site, Loop, Id, Ctx);
     if (!E)
@@ -382,6 +439,7 @@ void TileConsumer::HandleTranslationUnit(ASTContext &Ctx) {
     RW.InsertText(SM.getLocForStartOfFile(SM.getMainFileID()),
                   tile::wavefrontPreamble() +
                       (AnyTuned ? tile::wavefrontTunerPreamble() : "") +
+                      (AnyBlocks ? tile::blocksPreamble() : "") +
                       (AnyStencil ? tile::stencilPreamble() : ""),
                   /*InsertAfter=*/false);
   const RewriteBuffer *Buf = RW.getRewriteBufferFor(SM.getMainFileID());

@@ -43,9 +43,10 @@ public:
         error(II && (Name == "tile" || Name == "technique" || Name == "steps" ||
                      Name == "autotune")
                   ? "clause '" + Name.str() + "' given twice"
-                  : std::string("expected a clause: tile(rows, cols), "
-                                "technique(wavefront|timeskew), steps(n) or "
-                                "autotune(on|off)"));
+                  : std::string(
+                        "expected a clause: tile(rows, cols), "
+                        "technique(wavefront|timeskew|blocks), steps(n) or "
+                        "autotune(on|off)"));
       }
     }
     while (Tok.isNot(tok::eod))
@@ -140,9 +141,10 @@ private:
         llvm::StringSwitch<std::optional<Technique>>(II ? II->getName() : "")
             .Case("wavefront", Technique::Wavefront)
             .Case("timeskew", Technique::TimeSkew)
+            .Case("blocks", Technique::Blocks)
             .Default(std::nullopt);
     if (!T)
-      return error("expected 'wavefront' or 'timeskew'");
+      return error("expected 'wavefront', 'timeskew' or 'blocks'");
     Site.Tech = *T;
     PP.Lex(Tok);
     expect(tok::r_paren, "')' after the technique");

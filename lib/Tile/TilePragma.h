@@ -14,7 +14,7 @@
 
 namespace cleave::tile {
 
-enum class Technique { Wavefront, TimeSkew };
+enum class Technique { Wavefront, TimeSkew, Blocks };
 
 /// One `#pragma cleave tile` of the main file.
 struct PragmaSite {
@@ -33,7 +33,7 @@ struct PragmaSite {
 };
 
 /// Records every `#pragma cleave tile` with its clauses `tile(rows, cols)`,
-/// `technique(wavefront|timeskew)`, `steps(n)` and `autotune(on|off)`; reports
+/// `technique(wavefront|timeskew|blocks)`, `steps(n)` and `autotune(on|off)`; reports
 /// malformed clauses as errors.
 class TilePragmaHandler : public clang::PragmaHandler {
 public:
