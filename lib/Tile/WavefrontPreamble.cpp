@@ -142,6 +142,7 @@ std::string wavefrontTunerPreamble() {
   return R"cleave(#include <chrono>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -191,6 +192,12 @@ inline std::string __cleave_tile_device() {
          " SMs)";
 }
 
+// Host threads that run tiled nests at once share the choices.
+inline std::mutex &__cleave_tile_lock() {
+  static std::mutex m;
+  return m;
+}
+
 // The choices of this process, the cache file's first.
 inline std::vector<__cleave_tile_choice> &__cleave_tile_choices() {
   static std::vector<__cleave_tile_choice> choices = [] {
@@ -230,6 +237,7 @@ inline int __cleave_tile_tuned(const char *key, long long ni, long long nj,
   return 0;
 #else
   const std::string device = __cleave_tile_device();
+  std::lock_guard<std::mutex> hold(__cleave_tile_lock());
   const std::vector<__cleave_tile_choice> &v = __cleave_tile_choices();
   for (size_t k = v.size(); k-- > 0;) {
     if (v[k].key != key || v[k].ni != ni || v[k].nj != nj ||
@@ -254,6 +262,7 @@ inline void __cleave_tile_remember(const char *key, long long ni, long long nj,
                                    int n, const int (*sizes)[2], int best,
                                    double ms) {
   const std::string device = __cleave_tile_device();
+  std::lock_guard<std::mutex> hold(__cleave_tile_lock());
   __cleave_tile_choices().push_back(
       {key, ni, nj, device, sizes[best][0], sizes[best][1]});
   if (__cleave_tile_log())
