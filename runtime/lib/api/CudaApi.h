@@ -11,6 +11,8 @@
 
 #include "Runtime.h"
 
+#include "../serve/Client.h"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -40,6 +42,12 @@ inline Result prefixed(const char *What, const Result &R) {
              ? R
              : Result::error(R.code(), std::string(What) + ": " + R.message());
 }
+
+/// With CLEAVE_SERVER set, the call goes to cleave-serve (docs/serve.md):
+/// \p Call on the process's serve::Client, named SC.
+#define CLEAVE_SERVED(Call)                                                    \
+  if (serve::Client *SC = serve::Client::get())                                \
+  return ret(SC->Call)
 
 /// The runtime, or why it could not start.
 #define CLEAVE_RUNTIME(RT)                                                     \

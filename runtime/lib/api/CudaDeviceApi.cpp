@@ -57,6 +57,13 @@ extern "C" {
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
   if (!free || !total)
     return ret(invalid("cudaMemGetInfo: null pointer"));
+  if (serve::Client *SC = serve::Client::get()) {
+    uint64_t F = 0, T = 0;
+    Result R = SC->memInfo(F, T);
+    *free = F;
+    *total = T;
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   // A buffer may be replicated on every GPU, so the smallest GPU is the
   // limit (as totalGlobalMem says); without a GPU, the host's memory.

@@ -155,6 +155,12 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
   if (C.Height > 1 &&
       (C.DPitch > UINT64_MAX / C.Height || C.SPitch > UINT64_MAX / C.Height))
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
+  if (serve::Client::get() && C.Height > 1)
+    return ret(error(ErrorCode::NotSupported,
+                     std::string(What) + ": 2-D copies and memsets are not "
+                                         "served by cleave-serve"));
+  CLEAVE_SERVED(copy(Dst, Src, C.Width, KindValue, StreamHandle, AsyncCall,
+                     What));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -240,6 +246,11 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
                                                std::to_string(C.Width)));
   if (C.Height > 1 && C.DPitch > UINT64_MAX / C.Height)
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
+  if (serve::Client::get() && C.Height > 1)
+    return ret(error(ErrorCode::NotSupported,
+                     std::string(What) + ": 2-D copies and memsets are not "
+                                         "served by cleave-serve"));
+  CLEAVE_SERVED(memset(Dst, Value, C.Width, StreamHandle));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -300,6 +311,13 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
                      std::string(What) +
                          ": the symbol is not a registered __device__ or "
                          "__constant__ variable"));
+  if (serve::Client::get() && KindValue == cudaMemcpyDeviceToDevice)
+    return ret(error(ErrorCode::NotSupported,
+                     std::string(What) + ": a symbol copy from or to device "
+                                         "memory is not served by "
+                                         "cleave-serve"));
+  CLEAVE_SERVED(symbolCopy(ToSymbol, Name, Other, Offset, Count,
+                           StreamHandle));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -400,6 +418,14 @@ const char *errorName(ErrorCode C) {
 } // namespace rt
 } // namespace cleave
 
+/// A served query's result: cudaErrorNotReady is an answer, not an error
+/// (it is not recorded as the thread's last error).
+cudaError_t servedQuery(const Result &R) {
+  if (R.code() == ErrorCode::NotReady)
+    return static_cast<cudaError_t>(ErrorCode::NotReady);
+  return ret(R);
+}
+
 extern "C" {
 
 //===----------------------------------------------------------------------===//
@@ -475,6 +501,14 @@ cudaError_t cudaGetDeviceCount(int *count) {
   if (!count)
     return ret(invalid("cudaGetDeviceCount: null pointer"));
   *count = 0;
+  if (serve::Client *SC = serve::Client::get()) {
+    int Ignored;
+    if (Result R = SC->attribute(cudaDevAttrMultiProcessorCount, Ignored);
+        !R.ok())
+      return ret(R);
+    *count = 1;
+    return ret(Result::success());
+  }
   CLEAVE_RUNTIME(RT);
   (void)RT;
   *count = 1;
@@ -505,6 +539,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     return ret(error(ErrorCode::InvalidDevice,
                      "cudaGetDeviceProperties: no device " +
                          std::to_string(device) + " (there is one, 0)"));
+  CLEAVE_SERVED(properties(prop, sizeof(*prop)));
   CLEAVE_RUNTIME(RT);
   fillProperties(*RT, *prop);
   return ret(Result::success());
@@ -518,17 +553,22 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
     return ret(error(ErrorCode::InvalidDevice,
                      "cudaDeviceGetAttribute: no device " +
                          std::to_string(device) + " (there is one, 0)"));
+  CLEAVE_SERVED(attribute(attr, *value));
   CLEAVE_RUNTIME(RT);
   return ret(
       prefixed("cudaDeviceGetAttribute", deviceAttribute(*RT, attr, *value)));
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  CLEAVE_SERVED(simple(serve::Op::DeviceSync));
   CLEAVE_RUNTIME(RT);
   return ret(RT->synchronizeAll());
 }
 
 cudaError_t cudaDeviceReset(void) {
+  // The client's state lives in the server until it disconnects; a reset
+  // waits for its work, as CUDA's does.
+  CLEAVE_SERVED(simple(serve::Op::DeviceSync));
   Runtime::reset();
   return ret(Result::success());
 }
@@ -557,6 +597,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
   if (!devPtr)
     return ret(invalid("cudaMalloc: null pointer"));
   *devPtr = nullptr;
+  CLEAVE_SERVED(malloc(size, *devPtr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->buffers().allocate(size, *devPtr));
 }
@@ -589,6 +630,7 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 }
 
 cudaError_t cudaFree(void *devPtr) {
+  CLEAVE_SERVED(free(devPtr));
   CLEAVE_RUNTIME(RT);
   if (!devPtr)
     return ret(Result::success());
@@ -604,6 +646,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t size) {
   if (!ptr)
     return ret(invalid("cudaMallocHost: null pointer"));
   *ptr = nullptr;
+  CLEAVE_SERVED(hostAlloc(size, *ptr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->allocatePinned(size, *ptr));
 }
@@ -622,11 +665,15 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
                      "host memory) is not supported: kernels use memory from "
                      "cudaMalloc"));
   // Portable: every allocation is; write-combined is a hint.
+  CLEAVE_SERVED(hostAlloc(size, *pHost));
   CLEAVE_RUNTIME(RT);
   return ret(RT->allocatePinned(size, *pHost));
 }
 
 cudaError_t cudaFreeHost(void *ptr) {
+  if (!ptr)
+    return ret(Result::success());
+  CLEAVE_SERVED(freeHost(ptr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->freePinned(ptr));
 }
@@ -717,6 +764,12 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
   if (flags & ~unsigned(cudaStreamNonBlocking))
     return ret(invalid("cudaStreamCreateWithFlags: unknown flags " +
                        std::to_string(flags)));
+  if (serve::Client *SC = serve::Client::get()) {
+    void *H = nullptr;
+    Result R = SC->createStream(flags, 0, H);
+    *pStream = static_cast<cudaStream_t>(H);
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   void *H = nullptr;
   Result R = RT->createStream(flags, H);
@@ -731,6 +784,12 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
   if (flags & ~unsigned(cudaStreamNonBlocking))
     return ret(invalid("cudaStreamCreateWithPriority: unknown flags " +
                        std::to_string(flags)));
+  if (serve::Client *SC = serve::Client::get()) {
+    void *H = nullptr;
+    Result R = SC->createStream(flags, priority, H);
+    *pStream = static_cast<cudaStream_t>(H);
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   void *H = nullptr;
   Result R = RT->createStream(flags, H, priority);
@@ -741,6 +800,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
   if (!priority)
     return ret(invalid("cudaStreamGetPriority: null pointer"));
+  CLEAVE_SERVED(priority(hStream, *priority));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(hStream, S); !R.ok())
@@ -765,11 +825,13 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  CLEAVE_SERVED(simple(serve::Op::StreamDestroy, uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   return ret(RT->destroyStream(stream));
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  CLEAVE_SERVED(simple(serve::Op::StreamSync, uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -779,6 +841,8 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (serve::Client *SC = serve::Client::get())
+    return servedQuery(SC->simple(serve::Op::StreamQuery, uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -803,6 +867,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (flags & ~unsigned(cudaEventWaitExternal))
     return ret(
         invalid("cudaStreamWaitEvent: unknown flags " + std::to_string(flags)));
+  CLEAVE_SERVED(simple(serve::Op::StreamWaitEvent, uintptr_t(stream),
+                       uintptr_t(event), flags));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -850,6 +916,12 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
     return ret(error(ErrorCode::NotSupported,
                      "cudaEventCreateWithFlags: interprocess events are not "
                      "supported"));
+  if (serve::Client *SC = serve::Client::get()) {
+    void *H = nullptr;
+    Result R = SC->createEvent(flags, H);
+    *event = static_cast<cudaEvent_t>(H);
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   void *H = nullptr;
   Result R = RT->createEvent(flags, H);
@@ -862,11 +934,14 @@ cudaError_t cudaEventCreate(cudaEvent_t *event) {
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  CLEAVE_SERVED(simple(serve::Op::EventDestroy, uintptr_t(event)));
   CLEAVE_RUNTIME(RT);
   return ret(RT->destroyEvent(event));
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  CLEAVE_SERVED(
+      simple(serve::Op::EventRecord, uintptr_t(event), uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E;
   if (Result R = RT->event(event, E); !R.ok())
@@ -919,6 +994,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (serve::Client *SC = serve::Client::get())
+    return servedQuery(SC->simple(serve::Op::EventQuery, uintptr_t(event)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E;
   if (Result R = RT->event(event, E); !R.ok())
@@ -943,6 +1020,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  CLEAVE_SERVED(simple(serve::Op::EventSync, uintptr_t(event)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E;
   if (Result R = RT->event(event, E); !R.ok())
@@ -963,6 +1041,8 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
   if (!ms)
     return ret(invalid("cudaEventElapsedTime: null pointer"));
+  if (serve::Client *SC = serve::Client::get())
+    return servedQuery(SC->elapsed(start, end, *ms));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E[2];
   std::shared_ptr<EventRecord> Rec[2];

@@ -6,6 +6,7 @@
 #include "Runtime.h"
 
 #include "../cpu/Instrument.h"
+#include "../serve/Client.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/MemCheck.h"
@@ -172,6 +173,12 @@ std::string lastErrorMessage() {
 // Registrations
 //===----------------------------------------------------------------------===//
 
+namespace {
+thread_local ModuleCapture *Capture = nullptr;
+} // namespace
+
+void setModuleCapture(ModuleCapture *C) { Capture = C; }
+
 Result registerModule(const cleave_module_desc *M) {
   Result R;
   if (!M)
@@ -209,6 +216,10 @@ Result registerModule(const cleave_module_desc *M) {
       return R;
     }
     Mod.Symbols[M->symbols[I].name] = M->symbols[I].address;
+  }
+  if (Capture) {
+    (*Capture)(Mod.Desc, Mod.Symbols);
+    return Result::success();
   }
   Global &G = global();
   std::lock_guard<std::mutex> Lock(G.Mutex);
@@ -411,6 +422,13 @@ void Stream::work() {
 //===----------------------------------------------------------------------===//
 
 Result Runtime::get(Runtime *&Out) {
+  // A client of cleave-serve owns no device: the calls the server serves
+  // never get here, and the others are refused.
+  if (serve::Client::get())
+    return Result::error(ErrorCode::NotSupported,
+                         "this call is not served by cleave-serve "
+                         "(CLEAVE_SERVER is set; docs/serve.md lists the "
+                         "calls it serves)");
   Global &G = global();
   Out = G.Current.load(std::memory_order_acquire);
   if (Out)

@@ -112,6 +112,12 @@ std::string lastErrorMessage();
 Result registerModule(const cleave_module_desc *Module);
 Result registerKernel(const void *Stub, const char *Name);
 Result registerVariable(const void *Shadow, const char *Name, uint64_t Size);
+/// cleave-serve: while \p Capture is set on a thread, the modules that
+/// thread registers (a client's CPU image's constructors, run by dlopen)
+/// go to it instead of the process's registrations. Null ends it.
+using ModuleCapture = std::function<void(
+    const cleave_module_desc &, const std::map<std::string, void *> &)>;
+void setModuleCapture(ModuleCapture *Capture);
 /// The device name registered for a kernel stub; false when there is none.
 bool kernelName(const void *Stub, std::string &Name);
 /// The device name and size registered for a variable's host shadow.
@@ -493,6 +499,12 @@ Result findKernel(Runtime &RT, const std::string &Name,
 /// stream \p StreamHandle (asynchronous: a failure of the launch itself is
 /// an asynchronous error).
 Result launchKernel(const std::string &Name, const uint32_t Grid[3],
+                    const uint32_t Block[3], void **Args, uint64_t SharedBytes,
+                    void *StreamHandle);
+
+/// The same for a kernel already found (cleave-serve: a client's kernel,
+/// found among its own programs, docs/serve.md).
+Result launchKernel(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                     const uint32_t Block[3], void **Args, uint64_t SharedBytes,
                     void *StreamHandle);
 
