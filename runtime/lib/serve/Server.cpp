@@ -299,8 +299,13 @@ std::string serverStatus() {
       Lines += D + "\n";
       ++N;
     }
+  // What the runtime itself holds: a client that is gone holds nothing.
+  size_t Buffers = 0;
+  if (Runtime * RT; Runtime::get(RT).ok())
+    Buffers = RT->buffers().numBuffers();
   return "cleave-serve pid " + std::to_string(::getpid()) + ": " +
-         std::to_string(N) + " client(s)\n" + Lines;
+         std::to_string(N) + " client(s), " + std::to_string(Buffers) +
+         " buffer(s) in the runtime\n" + Lines;
 }
 
 int serveMain(int Argc, char **Argv) {

@@ -110,7 +110,10 @@ def run_crash(victim, other, env, serve, sock, log):
     show("client 0:", first)
     o = spawn(shlex.split(other), env, stdout=subprocess.PIPE,
               stderr=subprocess.STDOUT)
-    # The victim holds its buffers on the server and has work in flight.
+    # The victim holds its buffers on the server and has work in flight;
+    # the other client is connected too (it runs for longer than this).
+    wait_for(lambda: "2 client(s)" in status(serve, sock)[1] or
+             o.poll() is not None, "the second client")
     _, text = status(serve, sock)
     show("status before:", normalize(text, []))
     os.kill(v.pid, signal.SIGKILL)

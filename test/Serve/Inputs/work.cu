@@ -1,6 +1,7 @@
 // A client's work for cleave-serve's tests: pinned memory, a stream, an
 // event, asynchronous copies, a __device__ variable and two kernels, checked
-// against the same arithmetic on the host. Prints one line.
+// against the same arithmetic on the host, REPS times (the third argument,
+// 1 by default). Prints one line.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -25,9 +26,7 @@ __global__ void square(float *Y, int N) {
     return 1;                                                                  \
   }
 
-int main(int Argc, char **Argv) {
-  int N = Argc > 1 ? atoi(Argv[1]) : 100000;
-  int Seed = Argc > 2 ? atoi(Argv[2]) : 1;
+static int once(int N, int Seed, bool Print) {
   float *X, *Y, *Pinned;
   float *Host = (float *)malloc(N * sizeof(float));
   CHECK(cudaMallocHost(&Pinned, N * sizeof(float)));
@@ -71,11 +70,23 @@ int main(int Argc, char **Argv) {
       printf("pageable mismatch at %d\n", I);
       return 1;
     }
-  printf("ok n=%d seed=%d scale=%.2f sum=%.3f\n", N, Seed, Back, Sum);
+  if (Print)
+    printf("ok n=%d seed=%d scale=%.2f sum=%.3f\n", N, Seed, Back, Sum);
   CHECK(cudaFree(X));
   CHECK(cudaFree(Y));
   CHECK(cudaFreeHost(Pinned));
   CHECK(cudaStreamDestroy(St));
   CHECK(cudaEventDestroy(Ev));
+  free(Host);
+  return 0;
+}
+
+int main(int Argc, char **Argv) {
+  int N = Argc > 1 ? atoi(Argv[1]) : 100000;
+  int Seed = Argc > 2 ? atoi(Argv[2]) : 1;
+  int Reps = Argc > 3 ? atoi(Argv[3]) : 1;
+  for (int R = 0; R < Reps; ++R)
+    if (int RC = once(N, Seed, R + 1 == Reps))
+      return RC;
   return 0;
 }
