@@ -20,6 +20,10 @@ Scenarios:
                             starts, VICTIM is killed (SIGKILL); the server
                             must free what VICTIM held while OTHER goes on
   daemon                    --daemon, --status, --stop
+
+After the server's messages, "gate:" lines sum up its co-scheduler's
+(CLEAVE_LOG=plan): how many launches of each kernel it ran, and whether
+their launch numbers are one sequence (one gate for every client).
 """
 import os
 import re
@@ -74,6 +78,21 @@ def normalize(text, pids):
     for p in pids:
         text = re.sub(r"\bpid %d\b" % p, "pid PID", text)
     return re.sub(r"\bpid \d+", "pid PID", text)
+
+
+def summarize_gate(log):
+    done = re.findall(r"cleave co-schedule: (\w+)\(.*?\) \(launch (\d+), "
+                      r"priority -?\d+\) done", log)
+    if not done:
+        return
+    kernels = {}
+    for name, _ in done:
+        kernels[name] = kernels.get(name, 0) + 1
+    for name in sorted(kernels):
+        print("gate: %d launch(es) of %s" % (kernels[name], name))
+    ids = sorted(int(i) for _, i in done)
+    print("gate: launch numbers 1..%d, each once: %s" %
+          (len(ids), ids == list(range(1, len(ids) + 1))))
 
 
 def run_parallel(cmds, env):
@@ -190,6 +209,7 @@ def main(argv):
         server.wait(timeout=TIMEOUT)
         print("server: exit %d" % server.returncode)
         show("server:", normalize(open(log).read(), []))
+        summarize_gate(open(log).read())
         return 0
     finally:
         for p in started:
