@@ -378,7 +378,7 @@ void Stream::work() {
       if (!Overlap) {
         Result R = RT.buffers().settle();
         if (!R.ok())
-          RT.postAsyncError(R, "a kernel launch");
+          RT.postAsyncError(R, "a kernel launch", Errors);
         Complete(std::exchange(Pending, 0));
         continue;
       }
@@ -403,7 +403,7 @@ void Stream::work() {
       RT.settleDeferred();
     Result R = O.Run ? O.Run() : Result::success();
     if (!R.ok())
-      RT.postAsyncError(R, O.What);
+      RT.postAsyncError(R, O.What, Errors);
     bool Deferred = O.Deferrable && RT.buffers().hasDeferred();
     // Captured state (argument copies, records) goes before completion is
     // announced.
@@ -1043,28 +1043,46 @@ Result Runtime::event(void *Handle, std::shared_ptr<Event> &Out) {
 // Asynchronous errors
 //===----------------------------------------------------------------------===//
 
+namespace {
+thread_local AsyncErrorDomain *CurrentDomain = nullptr;
+} // namespace
+
+void setAsyncErrorDomain(AsyncErrorDomain *D) { CurrentDomain = D; }
+
+Stream::Stream(Runtime &RT, Kind K, unsigned Flags, int Priority)
+    : RT(RT), K(K), Flags(Flags), Priority(Priority), Errors(CurrentDomain) {}
+
 void Runtime::postAsyncError(const Result &R, const std::string &What) {
+  postAsyncError(R, What, CurrentDomain);
+}
+
+void Runtime::postAsyncError(const Result &R, const std::string &What,
+                             AsyncErrorDomain *D) {
   Result E = Result::error(R.code(), What.empty() ? R.message()
                                                   : What + ": " + R.message());
   logLine("cleave: " + describeError(E));
-  std::lock_guard<std::mutex> Lock(AsyncMutex);
-  if (AsyncError.ok())
-    AsyncError = E;
+  std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
+  Result &Pending = D ? D->Error : AsyncError;
+  if (Pending.ok())
+    Pending = E;
 }
 
 Result Runtime::takeAsyncError() {
-  std::lock_guard<std::mutex> Lock(AsyncMutex);
-  Result R = AsyncError;
+  AsyncErrorDomain *D = CurrentDomain;
+  std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
+  Result &Pending = D ? D->Error : AsyncError;
+  Result R = Pending;
   // A kernel's illegal address is sticky, as CUDA's is for its context:
   // every later report gives it again, until a reset.
   if (R.code() != ErrorCode::IllegalAddress)
-    AsyncError = Result::success();
+    Pending = Result::success();
   return R;
 }
 
 Result Runtime::peekAsyncError() {
-  std::lock_guard<std::mutex> Lock(AsyncMutex);
-  return AsyncError;
+  AsyncErrorDomain *D = CurrentDomain;
+  std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
+  return D ? D->Error : AsyncError;
 }
 
 //===----------------------------------------------------------------------===//

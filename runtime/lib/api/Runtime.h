@@ -146,12 +146,24 @@ struct Op {
   bool Deferrable = false;
 };
 
+/// Where asynchronous errors are kept: the runtime's own, or those of one
+/// cleave-serve client (docs/serve.md), so that one client's failed work is
+/// reported to it alone.
+struct AsyncErrorDomain {
+  std::mutex Mutex;
+  Result Error;
+};
+
+/// cleave-serve: while \p D is set on a thread, the asynchronous errors that
+/// thread takes or peeks, and those of the streams it creates, are D's
+/// (null: the runtime's own).
+void setAsyncErrorDomain(AsyncErrorDomain *D);
+
 class Stream {
 public:
   enum class Kind { Legacy, Blocking, NonBlocking };
 
-  Stream(Runtime &RT, Kind K, unsigned Flags, int Priority = 0)
-      : RT(RT), K(K), Flags(Flags), Priority(Priority) {}
+  Stream(Runtime &RT, Kind K, unsigned Flags, int Priority = 0);
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
@@ -211,6 +223,8 @@ private:
   bool Retired = false;
   bool Exited = false;
   std::thread Worker;
+  /// Where the failures of its work go (the creating thread's domain).
+  AsyncErrorDomain *Errors = nullptr;
 };
 
 /// One cudaEventRecord: where it was queued, and when it completed.
@@ -369,6 +383,9 @@ public:
   /// Records the failure of queued work (the first one pending is kept) and
   /// prints it once on stderr.
   void postAsyncError(const Result &R, const std::string &What);
+  /// The same into \p D (null: the runtime's own).
+  void postAsyncError(const Result &R, const std::string &What,
+                      AsyncErrorDomain *D);
   /// Takes the pending asynchronous error (success when none); an
   /// IllegalAddress stays pending (sticky).
   Result takeAsyncError();

@@ -31,6 +31,9 @@ Result notOurs(const char *What, const char *Thing, uint64_t H) {
 } // namespace
 
 bool Session::run() {
+  // This thread's calls, and the streams it creates, keep their
+  // asynchronous errors apart from other clients'.
+  setAsyncErrorDomain(&Errors);
   bool StopServer = false;
   for (;;) {
     uint32_t Code = 0;
@@ -64,6 +67,7 @@ bool Session::run() {
       break;
   }
   release();
+  setAsyncErrorDomain(nullptr);
   return !StopServer;
 }
 
@@ -392,6 +396,13 @@ Result Session::launch(Reader &In) {
   const KernelHandle *K = nullptr;
   if (Result R = kernel(Name, K); !R.ok())
     return R;
+  // After a kernel's illegal address the client's context is unusable, as
+  // on CUDA (other clients' are not affected).
+  {
+    std::lock_guard<std::mutex> Lock(Errors.Mutex);
+    if (Errors.Error.code() == ErrorCode::IllegalAddress)
+      return Errors.Error;
+  }
   const std::vector<BundleParam> &Params = K->Info->Params;
   // Each value at an aligned place of its own (the launch copies them).
   std::vector<uint64_t> Store((N + 16 * Params.size()) / 8 + 2);

@@ -102,6 +102,9 @@ private:
   StreamInfo Legacy;
   std::map<uintptr_t, StreamInfo> Streams;
   std::set<uintptr_t> Events;
+  /// The failures of the client's queued work (a kernel's illegal address
+  /// is sticky here, for this client alone).
+  api::AsyncErrorDomain Errors;
 };
 
 /// A call of the server's own CUDA-runtime subset as a Result, its message
