@@ -87,8 +87,8 @@ Result Client::connectLocked() {
   if (Sock < 0)
     return Connected = gone(Path, "cannot connect: " + Why);
   StagingBytes = stagingBytes();
-  int StageFd = ::memfd_create("cleave-staging", MFD_CLOEXEC);
-  if (StageFd < 0 || ::ftruncate(StageFd, off_t(StagingBytes)) != 0)
+  int StageFd = sealedMemory("cleave-staging", StagingBytes);
+  if (StageFd < 0)
     return Connected = gone(Path, std::string("no staging memory: ") +
                                       std::strerror(errno));
   void *M = ::mmap(nullptr, StagingBytes, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -103,8 +103,8 @@ Result Client::connectLocked() {
   {
     std::lock_guard<std::mutex> Lock(I.Mutex);
     if (I.Data) {
-      int ImgFd = ::memfd_create("cleave-image", MFD_CLOEXEC);
-      if (ImgFd < 0 || ::write(ImgFd, I.Data, I.Bytes) != ssize_t(I.Bytes))
+      int ImgFd = sealedMemory("cleave-image", I.Bytes, I.Data);
+      if (ImgFd < 0)
         return Connected = gone(Path, "cannot pass the program's CPU image");
       Fds.push_back(ImgFd);
     }

@@ -41,6 +41,9 @@ const char *Usage =
     "  --socket PATH  the Unix socket to listen on (or of the server to ask)\n"
     "  --daemon       return once the server listens, leaving it running\n"
     "  --log FILE     with --daemon: where its messages go (else nowhere)\n"
+    "  --any-user     serve every user who can open the socket, not only\n"
+    "                 this user and root (their CPU code runs in this\n"
+    "                 process, as this user: docs/serve.md)\n"
     "  --stop         stop the server at PATH; returns when it has exited\n"
     "  --status       print the server's clients and what each holds\n";
 
@@ -67,6 +70,7 @@ void requestStop() {
 struct Args {
   std::string Socket, Log;
   bool Daemon = false, Stop = false, Status = false, Help = false;
+  bool AnyUser = false;
 };
 
 bool parse(int Argc, char **Argv, Args &A, std::string &Why) {
@@ -88,6 +92,8 @@ bool parse(int Argc, char **Argv, Args &A, std::string &Why) {
         return false;
     } else if (S == "--daemon") {
       A.Daemon = true;
+    } else if (S == "--any-user") {
+      A.AnyUser = true;
     } else if (S == "--stop") {
       A.Stop = true;
     } else if (S == "--status") {
@@ -200,7 +206,20 @@ bool startDevices(std::string &Why, std::string &Devices) {
   return true;
 }
 
+bool AnyUser = false;
+
 void serveOne(int Id, int Sock) {
+  // A client's CPU image runs in this process: by default only this user
+  // (and root) may be served.
+  struct ucred Cred = {};
+  socklen_t Len = sizeof(Cred);
+  if (::getsockopt(Sock, SOL_SOCKET, SO_PEERCRED, &Cred, &Len) != 0 ||
+      (!AnyUser && Cred.uid != ::geteuid() && Cred.uid != 0)) {
+    logLine("cleave-serve: refused a connection from uid " +
+            std::to_string(Cred.uid) + " (--any-user serves every user)");
+    ::close(Sock);
+    return;
+  }
   auto *S = new Session(Id, Sock);
   Registry &R = registry();
   {
@@ -322,6 +341,7 @@ int serveMain(int Argc, char **Argv) {
   }
   if (A.Stop || A.Status)
     return ask(A.Socket, A.Stop ? Op::Stop : Op::Status);
+  AnyUser = A.AnyUser;
   int Listen = listenOn(A.Socket, Why);
   if (Listen < 0) {
     std::fprintf(stderr, "cleave-serve: cannot listen on %s: %s\n",

@@ -289,9 +289,12 @@ Result Session::hello(Reader &In, std::vector<int> &Fds) {
     return Result::error(ErrorCode::InvalidValue, "a second hello");
   Pid = In.get<int64_t>();
   uint64_t Bytes = In.get<uint64_t>();
-  if (Fds.empty() || Bytes == 0)
+  // Memory whose size the client could still change would fault the
+  // server (SIGBUS) once shrunk under its mapping.
+  if (Fds.empty() || Bytes == 0 || !isSealedMemory(Fds[0], Bytes))
     return Result::error(ErrorCode::InvalidValue,
-                         "the hello has no staging memory");
+                         "the hello has no sealed staging memory of " +
+                             std::to_string(Bytes) + " bytes");
   void *M =
       ::mmap(nullptr, Bytes, PROT_READ | PROT_WRITE, MAP_SHARED, Fds[0], 0);
   if (M == MAP_FAILED)
@@ -319,6 +322,9 @@ Result Session::hello(Reader &In, std::vector<int> &Fds) {
 
 Result Session::loadImage(int Fd) {
   ImageFd = Fd;
+  if (!isSealedMemory(Fd, 1))
+    return Result::error(ErrorCode::InvalidKernelImage,
+                         "the CPU image is not sealed shared memory");
   Runtime *RT;
   if (Result R = Runtime::get(RT); !R.ok())
     return R;

@@ -174,10 +174,9 @@ Result Session::hostAlloc(uint64_t Bytes, Writer &Out,
                           std::vector<int> &OutFds) {
   if (Bytes == 0)
     return Result::error(ErrorCode::InvalidValue, "cudaMallocHost: 0 bytes");
-  int Fd = ::memfd_create("cleave-pinned", MFD_CLOEXEC);
-  if (Fd < 0 || ::ftruncate(Fd, off_t(Bytes)) != 0) {
-    if (Fd >= 0)
-      ::close(Fd);
+  // Sealed: the client cannot shrink it under the server's mapping.
+  int Fd = sealedMemory("cleave-pinned", Bytes);
+  if (Fd < 0) {
     return Result::error(ErrorCode::MemoryAllocation,
                          "cudaMallocHost: no shared memory of " +
                              std::to_string(Bytes) + " bytes");

@@ -6,7 +6,10 @@
 #include "Wire.h"
 
 #include <cerrno>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -121,6 +124,34 @@ bool receiveMessage(int Sock, uint32_t &Code, std::string &Payload,
   Code = H.Code;
   Payload.resize(H.Bytes);
   return readAll(Sock, Payload.data(), Payload.size());
+}
+
+int sealedMemory(const char *Name, uint64_t Bytes, const void *Data) {
+  int Fd = ::memfd_create(Name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (Fd < 0)
+    return -1;
+  bool Ok = ::ftruncate(Fd, off_t(Bytes)) == 0;
+  if (Ok && Data)
+    Ok = ::pwrite(Fd, Data, Bytes, 0) == ssize_t(Bytes);
+  int Seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+  if (Ok && Data)
+    Seals |= F_SEAL_WRITE;
+  if (Ok)
+    Ok = ::fcntl(Fd, F_ADD_SEALS, Seals) == 0;
+  if (!Ok) {
+    int E = errno;
+    ::close(Fd);
+    errno = E;
+    return -1;
+  }
+  return Fd;
+}
+
+bool isSealedMemory(int Fd, uint64_t Bytes) {
+  struct stat St;
+  int Seals = ::fcntl(Fd, F_GET_SEALS);
+  return Seals >= 0 && (Seals & F_SEAL_SHRINK) && ::fstat(Fd, &St) == 0 &&
+         uint64_t(St.st_size) >= Bytes;
 }
 
 int connectTo(const std::string &Path, std::string &Why) {

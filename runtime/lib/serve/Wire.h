@@ -142,6 +142,13 @@ bool sendMessage(int Sock, uint32_t Code, const std::string &Payload,
 bool receiveMessage(int Sock, uint32_t &Code, std::string &Payload,
                     std::vector<int> &Fds);
 
+/// Shared memory of \p Bytes (a memfd) whose size is sealed: neither side
+/// can shrink it under the other's mapping (a SIGBUS there). With \p Data,
+/// its contents too, written first. -1 on failure (errno).
+int sealedMemory(const char *Name, uint64_t Bytes, const void *Data = nullptr);
+/// Whether \p Fd is such memory, of at least \p Bytes.
+bool isSealedMemory(int Fd, uint64_t Bytes);
+
 /// A Unix stream socket connected to \p Path; -1 with \p Why otherwise.
 int connectTo(const std::string &Path, std::string &Why);
 
