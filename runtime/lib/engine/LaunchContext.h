@@ -420,6 +420,9 @@ struct RunState {
   std::vector<void *> Values;
   std::vector<void *> ArgPtrs;
   std::vector<uint32_t> PartParams;
+  /// By-value arguments whose buffer addresses were translated for Dev
+  /// (argsFor(), ArgumentPointer), per argument.
+  std::map<size_t, std::vector<char>> ByValue;
   /// Partial buffers on M (merge mode, non-M runs): buffer id -> (M's
   /// allocation, hull of this run's writes).
   std::map<uint64_t, std::pair<DeviceAddr, ByteRange>> Partials;
@@ -610,6 +613,9 @@ private:
   uint64_t Total = 0;
   LaunchConfig Config;
   std::vector<PtrArg> Ptrs;
+  /// The buffer addresses in the by-value arguments, when the kernel
+  /// dereferences them (runWithArgumentPointers()); argsFor() translates.
+  std::vector<ArgumentPointer> ArgPointers;
   std::map<uint64_t, std::shared_ptr<Buffer>> BufById;
   std::set<Location> Excluded;
   bool Explicit = false;
@@ -834,6 +840,9 @@ private:
   /// fails and says why. Never a run on a GPU, which would dereference host
   /// copies' addresses.
   Result runOnHostMemory(const BundleIssue &Why);
+  /// A kernel whose by-value arguments hold the pointers it dereferences
+  /// (usesArgumentPointers()) runs whole on a GPU with those translated.
+  Result runWithArgumentPointers();
   /// Whether a launch that is not a repeat may chain too: every range on
   /// one GPU, which alone has deferred work, and every variable the
   /// kernel reads current there.
