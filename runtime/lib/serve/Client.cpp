@@ -321,13 +321,15 @@ Result Client::memset(void *P, int Value, uint64_t Bytes, void *Stream) {
 Result Client::symbolCopy(bool To, const std::string &Name, void *Host,
                           uint64_t Offset, uint64_t Bytes, void *Stream) {
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (Bytes > StagingBytes && Tried && Connected.ok())
+  // Connected first: the staging area's size is known from then on.
+  if (Result R = connectLocked(); !R.ok())
+    return R;
+  if (Bytes > StagingBytes)
     return Result::error(ErrorCode::NotSupported,
                          "a symbol copy of " + std::to_string(Bytes) +
                              " bytes is larger than cleave-serve's staging "
-                             "area (CLEAVE_SERVE_STAGING)");
-  if (Result R = connectLocked(); !R.ok())
-    return R;
+                             "area of " + std::to_string(StagingBytes) +
+                             " (CLEAVE_SERVE_STAGING)");
   if (To && Bytes)
     std::memcpy(Staging, Host, Bytes);
   Writer W;
