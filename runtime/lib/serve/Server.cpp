@@ -215,8 +215,20 @@ void serveOne(int Id, int Sock) {
   socklen_t Len = sizeof(Cred);
   if (::getsockopt(Sock, SOL_SOCKET, SO_PEERCRED, &Cred, &Len) != 0 ||
       (!AnyUser && Cred.uid != ::geteuid() && Cred.uid != 0)) {
-    logLine("cleave-serve: refused a connection from uid " +
-            std::to_string(Cred.uid) + " (--any-user serves every user)");
+    std::string Why = "cleave-serve refused a connection from uid " +
+                      std::to_string(Cred.uid) +
+                      ", not the server's user (--any-user serves every user)";
+    logLine(Why);
+    // The client's first request (its hello) gets the reason as its error.
+    uint32_t Code;
+    std::string Payload;
+    std::vector<int> Fds;
+    if (receiveMessage(Sock, Code, Payload, Fds))
+      (void)sendMessage(Sock, 0,
+                        Writer().put(int32_t(ErrorCode::NoDevice)).str(Why)
+                            .data());
+    for (int Fd : Fds)
+      ::close(Fd);
     ::close(Sock);
     return;
   }

@@ -20,6 +20,10 @@ Scenarios:
                             starts, VICTIM is killed (SIGKILL); the server
                             must free what VICTIM held while OTHER goes on
   daemon                    --daemon, --status, --stop
+  nobody CMD                CMD as the user nobody (setpriv; this script
+                            runs as root), the socket open to every user
+
+Server arguments go before SCENARIO as --arg ARG.
 
 After the server's messages, "gate:" lines sum up its co-scheduler's
 (CLEAVE_LOG=plan): how many launches of each kernel it ran, and whether
@@ -177,12 +181,18 @@ def main(argv):
     args = argv[2:]
     env = dict(os.environ)
     server_env = dict(env)
-    while args and args[0] == "--env":
-        k, v = args[1].split("=", 1)
-        server_env[k] = v
+    server_args = []
+    while args and args[0] in ("--env", "--arg"):
+        if args[0] == "--arg":
+            server_args.append(args[1])
+        else:
+            k, v = args[1].split("=", 1)
+            server_env[k] = v
         args = args[2:]
     scenario, rest = args[0], args[1:]
-    tmp = tempfile.mkdtemp(prefix="cleave-serve-")
+    # Directly under /tmp (not $TMPDIR, which lit makes private): short
+    # enough for a socket path, and reachable by the user nobody.
+    tmp = tempfile.mkdtemp(prefix="cleave-serve-", dir="/tmp")
     sock = os.path.join(tmp, "s")
     log = os.path.join(tmp, "log")
     server = None
@@ -191,8 +201,8 @@ def main(argv):
             run_daemon(serve, sock, server_env, log)
             return 0
         with open(log, "w") as f:
-            server = spawn([serve, "--socket", sock], server_env,
-                           stdout=f, stderr=subprocess.STDOUT)
+            server = spawn([serve, "--socket", sock] + server_args,
+                           server_env, stdout=f, stderr=subprocess.STDOUT)
         wait_for(lambda: status(serve, sock)[0] == 0 or
                  server.poll() is not None, "the server to listen")
         env["CLEAVE_SERVER"] = sock
@@ -200,6 +210,11 @@ def main(argv):
             run_parallel(rest, env)
         elif scenario == "isolation":
             run_isolation(rest[0], rest[1], env)
+        elif scenario == "nobody":
+            os.chmod(tmp, 0o755)
+            os.chmod(sock, 0o777)
+            run_parallel(["setpriv --reuid=65534 --regid=65534 "
+                          "--clear-groups " + rest[0]], env)
         elif scenario == "crash":
             run_crash(rest[0], rest[1], env, serve, sock, log)
         else:
