@@ -68,6 +68,16 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P);
 /// nodes), else the host's value or a documented constant.
 int hardwareAttribute(const std::vector<Device *> &Devices, cudaDeviceAttr A);
 
+/// The bodies of cudaFuncSetAttribute, cudaFuncGetAttributes and the
+/// occupancy query for a kernel already found (CudaKernelApi.cpp;
+/// cleave-serve answers its clients' with them).
+Result setKernelAttribute(Runtime &RT, const std::string &Name,
+                          const KernelHandle &K, int Attr, int Value);
+void kernelAttributes(Runtime &RT, const std::string &Name,
+                      const KernelHandle &K, cudaFuncAttributes &A);
+int kernelOccupancy(Runtime &RT, const KernelHandle &K, int BlockSize,
+                    size_t DynamicShared);
+
 /// cudaDeviceGetAttribute of the virtual device: the value of every
 /// attribute CUDA 13 defines (docs/runtime-api.md says where each comes
 /// from); InvalidValue for a value that is no attribute, as in CUDA.

@@ -395,6 +395,51 @@ Result Client::launch(const std::string &Name, const uint32_t Grid[3],
   return callLocked(Op::Launch, W.data(), R);
 }
 
+Result Client::kernelQuery(Op O, const std::string &Name, int64_t A,
+                           int64_t B, void *Out, uint64_t OutBytes) {
+  std::string R;
+  Result Res = call(O, Writer().str(Name).put(A).put(B), R);
+  if (!Res.ok() || !Out)
+    return Res;
+  Reader Rd(R);
+  uint64_t N = 0;
+  const char *P = Rd.bytes(N);
+  if (!P || N != OutBytes)
+    return Result::error(ErrorCode::Unknown,
+                         "cleave-serve's answer has another size: the "
+                         "server was built with other CUDA headers");
+  std::memcpy(Out, P, N);
+  return Res;
+}
+
+Result Client::hostRegister(void *P, uint64_t Bytes) {
+  if (!P || !Bytes)
+    return Result::error(ErrorCode::InvalidValue,
+                         "cudaHostRegister: null pointer or 0 bytes");
+  std::lock_guard<std::mutex> Lock(Mutex);
+  uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  auto Overlaps = [&](const auto &Map, auto Size) {
+    auto It = Map.upper_bound(A + Bytes - 1);
+    return It != Map.begin() && std::prev(It)->first + Size(*std::prev(It)) > A;
+  };
+  if (Overlaps(Registered, [](auto &E) { return E.second; }) ||
+      Overlaps(Pinned, [](auto &E) { return E.second.Bytes; }))
+    return Result::error(ErrorCode::HostMemoryAlreadyRegistered,
+                         "cudaHostRegister: the range overlaps registered "
+                         "or pinned memory");
+  Registered[A] = Bytes;
+  return Result::success();
+}
+
+Result Client::hostUnregister(void *P) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  if (!Registered.erase(reinterpret_cast<uintptr_t>(P)))
+    return Result::error(ErrorCode::HostMemoryNotRegistered,
+                         "cudaHostUnregister: not the start of a registered "
+                         "range");
+  return Result::success();
+}
+
 Result Client::createStream(unsigned Flags, int Priority, void *&Out) {
   std::string R;
   Result Res =

@@ -18,6 +18,7 @@
 
 #include "cleave/rt/Error.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -57,6 +58,20 @@ public:
   Result launch(const std::string &Name, const uint32_t Grid[3],
                 const uint32_t Block[3], void **Args, uint64_t SharedBytes,
                 void *Stream);
+
+  /// FuncAttributes, Occupancy or FuncSetAttribute of the kernel called
+  /// \p Name, with two values; the reply's data (if any) into \p Out.
+  Result kernelQuery(Op O, const std::string &Name, int64_t A, int64_t B,
+                     void *Out, uint64_t OutBytes);
+  /// cudaHostRegister / cudaHostUnregister: the range is kept here (copies
+  /// from and to it are staged, as pageable memory's: done at the call).
+  Result hostRegister(void *P, uint64_t Bytes);
+  Result hostUnregister(void *P);
+
+  /// cudaSetDeviceFlags / cudaDeviceSetCacheConfig: hints a client keeps
+  /// and reports itself (the server's devices are every client's).
+  std::atomic<unsigned> DeviceFlags{0};
+  std::atomic<int> CacheConfig{0};
 
   Result createStream(unsigned Flags, int Priority, void *&Out);
   Result createEvent(unsigned Flags, void *&Out);
@@ -104,6 +119,8 @@ private:
     uint64_t Server;
   };
   std::map<uintptr_t, PinnedBlock> Pinned;
+  /// cudaHostRegister'ed ranges: start -> bytes.
+  std::map<uintptr_t, uint64_t> Registered;
   std::map<std::string, std::vector<uint32_t>> Params;
 };
 

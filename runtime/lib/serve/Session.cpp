@@ -113,6 +113,10 @@ Result Session::handle(Op O, Reader &In, std::vector<int> &Fds, Writer &Out,
   }
   case Op::Launch:
     return launch(In);
+  case Op::FuncAttributes:
+  case Op::Occupancy:
+  case Op::FuncSetAttribute:
+    return kernelQuery(O, In, Out);
   case Op::Copy:
     return copy(In);
   case Op::Symbol:
@@ -383,6 +387,28 @@ Result Session::kernel(const std::string &Name, const KernelHandle *&K) {
                                       "program built by an older "
                                       "cleave?)"));
   Kernels[Name] = K;
+  return Result::success();
+}
+
+Result Session::kernelQuery(Op O, Reader &In, Writer &Out) {
+  std::string Name = In.str();
+  int64_t A = In.get<int64_t>(), B = In.get<int64_t>();
+  const KernelHandle *K = nullptr;
+  if (Result R = kernel(Name, K); !R.ok())
+    return R;
+  Runtime *RT;
+  if (Result R = Runtime::get(RT); !R.ok())
+    return R;
+  if (O == Op::FuncSetAttribute)
+    return setKernelAttribute(*RT, Name, *K, int(A), int(B));
+  if (O == Op::FuncAttributes) {
+    cudaFuncAttributes Attr;
+    kernelAttributes(*RT, Name, *K, Attr);
+    Out.bytes(&Attr, sizeof(Attr));
+    return Result::success();
+  }
+  int Blocks = kernelOccupancy(*RT, *K, int(A), size_t(B));
+  Out.bytes(&Blocks, sizeof(Blocks));
   return Result::success();
 }
 

@@ -50,6 +50,8 @@ private:
   Result loadImage(int Fd);
   Result kernel(const std::string &Name, const KernelHandle *&K);
   Result launch(Reader &In);
+  /// cudaFuncGetAttributes, the occupancy query, cudaFuncSetAttribute.
+  Result kernelQuery(Op O, Reader &In, Writer &Out);
   Result copy(Reader &In);
   Result symbol(Reader &In);
   Result hostAlloc(uint64_t Bytes, Writer &Out, std::vector<int> &OutFds);

@@ -49,6 +49,9 @@ enum class Op : uint32_t {
   Attribute,  // attribute -> int
   MemInfo,    // -> free, total
   Symbol,     // to?, name, offset, bytes, Endpoint host, stream
+  FuncAttributes,   // name -> cudaFuncAttributes bytes
+  Occupancy,        // name, block size, dynamic shared -> int
+  FuncSetAttribute, // name, attribute, value
   Status,     // -> text: clients and what each holds (introspection)
   Stop,       // the server stops after replying
 };
