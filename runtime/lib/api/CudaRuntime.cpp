@@ -138,6 +138,20 @@ bool tryDirectCopy(Runtime &RT, void *Dst, const void *Src, uint64_t Bytes,
 /// host memory takes part: device to device always (as CUDA does even for
 /// cudaMemcpy), and for the *Async calls also from or to pinned memory.
 /// Otherwise the call returns when the copy is done.
+/// A client of cleave-serve's copy or memset of shape \p C: one 1-D
+/// request per row (\p Row), the last row first so that a rectangle past
+/// its allocation is refused, in most cases, before anything moved.
+template <class RowFn> Result servedRows(const CopyShape &C, RowFn Row) {
+  if (C.Width == 0 || C.Height == 0)
+    return Result::success();
+  if (Result R = Row(C.Height - 1); !R.ok())
+    return R;
+  for (uint64_t I = 0; I + 1 < C.Height; ++I)
+    if (Result R = Row(I); !R.ok())
+      return R;
+  return Result::success();
+}
+
 cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
                  int KindValue, bool AsyncCall, void *StreamHandle) {
   if (KindValue < cudaMemcpyHostToHost || KindValue > cudaMemcpyDefault)
@@ -155,12 +169,12 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
   if (C.Height > 1 &&
       (C.DPitch > UINT64_MAX / C.Height || C.SPitch > UINT64_MAX / C.Height))
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
-  if (serve::Client::get() && C.Height > 1)
-    return ret(error(ErrorCode::NotSupported,
-                     std::string(What) + ": 2-D copies and memsets are not "
-                                         "served by cleave-serve"));
-  CLEAVE_SERVED(copy(Dst, Src, C.Width, KindValue, StreamHandle, AsyncCall,
-                     What));
+  if (serve::Client *SC = serve::Client::get())
+    return ret(servedRows(C, [&](uint64_t Row) {
+      return SC->copy(static_cast<char *>(Dst) + Row * C.DPitch,
+                      static_cast<const char *>(Src) + Row * C.SPitch, C.Width,
+                      KindValue, StreamHandle, AsyncCall, What);
+    }));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -246,11 +260,11 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
                                                std::to_string(C.Width)));
   if (C.Height > 1 && C.DPitch > UINT64_MAX / C.Height)
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
-  if (serve::Client::get() && C.Height > 1)
-    return ret(error(ErrorCode::NotSupported,
-                     std::string(What) + ": 2-D copies and memsets are not "
-                                         "served by cleave-serve"));
-  CLEAVE_SERVED(memset(Dst, Value, C.Width, StreamHandle));
+  if (serve::Client *SC = serve::Client::get())
+    return ret(servedRows(C, [&](uint64_t Row) {
+      return SC->memset(static_cast<char *>(Dst) + Row * C.DPitch, Value,
+                        C.Width, StreamHandle);
+    }));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -624,6 +638,11 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
                      "cudaMallocPitch: " + std::to_string(height) +
                          " rows of " + std::to_string(Pitch) +
                          " bytes overflow"));
+  if (serve::Client *SC = serve::Client::get()) {
+    Result R = SC->malloc(Pitch * height, *devPtr);
+    *pitch = R.ok() ? Pitch : 0;
+    return ret(prefixed("cudaMallocPitch", R));
+  }
   CLEAVE_RUNTIME(RT);
   if (Result R = RT->buffers().allocate(Pitch * height, *devPtr); !R.ok())
     return ret(prefixed("cudaMallocPitch", R));
