@@ -1014,6 +1014,10 @@ bool Runtime::mayLaunchDirect(const KernelHandle *K) {
     return true;
   std::lock_guard<std::mutex> Lock(GatesMutex);
   DirectGate &G = Gates[K];
+  if (!G.Seen) {
+    G.Seen = true;
+    return true;
+  }
   if (G.Streak < DirectStreak || G.Launched >= DirectRecheck)
     return false;
   ++G.Launched;

@@ -361,10 +361,13 @@ public:
   /// (mayLaunchDirect()).
   Location directDevice() const { return DirectDev; }
   /// Whether a launch of \p K may go straight to the direct device: with
-  /// the GPU alone, always; beside CPU devices, once the engine (the model
-  /// policy, which weighs the CPU) ran DirectStreak launches of K in a row
-  /// whole on the GPU, and then for DirectRecheck launches before one goes
-  /// to the engine again, so that a CPU share that starts to pay is found.
+  /// the GPU alone, always; beside CPU devices, K's first launch (the
+  /// model's first search of a key costs 0.2-1 ms of host time, which a
+  /// program that launches a kernel once pays whole), then once the engine
+  /// (the model policy, which weighs the CPU) ran DirectStreak launches of
+  /// K in a row whole on the GPU, and then for DirectRecheck launches
+  /// before one goes to the engine again, so that a CPU share that starts
+  /// to pay is found.
   bool mayLaunchDirect(const KernelHandle *K);
   /// The engine ran a launch of \p K as \p Plan says (mayLaunchDirect()).
   void noteEngineLaunch(const KernelHandle *K, const LaunchPlan &Plan);
@@ -469,6 +472,7 @@ private:
   /// DirectDev sits beside CPU devices: launches go there per kernel.
   bool DirectPerKernel = false;
   struct DirectGate {
+    bool Seen = false;     ///< a launch of the kernel was asked about
     unsigned Streak = 0;   ///< engine launches in a row whole on the GPU
     unsigned Launched = 0; ///< direct launches since the engine's last
   };
