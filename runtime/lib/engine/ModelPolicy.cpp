@@ -703,11 +703,14 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   Cached.SawStaged |= AnyStaged;
   uint64_t Done = Prior + 1; // launches including this one
   Cached.PlannedAt = Done;
-  // A launch too short to split on its best device is searched again only
-  // after as many launches again, 16 at least: a search costs 0.2-1 ms of
-  // host time (a pitched stencil's on the H200: 0.75 ms against its 10 us
-  // kernel, at each of its first launches) and cannot split it.
-  if (Res.TooShortBelowMs > 0)
+  // A launch too short to split on its best device, as measured there, is
+  // searched again only after as many launches again, 16 at least: a
+  // search costs 0.2-1 ms of host time (a pitched stencil's on the H200:
+  // 0.75 ms against its 10 us kernel, at each of its first launches) and
+  // cannot split it. A seeded row's verdict is checked at the next launch.
+  size_t Best = Res.Decision.BaseDevice;
+  if (Res.TooShortBelowMs > 0 && Best < Res.Devices.size() &&
+      Res.Devices[Best].RowMeasured)
     Cached.NextSearch = std::max<uint64_t>(Done * 2, Done + 16);
   else
     Cached.NextSearch = Done < 4 ? Done : std::min(Done * 2, Done + 64);
