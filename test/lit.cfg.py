@@ -42,6 +42,7 @@ cl_flags = ("-x cl -cl-std=CL1.2 -target nvptx64--nvidiacl -O2 -S -emit-llvm "
 
 config.substitutions.append(("%opt", os.path.join(tools, "opt")))
 config.substitutions.append(("%cleave_plugin", config.cleave_plugin))
+config.substitutions.append(("%cleave_serve", os.path.join(config.cleave_obj_root, "bin", "cleave-serve")))
 config.substitutions.append(("%cleave", config.cleave_tool))
 config.substitutions.append(("%cuda_to_ir", "%s %s" % (os.path.join(tools, "clang++"), cuda_flags)))
 config.substitutions.append(("%cl_to_ir", "%s %s" % (os.path.join(tools, "clang"), cl_flags)))

@@ -113,6 +113,13 @@ int cleave_last_error_message(char *buf, size_t size);
  * same. */
 int cleave_reset(void);
 
+/* Registers the program's CPU image: a shared object of its device objects
+ * (their CPU variants, bundles and registrations), which a program run with
+ * CLEAVE_SERVER passes to cleave-serve so that the server's CPU devices can
+ * run its kernels (docs/serve.md). Called from a constructor that
+ * `cleave compile` generates; the bytes stay valid for the process. */
+int cleave_register_image(const void *image, uint64_t size);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

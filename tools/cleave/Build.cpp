@@ -351,6 +351,8 @@ public:
     }
     if (Failed)
       return 1;
+    if (int RC = serveImage())
+      return RC;
     return link();
   }
 
@@ -495,6 +497,7 @@ private:
         if (writeWhole(DevObj, *Obj))
           return false;
         Objects.push_back(DevObj);
+        DeviceObjects.push_back(DevObj);
       } else if (Show) {
         Log << "cleave: " << In << " has no kernels: no device object\n";
       }
@@ -506,6 +509,7 @@ private:
         Extra.insert(Extra.end(), {"-iquote", D});
     } else {
       Objects.push_back(DevObj);
+      DeviceObjects.push_back(DevObj);
     }
     // Quoted includes of the .cu file resolve from its directory.
     StringRef Dir = sys::path::parent_path(In);
@@ -544,6 +548,68 @@ private:
     }
     Objects.push_back(HostObj);
     return true;
+  }
+
+  /// The program's CPU image for cleave-serve (docs/serve.md): its device
+  /// objects linked into a shared object, which an object of its own
+  /// embeds and registers (cleave_register_image) at start. A program run
+  /// with CLEAVE_SERVER passes it to the server, whose CPU devices run the
+  /// CPU variants from it; the __cleave_rt_* helpers and
+  /// cleave_register_module it calls resolve against the server's runtime.
+  int serveImage() {
+    if (DeviceObjects.empty())
+      return 0;
+    std::string So = TmpPath + "/cleave-image.so";
+    std::string Src = TmpPath + "/cleave-image.c";
+    std::string Obj = TmpPath + "/cleave-image.o";
+    std::vector<std::string> Link = Cxx;
+    Link.insert(Link.end(), {"-shared", "-o", So});
+    append_range(Link, DeviceObjects);
+    std::vector<std::string> Cc = Cxx;
+    Cc.insert(Cc.end(), {"-x", "c", "-c", Src, "-o", Obj});
+    if (Show) {
+      Log << "cleave: CPU image for cleave-serve: " << So << "\n";
+      printCommand(Log, Link);
+      printCommand(Log, Cc);
+    }
+    Objects.push_back(Obj);
+    if (Opts.DryRun)
+      return 0;
+    if (runHostStep(Link, So) != 0)
+      return error("linking the CPU image for cleave-serve failed");
+    std::string Quoted;
+    for (char C : So) {
+      if (C == '"' || C == '\\')
+        Quoted += '\\';
+      Quoted += C;
+    }
+    std::string Text =
+        "/* The program's CPU image for cleave-serve (docs/serve.md). */\n"
+        "__asm__(\".section .rodata.cleave_image,\\\"a\\\",@progbits\\n\"\n"
+        "        \".balign 16\\n\"\n"
+        "        \".globl __cleave_image_begin\\n.hidden "
+        "__cleave_image_begin\\n\"\n"
+        "        \".globl __cleave_image_end\\n.hidden "
+        "__cleave_image_end\\n\"\n"
+        "        \"__cleave_image_begin:\\n\"\n"
+        "        \".incbin \\\"" +
+        Quoted +
+        "\\\"\\n\"\n"
+        "        \"__cleave_image_end:\\n\"\n"
+        "        \".previous\\n\");\n"
+        "extern const char __cleave_image_begin[], __cleave_image_end[];\n"
+        "int cleave_register_image(const void *, unsigned long);\n"
+        "__attribute__((constructor)) static void "
+        "__cleave_image_register(void) {\n"
+        "  cleave_register_image(__cleave_image_begin,\n"
+        "                        (unsigned long)(__cleave_image_end -\n"
+        "                                        __cleave_image_begin));\n"
+        "}\n";
+    if (writeWhole(Src, Text))
+      return 1;
+    if (runHostStep(Cc, Obj) != 0)
+      return error("compiling the CPU image's registration failed");
+    return 0;
   }
 
   /// The link, to a temporary name next to the output and renamed at the
@@ -609,6 +675,8 @@ private:
   std::string TmpPath;
   std::vector<std::string> HostFlags;
   std::vector<std::string> Objects;
+  /// The device objects among Objects (serveImage()).
+  std::vector<std::string> DeviceObjects;
   DeviceVariables Variables;
 };
 

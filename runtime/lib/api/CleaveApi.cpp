@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include "../serve/Client.h"
+
 #include <cstring>
 
 using namespace cleave::rt;
@@ -152,6 +154,14 @@ int cleave_last_plan(char *buf, size_t size) {
 
 int cleave_last_error_message(char *buf, size_t size) {
   copyOut(lastErrorMessage(), buf, size);
+  return 0;
+}
+
+int cleave_register_image(const void *image, uint64_t size) {
+  if (!image || !size)
+    return finish(Result::error(ErrorCode::InvalidValue,
+                                "cleave_register_image: no image"));
+  serve::registerImage(image, size);
   return 0;
 }
 

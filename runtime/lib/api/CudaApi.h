@@ -11,6 +11,8 @@
 
 #include "Runtime.h"
 
+#include "../serve/Client.h"
+
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -41,6 +43,12 @@ inline Result prefixed(const char *What, const Result &R) {
              : Result::error(R.code(), std::string(What) + ": " + R.message());
 }
 
+/// With CLEAVE_SERVER set, the call goes to cleave-serve (docs/serve.md):
+/// \p Call on the process's serve::Client, named SC.
+#define CLEAVE_SERVED(Call)                                                    \
+  if (serve::Client *SC = serve::Client::get())                                \
+  return ret(SC->Call)
+
 /// The runtime, or why it could not start.
 #define CLEAVE_RUNTIME(RT)                                                     \
   Runtime *RT;                                                                 \
@@ -59,6 +67,16 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P);
 /// the GPUs that answer (the first GPU's for identities: PCI ids, NUMA
 /// nodes), else the host's value or a documented constant.
 int hardwareAttribute(const std::vector<Device *> &Devices, cudaDeviceAttr A);
+
+/// The bodies of cudaFuncSetAttribute, cudaFuncGetAttributes and the
+/// occupancy query for a kernel already found (CudaKernelApi.cpp;
+/// cleave-serve answers its clients' with them).
+Result setKernelAttribute(Runtime &RT, const std::string &Name,
+                          const KernelHandle &K, int Attr, int Value);
+void kernelAttributes(Runtime &RT, const std::string &Name,
+                      const KernelHandle &K, cudaFuncAttributes &A);
+int kernelOccupancy(Runtime &RT, const KernelHandle &K, int BlockSize,
+                    size_t DynamicShared);
 
 /// cudaDeviceGetAttribute of the virtual device: the value of every
 /// attribute CUDA 13 defines (docs/runtime-api.md says where each comes

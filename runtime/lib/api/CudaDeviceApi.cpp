@@ -57,6 +57,13 @@ extern "C" {
 cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
   if (!free || !total)
     return ret(invalid("cudaMemGetInfo: null pointer"));
+  if (serve::Client *SC = serve::Client::get()) {
+    uint64_t F = 0, T = 0;
+    Result R = SC->memInfo(F, T);
+    *free = F;
+    *total = T;
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   // A buffer may be replicated on every GPU, so the smallest GPU is the
   // limit (as totalGlobalMem says); without a GPU, the host's memory.
@@ -86,8 +93,13 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
     return ret(invalid(
         "cudaDeviceSetCacheConfig: " + std::to_string(int(cacheConfig)) +
         " is not a cudaFuncCache value"));
+  // A preference in CUDA too; each device keeps its own split. A client of
+  // cleave-serve keeps it itself (the server's devices are shared).
+  if (serve::Client *SC = serve::Client::get()) {
+    SC->CacheConfig = cacheConfig;
+    return ret(Result::success());
+  }
   CLEAVE_RUNTIME(RT);
-  // A preference in CUDA too; each device keeps its own split.
   RT->CacheConfig = cacheConfig;
   return ret(Result::success());
 }
@@ -95,6 +107,10 @@ cudaError_t cudaDeviceSetCacheConfig(enum cudaFuncCache cacheConfig) {
 cudaError_t cudaDeviceGetCacheConfig(enum cudaFuncCache *pCacheConfig) {
   if (!pCacheConfig)
     return ret(invalid("cudaDeviceGetCacheConfig: null pointer"));
+  if (serve::Client *SC = serve::Client::get()) {
+    *pCacheConfig = static_cast<cudaFuncCache>(SC->CacheConfig.load());
+    return ret(Result::success());
+  }
   CLEAVE_RUNTIME(RT);
   *pCacheConfig = static_cast<cudaFuncCache>(RT->CacheConfig.load());
   return ret(Result::success());
@@ -109,8 +125,12 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
        Schedule != cudaDeviceScheduleBlockingSync))
     return ret(
         invalid("cudaSetDeviceFlags: invalid flags " + std::to_string(flags)));
-  CLEAVE_RUNTIME(RT);
   // Kept and reported; how host threads wait is spin_us's (CLEAVE_TUNE).
+  if (serve::Client *SC = serve::Client::get()) {
+    SC->DeviceFlags = flags;
+    return ret(Result::success());
+  }
+  CLEAVE_RUNTIME(RT);
   RT->DeviceFlags = flags;
   return ret(Result::success());
 }
@@ -118,6 +138,10 @@ cudaError_t cudaSetDeviceFlags(unsigned int flags) {
 cudaError_t cudaGetDeviceFlags(unsigned int *flags) {
   if (!flags)
     return ret(invalid("cudaGetDeviceFlags: null pointer"));
+  if (serve::Client *SC = serve::Client::get()) {
+    *flags = SC->DeviceFlags.load();
+    return ret(Result::success());
+  }
   CLEAVE_RUNTIME(RT);
   *flags = RT->DeviceFlags.load();
   return ret(Result::success());
@@ -134,11 +158,13 @@ cudaError_t cudaHostRegister(void *ptr, size_t size, unsigned int flags) {
                      "cudaHostRegisterIoMemory (device access to host "
                      "memory) are not supported: kernels use memory from "
                      "cudaMalloc"));
+  CLEAVE_SERVED(hostRegister(ptr, size));
   CLEAVE_RUNTIME(RT);
   return ret(prefixed("cudaHostRegister", RT->registerHost(ptr, size)));
 }
 
 cudaError_t cudaHostUnregister(void *ptr) {
+  CLEAVE_SERVED(hostUnregister(ptr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->unregisterHost(ptr));
 }
@@ -146,12 +172,16 @@ cudaError_t cudaHostUnregister(void *ptr) {
 cudaError_t cudaProfilerStart(void) {
   // Marks what an attached profiler collects; with none attached (Cleave
   // has no profiler interface) it has no effect, as in CUDA.
+  if (serve::Client::get())
+    return ret(Result::success());
   CLEAVE_RUNTIME(RT);
   (void)RT;
   return ret(Result::success());
 }
 
 cudaError_t cudaProfilerStop(void) {
+  if (serve::Client::get())
+    return ret(Result::success());
   CLEAVE_RUNTIME(RT);
   (void)RT;
   return ret(Result::success());

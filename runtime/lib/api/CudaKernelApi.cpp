@@ -154,6 +154,74 @@ void functionAttributes(Runtime &RT, const std::string &Name,
 
 } // namespace
 
+namespace cleave {
+namespace rt {
+namespace api {
+
+Result setKernelAttribute(Runtime &RT, const std::string &Name,
+                          const KernelHandle &K, int Attr, int Value) {
+  switch (Attr) {
+  case cudaFuncAttributeMaxDynamicSharedMemorySize: {
+    uint64_t Static = K.Info->StaticSharedBytes;
+    uint64_t Limit = RT.sharedOptinLimit();
+    if (Value < 0 || uint64_t(Value) + Static > Limit)
+      return invalid("cudaFuncSetAttribute: " + std::to_string(Value) +
+                     " bytes of dynamic shared memory for " + Name +
+                     " (with " + std::to_string(Static) +
+                     " static) exceed the limit of " + std::to_string(Limit) +
+                     " bytes per block");
+    RT.setMaxDynamicShared(Name, uint64_t(Value));
+    return Result::success();
+  }
+  case cudaFuncAttributePreferredSharedMemoryCarveout:
+    // A hint in CUDA too; the devices choose their own carveout.
+    if (Value < -1 || Value > 100)
+      return invalid("cudaFuncSetAttribute: carveout " +
+                     std::to_string(Value) + " is not in [-1, 100]");
+    return Result::success();
+  default:
+    return error(ErrorCode::NotSupported,
+                 "cudaFuncSetAttribute: attribute " + std::to_string(Attr) +
+                     " is not supported by Cleave's runtime");
+  }
+}
+
+void kernelAttributes(Runtime &RT, const std::string &Name,
+                      const KernelHandle &K, cudaFuncAttributes &A) {
+  functionAttributes(RT, Name, K, A);
+}
+
+int kernelOccupancy(Runtime &RT, const KernelHandle &K, int BlockSize,
+                    size_t DynamicShared) {
+  // On GPUs: the driver's count for each, the smallest (a launch's blocks
+  // may run on any of them). Without: the virtual device's limits with the
+  // kernel's shared memory; registers unknown.
+  unsigned Blocks = UINT_MAX;
+  bool Gpu = forEachGpuFunction(RT, K, [&](Device &D, FunctionHandle F) {
+    unsigned N = 0;
+    (void)D.maxActiveBlocksPerSM(F, unsigned(BlockSize), DynamicShared, N);
+    Blocks = std::min(Blocks, N);
+  });
+  if (!Gpu) {
+    model::KernelResources Res;
+    cudaDeviceProp P;
+    fillProperties(RT, P);
+    CubinKernelResources Cubin;
+    int CubinArch = 0;
+    if (cubinResources(RT, K, P.major * 10 + P.minor, Cubin, CubinArch))
+      Res.Registers = Cubin.Registers;
+    Res.StaticShared = K.Info->StaticSharedBytes;
+    Res.DynamicShared = DynamicShared;
+    Blocks =
+        model::occupancy(virtualGpu(RT), Res, unsigned(BlockSize)).BlocksPerSm;
+  }
+  return int(std::min<unsigned>(Blocks, INT_MAX));
+}
+
+} // namespace api
+} // namespace rt
+} // namespace cleave
+
 extern "C" {
 
 cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
@@ -171,36 +239,20 @@ cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim, dim3 blockDim,
 
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr,
                                  int value) {
-  Runtime *RT;
   std::string Name;
+  if (serve::Client *SC = serve::Client::get()) {
+    if (!func || !kernelName(func, Name))
+      return ret(error(ErrInvalidDeviceFunction,
+                       "cudaFuncSetAttribute: no kernel is registered for "
+                       "this host function"));
+    return ret(SC->kernelQuery(serve::Op::FuncSetAttribute, Name, attr, value,
+                               nullptr, 0));
+  }
+  Runtime *RT;
   const KernelHandle *K;
   if (Result R = stubKernel("cudaFuncSetAttribute", func, RT, Name, K); !R.ok())
     return ret(R);
-  switch (attr) {
-  case cudaFuncAttributeMaxDynamicSharedMemorySize: {
-    uint64_t Static = K->Info->StaticSharedBytes;
-    uint64_t Limit = RT->sharedOptinLimit();
-    if (value < 0 || uint64_t(value) + Static > Limit)
-      return ret(invalid("cudaFuncSetAttribute: " + std::to_string(value) +
-                         " bytes of dynamic shared memory for " + Name +
-                         " (with " + std::to_string(Static) +
-                         " static) exceed the limit of " +
-                         std::to_string(Limit) + " bytes per block"));
-    RT->setMaxDynamicShared(Name, uint64_t(value));
-    return ret(Result::success());
-  }
-  case cudaFuncAttributePreferredSharedMemoryCarveout:
-    // A hint in CUDA too; the devices choose their own carveout.
-    if (value < -1 || value > 100)
-      return ret(invalid("cudaFuncSetAttribute: carveout " +
-                         std::to_string(value) + " is not in [-1, 100]"));
-    return ret(Result::success());
-  default:
-    return ret(error(ErrorCode::NotSupported,
-                     "cudaFuncSetAttribute: attribute " +
-                         std::to_string(int(attr)) +
-                         " is not supported by Cleave's runtime"));
-  }
+  return ret(setKernelAttribute(*RT, Name, *K, attr, value));
 }
 
 cudaError_t cudaFuncSetCacheConfig(const void *func,
@@ -208,9 +260,17 @@ cudaError_t cudaFuncSetCacheConfig(const void *func,
   Runtime *RT;
   std::string Name;
   const KernelHandle *K;
-  if (Result R = stubKernel("cudaFuncSetCacheConfig", func, RT, Name, K);
-      !R.ok())
+  // A client checks the stub alone: the preference changes nothing.
+  if (serve::Client::get()) {
+    if (!func || !kernelName(func, Name))
+      return ret(error(ErrInvalidDeviceFunction,
+                       "cudaFuncSetCacheConfig: no kernel is registered for "
+                       "this host function"));
+  } else if (Result R =
+                 stubKernel("cudaFuncSetCacheConfig", func, RT, Name, K);
+             !R.ok()) {
     return ret(R);
+  }
   if (cacheConfig < cudaFuncCachePreferNone ||
       cacheConfig > cudaFuncCachePreferEqual)
     return ret(
@@ -227,10 +287,18 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr,
   Runtime *RT;
   std::string Name;
   const KernelHandle *K;
+  if (serve::Client *SC = serve::Client::get()) {
+    if (!func || !kernelName(func, Name))
+      return ret(error(ErrInvalidDeviceFunction,
+                       "cudaFuncGetAttributes: no kernel is registered for "
+                       "this host function"));
+    return ret(SC->kernelQuery(serve::Op::FuncAttributes, Name, 0, 0, attr,
+                               sizeof(*attr)));
+  }
   if (Result R = stubKernel("cudaFuncGetAttributes", func, RT, Name, K);
       !R.ok())
     return ret(R);
-  functionAttributes(*RT, Name, *K, *attr);
+  kernelAttributes(*RT, Name, *K, *attr);
   return ret(Result::success());
 }
 
@@ -250,31 +318,18 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
   Runtime *RT;
   std::string Name;
   const KernelHandle *K;
+  if (serve::Client *SC = serve::Client::get()) {
+    if (!func || !kernelName(func, Name))
+      return ret(error(ErrInvalidDeviceFunction,
+                       std::string(What) + ": no kernel is registered for "
+                                           "this host function"));
+    return ret(SC->kernelQuery(serve::Op::Occupancy, Name, blockSize,
+                               int64_t(dynamicSMemSize), numBlocks,
+                               sizeof(*numBlocks)));
+  }
   if (Result R = stubKernel(What, func, RT, Name, K); !R.ok())
     return ret(R);
-  // On GPUs: the driver's count for each, the smallest (a launch's blocks
-  // may run on any of them). Without: the virtual device's limits with the
-  // kernel's shared memory; registers unknown.
-  unsigned Blocks = UINT_MAX;
-  bool Gpu = forEachGpuFunction(*RT, *K, [&](Device &D, FunctionHandle F) {
-    unsigned N = 0;
-    (void)D.maxActiveBlocksPerSM(F, unsigned(blockSize), dynamicSMemSize, N);
-    Blocks = std::min(Blocks, N);
-  });
-  if (!Gpu) {
-    model::KernelResources Res;
-    cudaDeviceProp P;
-    fillProperties(*RT, P);
-    CubinKernelResources Cubin;
-    int CubinArch = 0;
-    if (cubinResources(*RT, *K, P.major * 10 + P.minor, Cubin, CubinArch))
-      Res.Registers = Cubin.Registers;
-    Res.StaticShared = K->Info->StaticSharedBytes;
-    Res.DynamicShared = dynamicSMemSize;
-    Blocks =
-        model::occupancy(virtualGpu(*RT), Res, unsigned(blockSize)).BlocksPerSm;
-  }
-  *numBlocks = int(std::min<unsigned>(Blocks, INT_MAX));
+  *numBlocks = kernelOccupancy(*RT, *K, blockSize, dynamicSMemSize);
   return ret(Result::success());
 }
 

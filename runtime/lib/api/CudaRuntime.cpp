@@ -138,6 +138,20 @@ bool tryDirectCopy(Runtime &RT, void *Dst, const void *Src, uint64_t Bytes,
 /// host memory takes part: device to device always (as CUDA does even for
 /// cudaMemcpy), and for the *Async calls also from or to pinned memory.
 /// Otherwise the call returns when the copy is done.
+/// A client of cleave-serve's copy or memset of shape \p C: one 1-D
+/// request per row (\p Row), the last row first so that a rectangle past
+/// its allocation is refused, in most cases, before anything moved.
+template <class RowFn> Result servedRows(const CopyShape &C, RowFn Row) {
+  if (C.Width == 0 || C.Height == 0)
+    return Result::success();
+  if (Result R = Row(C.Height - 1); !R.ok())
+    return R;
+  for (uint64_t I = 0; I + 1 < C.Height; ++I)
+    if (Result R = Row(I); !R.ok())
+      return R;
+  return Result::success();
+}
+
 cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
                  int KindValue, bool AsyncCall, void *StreamHandle) {
   if (KindValue < cudaMemcpyHostToHost || KindValue > cudaMemcpyDefault)
@@ -155,6 +169,12 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
   if (C.Height > 1 &&
       (C.DPitch > UINT64_MAX / C.Height || C.SPitch > UINT64_MAX / C.Height))
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
+  if (serve::Client *SC = serve::Client::get())
+    return ret(servedRows(C, [&](uint64_t Row) {
+      return SC->copy(static_cast<char *>(Dst) + Row * C.DPitch,
+                      static_cast<const char *>(Src) + Row * C.SPitch, C.Width,
+                      KindValue, StreamHandle, AsyncCall, What);
+    }));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -240,6 +260,11 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
                                                std::to_string(C.Width)));
   if (C.Height > 1 && C.DPitch > UINT64_MAX / C.Height)
     return ret(invalid(std::string(What) + ": pitch x height overflows"));
+  if (serve::Client *SC = serve::Client::get())
+    return ret(servedRows(C, [&](uint64_t Row) {
+      return SC->memset(static_cast<char *>(Dst) + Row * C.DPitch, Value,
+                        C.Width, StreamHandle);
+    }));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -300,6 +325,13 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
                      std::string(What) +
                          ": the symbol is not a registered __device__ or "
                          "__constant__ variable"));
+  if (serve::Client::get() && KindValue == cudaMemcpyDeviceToDevice)
+    return ret(error(ErrorCode::NotSupported,
+                     std::string(What) + ": a symbol copy from or to device "
+                                         "memory is not served by "
+                                         "cleave-serve"));
+  CLEAVE_SERVED(symbolCopy(ToSymbol, Name, Other, Offset, Count,
+                           StreamHandle));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(StreamHandle, S); !R.ok())
@@ -400,6 +432,14 @@ const char *errorName(ErrorCode C) {
 } // namespace rt
 } // namespace cleave
 
+/// A served query's result: cudaErrorNotReady is an answer, not an error
+/// (it is not recorded as the thread's last error).
+cudaError_t servedQuery(const Result &R) {
+  if (R.code() == ErrorCode::NotReady)
+    return static_cast<cudaError_t>(ErrorCode::NotReady);
+  return ret(R);
+}
+
 extern "C" {
 
 //===----------------------------------------------------------------------===//
@@ -475,6 +515,14 @@ cudaError_t cudaGetDeviceCount(int *count) {
   if (!count)
     return ret(invalid("cudaGetDeviceCount: null pointer"));
   *count = 0;
+  if (serve::Client *SC = serve::Client::get()) {
+    int Ignored;
+    if (Result R = SC->attribute(cudaDevAttrMultiProcessorCount, Ignored);
+        !R.ok())
+      return ret(R);
+    *count = 1;
+    return ret(Result::success());
+  }
   CLEAVE_RUNTIME(RT);
   (void)RT;
   *count = 1;
@@ -486,6 +534,8 @@ cudaError_t cudaSetDevice(int device) {
     return ret(error(ErrorCode::InvalidDevice,
                      "cudaSetDevice(" + std::to_string(device) +
                          "): Cleave's runtime has one virtual device, 0"));
+  if (serve::Client::get())
+    return ret(Result::success()); // the server's one virtual device
   CLEAVE_RUNTIME(RT);
   (void)RT;
   return ret(Result::success());
@@ -505,6 +555,7 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
     return ret(error(ErrorCode::InvalidDevice,
                      "cudaGetDeviceProperties: no device " +
                          std::to_string(device) + " (there is one, 0)"));
+  CLEAVE_SERVED(properties(prop, sizeof(*prop)));
   CLEAVE_RUNTIME(RT);
   fillProperties(*RT, *prop);
   return ret(Result::success());
@@ -518,17 +569,22 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
     return ret(error(ErrorCode::InvalidDevice,
                      "cudaDeviceGetAttribute: no device " +
                          std::to_string(device) + " (there is one, 0)"));
+  CLEAVE_SERVED(attribute(attr, *value));
   CLEAVE_RUNTIME(RT);
   return ret(
       prefixed("cudaDeviceGetAttribute", deviceAttribute(*RT, attr, *value)));
 }
 
 cudaError_t cudaDeviceSynchronize(void) {
+  CLEAVE_SERVED(simple(serve::Op::DeviceSync));
   CLEAVE_RUNTIME(RT);
   return ret(RT->synchronizeAll());
 }
 
 cudaError_t cudaDeviceReset(void) {
+  // The client's state lives in the server until it disconnects; a reset
+  // waits for its work, as CUDA's does.
+  CLEAVE_SERVED(simple(serve::Op::DeviceSync));
   Runtime::reset();
   return ret(Result::success());
 }
@@ -557,6 +613,7 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
   if (!devPtr)
     return ret(invalid("cudaMalloc: null pointer"));
   *devPtr = nullptr;
+  CLEAVE_SERVED(malloc(size, *devPtr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->buffers().allocate(size, *devPtr));
 }
@@ -581,6 +638,11 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
                      "cudaMallocPitch: " + std::to_string(height) +
                          " rows of " + std::to_string(Pitch) +
                          " bytes overflow"));
+  if (serve::Client *SC = serve::Client::get()) {
+    Result R = SC->malloc(Pitch * height, *devPtr);
+    *pitch = R.ok() ? Pitch : 0;
+    return ret(prefixed("cudaMallocPitch", R));
+  }
   CLEAVE_RUNTIME(RT);
   if (Result R = RT->buffers().allocate(Pitch * height, *devPtr); !R.ok())
     return ret(prefixed("cudaMallocPitch", R));
@@ -589,6 +651,7 @@ cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width,
 }
 
 cudaError_t cudaFree(void *devPtr) {
+  CLEAVE_SERVED(free(devPtr));
   CLEAVE_RUNTIME(RT);
   if (!devPtr)
     return ret(Result::success());
@@ -604,6 +667,7 @@ cudaError_t cudaMallocHost(void **ptr, size_t size) {
   if (!ptr)
     return ret(invalid("cudaMallocHost: null pointer"));
   *ptr = nullptr;
+  CLEAVE_SERVED(hostAlloc(size, *ptr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->allocatePinned(size, *ptr));
 }
@@ -622,11 +686,15 @@ cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags) {
                      "host memory) is not supported: kernels use memory from "
                      "cudaMalloc"));
   // Portable: every allocation is; write-combined is a hint.
+  CLEAVE_SERVED(hostAlloc(size, *pHost));
   CLEAVE_RUNTIME(RT);
   return ret(RT->allocatePinned(size, *pHost));
 }
 
 cudaError_t cudaFreeHost(void *ptr) {
+  if (!ptr)
+    return ret(Result::success());
+  CLEAVE_SERVED(freeHost(ptr));
   CLEAVE_RUNTIME(RT);
   return ret(RT->freePinned(ptr));
 }
@@ -717,6 +785,12 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream,
   if (flags & ~unsigned(cudaStreamNonBlocking))
     return ret(invalid("cudaStreamCreateWithFlags: unknown flags " +
                        std::to_string(flags)));
+  if (serve::Client *SC = serve::Client::get()) {
+    void *H = nullptr;
+    Result R = SC->createStream(flags, 0, H);
+    *pStream = static_cast<cudaStream_t>(H);
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   void *H = nullptr;
   Result R = RT->createStream(flags, H);
@@ -731,6 +805,12 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
   if (flags & ~unsigned(cudaStreamNonBlocking))
     return ret(invalid("cudaStreamCreateWithPriority: unknown flags " +
                        std::to_string(flags)));
+  if (serve::Client *SC = serve::Client::get()) {
+    void *H = nullptr;
+    Result R = SC->createStream(flags, priority, H);
+    *pStream = static_cast<cudaStream_t>(H);
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   void *H = nullptr;
   Result R = RT->createStream(flags, H, priority);
@@ -741,6 +821,7 @@ cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream,
 cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
   if (!priority)
     return ret(invalid("cudaStreamGetPriority: null pointer"));
+  CLEAVE_SERVED(priority(hStream, *priority));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(hStream, S); !R.ok())
@@ -765,11 +846,13 @@ cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
 }
 
 cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  CLEAVE_SERVED(simple(serve::Op::StreamDestroy, uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   return ret(RT->destroyStream(stream));
 }
 
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  CLEAVE_SERVED(simple(serve::Op::StreamSync, uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -779,6 +862,8 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  if (serve::Client *SC = serve::Client::get())
+    return servedQuery(SC->simple(serve::Op::StreamQuery, uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -803,6 +888,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
   if (flags & ~unsigned(cudaEventWaitExternal))
     return ret(
         invalid("cudaStreamWaitEvent: unknown flags " + std::to_string(flags)));
+  CLEAVE_SERVED(simple(serve::Op::StreamWaitEvent, uintptr_t(stream),
+                       uintptr_t(event), flags));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Stream> S;
   if (Result R = RT->stream(stream, S); !R.ok())
@@ -850,6 +937,12 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
     return ret(error(ErrorCode::NotSupported,
                      "cudaEventCreateWithFlags: interprocess events are not "
                      "supported"));
+  if (serve::Client *SC = serve::Client::get()) {
+    void *H = nullptr;
+    Result R = SC->createEvent(flags, H);
+    *event = static_cast<cudaEvent_t>(H);
+    return ret(R);
+  }
   CLEAVE_RUNTIME(RT);
   void *H = nullptr;
   Result R = RT->createEvent(flags, H);
@@ -862,11 +955,14 @@ cudaError_t cudaEventCreate(cudaEvent_t *event) {
 }
 
 cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  CLEAVE_SERVED(simple(serve::Op::EventDestroy, uintptr_t(event)));
   CLEAVE_RUNTIME(RT);
   return ret(RT->destroyEvent(event));
 }
 
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  CLEAVE_SERVED(
+      simple(serve::Op::EventRecord, uintptr_t(event), uintptr_t(stream)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E;
   if (Result R = RT->event(event, E); !R.ok())
@@ -919,6 +1015,8 @@ cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (serve::Client *SC = serve::Client::get())
+    return servedQuery(SC->simple(serve::Op::EventQuery, uintptr_t(event)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E;
   if (Result R = RT->event(event, E); !R.ok())
@@ -943,6 +1041,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  CLEAVE_SERVED(simple(serve::Op::EventSync, uintptr_t(event)));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E;
   if (Result R = RT->event(event, E); !R.ok())
@@ -963,6 +1062,8 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,
                                  cudaEvent_t end) {
   if (!ms)
     return ret(invalid("cudaEventElapsedTime: null pointer"));
+  if (serve::Client *SC = serve::Client::get())
+    return servedQuery(SC->elapsed(start, end, *ms));
   CLEAVE_RUNTIME(RT);
   std::shared_ptr<Event> E[2];
   std::shared_ptr<EventRecord> Rec[2];

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "Runtime.h"
 
+#include "../serve/Client.h"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
@@ -302,6 +304,8 @@ Result findKernel(Runtime &RT, const std::string &Name,
 Result launchKernel(const std::string &Name, const uint32_t Grid[3],
                     const uint32_t Block[3], void **Args, uint64_t SharedBytes,
                     void *StreamHandle) {
+  if (serve::Client *C = serve::Client::get())
+    return C->launch(Name, Grid, Block, Args, SharedBytes, StreamHandle);
   Runtime *RT;
   Result R = Runtime::get(RT);
   if (!R.ok())
@@ -314,6 +318,15 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   R = findKernel(*RT, Name, K);
   if (!R.ok())
     return R;
+  return launchKernel(*RT, K, Grid, Block, Args, SharedBytes, StreamHandle);
+}
+
+Result launchKernel(Runtime &Rt, const KernelHandle *K, const uint32_t Grid[3],
+                    const uint32_t Block[3], void **Args, uint64_t SharedBytes,
+                    void *StreamHandle) {
+  Runtime *RT = &Rt;
+  Result R;
+  const std::string &Name = K->Info->Name;
   const BundleKernel &Info = *K->Info;
   // Messages name the kernel as the program wrote it (made only for them).
   const std::string &Display =

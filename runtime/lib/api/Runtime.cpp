@@ -6,6 +6,7 @@
 #include "Runtime.h"
 
 #include "../cpu/Instrument.h"
+#include "../serve/Client.h"
 #include "cleave/rt/Bundle.h"
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/MemCheck.h"
@@ -172,6 +173,12 @@ std::string lastErrorMessage() {
 // Registrations
 //===----------------------------------------------------------------------===//
 
+namespace {
+thread_local ModuleCapture *Capture = nullptr;
+} // namespace
+
+void setModuleCapture(ModuleCapture *C) { Capture = C; }
+
 Result registerModule(const cleave_module_desc *M) {
   Result R;
   if (!M)
@@ -209,6 +216,10 @@ Result registerModule(const cleave_module_desc *M) {
       return R;
     }
     Mod.Symbols[M->symbols[I].name] = M->symbols[I].address;
+  }
+  if (Capture) {
+    (*Capture)(Mod.Desc, Mod.Symbols);
+    return Result::success();
   }
   Global &G = global();
   std::lock_guard<std::mutex> Lock(G.Mutex);
@@ -367,7 +378,7 @@ void Stream::work() {
       if (!Overlap) {
         Result R = RT.buffers().settle();
         if (!R.ok())
-          RT.postAsyncError(R, "a kernel launch");
+          RT.postAsyncError(R, "a kernel launch", Errors);
         Complete(std::exchange(Pending, 0));
         continue;
       }
@@ -392,7 +403,7 @@ void Stream::work() {
       RT.settleDeferred();
     Result R = O.Run ? O.Run() : Result::success();
     if (!R.ok())
-      RT.postAsyncError(R, O.What);
+      RT.postAsyncError(R, O.What, Errors);
     bool Deferred = O.Deferrable && RT.buffers().hasDeferred();
     // Captured state (argument copies, records) goes before completion is
     // announced.
@@ -411,6 +422,13 @@ void Stream::work() {
 //===----------------------------------------------------------------------===//
 
 Result Runtime::get(Runtime *&Out) {
+  // A client of cleave-serve owns no device: the calls the server serves
+  // never get here, and the others are refused.
+  if (serve::Client::get())
+    return Result::error(ErrorCode::NotSupported,
+                         "this call is not served by cleave-serve "
+                         "(CLEAVE_SERVER is set; docs/serve.md lists the "
+                         "calls it serves)");
   Global &G = global();
   Out = G.Current.load(std::memory_order_acquire);
   if (Out)
@@ -1062,28 +1080,46 @@ Result Runtime::event(void *Handle, std::shared_ptr<Event> &Out) {
 // Asynchronous errors
 //===----------------------------------------------------------------------===//
 
+namespace {
+thread_local AsyncErrorDomain *CurrentDomain = nullptr;
+} // namespace
+
+void setAsyncErrorDomain(AsyncErrorDomain *D) { CurrentDomain = D; }
+
+Stream::Stream(Runtime &RT, Kind K, unsigned Flags, int Priority)
+    : RT(RT), K(K), Flags(Flags), Priority(Priority), Errors(CurrentDomain) {}
+
 void Runtime::postAsyncError(const Result &R, const std::string &What) {
+  postAsyncError(R, What, CurrentDomain);
+}
+
+void Runtime::postAsyncError(const Result &R, const std::string &What,
+                             AsyncErrorDomain *D) {
   Result E = Result::error(R.code(), What.empty() ? R.message()
                                                   : What + ": " + R.message());
   logLine("cleave: " + describeError(E));
-  std::lock_guard<std::mutex> Lock(AsyncMutex);
-  if (AsyncError.ok())
-    AsyncError = E;
+  std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
+  Result &Pending = D ? D->Error : AsyncError;
+  if (Pending.ok())
+    Pending = E;
 }
 
 Result Runtime::takeAsyncError() {
-  std::lock_guard<std::mutex> Lock(AsyncMutex);
-  Result R = AsyncError;
+  AsyncErrorDomain *D = CurrentDomain;
+  std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
+  Result &Pending = D ? D->Error : AsyncError;
+  Result R = Pending;
   // A kernel's illegal address is sticky, as CUDA's is for its context:
   // every later report gives it again, until a reset.
   if (R.code() != ErrorCode::IllegalAddress)
-    AsyncError = Result::success();
+    Pending = Result::success();
   return R;
 }
 
 Result Runtime::peekAsyncError() {
-  std::lock_guard<std::mutex> Lock(AsyncMutex);
-  return AsyncError;
+  AsyncErrorDomain *D = CurrentDomain;
+  std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
+  return D ? D->Error : AsyncError;
 }
 
 //===----------------------------------------------------------------------===//

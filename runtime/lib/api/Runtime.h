@@ -113,6 +113,12 @@ std::string lastErrorMessage();
 Result registerModule(const cleave_module_desc *Module);
 Result registerKernel(const void *Stub, const char *Name);
 Result registerVariable(const void *Shadow, const char *Name, uint64_t Size);
+/// cleave-serve: while \p Capture is set on a thread, the modules that
+/// thread registers (a client's CPU image's constructors, run by dlopen)
+/// go to it instead of the process's registrations. Null ends it.
+using ModuleCapture = std::function<void(
+    const cleave_module_desc &, const std::map<std::string, void *> &)>;
+void setModuleCapture(ModuleCapture *Capture);
 /// The device name registered for a kernel stub; false when there is none.
 bool kernelName(const void *Stub, std::string &Name);
 /// The device name and size registered for a variable's host shadow.
@@ -141,12 +147,24 @@ struct Op {
   bool Deferrable = false;
 };
 
+/// Where asynchronous errors are kept: the runtime's own, or those of one
+/// cleave-serve client (docs/serve.md), so that one client's failed work is
+/// reported to it alone.
+struct AsyncErrorDomain {
+  std::mutex Mutex;
+  Result Error;
+};
+
+/// cleave-serve: while \p D is set on a thread, the asynchronous errors that
+/// thread takes or peeks, and those of the streams it creates, are D's
+/// (null: the runtime's own).
+void setAsyncErrorDomain(AsyncErrorDomain *D);
+
 class Stream {
 public:
   enum class Kind { Legacy, Blocking, NonBlocking };
 
-  Stream(Runtime &RT, Kind K, unsigned Flags, int Priority = 0)
-      : RT(RT), K(K), Flags(Flags), Priority(Priority) {}
+  Stream(Runtime &RT, Kind K, unsigned Flags, int Priority = 0);
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
@@ -206,6 +224,8 @@ private:
   bool Retired = false;
   bool Exited = false;
   std::thread Worker;
+  /// Where the failures of its work go (the creating thread's domain).
+  AsyncErrorDomain *Errors = nullptr;
 };
 
 /// One cudaEventRecord: where it was queued, and when it completed.
@@ -379,6 +399,9 @@ public:
   /// Records the failure of queued work (the first one pending is kept) and
   /// prints it once on stderr.
   void postAsyncError(const Result &R, const std::string &What);
+  /// The same into \p D (null: the runtime's own).
+  void postAsyncError(const Result &R, const std::string &What,
+                      AsyncErrorDomain *D);
   /// Takes the pending asynchronous error (success when none); an
   /// IllegalAddress stays pending (sticky).
   Result takeAsyncError();
@@ -518,6 +541,12 @@ Result findKernel(Runtime &RT, const std::string &Name,
 /// stream \p StreamHandle (asynchronous: a failure of the launch itself is
 /// an asynchronous error).
 Result launchKernel(const std::string &Name, const uint32_t Grid[3],
+                    const uint32_t Block[3], void **Args, uint64_t SharedBytes,
+                    void *StreamHandle);
+
+/// The same for a kernel already found (cleave-serve: a client's kernel,
+/// found among its own programs, docs/serve.md).
+Result launchKernel(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                     const uint32_t Block[3], void **Args, uint64_t SharedBytes,
                     void *StreamHandle);
 

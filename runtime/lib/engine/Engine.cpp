@@ -180,7 +180,8 @@ Engine::~Engine() {
 }
 
 Result Engine::addProgram(const void *BundleData, size_t BundleSize,
-                          std::map<std::string, void *> CpuSymbols) {
+                          std::map<std::string, void *> CpuSymbols,
+                          const Program **Added) {
   auto P = std::make_unique<Program>();
   BundleStatus S = Bundle::parse(BundleData, BundleSize, P->B);
   if (!S)
@@ -249,15 +250,18 @@ Result Engine::addProgram(const void *BundleData, size_t BundleSize,
       Program::Gpu *G = nullptr;
       (void)gpuModule(Bufs, *P, Location(L), G);
     }
+  if (Added)
+    *Added = P.get();
   I->Programs.push_back(std::move(P));
   return Result::success();
 }
 
-const KernelHandle *Engine::findKernel(std::string_view Name) const {
+const KernelHandle *Engine::findKernel(std::string_view Name,
+                                       const Program *In) const {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   for (auto &P : I->Programs)
     for (const KernelHandle &H : P->Kernels)
-      if (H.Info->Name == Name)
+      if ((!In || P.get() == In) && H.Info->Name == Name)
         return &H;
   return nullptr;
 }
@@ -312,10 +316,11 @@ Result noSuchSymbol(std::string_view Name) {
 /// it; \p What names the copy for messages ("to symbol", "from symbol").
 Result findVariable(std::vector<std::unique_ptr<Program>> &Programs,
                     std::string_view Name, uint64_t Offset, uint64_t Bytes,
-                    const char *What, Program *&P, size_t &V) {
+                    const char *What, const Program *In, Program *&P,
+                    size_t &V) {
   for (auto &Prog : Programs)
     for (size_t I = 0; I < Prog->B.Variables.size(); ++I) {
-      if (Prog->B.Variables[I].Name != Name)
+      if (Prog->B.Variables[I].Name != Name || (In && Prog.get() != In))
         continue;
       uint64_t Size = Prog->B.Variables[I].Size;
       if (Offset > Size || Bytes > Size - Offset)
@@ -333,11 +338,12 @@ Result findVariable(std::vector<std::unique_ptr<Program>> &Programs,
 } // namespace
 
 Result Engine::copyToSymbol(std::string_view Name, uint64_t Offset,
-                            const void *Src, uint64_t Bytes) {
+                            const void *Src, uint64_t Bytes,
+                            const Program *In) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program *P = nullptr;
   size_t V = 0;
-  Result R = findVariable(I->Programs, Name, Offset, Bytes, "to symbol", P, V);
+  Result R = findVariable(I->Programs, Name, Offset, Bytes, "to symbol", In, P, V);
   if (!R.ok() || Bytes == 0)
     return R;
   if (!Src)
@@ -356,12 +362,13 @@ Result Engine::copyToSymbol(std::string_view Name, uint64_t Offset,
 }
 
 Result Engine::copyFromSymbol(std::string_view Name, uint64_t Offset,
-                              void *Dst, uint64_t Bytes) {
+                              void *Dst, uint64_t Bytes, const Program *In) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   Program *P = nullptr;
   size_t V = 0;
   Result R =
-      findVariable(I->Programs, Name, Offset, Bytes, "from symbol", P, V);
+      findVariable(I->Programs, Name, Offset, Bytes, "from symbol", In, P,
+                   V);
   if (!R.ok() || Bytes == 0)
     return R;
   if (!Dst)
@@ -373,11 +380,12 @@ Result Engine::copyFromSymbol(std::string_view Name, uint64_t Offset,
   return Result::success();
 }
 
-Result Engine::symbolSize(std::string_view Name, uint64_t &Bytes) const {
+Result Engine::symbolSize(std::string_view Name, uint64_t &Bytes,
+                          const Program *In) const {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   for (auto &P : I->Programs)
     for (const BundleVariable &V : P->B.Variables)
-      if (V.Name == Name) {
+      if (V.Name == Name && (!In || P.get() == In)) {
         Bytes = V.Size;
         return Result::success();
       }

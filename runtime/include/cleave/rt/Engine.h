@@ -233,11 +233,16 @@ public:
   /// Registers a program: the bundle's bytes (copied) and the CPU symbols
   /// (name -> address) its CPU entries and variable copies resolve to.
   /// InvalidKernelImage with the loader's message for a bad bundle.
+  /// \p Added, when given, is set to the program (cleave-serve looks its
+  /// clients' kernels and variables up in their own programs alone).
   Result addProgram(const void *BundleData, size_t BundleSize,
-                    std::map<std::string, void *> CpuSymbols);
+                    std::map<std::string, void *> CpuSymbols,
+                    const Program **Added = nullptr);
 
-  /// The kernel whose symbol is \p Name in any registered program, or null.
-  const KernelHandle *findKernel(std::string_view Name) const;
+  /// The kernel whose symbol is \p Name in any registered program (in
+  /// program \p In alone when given), or null.
+  const KernelHandle *findKernel(std::string_view Name,
+                                 const Program *In = nullptr) const;
 
   /// Runs a launch; see the file comment. Fills \p Plan.
   Result launch(const KernelLaunchRequest &Req, LaunchPlan &Plan);
@@ -245,12 +250,14 @@ public:
   /// cudaMemcpyToSymbol / FromSymbol on the variable called \p Name (its
   /// device symbol): the host value is kept, and every device that runs a
   /// kernel of the program gets it before that kernel runs (replicated).
+  /// With \p In, the variable of that program alone.
   Result copyToSymbol(std::string_view Name, uint64_t Offset, const void *Src,
-                      uint64_t Bytes);
+                      uint64_t Bytes, const Program *In = nullptr);
   Result copyFromSymbol(std::string_view Name, uint64_t Offset, void *Dst,
-                        uint64_t Bytes);
+                        uint64_t Bytes, const Program *In = nullptr);
   /// The size of a variable, or NotSupported-free InvalidValue if unknown.
-  Result symbolSize(std::string_view Name, uint64_t &Bytes) const;
+  Result symbolSize(std::string_view Name, uint64_t &Bytes,
+                    const Program *In = nullptr) const;
 
   /// The function of \p K's original variant on the GPU of engine device
   /// \p Device, its module loaded there first: what the driver's function
