@@ -587,6 +587,9 @@ Result Runtime::start() {
     // others take the plain path.
     G.Hold = Always ? CoRunGateOptions::HoldRule::All
                     : CoRunGateOptions::HoldRule::Predicted;
+    // `on` measures each kernel's minimum slice once (kept in the
+    // performance cache); `always` slices every launch at once, as asked.
+    G.MeasureSlices = !Always;
     Gate = std::make_unique<CoRunGate>(*Eng, std::move(G));
   }
 

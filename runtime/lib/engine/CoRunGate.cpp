@@ -80,18 +80,6 @@ CoRunGate::CoRunGate(Engine &E, CoRunGateOptions O)
   OnGpu = Dev >= 0 && E.buffers().device(Dev).kind() == DeviceKind::Cuda;
 }
 
-uint64_t CoRunGate::minSlice(uint64_t Blocks) const {
-  // About DefaultSlices slices, each whole waves of the device's SMs: the
-  // fewer slices, the less their launches cost; the more, the sooner a
-  // pair forms and a more urgent launch gets its turn (§3.4 keeps the
-  // overhead of a slice under 2 %; docs/coschedule.md).
-  uint64_t Sms = Opts.Sm.Sms;
-  uint64_t N =
-      (Blocks + Opts.DefaultSlices - 1) / std::max(1u, Opts.DefaultSlices);
-  N = std::max<uint64_t>(1, (N + Sms - 1) / Sms) * Sms;
-  return std::min(N, Blocks);
-}
-
 std::optional<double>
 CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
                         const std::string &B,
@@ -101,9 +89,7 @@ CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
     return It->second;
   if (Queued.insert(Key).second) {
     Jobs.push_back({A, B, MA, MB});
-    if (!Predictor.joinable())
-      Predictor = std::thread([this] { predictorLoop(); });
-    JobCond.notify_one();
+    startPredictorLocked();
   }
   return std::nullopt;
 }
@@ -111,9 +97,22 @@ CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
 void CoRunGate::predictorLoop() {
   std::unique_lock<std::mutex> Lock(Mutex);
   for (;;) {
-    JobCond.wait(Lock, [&] { return Stopping || !Jobs.empty(); });
+    JobCond.wait(Lock, [&] {
+      return Stopping || !Jobs.empty() || !SliceJobs.empty();
+    });
     if (Stopping)
       return;
+    if (!SliceJobs.empty()) {
+      auto [Name, Record] = std::move(SliceJobs.front());
+      SliceJobs.pop_front();
+      Predicting = true;
+      Lock.unlock();
+      sliceJob(Name, Record);
+      Lock.lock();
+      Predicting = false;
+      JobCond.notify_all();
+      continue;
+    }
     PairJob J = std::move(Jobs.front());
     Jobs.pop_front();
     Predicting = true;
@@ -144,7 +143,9 @@ void CoRunGate::predictorLoop() {
 
 void CoRunGate::settlePredictions() {
   std::unique_lock<std::mutex> Lock(Mutex);
-  JobCond.wait(Lock, [&] { return Jobs.empty() && !Predicting; });
+  JobCond.wait(Lock, [&] {
+    return Jobs.empty() && SliceJobs.empty() && !Predicting;
+  });
 }
 
 bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
@@ -194,6 +195,11 @@ CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
       Recent.clear();
     Recent[Stream] = {Key, *Model};
   }
+  // A launch passing through runs beside those in the gate: their
+  // measurements (§3.4) are not of the kernel alone.
+  if (!NoGain.empty())
+    for (auto &[Id, W] : Launches)
+      W.Disturbed = true;
   if (!NoGain.empty() && Opts.LogPlan) {
     const BundleKernel &Info = *Req.Kernel->Info;
     std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s\n",
@@ -386,6 +392,9 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
       if (Result R = D->recordEvent(W.Event, Lane); !R.ok())
         return R;
       W.Recorded = true;
+      if (W.TimeEnd)
+        if (Result R = D->recordEvent(W.TimeEnd, Lane); !R.ok())
+          return R;
     }
     if (Result F = Sched.finished(Id, Done.End - Done.Begin); !F.ok())
       return F;
@@ -415,6 +424,15 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
         return R;
   }
   (void)pumpLocked(); // the next co-schedule, queued ahead
+  if (D && W.Measuring != Waiting::Measure::None && !W.Slices) {
+    // §3.4's measurement: the lane's time from the first piece to the
+    // last.
+    for (EventHandle *Ev : {&W.TimeStart, &W.TimeEnd})
+      if (Result R = D->createEvent(*Ev); !R.ok())
+        return R;
+    if (Result R = D->recordEvent(W.TimeStart, Lane); !R.ok())
+      return R;
+  }
   W.Out = S;
   ++W.Slices;
   ++SlicesRun;
@@ -444,6 +462,10 @@ CoRunGate::~CoRunGate() {
   JobCond.notify_all();
   if (Predictor.joinable())
     Predictor.join();
+  // Minimum slices measured and not recorded yet.
+  for (auto &[Name, Record] : SliceJobs)
+    if (Record)
+      sliceJob(Name, Record);
   if (Dev >= 0)
     for (EventHandle Ev : FreeEvents)
       (void)E.buffers().device(Dev).destroyEvent(Ev);
@@ -509,6 +531,7 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   std::string Why, Key;
   std::optional<corun::KernelModelInput> Model;
   describeArrival(Req, Why, Model, Key);
+  std::string SliceName = sliceName(Req);
 
   std::unique_lock<std::mutex> Lock(Mutex);
   if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream);
@@ -530,11 +553,21 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   bool Slices =
       Why.empty() && (Opts.SliceAlone == CoRunGateOptions::AloneRule::Always ||
                       SinceOverlap < Opts.OverlapMemory);
-  P.MinSliceBlocks = Slices ? minSlice(Blocks) : Blocks;
+  Waiting New;
+  New.SliceName = SliceName;
+  if (Why.empty())
+    lookUpSliceLocked(SliceName);
+  if (Slices)
+    chooseSliceLocked(New, Blocks, Launches.empty(), Model);
+  P.MinSliceBlocks = Slices ? New.MinSlice : Blocks;
   P.Model = Model;
   if (Result R = Sched.submit(P); !R.ok())
     return R;
+  // The launches in the gate no longer run alone.
+  for (auto &[Other, OW] : Launches)
+    OW.Disturbed = true;
   Waiting &W = Launches[Id];
+  W = std::move(New);
   W.Req = &Req;
   W.Name = Info.DisplayName.empty() ? Info.Name : Info.DisplayName;
   W.Lane = laneFor(Stream);
@@ -550,15 +583,24 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   W.Ms = std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - Arrived)
              .count();
+  W.Disturbed |= !R.ok();
+  uint64_t Found = measuredLocked(W, W.Ms);
+  std::string MinSlice =
+      Slices ? "minimum slice " + std::to_string(W.MinSlice) + " blocks (" +
+                   W.SliceFrom + ")"
+             : std::string("unsliced");
   if (Opts.LogPlan)
     std::fprintf(stderr,
                  "cleave co-schedule: %s done: %u slice(s), %u beside another "
-                 "launch, measured %.3f ms\n",
-                 describeLocked(Id).c_str(), W.Slices, W.Paired, W.Ms);
+                 "launch, %s, measured %.3f ms\n",
+                 describeLocked(Id).c_str(), W.Slices, W.Paired,
+                 MinSlice.c_str(), W.Ms);
   Plan.CoSchedule = std::to_string(W.Slices) + " slice(s) on " +
                     E.buffers().device(Dev).name() +
                     (OnGpu ? " lane " + std::to_string(W.Lane) : "") + ", " +
                     std::to_string(W.Paired) + " beside another launch";
+  if (Slices)
+    Plan.CoSchedule += ", " + MinSlice;
   if (!Why.empty())
     Plan.CoSchedule += "; runs whole, not sliced: " + Why;
   Launches.erase(Id);
@@ -568,6 +610,10 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     PumpError = Result::success();
   (void)pumpLocked();
   Cond.notify_all();
+  if (Found) {
+    SliceJobs.push_back({SliceName, Found});
+    startPredictorLocked();
+  }
   return R;
 }
 

@@ -177,5 +177,30 @@ unsigned Engine::cubinRegisters(const KernelHandle &K) const {
   return 0;
 }
 
+uint64_t Engine::cachedSliceBlocks(Location Device, const std::string &Kernel) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  return I->Model.planner(Bufs).sliceBlocks(
+      Bufs.device(Device).properties().Description, Kernel);
+}
+
+void Engine::recordSliceBlocks(Location Device, const std::string &Kernel,
+                               uint64_t Blocks) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Model.planner(Bufs).recordSliceBlocks(
+      Bufs.device(Device).properties().Description, Kernel, Blocks);
+}
+
+bool Engine::gpuModel(Location Device, model::GpuParams &Out) {
+  if (Bufs.device(Device).kind() != DeviceKind::Cuda)
+    return false;
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  const DeviceProfile &P = I->Model.planner(Bufs).profile();
+  const GpuProfile *G = P.gpu(Bufs.device(Device).properties().Ordinal);
+  if (!G || !G->ModelMissing.empty())
+    return false;
+  Out = G->Model;
+  return true;
+}
+
 } // namespace rt
 } // namespace cleave

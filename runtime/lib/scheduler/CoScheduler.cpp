@@ -14,25 +14,48 @@
 namespace cleave {
 namespace rt {
 
+SliceSizeSearch::SliceSizeSearch(unsigned Sms, unsigned MaxBlocksPerSm,
+                                 uint64_t GridBlocks, double MaxOverhead)
+    : Sms(std::max(1u, Sms)), MaxBlocksPerSm(MaxBlocksPerSm),
+      GridBlocks(GridBlocks), MaxOverhead(MaxOverhead) {
+  settle();
+}
+
+void SliceSizeSearch::settle() {
+  // Past the occupancy limit, or a candidate that is the whole grid: the
+  // kernel runs unsliced.
+  if (K > MaxBlocksPerSm || uint64_t(K) * Sms >= GridBlocks) {
+    Done = true;
+    Size = GridBlocks;
+  }
+}
+
+void SliceSizeSearch::report(double Overhead) {
+  if (Done)
+    return;
+  if (Overhead <= MaxOverhead) {
+    Done = true;
+    Size = uint64_t(K) * Sms;
+    return;
+  }
+  ++K;
+  settle();
+}
+
 Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
                      const SliceOverheadFn &Measure, uint64_t &Out,
                      double MaxOverhead) {
   if (!Sms || !GridBlocks)
     return Result::error(ErrorCode::InvalidValue,
                          "slice size: no SMs or no blocks");
-  for (unsigned K = 1; K <= MaxBlocksPerSm; ++K) {
-    uint64_t Size = uint64_t(K) * Sms;
-    if (Size >= GridBlocks)
-      break;
+  SliceSizeSearch S(Sms, MaxBlocksPerSm, GridBlocks, MaxOverhead);
+  while (!S.done()) {
     double Overhead = 0;
-    if (Result R = Measure(Size, Overhead); !R.ok())
+    if (Result R = Measure(S.candidate(), Overhead); !R.ok())
       return R;
-    if (Overhead <= MaxOverhead) {
-      Out = Size;
-      return Result::success();
-    }
+    S.report(Overhead);
   }
-  Out = GridBlocks;
+  Out = S.result();
   return Result::success();
 }
 

@@ -82,6 +82,20 @@ struct CoRunGateOptions {
   enum class HoldRule { All, Predicted };
   HoldRule Hold = HoldRule::All;
   double HoldProfit = 0.05;
+  /// A kernel's minimum slice (§3.4) comes from the performance cache
+  /// (Engine::cachedSliceBlocks) when it keeps one (ReadSliceCache). With
+  /// MeasureSlices, a kernel the cache has none for has it measured
+  /// (SliceSizeSearch) on its launches that run alone in the gate: one
+  /// unsliced, then one per candidate size, each launch running once as
+  /// the program asked; the result goes to the cache. Otherwise, and
+  /// until then, a launch's minimum slice follows DefaultSlices.
+  bool ReadSliceCache = true;
+  bool MeasureSlices = false;
+  /// Tests: the time (ms) to take for a measured launch of \p Blocks
+  /// blocks run as \p Pieces pieces, given what the clock measured
+  /// (\p Ms: the lane's events on a GPU, the host's clock otherwise).
+  std::function<double(uint64_t Blocks, unsigned Pieces, double Ms)>
+      MeasuredMs;
   /// CLEAVE_LOG=plan: each decision and each launch's slices on stderr.
   bool LogPlan = false;
   /// Tests: each slice as it starts and ends, in order ("start <id>
@@ -144,8 +158,50 @@ private:
     /// once it was), for the partner's next piece to wait for.
     EventHandle Event = nullptr;
     bool Recorded = false;
+    /// Its minimum slice, where that came from (CLEAVE_LOG=plan), and the
+    /// kernel's name in the performance cache.
+    uint64_t MinSlice = 0;
+    std::string SliceFrom, SliceName;
+    /// §3.4's measurement this launch makes: none, the unsliced time, or
+    /// a candidate slice size's. Disturbed when another launch came into
+    /// the gate meanwhile (the time is then not the kernel's alone).
+    enum class Measure { None, Whole, Candidate } Measuring = Measure::None;
+    bool Disturbed = false;
+    /// On a GPU, timing events on the lane around a measured launch's
+    /// pieces.
+    EventHandle TimeStart = nullptr, TimeEnd = nullptr;
   };
-  uint64_t minSlice(uint64_t Blocks) const;
+  /// A kernel's minimum slice by its name in the performance cache: kept
+  /// there or measured (Blocks), and the search while it is measured
+  /// (on launches of Grid blocks).
+  struct SliceSize {
+    /// The cache is being asked, or was.
+    bool Asking = false, Asked = false;
+    uint64_t Blocks = 0;
+    std::string From;
+    std::optional<SliceSizeSearch> Search;
+    uint64_t Grid = 0;
+    double WholeMs = 0;
+  };
+  uint64_t defaultSlice(uint64_t Blocks) const;
+  /// The performance cache's name of \p Req's kernel: its name and block
+  /// shape.
+  static std::string sliceName(const KernelLaunchRequest &Req);
+  /// Queues a question to the performance cache for \p Name's minimum
+  /// slice, once: the predictor asks it (the engine's lock, which a
+  /// running slice holds, is never taken on a launch's path).
+  void lookUpSliceLocked(const std::string &Name);
+  /// The predictor's part: asks the cache, or records in it.
+  void sliceJob(const std::string &Name, uint64_t Record);
+  void startPredictorLocked();
+  /// \p W's minimum slice (of \p Blocks), and the measurement it makes
+  /// when it is \p Alone in the gate.
+  void chooseSliceLocked(Waiting &W, uint64_t Blocks, bool Alone,
+                         const std::optional<corun::KernelModelInput> &Model);
+  /// After a measured launch ran: folds its time into the search; the
+  /// kernel's minimum slice when the search ends (to be recorded in the
+  /// cache), else 0.
+  uint64_t measuredLocked(Waiting &W, double HostMs);
   /// Why \p Req cannot be sliced (empty if it can), its model inputs and
   /// its key (kernel and configuration).
   void describeArrival(const KernelLaunchRequest &Req, std::string &Why,
@@ -201,6 +257,7 @@ private:
   /// (AloneRule::AfterOverlap); none yet: the memory's length.
   unsigned SinceOverlap = ~0u;
   std::map<uint64_t, Waiting> Launches;
+  std::map<std::string, SliceSize> SliceSizes;
   /// Each program stream's lane, and the lane the next new stream gets.
   std::map<uint64_t, unsigned> StreamLanes;
   unsigned NextLane = 0;
@@ -221,6 +278,9 @@ private:
     corun::KernelModelInput MA, MB;
   };
   std::deque<PairJob> Jobs;
+  /// Performance-cache work for the predictor: a kernel's minimum slice
+  /// to look up (0) or to record.
+  std::deque<std::pair<std::string, uint64_t>> SliceJobs;
   std::set<std::pair<std::string, std::string>> Queued;
   std::thread Predictor;
   std::condition_variable JobCond;

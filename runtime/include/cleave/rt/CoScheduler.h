@@ -45,12 +45,37 @@
 namespace cleave {
 namespace rt {
 
-/// §3.4: the smallest multiple of \p Sms blocks, up to MaxBlocksPerSm x Sms
-/// (and at most \p GridBlocks), whose measured overhead (T_sliced /
-/// T_unsliced - 1, from \p Measure) is at most \p MaxOverhead; GridBlocks
-/// (the kernel unsliced) when none is. Candidates are tried in ascending
-/// order and the search stops at the first that passes. A measurement
-/// error is returned as is.
+/// §3.4, one measurement at a time: candidates k x \p Sms blocks for k = 1
+/// up to MaxBlocksPerSm (and below \p GridBlocks) are tried in ascending
+/// order, and the first whose measured overhead (T_sliced / T_unsliced - 1)
+/// is at most \p MaxOverhead is the minimum slice; GridBlocks (the kernel
+/// unsliced) when none is, or when the grid is no larger than one SM row.
+/// The runtime measures a candidate when a launch of the kernel runs anyway
+/// (CoRunGate), so the search advances across launches.
+class SliceSizeSearch {
+public:
+  SliceSizeSearch(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
+                  double MaxOverhead = 0.02);
+  /// The slice size to measure next; 0 once decided.
+  uint64_t candidate() const { return Done ? 0 : uint64_t(K) * Sms; }
+  /// The measured overhead of candidate().
+  void report(double Overhead);
+  bool done() const { return Done; }
+  /// The minimum slice, once done().
+  uint64_t result() const { return Size; }
+
+private:
+  void settle();
+  unsigned Sms, MaxBlocksPerSm, K = 1;
+  uint64_t GridBlocks, Size = 0;
+  double MaxOverhead;
+  bool Done = false;
+};
+
+/// SliceSizeSearch driven by a callback that measures each candidate
+/// (\p Measure gives T_sliced / T_unsliced - 1 of a slice size). Also
+/// InvalidValue for no SMs or no blocks; a measurement error is returned
+/// as is.
 using SliceOverheadFn =
     std::function<Result(uint64_t SliceBlocks, double &Overhead)>;
 Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
