@@ -590,6 +590,18 @@ Result Runtime::start() {
     // `on` measures each kernel's minimum slice once (kept in the
     // performance cache); `always` slices every launch at once, as asked.
     G.MeasureSlices = !Always;
+    if (!Opts.KernelProfilePath.empty()) {
+      // What `cleave analyze` measured: the model's inputs where it has
+      // the kernel (docs/coschedule.md, "Model inputs at run time").
+      auto P = std::make_shared<KernelProfile>();
+      if (Result R = loadKernelProfile(Opts.KernelProfilePath, *P); R.ok())
+        G.Measured = std::move(P);
+      else
+        std::fprintf(stderr,
+                     "cleave: CLEAVE_KERNEL_PROFILE: %s; the co-scheduler "
+                     "uses the bundle's estimate\n",
+                     R.message().c_str());
+    }
     Gate = std::make_unique<CoRunGate>(*Eng, std::move(G));
   }
 

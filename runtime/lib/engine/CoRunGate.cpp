@@ -44,6 +44,18 @@ std::string fmt(const char *Format, double A) {
 
 } // namespace
 
+namespace {
+
+std::optional<corun::KernelModelInput>
+modelInputOf(const model::LaunchStats &S, const model::KernelResources &R) {
+  corun::KernelModelInput Out;
+  if (!corun::kernelInputs(S, R, model::GpuParams(), Out).ok())
+    return std::nullopt;
+  return Out;
+}
+
+} // namespace
+
 std::optional<corun::KernelModelInput>
 bundleModelInput(const Engine &E, const KernelLaunchRequest &Req) {
   if (!Req.Kernel || !Req.Kernel->Info || !Req.Kernel->Info->CoRun)
@@ -67,10 +79,24 @@ bundleModelInput(const Engine &E, const KernelLaunchRequest &Req) {
   R.StaticShared = Info.StaticSharedBytes;
   R.DynamicShared = Req.DynamicSharedBytes;
   R.Registers = E.cubinRegisters(*Req.Kernel);
-  corun::KernelModelInput Out;
-  if (!corun::kernelInputs(S, R, model::GpuParams(), Out).ok())
+  return modelInputOf(S, R);
+}
+
+std::optional<corun::KernelModelInput>
+measuredModelInput(const Engine &E, const KernelLaunchRequest &Req,
+                   const KernelProfile &P) {
+  if (!Req.Kernel || !Req.Kernel->Info)
     return std::nullopt;
-  return Out;
+  const KernelProfileEntry *En = P.find(Req.Kernel->Info->Name, Req.Grid,
+                                        Req.Block, Req.DynamicSharedBytes);
+  if (!En)
+    return std::nullopt;
+  model::LaunchStats S = En->Stats;
+  S.Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
+  model::KernelResources R = En->Resources;
+  if (!R.Registers)
+    R.Registers = E.cubinRegisters(*Req.Kernel);
+  return modelInputOf(S, R);
 }
 
 CoRunGate::CoRunGate(Engine &E, CoRunGateOptions O)
@@ -180,7 +206,8 @@ bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
 std::string
 CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
                       const std::optional<corun::KernelModelInput> &Model,
-                      const std::string &Refusal, uint64_t Stream) {
+                      const std::string &Refusal, uint64_t Stream,
+                      const std::string &InputsFrom) {
   if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
     return {};
   std::string NoGain = !Refusal.empty() ? "it runs whole: " + Refusal
@@ -202,10 +229,11 @@ CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
       W.Disturbed = true;
   if (!NoGain.empty() && Opts.LogPlan) {
     const BundleKernel &Info = *Req.Kernel->Info;
-    std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s\n",
+    std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s%s\n",
                  (Info.DisplayName.empty() ? Info.Name : Info.DisplayName)
                      .c_str(),
-                 NoGain.c_str());
+                 NoGain.c_str(),
+                 Model ? (" (inputs " + InputsFrom + ")").c_str() : "");
   }
   return NoGain;
 }
@@ -214,11 +242,11 @@ bool CoRunGate::passesThrough(const KernelLaunchRequest &Req,
                               uint64_t Stream) {
   if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
     return false;
-  std::string Why, Key;
+  std::string Why, Key, From;
   std::optional<corun::KernelModelInput> Model;
-  describeArrival(Req, Why, Model, Key);
+  describeArrival(Req, Why, Model, Key, From);
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (passLocked(Req, Key, Model, Why, Stream).empty())
+  if (passLocked(Req, Key, Model, Why, Stream, From).empty())
     return false;
   ++PassedThrough;
   return true;
@@ -227,12 +255,23 @@ bool CoRunGate::passesThrough(const KernelLaunchRequest &Req,
 void CoRunGate::describeArrival(const KernelLaunchRequest &Req,
                                 std::string &Why,
                                 std::optional<corun::KernelModelInput> &Model,
-                                std::string &Key) {
+                                std::string &Key, std::string &InputsFrom) {
   const BundleKernel &Info = *Req.Kernel->Info;
   Why = E.sliceRefusal(*Req.Kernel, OnGpu);
   Model.reset();
-  if (Why.empty())
-    Model = Opts.Inputs ? Opts.Inputs(Req) : bundleModelInput(E, Req);
+  InputsFrom.clear();
+  if (Why.empty()) {
+    if (Opts.Inputs) {
+      Model = Opts.Inputs(Req);
+      InputsFrom = "given";
+    } else if (Opts.Measured &&
+               (Model = measuredModelInput(E, Req, *Opts.Measured))) {
+      InputsFrom = "measured";
+    } else {
+      Model = bundleModelInput(E, Req);
+      InputsFrom = "estimate";
+    }
+  }
   Key = Info.Name;
   for (int D = 0; D < 3; ++D)
     Key +=
@@ -359,6 +398,8 @@ void CoRunGate::logDecisionLocked() {
             std::max(Cycles, W.Model->InstrPerBlock * X.Blocks[I] / X.CoIpc[I]);
     }
     Line += ", predicted " + fmt("%.0f", Cycles) + " cycles a round";
+    Line += "; inputs " + Launches.at(A).InputsFrom + " + " +
+            Launches.at(P.Launches[1]).InputsFrom;
   }
   Line += "; " + std::to_string(P.Evaluated) + " pair(s) weighed, " +
           std::to_string(P.Pruned) + " pruned";
@@ -528,13 +569,13 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     if (Iss.Kind == "loaded-pointer")
       return E.launch(Req, Plan);
   uint64_t Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
-  std::string Why, Key;
+  std::string Why, Key, From;
   std::optional<corun::KernelModelInput> Model;
-  describeArrival(Req, Why, Model, Key);
+  describeArrival(Req, Why, Model, Key, From);
   std::string SliceName = sliceName(Req);
 
   std::unique_lock<std::mutex> Lock(Mutex);
-  if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream);
+  if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream, From);
       !NoGain.empty()) {
     // The plain path: no holding, no slicing, no lane.
     ++PassedThrough;
@@ -568,6 +609,7 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     OW.Disturbed = true;
   Waiting &W = Launches[Id];
   W = std::move(New);
+  W.InputsFrom = Model ? From : "";
   W.Req = &Req;
   W.Name = Info.DisplayName.empty() ? Info.Name : Info.DisplayName;
   W.Lane = laneFor(Stream);

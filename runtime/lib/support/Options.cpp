@@ -330,6 +330,8 @@ Options parseOptions(const EnvLookup &Env, std::vector<std::string> &Warnings,
     O.CudaLibrary = std::string(*V);
   if (std::optional<std::string_view> V = R.get("CLEAVE_PROFILE"))
     O.ProfilePath = std::string(*V);
+  if (std::optional<std::string_view> V = R.get("CLEAVE_KERNEL_PROFILE"))
+    O.KernelProfilePath = std::string(*V);
   O.CacheDir = cacheDir(R);
   if (std::optional<std::string_view> V = R.get("CLEAVE_FAULT")) {
     // Checked here, so that a malformed rule is reported with the others;

@@ -30,12 +30,14 @@
 
 #include "cleave/rt/CoScheduler.h"
 #include "cleave/rt/Engine.h"
+#include "cleave/rt/KernelProfile.h"
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -69,10 +71,14 @@ struct CoRunGateOptions {
   AloneRule SliceAlone = AloneRule::Always;
   unsigned OverlapMemory = 16;
   /// The model inputs of a launch (none: it is never weighed by the
-  /// model). Unset: the bundle's co-run estimate (bundleModelInput).
+  /// model). Unset: what `cleave analyze` measured of the kernel when
+  /// Measured has it (measuredModelInput), else the bundle's co-run
+  /// estimate (bundleModelInput).
   std::function<std::optional<corun::KernelModelInput>(
       const KernelLaunchRequest &)>
       Inputs;
+  /// `cleave analyze --json`'s report (CLEAVE_KERNEL_PROFILE), or null.
+  std::shared_ptr<const KernelProfile> Measured;
   /// Which launches the gate holds and slices: All (every one it can, as
   /// CLEAVE_TUNE=coschedule=always), or Predicted: only a launch with model
   /// inputs for which the model predicts at least HoldProfit with a launch
@@ -158,7 +164,10 @@ private:
     /// once it was), for the partner's next piece to wait for.
     EventHandle Event = nullptr;
     bool Recorded = false;
-    /// Its minimum slice, where that came from (CLEAVE_LOG=plan), and the
+    /// Where its model inputs come from: "measured" (cleave analyze),
+  /// "estimate" (the bundle's), "given" (CoRunGateOptions::Inputs).
+  std::string InputsFrom;
+  /// Its minimum slice, where that came from (CLEAVE_LOG=plan), and the
     /// kernel's name in the performance cache.
     uint64_t MinSlice = 0;
     std::string SliceFrom, SliceName;
@@ -206,13 +215,14 @@ private:
   /// its key (kernel and configuration).
   void describeArrival(const KernelLaunchRequest &Req, std::string &Why,
                        std::optional<corun::KernelModelInput> &Model,
-                       std::string &Key);
+                       std::string &Key, std::string &InputsFrom);
   /// HoldRule::Predicted: why \p Req passes through (empty: it is held);
   /// remembers a modeled launch as \p Stream's last.
   std::string passLocked(const KernelLaunchRequest &Req,
                          const std::string &Key,
                          const std::optional<corun::KernelModelInput> &Model,
-                         const std::string &Refusal, uint64_t Stream);
+                         const std::string &Refusal, uint64_t Stream,
+                         const std::string &InputsFrom);
   /// HoldRule::Predicted: whether \p Model on \p Stream is predicted to
   /// gain with a launch of another stream (why not, in \p Why).
   bool worthHoldingLocked(const std::string &Kernel,
@@ -298,6 +308,15 @@ private:
 /// the bundle's cubin when it has one (else 0: not a limit).
 std::optional<corun::KernelModelInput>
 bundleModelInput(const Engine &E, const KernelLaunchRequest &Req);
+
+/// The co-run model's inputs of \p Req from what `cleave analyze`
+/// measured of its kernel (\p P's entry of the kernel, block shape and
+/// dynamic shared memory, the launch's grid preferred): none when \p P has
+/// no such entry. Registers the report does not give come from the
+/// bundle's cubin.
+std::optional<corun::KernelModelInput>
+measuredModelInput(const Engine &E, const KernelLaunchRequest &Req,
+                   const KernelProfile &P);
 
 } // namespace rt
 } // namespace cleave

@@ -148,6 +148,10 @@ struct Options {
   std::string CudaLibrary;
   /// CLEAVE_PROFILE: the device profile of the model policy ("": defaults).
   std::string ProfilePath;
+  /// CLEAVE_KERNEL_PROFILE: a `cleave analyze --json` report whose
+  /// measured counts are the co-scheduler's model inputs ("": the
+  /// bundle's static estimate).
+  std::string KernelProfilePath;
   /// The performance cache's folder: CLEAVE_CACHE_DIR, else
   /// $XDG_CACHE_HOME/cleave, else $HOME/.cache/cleave; "" (or
   /// CLEAVE_CACHE_DIR=off) for no cache.
