@@ -507,7 +507,7 @@ TEST(CoRunSliceCost, PiecesCostLessHostTimeThanASliceLaunchEach) {
     SR.Slice = KernelLaunchRequest::SliceRange{0, 0, Blocks, 1, 0, {}};
     uint32_t Next = 0;
     SR.Slice->NextPiece = [&](StreamHandle Lane, uint64_t &First,
-                              uint64_t &Count) {
+                              uint64_t &Count, StreamHandle &) {
       EXPECT_NE(Lane, nullptr);
       First = uint64_t(Next) * Per;
       Count = Next < Slices ? Per : 0;

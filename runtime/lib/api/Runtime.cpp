@@ -590,6 +590,14 @@ Result Runtime::start() {
     // `on` measures each kernel's minimum slice once (kept in the
     // performance cache); `always` slices every launch at once, as asked.
     G.MeasureSlices = !Always;
+    G.Scheduler.Partition =
+        Opts.Tune.Green == GreenMode::Off
+            ? CoScheduleOptions::PartitionRule::Never
+        : Opts.Tune.Green == GreenMode::Always
+            ? CoScheduleOptions::PartitionRule::Always
+            : CoScheduleOptions::PartitionRule::Better;
+    G.Scheduler.Pair.Forced[0] = Opts.Tune.CoRatio[0];
+    G.Scheduler.Pair.Forced[1] = Opts.Tune.CoRatio[1];
     if (!Opts.KernelProfilePath.empty()) {
       // What `cleave analyze` measured: the model's inputs where it has
       // the kernel (docs/coschedule.md, "Model inputs at run time").

@@ -27,13 +27,34 @@ Location gateDevice(BufferManager &Bufs) {
   return -1;
 }
 
-corun::SmLimits gateSm(BufferManager &Bufs, Location Dev,
-                       const CoRunGateOptions &O) {
+/// The SM the model runs on: \p O.Sm, or with UseDeviceSms the device's:
+/// the device profile's SM (corun::smLimits: limits, schedulers, DRAM
+/// latency and bandwidth) when it has the GPU, else O.Sm with the device's
+/// SM count.
+corun::SmLimits gateSm(Engine &E, Location Dev, const CoRunGateOptions &O) {
   corun::SmLimits Sm = O.Sm;
-  if (O.UseDeviceSms)
-    Sm.Sms =
-        Dev >= 0 ? std::max(1u, Bufs.device(Dev).properties().ComputeUnits) : 1;
+  if (!O.UseDeviceSms)
+    return Sm;
+  model::GpuParams G;
+  corun::SmLimits FromProfile;
+  if (Dev >= 0 && E.gpuModel(Dev, G) && corun::smLimits(G, FromProfile).ok()) {
+    FromProfile.MaxStates = O.Sm.MaxStates;
+    return FromProfile;
+  }
+  Sm.Sms = Dev >= 0
+               ? std::max(1u, E.buffers().device(Dev).properties().ComputeUnits)
+               : 1;
   return Sm;
+}
+
+/// \p O with the partition granularity of device \p Dev (0 when it has
+/// none, or when partitions are not asked for; \p Why then says why).
+CoScheduleOptions gateScheduler(BufferManager &Bufs, Location Dev,
+                                CoScheduleOptions O, std::string &Why) {
+  O.PartitionGranularity = 0;
+  if (O.Partition != CoScheduleOptions::PartitionRule::Never && Dev >= 0)
+    O.PartitionGranularity = Bufs.device(Dev).smPartitionGranularity(Why);
+  return O;
 }
 
 std::string fmt(const char *Format, double A) {
@@ -101,9 +122,13 @@ measuredModelInput(const Engine &E, const KernelLaunchRequest &Req,
 
 CoRunGate::CoRunGate(Engine &E, CoRunGateOptions O)
     : E(E), Opts(std::move(O)), Dev(gateDevice(E.buffers())),
-      Sched(gateSm(E.buffers(), Dev, Opts), Opts.Scheduler) {
-  Opts.Sm = gateSm(E.buffers(), Dev, Opts);
+      Sched(gateSm(E, Dev, Opts),
+            gateScheduler(E.buffers(), Dev, Opts.Scheduler, PartitionWhy)) {
+  Opts.Sm = gateSm(E, Dev, Opts);
   OnGpu = Dev >= 0 && E.buffers().device(Dev).kind() == DeviceKind::Cuda;
+  model::GpuParams G;
+  if (OnGpu && E.gpuModel(Dev, G))
+    ClockMHz = G.ClockMHz;
 }
 
 std::optional<double>
@@ -342,77 +367,31 @@ Result CoRunGate::pumpLocked() {
   return Result::success();
 }
 
-std::string CoRunGate::describeLocked(uint64_t Id) const {
-  auto It = Launches.find(Id);
-  if (It == Launches.end())
-    return "launch " + std::to_string(Id);
-  const Waiting &W = It->second;
-  return W.Name + " (launch " + std::to_string(Id) + ", priority " +
-         std::to_string(W.Priority) + ")";
-}
-
-void CoRunGate::logDecisionLocked() {
-  const CoSchedulePlan &P = Sched.plan();
-  if (!Opts.LogPlan)
-    return;
-  auto Now = std::chrono::steady_clock::now();
-  if (P.Launches == Logged) {
-    ++LoggedRounds;
-    return;
+Result CoRunGate::partitionStreamLocked(Waiting &W, const Slice &S, Device &D,
+                                       StreamHandle Lane, StreamHandle &On) {
+  StreamHandle Side[2] = {nullptr, nullptr};
+  if (Result R = D.smPartitionStreams(S.SplitSms, Side[0], Side[1]); !R.ok()) {
+    // The pair still runs, unsliced, on its lanes.
+    if (Opts.LogPlan)
+      std::fprintf(stderr,
+                   "cleave co-schedule: the SM split of %u SMs failed (%s); "
+                   "the pair runs on its lanes\n",
+                   S.SplitSms, R.message().c_str());
+    return Result::success();
   }
-  std::string Line;
-  // The decision this one replaces: its co-schedules, on the host's clock
-  // from its first issue to this one.
-  if (!Logged.empty())
-    Line =
-        "cleave co-schedule: the last decision issued " +
-        std::to_string(LoggedRounds) + " co-schedule(s), measured " +
-        fmt("%.3f",
-            std::chrono::duration<double, std::milli>(Now - LoggedAt).count()) +
-        " ms\n";
-  Logged = P.Launches;
-  LoggedAt = Now;
-  LoggedRounds = 1;
-  Line += "cleave co-schedule: ";
-  uint64_t A = P.Launches[0];
-  if (P.Launches.size() == 1) {
-    Line += "alone: " + describeLocked(A);
-  } else if (!P.Modeled) {
-    Line += "side by side, no model inputs: " + describeLocked(A) + " + " +
-            describeLocked(P.Launches[1]);
-  } else {
-    const corun::PairPrediction &X = P.Pair;
-    Line += "pair " + describeLocked(A) + " + " +
-            describeLocked(P.Launches[1]) + ": " + std::to_string(X.Blocks[0]) +
-            ":" + std::to_string(X.Blocks[1]) +
-            " blocks per SM, predicted IPC " + fmt("%.3f", X.CoIpc[0]) + " + " +
-            fmt("%.3f", X.CoIpc[1]) + " (alone " + fmt("%.3f", X.SoloIpc[0]) +
-            ", " + fmt("%.3f", X.SoloIpc[1]) + "), profit " +
-            fmt("%.3f", X.Profit) + ", imbalance " + fmt("%.3f", X.Imbalance);
-    // Eq. 8: each kernel's slice takes I_K P_K / cIPC_K cycles a round.
-    double Cycles = 0;
-    for (int I = 0; I < 2; ++I) {
-      const Waiting &W = Launches.at(P.Launches[I]);
-      if (W.Model && X.CoIpc[I] > 0)
-        Cycles =
-            std::max(Cycles, W.Model->InstrPerBlock * X.Blocks[I] / X.CoIpc[I]);
-    }
-    Line += ", predicted " + fmt("%.0f", Cycles) + " cycles a round";
-    Line += "; inputs " + Launches.at(A).InputsFrom + " + " +
-            Launches.at(P.Launches[1]).InputsFrom;
-  }
-  Line += "; " + std::to_string(P.Evaluated) + " pair(s) weighed, " +
-          std::to_string(P.Pruned) + " pruned";
-  Line += "; slices";
-  for (const auto &[Id, W] : Launches)
-    for (const Slice &S : W.Queue)
-      Line += " " + std::to_string(Id) + ":[" + std::to_string(S.Begin) + ", " +
-              std::to_string(S.End) + ")";
-  std::fprintf(stderr, "%s\n", Line.c_str());
+  On = Side[S.Side - 1];
+  // The side's stream starts after what the launch queued on its lane
+  // (its inputs' copies, its earlier pieces).
+  if (!W.SideEvent)
+    if (Result R = takeEventLocked(D, W.SideEvent); !R.ok())
+      return R;
+  if (Result R = D.recordEvent(W.SideEvent, Lane); !R.ok())
+    return R;
+  return D.waitForEvent(On, D, W.SideEvent);
 }
 
 Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
-                            uint64_t &Count) {
+                            uint64_t &Count, StreamHandle &On) {
   std::unique_lock<std::mutex> Lock(Mutex);
   Waiting &W = Launches.at(Id);
   Device *D = Lane ? &E.buffers().device(Dev) : nullptr;
@@ -425,6 +404,15 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
       Opts.Trace("end " + std::to_string(Id) + " [" +
                  std::to_string(Done.Begin) + ", " + std::to_string(Done.End) +
                  ")");
+    if (D && W.OutOn) {
+      // A piece on a partition's stream: the lane (which the engine waits
+      // for, and whose event a partner's piece waits for) follows it.
+      if (Result R = D->recordEvent(W.SideEvent, W.OutOn); !R.ok())
+        return R;
+      if (Result R = D->waitForEvent(Lane, *D, W.SideEvent); !R.ok())
+        return R;
+      W.OutOn = nullptr;
+    }
     if (D) {
       // A partner's next piece waits for it: the lane's event marks it.
       if (!W.Event)
@@ -453,7 +441,14 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
   W.Queue.pop_front();
   const std::vector<uint64_t> &Pair = Sched.plan().Launches;
   bool Paired = Pair.size() == 2;
-  if (D && Paired) {
+  if (D && S.Side) {
+    // On its side of an SM split: beside the partner on other SMs, not
+    // after it.
+    if (Result R = partitionStreamLocked(W, S, *D, Lane, On); !R.ok())
+      return R;
+    if (On != Lane)
+      W.OutOn = On;
+  } else if (D && Paired) {
     // Beside its partner: not before the partner's last issued piece is
     // done, so that the two kernels' pieces run together at the ratio
     // instead of one running ahead.
@@ -523,8 +518,8 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
   SR.Slice =
       KernelLaunchRequest::SliceRange{Dev, 0, Total, W.Lane, W.Priority, {}};
   SR.Slice->NextPiece = [this, Id](StreamHandle Lane, uint64_t &First,
-                                   uint64_t &Count) {
-    return nextPiece(Id, Lane, First, Count);
+                                   uint64_t &Count, StreamHandle &On) {
+    return nextPiece(Id, Lane, First, Count, On);
   };
   SR.MayDefer = false;
   SR.QueuedBehind = nullptr;
@@ -551,6 +546,10 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
     FreeEvents.push_back(W.Event);
     W.Event = nullptr;
     W.Recorded = false;
+  }
+  if (W.SideEvent) {
+    FreeEvents.push_back(W.SideEvent);
+    W.SideEvent = nullptr;
   }
   Cond.notify_all();
   return R;
@@ -645,6 +644,7 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     Plan.CoSchedule += ", " + MinSlice;
   if (!Why.empty())
     Plan.CoSchedule += "; runs whole, not sliced: " + Why;
+  checkCoRunLocked(Id);
   Launches.erase(Id);
   // A model error failed the launches waiting for a plan; the next ones
   // plan afresh.

@@ -164,6 +164,10 @@ private:
     /// once it was), for the partner's next piece to wait for.
     EventHandle Event = nullptr;
     bool Recorded = false;
+    /// On a GPU: the stream the last piece was issued on when not the lane
+    /// (an SM partition's), and the event that orders it with the lane.
+    StreamHandle OutOn = nullptr;
+    EventHandle SideEvent = nullptr;
     /// Where its model inputs come from: "measured" (cleave analyze),
   /// "estimate" (the bundle's), "given" (CoRunGateOptions::Inputs).
   std::string InputsFrom;
@@ -244,6 +248,15 @@ private:
   /// Takes back every slice not started (an arrival re-plans).
   void takeBackLocked();
   void logDecisionLocked();
+  /// The modeled pair's line: ratio or SM split, IPCs, profit, and the
+  /// predicted times of its remaining blocks interleaved, split and one
+  /// after the other.
+  std::string pairLineLocked(const CoSchedulePlan &P) const;
+  /// Cycles of the SM clock in ms (0 without the device profile's clock).
+  double cyclesMs(double Cycles) const;
+  /// A launch finished: prints the predicted against the measured time of
+  /// the pair decision it completes (CLEAVE_LOG=plan).
+  void checkCoRunLocked(uint64_t Id);
   std::string describeLocked(uint64_t Id) const;
   Result runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
                    LaunchPlan &Plan);
@@ -252,7 +265,12 @@ private:
   /// lane wait for the partner's last issued piece; Count 0 when every
   /// block was handed out.
   Result nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
-                   uint64_t &Count);
+                   uint64_t &Count, StreamHandle &On);
+  /// A piece of an SM partition's side (Slice::Side): the side's stream in
+  /// \p On, ordered after the lane's work; on failure the lane, and the
+  /// plan says why.
+  Result partitionStreamLocked(Waiting &W, const Slice &S, Device &D,
+                               StreamHandle Lane, StreamHandle &On);
   Result takeEventLocked(Device &D, EventHandle &Out);
 
   Engine &E;
@@ -261,6 +279,10 @@ private:
   bool OnGpu = false;
   std::mutex Mutex;
   std::condition_variable Cond;
+  /// Why SM partitions were asked for (CoScheduleOptions::Partition) and
+  /// the device offers none; said once in the plan.
+  std::string PartitionWhy;
+  bool PartitionWhySaid = false;
   CoScheduler Sched;
   uint64_t NextId = 0;
   /// Launches handed in since the last one that found another in the gate
@@ -277,6 +299,20 @@ private:
   std::vector<uint64_t> Logged;
   std::chrono::steady_clock::time_point LoggedAt;
   unsigned LoggedRounds = 0;
+  /// The SM clock of the device profile (0: none), turning the model's
+  /// cycles into time.
+  double ClockMHz = 0;
+  /// Pair decisions whose co-run is being timed: the pair, its predicted
+  /// time (ms, 0 without a clock) and cycles, since when, and how many of
+  /// the two launches are done.
+  struct CoRunCheck {
+    uint64_t Launch[2] = {0, 0};
+    std::string Names;
+    double PredictedMs = 0, Cycles = 0;
+    std::chrono::steady_clock::time_point Start;
+    unsigned Done = 0;
+  };
+  std::vector<CoRunCheck> Checks;
   Result PumpError;
   /// The last modeled launch of each stream: kernel and inputs.
   std::map<uint64_t, std::pair<std::string, corun::KernelModelInput>> Recent;

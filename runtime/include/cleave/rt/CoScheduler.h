@@ -106,6 +106,10 @@ struct Slice {
   uint64_t Begin = 0, End = 0; ///< block range [Begin, End)
   /// Blocks of this launch per SM in the co-schedule (0 alone).
   unsigned BlocksPerSm = 0;
+  /// On an SM partition (CoSchedulePlan::Partitioned): the SMs of the
+  /// split's first side (the split's key), and the side this launch runs
+  /// on, 1 (those SMs) or 2 (the rest); 0 when not partitioned.
+  unsigned SplitSms = 0, Side = 0;
 };
 
 struct CoScheduleOptions {
@@ -120,6 +124,14 @@ struct CoScheduleOptions {
   /// concurrent streams would do, at slice granularity.
   bool PairUnmodeled = false;
   corun::PairOptions Pair;
+  /// SM partitions (green contexts): the multiple of SMs the device's
+  /// partitions come in (0: it has none). A modeled pair runs on a split
+  /// of the SMs, each launch unsliced at its own occupancy, instead of
+  /// interleaved slices: Never; Better, when the model predicts the split
+  /// shorter than interleaving; Always (forced: benchmarks, tests).
+  unsigned PartitionGranularity = 0;
+  enum class PartitionRule { Never, Better, Always };
+  PartitionRule Partition = PartitionRule::Never;
 };
 
 /// The current decision, for logs and tests.
@@ -128,6 +140,13 @@ struct CoSchedulePlan {
   corun::PairPrediction Pair;     ///< when two and Modeled
   /// Two launches side by side without a prediction (PairUnmodeled).
   bool Modeled = true;
+  /// A modeled pair: the predicted cycles of the launches' remaining
+  /// blocks interleaved, one after the other, and on the best SM split
+  /// (Split.PairCycles 0 when there is none); Partitioned when the pair
+  /// runs on Split.
+  double InterleaveCycles = 0, SerialCycles = 0;
+  corun::PartitionPrediction Split;
+  bool Partitioned = false;
   unsigned Pruned = 0, Evaluated = 0;
 };
 
@@ -174,6 +193,11 @@ private:
   std::vector<uint64_t> readySet() const;
   Result replan(const std::vector<uint64_t> &Ready);
   Result pairOf(const Entry &A, const Entry &B, corun::PairPrediction &P);
+  /// \p Plan's cycles (interleaved, serial, split) for the pair \p A,
+  /// \p B at \p P; whether the split is taken, and the pair's score
+  /// (the profit it is ranked by).
+  bool weigh(const Entry &A, const Entry &B, const corun::PairPrediction &P,
+             CoSchedulePlan &Times, double &Score) const;
   bool pruned(const Entry &A, const Entry &B) const;
   uint64_t take(Entry &E, uint64_t Blocks, unsigned PerSm,
                 std::vector<Slice> &Out);

@@ -177,9 +177,13 @@ struct KernelLaunchRequest {
     /// returns Count 0; the lane is waited for once, after the last.
     /// Called with the engine's lock released, with the lane (null on a
     /// CPU device), before each piece: it may make the lane wait for
-    /// events. A piece must lie within [First, First + Count).
-    std::function<Result(StreamHandle Lane, uint64_t &First,
-                         uint64_t &Count)>
+    /// events. A piece must lie within [First, First + Count). On a GPU
+    /// the piece is issued on \p On, which is the lane unless the callee
+    /// names another stream of the device (an SM partition's): the callee
+    /// then orders that stream after the lane's work and the lane after
+    /// the piece.
+    std::function<Result(StreamHandle Lane, uint64_t &First, uint64_t &Count,
+                         StreamHandle &On)>
         NextPiece;
   };
   std::optional<SliceRange> Slice;
