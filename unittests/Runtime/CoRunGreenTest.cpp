@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <regex>
 #include <set>
 
 using namespace cleave::rt;
@@ -33,7 +34,8 @@ struct Outcome {
 /// two threads through a gate on a traced null GPU of 32 SMs (\p Group: its
 /// partitions' multiple of SMs, 0 none) under \p Rule; the first piece
 /// waits until both launches are in the gate.
-Outcome runPair(unsigned Group, CoScheduleOptions::PartitionRule Rule) {
+Outcome runPair(unsigned Group, CoScheduleOptions::PartitionRule Rule,
+                const std::string &Profile = "") {
   NullGpu::Options NO;
   NO.Trace = true;
   NO.ComputeUnits = 32;
@@ -47,7 +49,9 @@ Outcome runPair(unsigned Group, CoScheduleOptions::PartitionRule Rule) {
   NullGpu Gpu(NO);
   BufferManager Bufs({&Gpu});
   CpuExecutor Exec(1);
-  Engine E(Bufs, Exec, PartitionPolicy::Even, Options());
+  Options EO;
+  EO.ProfilePath = Profile;
+  Engine E(Bufs, Exec, PartitionPolicy::Even, EO);
   EXPECT_TRUE(E.addProgram(bundleBytes().data(), bundleBytes().size(),
                            cpuSymbols())
                   .ok());
@@ -149,6 +153,29 @@ TEST(CoRunGreen, WithoutPartitionsThePairInterleavesAndThePlanSaysWhy) {
             std::string::npos)
       << O.Log;
   EXPECT_EQ(O.Log.find("SM split"), std::string::npos) << O.Log;
+}
+
+TEST(CoRunGreen, ThePairsPredictedTimeIsAtTheProfilesSmClock) {
+  // With the H200's device profile the model runs on its SM (132 SMs,
+  // 1980 MHz) and a pair's predicted cycles become time, printed against
+  // the measured co-run time once both launches are done.
+  Outcome O = runPair(0, CoScheduleOptions::PartitionRule::Never,
+                      std::string(CLEAVE_TEST_SOURCE_ROOT) +
+                          "/profiles/h200x1-all.json");
+  std::smatch M;
+  ASSERT_TRUE(std::regex_search(
+      O.Log, M,
+      std::regex("the pair: interleaved ([0-9]+) cycles, one after the other "
+                 "[0-9]+; predicted ([0-9.]+) ms at 1980 MHz")))
+      << O.Log;
+  double Cycles = std::stod(M[1]), Ms = std::stod(M[2]);
+  EXPECT_NEAR(Ms, Cycles / 1980e3, 0.0005);
+  ASSERT_TRUE(std::regex_search(
+      O.Log, M,
+      std::regex("co-run keep \\+ tr: predicted ([0-9.]+) ms, measured "
+                 "[0-9.]+ ms, error [-+][0-9.]+ %")))
+      << O.Log;
+  EXPECT_NEAR(std::stod(M[1]), Ms, 0.0005);
 }
 
 } // namespace

@@ -419,4 +419,32 @@ TEST(CoScheduler, ChoosesTheShorterOfInterleavingAndASplit) {
   }
 }
 
+TEST(CoScheduler, AForcedRatioPairsAtItWhateverTheProfit) {
+  // Two alike compute-bound kernels: the model predicts no profit, so the
+  // pair does not run; forced at 1:3 (the oracle's runs) it runs at the
+  // filling ratio nearest a quarter of the SM's blocks for the first.
+  for (bool Forced : {false, true}) {
+    CoScheduleOptions O;
+    if (Forced) {
+      O.Pair.Forced[0] = 1;
+      O.Pair.Forced[1] = 3;
+    }
+    CoScheduler S(smallGpu(), O);
+    ASSERT_TRUE(S.submit(launch(1, "c1", 1, 1000, Compute)).ok());
+    ASSERT_TRUE(S.submit(launch(2, "c2", 2, 1000, Compute2)).ok());
+    std::vector<Slice> Out;
+    ASSERT_TRUE(S.next(Out).ok());
+    const CoSchedulePlan &P = S.plan();
+    if (!Forced) {
+      EXPECT_EQ(P.Launches.size(), 1u);
+      continue;
+    }
+    ASSERT_EQ(P.Launches.size(), 2u);
+    EXPECT_LT(P.Pair.Profit, O.MinProfit);
+    // 16 one-warp blocks fill the SM: 4 and 12.
+    EXPECT_EQ(P.Pair.Blocks[0], 4u);
+    EXPECT_EQ(P.Pair.Blocks[1], 12u);
+  }
+}
+
 } // namespace
