@@ -19,6 +19,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/InlineAsm.h"
@@ -51,6 +52,8 @@ StringRef getIssueKindName(LegalityIssueKind Kind) {
     return "inline-asm";
   case LegalityIssueKind::LoadedPointer:
     return "loaded-pointer";
+  case LegalityIssueKind::ArgumentPointer:
+    return "argument-pointer";
   case LegalityIssueKind::ExternalCall:
     return "external-call";
   case LegalityIssueKind::DataDependentStore:
@@ -92,6 +95,20 @@ static std::string describe(const Instruction &I) {
   return I.getOpcodeName();
 }
 
+/// Whether \p O is a pointer loaded from a by-value struct parameter that
+/// the kernel never writes, at a pointer's natural alignment: the bytes the
+/// host passed, which hold buffer addresses the runtime can translate
+/// (argument-pointer).
+static bool isArgumentField(const Value *O) {
+  const auto *LI = dyn_cast<LoadInst>(O);
+  if (!LI || !LI->isSimple() || !LI->getType()->isPointerTy() ||
+      LI->getAlign().value() < 8)
+    return false;
+  const auto *A =
+      dyn_cast<Argument>(getUnderlyingObject(LI->getPointerOperand()));
+  return A && A->hasByValAttr() && A->onlyReadsMemory();
+}
+
 /// A cause also names its value when the IR does (hand-written IR, -O0
 /// builds), to tell apart loads on one line.
 static std::string describeCause(const Instruction &I) {
@@ -122,6 +139,11 @@ void KernelLegality::print(raw_ostream &OS) const {
       } else {
         OS << "; pointer built from an integer";
       }
+      break;
+    case LegalityIssueKind::ArgumentPointer:
+      OS << "; pointer from '" << describeCause(*Issue.Cause) << "'";
+      printLocation(OS, *Issue.Cause);
+      OS << " of a by-value argument";
       break;
     case LegalityIssueKind::DataDependentStore:
       if (Issue.Cause) {
@@ -471,8 +493,13 @@ void LegalityScanner::visitAccesses(const Instruction &I) {
             CB && !isa<IntrinsicInst>(CB))
           continue;
         // What is left came from memory, or from an integer: a load, an
-        // integer argument, a constant address.
-        add(LegalityIssueKind::LoadedPointer, I, describe(I),
+        // integer argument, a constant address. A load of a field of a
+        // by-value struct parameter that the kernel never writes reads
+        // the argument's bytes as the host passed them: the runtime can
+        // translate the buffer addresses among them.
+        add(isArgumentField(O) ? LegalityIssueKind::ArgumentPointer
+                               : LegalityIssueKind::LoadedPointer,
+            I, describe(I),
             /*ForbidsSplit=*/true, /*ForbidsCPU=*/false,
             dyn_cast<Instruction>(O));
         ReportedLoaded = true;

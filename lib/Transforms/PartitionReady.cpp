@@ -557,10 +557,14 @@ OptimizationRemarkMissed notSplittableRemark(const Function &Kernel,
         std::string Where;
         raw_string_ostream OS(Where);
         printLocation(OS, *Cause);
-        R << (Issue->Kind == LegalityIssueKind::LoadedPointer
-                  ? "; the pointer comes from a '"
-                  : "; it depends on a '")
-          << Cause->getOpcodeName() << "'" << OS.str();
+        bool Pointer = Issue->Kind == LegalityIssueKind::LoadedPointer ||
+                       Issue->Kind == LegalityIssueKind::ArgumentPointer;
+        R << (Pointer ? "; the pointer comes from a '" : "; it depends on a '")
+          << Cause->getOpcodeName() << "'"
+          << (Issue->Kind == LegalityIssueKind::ArgumentPointer
+                  ? " of a by-value argument"
+                  : "")
+          << OS.str();
       }
     }
     return R;

@@ -5,11 +5,37 @@
 ; are a combined output). tickets: ticket[i] = atomicAdd(next, 1), a global
 ; atomic whose result is used (not split). histmark: hist's bins, plus
 ; mark[i] = 1 where data[i] >= 128 (a bounded write that would need the
-; merge kernel).
+; merge kernel). bumpview(View v): v.p[i] += 1 for i < v.n, the pointer a
+; field of a by-value struct (argument-pointer).
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
 @scale = addrspace(4) externally_initialized constant float 1.0, align 4
+
+%struct.View = type { ptr, i32 }
+
+define ptx_kernel void @bumpview(ptr noundef readonly byval(%struct.View) align 8 %v) #0 {
+entry:
+  %bid = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %bdim = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %m = mul i32 %bid, %bdim
+  %i = add i32 %m, %tid
+  %pn = getelementptr inbounds i8, ptr %v, i64 8
+  %n = load i32, ptr %pn, align 8
+  %in = icmp slt i32 %i, %n
+  br i1 %in, label %body, label %exit
+body:
+  %p = load ptr, ptr %v, align 8
+  %idx = sext i32 %i to i64
+  %pe = getelementptr inbounds float, ptr %p, i64 %idx
+  %x = load float, ptr %pe, align 4
+  %y = fadd float %x, 1.0
+  store float %y, ptr %pe, align 4
+  br label %exit
+exit:
+  ret void
+}
 
 define ptx_kernel void @vecadd(ptr noundef readonly %a, ptr noundef readonly %b, ptr noundef writeonly %c, i32 noundef %n) #0 {
 entry:

@@ -30,6 +30,8 @@ enum class LegalityIssueKind {
   HardwareRegister,   ///< %smid, %warpid, %nsmid, %clock*, %globaltimer
   InlineAsm,          ///< inline PTX
   LoadedPointer,      ///< a pointer loaded from memory and dereferenced
+  /// a pointer field of a read-only by-value struct parameter, dereferenced
+  ArgumentPointer,
   ExternalCall,       ///< a call to a function with no body
   DataDependentStore, ///< store address depends on data the kernel writes
 };
@@ -45,8 +47,9 @@ struct LegalityIssue {
   bool ForbidsCPU;
   /// What makes Inst a problem when that is another instruction: where a
   /// dereferenced pointer came from, usually a load (loaded-pointer; null
-  /// for an integer argument or constant), or the first read of written
-  /// data the store address depends on (data-dependent-store).
+  /// for an integer argument or constant; argument-pointer: the load of
+  /// the struct parameter's field), or the first read of written data the
+  /// store address depends on (data-dependent-store).
   const llvm::Instruction *Cause = nullptr;
 };
 

@@ -113,7 +113,8 @@ thread_local std::shared_ptr<PlanSlot> LastPlan;
 /// (Runtime::directStream) from the calling thread (docs/runtime-api.md,
 /// "Direct launches"), when nothing stands
 /// in the way: \p S and the streams it waits for have nothing queued, the
-/// kernel reads no pointer it loads from memory, and every buffer its
+/// kernel reads no pointer it loads from memory (but those its by-value
+/// arguments hold, translated: ArgumentPointer), and every buffer its
 /// arguments point into is whole on the device (so nothing moves; where
 /// another copy exists, one that the kernel may write goes stale), and the
 /// kernel has no reorganization step to decide (docs/reorganize.md: no
@@ -175,6 +176,20 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
     if (P.mayWrite() && !Res.Buf->heldOnlyBy(Dev))
       Written.push_back(Res.Buf);
   }
+  // Buffer addresses inside by-value arguments the kernel dereferences:
+  // their buffers whole on the device, their words made its addresses;
+  // nothing says what the kernel writes through them.
+  if (usesArgumentPointers(Info))
+    for (const ArgumentPointer &P :
+         findArgumentPointers(Bufs, Info, A.Params.data())) {
+      if (!P.Buf->holds(Dev, ByteRange{0, P.Buf->size()}) ||
+          !translateArgumentPointer(Bufs, P, Dev,
+                                    static_cast<char *>(A.Params[P.Param]))
+               .ok())
+        return false;
+      if (!P.Buf->heldOnlyBy(Dev))
+        Written.push_back(P.Buf);
+    }
   if (Timed)
     T[1] = Clock::now();
   FunctionHandle F = Info.Variables.empty() ? RT.cachedDirectFunction(K)

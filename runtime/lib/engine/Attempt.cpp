@@ -491,6 +491,38 @@ Result LaunchContext::runOnHostMemory(const BundleIssue &Why) {
   return R;
 }
 
+Result LaunchContext::runWithArgumentPointers() {
+  const BundleIssue *Why = nullptr;
+  for (const BundleIssue &Iss : Info.Issues)
+    if (!Why && Iss.Kind == "argument-pointer")
+      Why = &Iss;
+  Location On = -1;
+  for (size_t L = 0; L < Bufs.numDevices() && On < 0; ++L)
+    if (isGpu(Location(L)) && canRun(Location(L)))
+      On = Location(L);
+  // Without a GPU, the CPU dereferences the host addresses themselves.
+  if (On < 0)
+    return runOnHostMemory(*Why);
+  ArgPointers = findArgumentPointers(Bufs, Info, Req.Args);
+  Phases.mark("plan");
+  Result R = attempt({{On, 0, Total}}, /*Decide=*/false);
+  Location Ran = Plan.Runs.empty() ? On : Plan.Runs.back().Device;
+  Plan.Split = false;
+  Plan.Reason = "on " + name(Ran) + ", with the " +
+                std::to_string(ArgPointers.size()) +
+                " buffer address(es) of its by-value arguments made " +
+                name(Ran) + "'s, each buffer whole there: it dereferences "
+                "pointers its by-value arguments hold (" +
+                Why->Detail +
+                (Why->Location.empty() ? "" : " at " + Why->Location) + ")";
+  if (R.ok())
+    for (const ArgumentPointer &P : ArgPointers)
+      if (Result W = Bufs.markWritten(*P.Buf, Ran, ByteRange{0, P.Buf->size()});
+          !W.ok())
+        return W;
+  return R;
+}
+
 Result LaunchContext::run() {
   Result R = checkRequest();
   if (!R.ok())
@@ -500,6 +532,8 @@ Result LaunchContext::run() {
   for (const BundleIssue &Iss : Info.Issues)
     if (Iss.Kind == "loaded-pointer")
       return runOnHostMemory(Iss);
+  if (usesArgumentPointers(Info))
+    return runWithArgumentPointers();
   std::vector<PartitionRange> Ranges;
   if (!Req.Partition.empty()) {
     Explicit = true;

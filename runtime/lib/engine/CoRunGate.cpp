@@ -562,10 +562,10 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
       Req.Slice || (!OnGpu && !Req.Kernel->Cpu))
     return E.launch(Req, Plan);
   const BundleKernel &Info = *Req.Kernel->Info;
-  // Pointers loaded from memory run on the host's memory (the engine's
-  // rule), never on a lane.
+  // Pointers loaded from memory run on the host's memory, and those of
+  // by-value arguments are translated (the engine's rules), never on a lane.
   for (const BundleIssue &Iss : Info.Issues)
-    if (Iss.Kind == "loaded-pointer")
+    if (Iss.Kind == "loaded-pointer" || Iss.Kind == "argument-pointer")
       return E.launch(Req, Plan);
   uint64_t Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
   std::string Why, Key, From;

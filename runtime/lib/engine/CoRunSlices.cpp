@@ -83,11 +83,11 @@ Result LaunchContext::runSlice() {
                    blocksText(S.First, S.Count) + " outside the grid of " +
                    std::to_string(Total));
   for (const BundleIssue &Iss : Info.Issues)
-    if (Iss.Kind == "loaded-pointer")
+    if (Iss.Kind == "loaded-pointer" || Iss.Kind == "argument-pointer")
       return Result::error(ErrorCode::NotSupported,
                            "slice of " + Info.Name +
                                ": it dereferences pointers loaded from "
-                               "memory, which run on the host's memory");
+                               "memory, which the engine runs its own way");
   if (S.Count != Total)
     if (std::string Why = whyNotSplit(isGpu(S.Device)); !Why.empty())
       return Result::error(ErrorCode::NotSupported,

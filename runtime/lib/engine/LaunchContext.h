@@ -32,6 +32,7 @@
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/Footprint.h"
 #include "cleave/rt/ModelPartitioner.h"
+#include "cleave/rt/MultiGpuTpsm.h"
 #include "cleave/rt/Options.h"
 #include "cleave/rt/PartitionParams.h"
 
@@ -241,6 +242,9 @@ struct ModelState {
 struct PipelineState {
   PipelineOptions Opt;
   std::map<Location, std::vector<EventHandle>> Events;
+  /// The host-link states of each set of GPU ordinals that pipelined at
+  /// once (tpsm::symmetricGroup() reads the profile's state tables).
+  std::map<std::vector<int>, tpsm::GpuGroup> Groups;
   /// Ordering event \p Index of GPU \p L, created on first use; null if
   /// that fails.
   EventHandle event(BufferManager &Bufs, Location L, size_t Index);
@@ -416,6 +420,9 @@ struct RunState {
   std::vector<void *> Values;
   std::vector<void *> ArgPtrs;
   std::vector<uint32_t> PartParams;
+  /// By-value arguments whose buffer addresses were translated for Dev
+  /// (argsFor(), ArgumentPointer), per argument.
+  std::map<size_t, std::vector<char>> ByValue;
   /// Partial buffers on M (merge mode, non-M runs): buffer id -> (M's
   /// allocation, hull of this run's writes).
   std::map<uint64_t, std::pair<DeviceAddr, ByteRange>> Partials;
@@ -609,6 +616,9 @@ private:
   uint64_t Total = 0;
   LaunchConfig Config;
   std::vector<PtrArg> Ptrs;
+  /// The buffer addresses in the by-value arguments, when the kernel
+  /// dereferences them (runWithArgumentPointers()); argsFor() translates.
+  std::vector<ArgumentPointer> ArgPointers;
   std::map<uint64_t, std::shared_ptr<Buffer>> BufById;
   std::set<Location> Excluded;
   bool Explicit = false;
@@ -736,32 +746,55 @@ private:
   std::optional<Result> settleFailures(AttemptState &A);
   Result mergeRuns(AttemptState &A, const std::vector<RunState *> &Redo);
   /// Transfer pipelining (Pipeline.cpp, docs/runtime.md): pipeline()
-  /// runs the attempt's one GPU run as chunks on three streams when
-  /// pipelineChunks() finds it worth it (\p Piped; it then replaces
-  /// prepareRuns() to waitRuns()); landReceived() claims the results sent
-  /// back, after the run's writes are committed.
+  /// runs the attempt's GPU runs as chunks on three streams each, the GPUs
+  /// at once, when pipelineChunks() finds it worth it for every one of
+  /// them (\p Piped; it then replaces prepareRuns() to waitRuns());
+  /// landReceived() claims the results sent back, after the run's writes
+  /// are committed.
   struct PipeChunk;
+  struct PipeRun;
   Result pipeline(AttemptState &A, bool &Piped);
-  /// The attempt's one GPU run that may be pipelined, its other runs all
-  /// on CPU devices (which work on the host copies the GPU's inputs come
-  /// from); null when there is none. prepareHostRuns() and runHostRuns()
-  /// prepare and run those CPU runs while the GPU's chunks run.
-  RunState *pipelinedRun(AttemptState &A);
+  /// The attempt's GPU runs that may be pipelined, one per GPU, its other
+  /// runs all on CPU devices (which work on the host copies the GPUs'
+  /// inputs come from); empty when there are none. prepareHostRuns() and
+  /// runHostRuns() prepare and run those CPU runs while the GPUs' chunks
+  /// run.
+  std::vector<RunState *> pipelinedRuns(AttemptState &A);
+  /// The rates each of several GPUs pipelining at once sees on the host
+  /// links they share (MultiGpuTpsm.h), or, when the profile lacks their
+  /// states, a note that says so (Rates empty).
+  struct SharedLinks {
+    unsigned Gpus = 0;
+    std::optional<tpsm::LinkRates> Rates;
+    std::string Note;
+  };
+  std::optional<SharedLinks> sharedLinks(const std::vector<RunState *> &Gpus);
   std::optional<Failure> prepareHostRuns(AttemptState &A);
   void runHostRuns(AttemptState &A);
-  bool pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks);
+  bool pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
+                      const SharedLinks *Shared);
+  bool buildChunks(RunState &R, const std::vector<uint64_t> &Sizes,
+                   const std::map<uint64_t, RangeSet> &Missing,
+                   std::map<uint64_t, RangeSet> Sent,
+                   std::vector<PipeChunk> &Chunks);
   void planReceives(RunState &R, std::vector<PipeChunk> &Chunks);
   Result issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
                      size_t &Launched, size_t &SendsDone);
-  void notePipeline(const RunState &R, const std::vector<PipeChunk> &Chunks);
+  void runPipe(PipeRun &P);
+  void waitPipe(PipeRun &P, std::chrono::steady_clock::time_point Start);
+  void landPipe(AttemptState &A, PipeRun &P, LaunchPlan::Pipelined &PP);
+  void notePipeline(LaunchPlan::Pipelined &PP,
+                    const std::vector<PipeChunk> &Chunks);
   /// The chunk plan's inputs (PipelineModel.cpp): the GPU's host-link
   /// rates from its profile (pinned or pageable as the host copies are),
   /// the bytes each way fitted to the chunks' footprints (\p Missing: what
   /// the run misses; \p First: what goes with the first chunk; \p Upload:
   /// all of it), and the kernel time from the performance table.
+  /// \p Shared: the rates among several GPUs pipelining at once.
   void askChunkModel(RunState &R, const std::map<uint64_t, RangeSet> &Missing,
                      const std::map<uint64_t, RangeSet> &First,
-                     uint64_t Upload, ChunkQuery &Q);
+                     uint64_t Upload, ChunkQuery &Q,
+                     const SharedLinks *Shared);
   /// Timing event \p Index of GPU \p L for the chunks' kernels (null when
   /// the performance table is not there to take the times);
   /// recordChunkTimes() gives the table what they measured.
@@ -769,7 +802,9 @@ private:
   /// The host link of GPU \p L as TPSM sees it, when a share of this
   /// launch there could be pipelined (SplitDevice::PipelineLinks).
   std::optional<tpsm::LinkRates> pipelineLinks(Location L);
-  void recordChunkTimes(const RunState &R, const std::vector<uint64_t> &Counts);
+  /// Returns the chunks' kernels' time summed (ms; 0 when not timed).
+  double recordChunkTimes(const RunState &R,
+                          const std::vector<uint64_t> &Counts);
   void landReceived(AttemptState &A);
   Result commitRuns(AttemptState &A);
   /// Recovery (Recover.cpp). failOver(): \p F's device is dropped and its
@@ -808,6 +843,9 @@ private:
   /// fails and says why. Never a run on a GPU, which would dereference host
   /// copies' addresses.
   Result runOnHostMemory(const BundleIssue &Why);
+  /// A kernel whose by-value arguments hold the pointers it dereferences
+  /// (usesArgumentPointers()) runs whole on a GPU with those translated.
+  Result runWithArgumentPointers();
   /// Whether a launch that is not a repeat may chain too: every range on
   /// one GPU, which alone has deferred work, and every variable the
   /// kernel reads current there.

@@ -20,28 +20,34 @@ namespace rt {
 
 using namespace launch;
 
-std::string LaunchPlan::pipelineOutcome() const {
+std::string LaunchPlan::Pipelined::outcome() const {
   char Buf[256];
-  double Kernel = PipelineKernelMeasuredMs > 0 ? PipelineKernelMeasuredMs
-                                               : PipelineKernelMs;
-  if (PipelineSendMs <= 0 && PipelineReceiveMs <= 0) {
-    if (PipelineKernelMeasuredMs <= 0)
+  double Kernel = KernelMeasuredMs > 0 ? KernelMeasuredMs : KernelMs;
+  if (SendMs <= 0 && ReceiveMs <= 0) {
+    if (KernelMeasuredMs <= 0)
       return "";
     std::snprintf(Buf, sizeof(Buf),
                   "    measured %.3f ms, the chunks' kernels %.3f ms; no "
                   "bound without the link rates\n",
-                  PipelineMs, PipelineKernelMeasuredMs);
+                  Ms, KernelMeasuredMs);
     return Buf;
   }
-  double Bound = std::max({PipelineSendMs, Kernel, PipelineReceiveMs});
+  double Bound = std::max({SendMs, Kernel, ReceiveMs});
   std::snprintf(Buf, sizeof(Buf),
                 "    measured %.3f ms, predicted %.3f ms; bound max(send "
                 "%.3f, kernel %.3f%s, receive %.3f) = %.3f ms; measured / "
                 "bound %.3fx\n",
-                PipelineMs, PipelinePredictedMs, PipelineSendMs, Kernel,
-                PipelineKernelMeasuredMs > 0 ? " measured" : " predicted",
-                PipelineReceiveMs, Bound, Bound > 0 ? PipelineMs / Bound : 0.0);
+                Ms, PredictedMs, SendMs, Kernel,
+                KernelMeasuredMs > 0 ? " measured" : " predicted", ReceiveMs,
+                Bound, Bound > 0 ? Ms / Bound : 0.0);
   return Buf;
+}
+
+std::vector<LaunchPlan::Chunk> LaunchPlan::chunks() const {
+  std::vector<Chunk> All;
+  for (const Pipelined &P : Pipelines)
+    All.insert(All.end(), P.Chunks.begin(), P.Chunks.end());
+  return All;
 }
 
 std::string LaunchPlan::describe() const {
@@ -93,27 +99,30 @@ std::string LaunchPlan::describe() const {
            C.To;
     S += "\n";
   }
-  if (!Chunks.empty()) {
+  for (const Pipelined &P : Pipelines) {
+    if (P.Chunks.empty()) {
+      if (!P.Plan.empty())
+        S += "  not pipelined on " + P.Device + ": " + P.Plan + "\n";
+      continue;
+    }
     uint64_t Sent = 0, Back = 0;
-    for (const Chunk &C : Chunks) {
+    for (const Chunk &C : P.Chunks) {
       Sent += C.BytesSent;
       Back += C.BytesReceived;
     }
     char Ms[32];
-    std::snprintf(Ms, sizeof(Ms), "%.3f", PipelineMs);
-    S += "  pipelined on " + PipelineDevice + " in " +
-         std::to_string(Chunks.size()) + " chunks (send, kernel, receive " +
+    std::snprintf(Ms, sizeof(Ms), "%.3f", P.Ms);
+    S += "  pipelined on " + P.Device + " in " +
+         std::to_string(P.Chunks.size()) + " chunks (send, kernel, receive " +
          "streams): " + std::to_string(Sent) + " bytes sent, " +
          std::to_string(Back) + " received eagerly, " + Ms + " ms\n";
-    if (!PipelinePlan.empty())
-      S += "    " + PipelinePlan + "\n" + pipelineOutcome();
-    for (size_t I = 0; I < Chunks.size(); ++I)
+    if (!P.Plan.empty())
+      S += "    " + P.Plan + "\n" + P.outcome();
+    for (size_t I = 0; I < P.Chunks.size(); ++I)
       S += "    chunk " + std::to_string(I) + " " +
-           blocksText(Chunks[I].First, Chunks[I].Count) + ": " +
-           std::to_string(Chunks[I].BytesSent) + " bytes sent, " +
-           std::to_string(Chunks[I].BytesReceived) + " received\n";
-  } else if (!PipelinePlan.empty()) {
-    S += "  not pipelined on " + PipelineDevice + ": " + PipelinePlan + "\n";
+           blocksText(P.Chunks[I].First, P.Chunks[I].Count) + ": " +
+           std::to_string(P.Chunks[I].BytesSent) + " bytes sent, " +
+           std::to_string(P.Chunks[I].BytesReceived) + " received\n";
   }
   for (const std::string &L : Reorganize)
     S += "  reorganize: " + L + "\n";

@@ -65,6 +65,10 @@ struct LaunchContext::PipeChunk {
 
 namespace {
 
+/// The least predicted gain, as a share of the unpipelined time, that
+/// pipelines a GPU's range beside other GPUs'.
+constexpr double SharedMinGain = 0.1;
+
 /// Copies of every range of \p Set from \p Src to \p Dst.
 std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src, Location Dst,
                                uint64_t &Bytes) {
@@ -86,8 +90,8 @@ std::vector<Transfer> copiesOf(const RangeSet &Set, Location Src, Location Dst,
 /// pipelines (its own copies on its own streams, each before the launch
 /// that reads them) leaves its launches nothing to upload, so they run as
 /// they did.
-bool LaunchContext::pipelineChunks(RunState &R,
-                                   std::vector<PipeChunk> &Chunks) {
+bool LaunchContext::pipelineChunks(RunState &R, std::vector<PipeChunk> &Chunks,
+                                   const SharedLinks *Shared) {
   // Cheap tests first: a launch that reads less than MinBytes, or finds
   // all it reads on the GPU, is not staged twice.
   uint64_t Reads = 0;
@@ -128,19 +132,70 @@ bool LaunchContext::pipelineChunks(RunState &R,
   unsigned Dim = slabDim();
   if (Fp && Fp->rebasedVariant(Dim) && Opts.Tune.Rebase)
     Q.Align = slabBlocks(Dim);
-  askChunkModel(R, Missing, Sent, Upload, Q);
+  askChunkModel(R, Missing, Sent, Upload, Q, Shared);
   ChunkPlan CP = planChunks(Q);
-  Plan.PipelineDevice = name(R.Dev);
-  Plan.PipelinePlan = CP.describe();
-  if (CP.Model) {
-    Plan.PipelineSendMs = CP.Model->T.Send * 1e3;
-    Plan.PipelineKernelMs = CP.Model->T.Kernel * 1e3;
-    Plan.PipelineReceiveMs = CP.Model->T.Receive * 1e3;
-    Plan.PipelinePredictedMs = CP.Model->seconds() * 1e3;
+  std::string Replanned;
+  if (CP.Sizes.size() >= 2) {
+    if (!buildChunks(R, CP.Sizes, Missing, Sent, Chunks))
+      return false;
+    bool Receives = false;
+    for (const PipeChunk &Ch : Chunks)
+      Receives |= !Ch.Receive.empty();
+    // The plan counted results that no chunk can send back eagerly
+    // (planReceives()' rules): it is made again without them, or the
+    // receive it overlaps would never happen.
+    if (!Receives && CP.FromModel && Q.Receive.total(Q.Blocks) > 0) {
+      Q.Receive = tpsm::Bytes();
+      Q.ReceiveCopies = 0;
+      CP = planChunks(Q);
+      Replanned = "; planned again without receiving: no chunk's results "
+                  "can come back eagerly";
+      Chunks.clear();
+      if (CP.Sizes.size() >= 2 &&
+          !buildChunks(R, CP.Sizes, Missing, Sent, Chunks))
+        return false;
+    }
   }
-  std::vector<uint64_t> Sizes = std::move(CP.Sizes);
-  if (Sizes.size() < 2)
+  LaunchPlan::Pipelined &PP = Plan.Pipelines.emplace_back();
+  PP.Device = name(R.Dev);
+  PP.Plan = CP.describe() + Replanned;
+  if (CP.Model) {
+    PP.SendMs = CP.Model->T.Send * 1e3;
+    PP.KernelMs = CP.Model->T.Kernel * 1e3;
+    PP.ReceiveMs = CP.Model->T.Receive * 1e3;
+    PP.PredictedMs = CP.Model->seconds() * 1e3;
+  }
+  if (CP.Sizes.size() < 2)
     return false;
+  if (Shared) {
+    // Several GPUs' chunked sends ran slower than one move per GPU at
+    // once (1.3-1.5x on the 2x H200, bench/results/linkstates): with
+    // several GPUs only a predicted gain of SharedMinGain pipelines.
+    if (!CP.FromModel) {
+      PP.Plan += "; not pipelined beside other GPUs without the model's "
+                 "prediction";
+      return false;
+    }
+    if (CP.Model->seconds() > (1 - SharedMinGain) *
+                                  CP.Model->UnpipelinedSeconds) {
+      PP.Plan += "; not pipelined beside other GPUs: predicted to save "
+                 "under " +
+                 std::to_string(int(SharedMinGain * 100)) + " %";
+      return false;
+    }
+  }
+  R.MoveIn.clear();
+  return true;
+}
+
+/// The chunks of \p Sizes from \p R's first block: each one's
+/// footprint, what it sends of \p Missing (what \p Sent, the bytes that
+/// go with the first chunk, leaves) and what it receives. False when a
+/// footprint cannot be evaluated.
+bool LaunchContext::buildChunks(RunState &R, const std::vector<uint64_t> &Sizes,
+                                const std::map<uint64_t, RangeSet> &Missing,
+                                std::map<uint64_t, RangeSet> Sent,
+                                std::vector<PipeChunk> &Chunks) {
   Chunks.assign(Sizes.size(), PipeChunk());
   uint64_t First = R.First;
   for (size_t C = 0; C < Sizes.size(); ++C) {
@@ -166,7 +221,6 @@ bool LaunchContext::pipelineChunks(RunState &R,
     }
   }
   planReceives(R, Chunks);
-  R.MoveIn.clear();
   return true;
 }
 
@@ -276,27 +330,49 @@ Result LaunchContext::issueChunks(RunState &R, std::vector<PipeChunk> &Chunks,
   return Receive(Chunks.size() - 1);
 }
 
-RunState *LaunchContext::pipelinedRun(AttemptState &A) {
-  // One GPU run; any other runs are on CPU devices, which work on the
-  // buffers' host copies, where the GPU's inputs come from.
+std::vector<RunState *> LaunchContext::pipelinedRuns(AttemptState &A) {
+  // Each GPU's run; any other runs are on CPU devices, which work on the
+  // buffers' host copies, where the GPUs' inputs come from.
   if (!Pipe.Opt.On || A.Repeat || M == Mode::Merge || Combining ||
       !whyNotSplit(true).empty())
-    return nullptr;
-  RunState *Gpu = nullptr;
+    return {};
+  std::vector<RunState *> Gpus;
+  std::set<Location> Seen;
   for (RunState &R : A.Runs) {
     if (isGpu(R.Dev)) {
-      if (Gpu)
-        return nullptr;
-      Gpu = &R;
+      if (!Seen.insert(R.Dev).second || R.Count < 2 ||
+          Bufs.device(R.Dev).numInternalStreams() < 3)
+        return {};
+      Gpus.push_back(&R);
     } else if (!isCpu(R.Dev) ||
                Bufs.validityLocation(R.Dev) != HostLocation) {
-      return nullptr;
+      return {};
     }
   }
-  if (!Gpu || Gpu->Count < 2 ||
-      Bufs.device(Gpu->Dev).numInternalStreams() < 3)
-    return nullptr;
-  return Gpu;
+  return Gpus;
+}
+
+std::optional<LaunchContext::SharedLinks>
+LaunchContext::sharedLinks(const std::vector<RunState *> &Gpus) {
+  if (Gpus.size() < 2 || !Model.P || !Model.P->profile().FromFile)
+    return std::nullopt;
+  std::vector<int> Ordinals;
+  for (const RunState *R : Gpus)
+    Ordinals.push_back(Bufs.device(R->Dev).properties().Ordinal);
+  auto [It, New] = Pipe.Groups.try_emplace(Ordinals);
+  if (New)
+    It->second = tpsm::symmetricGroup(Model.P->profile(), Ordinals);
+  const tpsm::GpuGroup &G = It->second;
+  SharedLinks L;
+  L.Gpus = unsigned(Gpus.size());
+  if (!G.PerGpu.Missing.empty()) {
+    L.Note = "the profile lacks the host-link states of these " +
+             std::to_string(Gpus.size()) + " GPUs (" + G.PerGpu.Missing +
+             "): each GPU's own link rates, which overestimate a shared link";
+    return L;
+  }
+  L.Rates = G.PerGpu;
+  return L;
 }
 
 std::optional<Failure> LaunchContext::prepareHostRuns(AttemptState &A) {
@@ -324,15 +400,75 @@ void LaunchContext::runHostRuns(AttemptState &A) {
   runCpuRanges(A);
 }
 
+/// What one GPU's pipeline did: its chunks, how far their issue got, its
+/// streams' waits and its time.
+struct LaunchContext::PipeRun {
+  RunState *R = nullptr;
+  std::vector<PipeChunk> Chunks;
+  size_t Launched = 0, SendsDone = 0;
+  Result Err, SendWait, KernelWait, RecvWait;
+  double Ms = 0;
+};
+
+/// Queues \p P's chunks and waits for its three streams. Runs on a thread
+/// of its own when several GPUs pipeline at once: the host copies into a
+/// GPU's staging buffers (pageable host copies), so one thread would feed
+/// one GPU after the other.
+void LaunchContext::runPipe(PipeRun &P) {
+  auto Start = std::chrono::steady_clock::now();
+  P.Err = issueChunks(*P.R, P.Chunks, P.Launched, P.SendsDone);
+  waitPipe(P, Start);
+}
+
+void LaunchContext::waitPipe(PipeRun &P,
+                             std::chrono::steady_clock::time_point Start) {
+  Device &D = Bufs.device(P.R->Dev);
+  P.SendWait = D.synchronizeStream(D.internalStream(1));
+  P.KernelWait = D.synchronizeStream(D.internalStream(0));
+  P.RecvWait = D.synchronizeStream(D.internalStream(2));
+  P.Ms = std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - Start)
+             .count();
+}
+
 Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
   Piped = false;
-  RunState *Gpu = pipelinedRun(A);
-  if (!Gpu)
+  std::vector<RunState *> Gpus = pipelinedRuns(A);
+  if (Gpus.empty())
     return Result::success();
-  RunState &R = *Gpu;
-  std::vector<PipeChunk> Chunks;
-  if (!pipelineChunks(R, Chunks) || !Pipe.event(Bufs, R.Dev, 2 * Chunks.size()))
-    return Result::success(); // not worth it, or no events to chain with
+  // Several GPUs pipelining at once share the host's links: each GPU's
+  // chunks are planned on its rates among them (symmetric TPSM over n
+  // GPUs, MultiGpuTpsm.h).
+  std::optional<SharedLinks> Shared = sharedLinks(Gpus);
+  std::vector<PipeRun> Pipes(Gpus.size());
+  size_t PlanMark = Plan.Pipelines.size();
+  for (size_t I = 0; I < Gpus.size(); ++I) {
+    PipeRun &P = Pipes[I];
+    P.R = Gpus[I];
+    Location Dev = P.R->Dev;
+    // Every GPU's or none: a GPU whose share is not worth it runs as the
+    // launch's other ranges do. Its plan says why; the others' are
+    // dropped, since they did not run.
+    if (!pipelineChunks(*P.R, P.Chunks, Shared ? &*Shared : nullptr) ||
+        !Pipe.event(Bufs, Dev, 2 * P.Chunks.size()) ||
+        (chunkTimer(Dev, 0) && !chunkTimer(Dev, 2 * P.Chunks.size() - 1))) {
+      if (Plan.Pipelines.size() > PlanMark) {
+        LaunchPlan::Pipelined Why = std::move(Plan.Pipelines.back());
+        Plan.Pipelines.resize(PlanMark);
+        if (Gpus.size() > 1)
+          Why.Plan += " (so no GPU of this launch is pipelined)";
+        Plan.Pipelines.push_back(std::move(Why));
+      }
+      return Result::success(); // not worth it, or no events to chain with
+    }
+  }
+  if (Shared)
+    for (size_t I = PlanMark; I < Plan.Pipelines.size(); ++I)
+      Plan.Pipelines[I].Plan +=
+          Shared->Note.empty()
+              ? "; host links shared by " + std::to_string(Shared->Gpus) +
+                    " GPUs (each GPU's rates among them, from the link states)"
+              : "; " + Shared->Note;
   Piped = true;
   Defer = false;
   // Earlier launches' GPU work done first: the copy streams are not
@@ -341,77 +477,101 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
     return S;
   if ((A.Fail = prepareHostRuns(A)))
     return Result::success();
-  R.PlanRun.Variant = "chunks";
-  if (Result Res = finish(R); !Res.ok()) {
-    A.Fail = Failure{R.Dev, Res};
-    return Result::success();
+  for (PipeRun &P : Pipes) {
+    P.R->PlanRun.Variant = "chunks";
+    if (Result Res = finish(*P.R); !Res.ok()) {
+      A.Fail = Failure{P.R->Dev, Res};
+      return Result::success();
+    }
   }
   Phases.mark("chunks");
-  size_t Launched = 0, SendsDone = 0;
+  // One thread per GPU but the last, which this thread feeds; then the
+  // CPU's blocks, on the host copies, while the GPUs' chunks run.
+  std::vector<std::thread> Threads;
+  if (Pipes.size() > 1)
+    Plan.MovedAtOnce = unsigned(Pipes.size());
+  for (size_t I = 0; I + 1 < Pipes.size(); ++I)
+    Threads.emplace_back([this, &P = Pipes[I]] { runPipe(P); });
+  PipeRun &Last = Pipes.back();
   auto Start = std::chrono::steady_clock::now();
-  Result Err = issueChunks(R, Chunks, Launched, SendsDone);
-  Phases.mark("issue", name(R.Dev));
-  // The CPU's blocks, on the host copies, while the GPU's chunks run
-  // (unless nothing of the GPU's started: the attempt then starts again
-  // without it).
-  if (Err.ok() || Launched > 0)
+  Last.Err = issueChunks(*Last.R, Last.Chunks, Last.Launched, Last.SendsDone);
+  Phases.mark("issue", name(Last.R->Dev));
+  // The CPU's blocks, on the host copies, while the GPUs' chunks run
+  // (unless nothing of this GPU's started: if no other GPU's did either,
+  // the attempt starts again without it, below).
+  bool HostRan = Last.Err.ok() || Last.Launched > 0;
+  if (HostRan)
     runHostRuns(A);
-  Device &D = Bufs.device(R.Dev);
-  Result SendWait = D.synchronizeStream(D.internalStream(1));
-  Result KernelWait = D.synchronizeStream(D.internalStream(0));
-  Result RecvWait = D.synchronizeStream(D.internalStream(2));
-  Plan.PipelineMs = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - Start)
-                        .count();
-  Phases.mark("wait", name(R.Dev));
-  // What arrived is claimed, whatever failed after it.
+  waitPipe(Last, Start);
+  for (std::thread &T : Threads)
+    T.join();
+  Phases.mark("wait", name(Last.R->Dev));
+  // Nothing ran anywhere: as a device that failed before anything ran,
+  // the attempt starts again without the first that failed.
+  const PipeRun *Failed = nullptr;
+  for (const PipeRun &P : Pipes) {
+    if (P.Launched > 0) {
+      Failed = nullptr;
+      break;
+    }
+    if (!Failed)
+      Failed = &P;
+  }
+  if (Failed) {
+    A.Fail = Failure{Failed->R->Dev, Failed->Err};
+    return Result::success();
+  }
+  if (!HostRan)
+    runHostRuns(A);
+  for (size_t I = 0; I < Pipes.size(); ++I)
+    landPipe(A, Pipes[I], Plan.Pipelines[PlanMark + I]);
+  return Result::success();
+}
+
+/// Claims what \p P's sends brought, whatever failed after them, and
+/// settles its run: done, or failed (its blocks run again elsewhere).
+void LaunchContext::landPipe(AttemptState &A, PipeRun &P,
+                             LaunchPlan::Pipelined &PP) {
+  RunState &R = *P.R;
+  PP.Ms = P.Ms;
   uint64_t SentBytes = 0;
-  if (SendWait.ok())
-    for (size_t C = 0; C < SendsDone; ++C) {
-      for (auto &[Id, Copies] : Chunks[C].Send)
+  if (P.SendWait.ok())
+    for (size_t C = 0; C < P.SendsDone; ++C) {
+      for (auto &[Id, Copies] : P.Chunks[C].Send)
         Bufs.landTransfers(*BufById.at(Id), Copies);
-      SentBytes += Chunks[C].BytesSent;
+      SentBytes += P.Chunks[C].BytesSent;
     }
   Plan.Runs[R.PlanIndex].BytesIn = SentBytes;
   Plan.BytesMoved += SentBytes;
-  if (Err.ok() && !SendWait.ok())
-    Err = SendWait;
-  if (Err.ok() && !KernelWait.ok())
-    Err = KernelWait;
-  if (Err.ok() && !RecvWait.ok())
-    Err = RecvWait;
+  Result Err = P.Err;
+  for (const Result *W : {&P.SendWait, &P.KernelWait, &P.RecvWait})
+    if (Err.ok() && !W->ok())
+      Err = *W;
   if (Err.ok()) {
     std::vector<uint64_t> Counts;
-    for (const PipeChunk &Ch : Chunks)
+    for (const PipeChunk &Ch : P.Chunks)
       Counts.push_back(Ch.Count);
-    recordChunkTimes(R, Counts);
-    notePipeline(R, Chunks);
+    PP.KernelMeasuredMs = recordChunkTimes(R, Counts);
+    notePipeline(PP, P.Chunks);
     R.Issued = true;
-    for (PipeChunk &Ch : Chunks)
-      for (auto &P : Ch.Receive)
-        R.Received.push_back(std::move(P));
-    return Result::success();
+    for (PipeChunk &Ch : P.Chunks)
+      for (auto &Rc : Ch.Receive)
+        R.Received.push_back(std::move(Rc));
+    return;
   }
-  // Nothing ran: as a device that failed before anything ran, the
-  // attempt starts again without it. Otherwise the run failed once
-  // issued: its blocks run again elsewhere, and nothing received counts.
-  if (Launched == 0) {
-    A.Fail = Failure{R.Dev, Err};
-    return Result::success();
-  }
-  notePipeline(R, Chunks);
+  // Failed once another GPU's chunks ran (or its own): its blocks run
+  // again elsewhere, and nothing it received counts.
+  notePipeline(PP, P.Chunks);
   R.Issued = true;
   R.Failed = true;
   A.Failed[R.Dev] = Err;
   dropUnproduced(R);
-  return Result::success();
 }
 
-void LaunchContext::notePipeline(const RunState &R,
+void LaunchContext::notePipeline(LaunchPlan::Pipelined &PP,
                                  const std::vector<PipeChunk> &Chunks) {
-  Plan.PipelineDevice = name(R.Dev);
   for (const PipeChunk &Ch : Chunks)
-    Plan.Chunks.push_back({Ch.First, Ch.Count, Ch.BytesSent, Ch.BytesReceived});
+    PP.Chunks.push_back({Ch.First, Ch.Count, Ch.BytesSent, Ch.BytesReceived});
 }
 
 void LaunchContext::landReceived(AttemptState &A) {

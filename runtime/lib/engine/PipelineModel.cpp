@@ -72,7 +72,8 @@ static tpsm::HostMemory chunkCopyMemory() {
 void LaunchContext::askChunkModel(RunState &R,
                                   const std::map<uint64_t, RangeSet> &Missing,
                                   const std::map<uint64_t, RangeSet> &First,
-                                  uint64_t Upload, ChunkQuery &Q) {
+                                  uint64_t Upload, ChunkQuery &Q,
+                                  const SharedLinks *Shared) {
   ModelPartitioner &Pl = Model.planner(Bufs);
   const DeviceProperties &Props = Bufs.device(R.Dev).properties();
   unsigned Threads = Req.Block[0] * Req.Block[1] * Req.Block[2];
@@ -82,7 +83,9 @@ void LaunchContext::askChunkModel(RunState &R,
 
   Q.Memory = chunkCopyMemory();
   const GpuProfile *G = Pl.profile().gpu(Props.Ordinal);
-  if (G && Pl.profile().FromFile)
+  if (Shared && Shared->Rates)
+    Q.Links = *Shared->Rates;
+  else if (G && Pl.profile().FromFile)
     Q.Links = tpsm::linkRates(*G, Q.Memory);
 
   // Bytes each way: the whole run, and its first wave (whole slabs).
@@ -156,13 +159,13 @@ EventHandle LaunchContext::chunkTimer(Location L, size_t Index) {
   return Model.P ? Model.event(Bufs, L, Index) : nullptr;
 }
 
-void LaunchContext::recordChunkTimes(const RunState &R,
-                                     const std::vector<uint64_t> &Counts) {
+double LaunchContext::recordChunkTimes(const RunState &R,
+                                       const std::vector<uint64_t> &Counts) {
   if (!Model.P)
-    return;
+    return 0;
   auto SD = SplitDevs.find(R.Dev);
   if (SD == SplitDevs.end())
-    return;
+    return 0;
   Device &D = Bufs.device(R.Dev);
   // The first range of a kernel on a GPU pays for loading its code
   // (ModelState::Warm): not a measurement of the kernel.
@@ -172,13 +175,13 @@ void LaunchContext::recordChunkTimes(const RunState &R,
     EventHandle T0 = chunkTimer(R.Dev, 2 * C), T1 = chunkTimer(R.Dev, 2 * C + 1);
     float Ms = 0;
     if (!T0 || !T1 || !D.elapsedTime(T0, T1, Ms).ok())
-      return;
+      return 0;
     Sum += Ms;
     if (!(Cold && C == 0))
       Model.P->record(SD->second, Key, Counts[C], Ms);
   }
-  Plan.PipelineKernelMeasuredMs = Sum;
   Model.P->maybeFlush();
+  return Sum;
 }
 
 } // namespace engine

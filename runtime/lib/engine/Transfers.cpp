@@ -23,6 +23,25 @@ Result LaunchContext::argsFor(RunState &R, Location Dev) {
     R.Values[P.ArgNo] = reinterpret_cast<void *>(static_cast<uintptr_t>(A));
     R.ArgPtrs[P.ArgNo] = &R.Values[P.ArgNo];
   }
+  // Buffer addresses inside by-value arguments: the buffers they point
+  // into whole on Dev (nothing tells what the kernel reads of them), in a
+  // copy of the argument.
+  R.ByValue.clear();
+  for (const ArgumentPointer &P : ArgPointers) {
+    if (Result V = Bufs.makeValid(*P.Buf, Dev, ByteRange{0, P.Buf->size()});
+        !V.ok())
+      return V;
+    auto [It, New] = R.ByValue.try_emplace(P.Param);
+    if (New) {
+      const char *From = static_cast<const char *>(Req.Args[P.Param]);
+      It->second.assign(From, From + Info.Params[P.Param].Size);
+    }
+    if (Result T = translateArgumentPointer(Bufs, P, Dev, It->second.data());
+        !T.ok())
+      return T;
+  }
+  for (auto &[Param, Bytes] : R.ByValue)
+    R.ArgPtrs[Param] = Bytes.data();
   // Combined outputs point into the scratch, placed so that the kernel's
   // offsets from the argument land on the same bytes of the range.
   if (R.Scratch)

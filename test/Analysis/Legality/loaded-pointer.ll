@@ -45,14 +45,42 @@ define ptx_kernel void @int_argument(i64 %addr) {
   ret void
 }
 
-; A byval struct holding a buffer pointer: the runtime sees a blob of bytes,
-; not the buffer.
+; A byval struct holding a buffer pointer, which the kernel never writes:
+; the pointer is the bytes the host passed, whose buffer addresses the
+; runtime translates (argument-pointer).
 ; CHECK-LABEL: cleave-legality: kernel 'struct_param'
 ; CHECK-NEXT:    split: no
 ; CHECK-NEXT:    cpu: yes
+; CHECK-NEXT:    issue: argument-pointer (forbids split) 'store'; pointer from 'load %out' of a by-value argument{{$}}
+define ptx_kernel void @struct_param(ptr readonly byval(%struct.Params) align 8 %p, i64 %i) {
+  %out = load ptr, ptr %p, align 8
+  %o = getelementptr float, ptr %out, i64 %i
+  store float 1.0, ptr %o
+  ret void
+}
+
+; The same struct, which the kernel may write (no readonly): the pointer it
+; loads may be one it stored there.
+; CHECK-LABEL: cleave-legality: kernel 'written_struct_param'
+; CHECK-NEXT:    split: no
+; CHECK-NEXT:    cpu: yes
 ; CHECK-NEXT:    issue: loaded-pointer (forbids split) 'store'; pointer from 'load %out'{{$}}
-define ptx_kernel void @struct_param(ptr byval(%struct.Params) align 8 %p, i64 %i) {
-  %out = load ptr, ptr %p
+define ptx_kernel void @written_struct_param(ptr byval(%struct.Params) align 8 %p, i64 %i) {
+  %out = load ptr, ptr %p, align 8
+  %o = getelementptr float, ptr %out, i64 %i
+  store float 1.0, ptr %o
+  ret void
+}
+
+; A packed struct's pointer field, loaded at an alignment of 1: the runtime
+; scans the argument's 8-byte words, where it may not lie.
+; CHECK-LABEL: cleave-legality: kernel 'packed_struct_param'
+; CHECK-NEXT:    split: no
+; CHECK-NEXT:    cpu: yes
+; CHECK-NEXT:    issue: loaded-pointer (forbids split) 'store'; pointer from 'load %out'{{$}}
+define ptx_kernel void @packed_struct_param(ptr readonly byval(<{ i8, ptr }>) align 1 %p, i64 %i) {
+  %f = getelementptr inbounds i8, ptr %p, i64 1
+  %out = load ptr, ptr %f, align 1
   %o = getelementptr float, ptr %out, i64 %i
   store float 1.0, ptr %o
   ret void

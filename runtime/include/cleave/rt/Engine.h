@@ -129,6 +129,38 @@ struct PipelineOptions {
   bool Receive = true;
 };
 
+/// A word of a by-value argument that holds the address of a buffer
+/// (docs/runtime.md, "Pointers the engine cannot see"): a kernel with the
+/// argument-pointer issue dereferences such fields, which hold the
+/// program's virtual pointers; a GPU needs its replica's address there.
+struct ArgumentPointer {
+  size_t Param = 0;  ///< the argument
+  size_t Offset = 0; ///< the word's offset in it (a multiple of 8)
+  /// The buffer and the offset into it the word points at (its size for
+  /// a pointer one past the end).
+  std::shared_ptr<Buffer> Buf;
+  uint64_t At = 0;
+};
+
+/// Whether \p Info dereferences pointers from its by-value arguments and
+/// from nowhere else the runtime cannot see (argument-pointer issues, no
+/// loaded-pointer one).
+bool usesArgumentPointers(const BundleKernel &Info);
+
+/// Every 8-byte word of \p Info's by-value arguments (\p Args, as a
+/// launch's kernelParams) that points into a buffer of \p Bufs, or one
+/// past its end. An integer field that happens to equal such an address is
+/// taken as one: buffer addresses are not values a program computes
+/// otherwise.
+std::vector<ArgumentPointer> findArgumentPointers(const BufferManager &Bufs,
+                                                  const BundleKernel &Info,
+                                                  void *const *Args);
+
+/// \p P's word in its argument's bytes \p Bytes, set to the address
+/// \p Dev's replica has for it.
+Result translateArgumentPointer(BufferManager &Bufs, const ArgumentPointer &P,
+                                Location Dev, char *Bytes);
+
 struct KernelLaunchRequest {
   const KernelHandle *Kernel = nullptr;
   uint32_t Grid[3] = {1, 1, 1};

@@ -81,37 +81,47 @@ struct LaunchPlan {
   /// moved their inputs one after the other).
   unsigned MovedAtOnce = 0;
 
-  /// A pipelined launch (docs/runtime.md, "Transfer pipelining"): its GPU
-  /// range ran as these chunks, in order, each one's inputs sent on the
-  /// GPU's send stream, its blocks run on the compute stream once they
+  /// A pipelined launch (docs/runtime.md, "Transfer pipelining"): each
+  /// pipelined GPU range ran as chunks, in order, each one's inputs sent on
+  /// the GPU's send stream, its blocks run on the compute stream once they
   /// arrived, and (when the program reads them back) its results sent back
   /// on the receive stream; bytes shared with an earlier chunk are not sent
-  /// again.
+  /// again. Several GPUs' ranges run their chunks at once.
   struct Chunk {
     uint64_t First = 0, Count = 0;
     uint64_t BytesSent = 0, BytesReceived = 0;
   };
-  std::vector<Chunk> Chunks;
-  std::string PipelineDevice;
-  /// The pipeline's time on the host's clock, from its first send queued
-  /// to its three streams done (ms).
-  double PipelineMs = 0;
-  /// The chunk plan of the GPU run the pipeliner was asked about, pipelined
-  /// or not (ChunkPlan::describe(): the TPSM case, the chunks, the
-  /// predicted time per step and in all, or the provisional rule and why).
-  std::string PipelinePlan;
-  /// The model's times for the whole run (ms; 0 when it was not asked):
-  /// sending alone, the kernel, receiving alone (the bound is their
-  /// maximum), and the plan's prediction.
-  double PipelineSendMs = 0, PipelineKernelMs = 0, PipelineReceiveMs = 0;
-  double PipelinePredictedMs = 0;
-  /// The chunks' kernels as their events timed them, summed (ms; 0: not
-  /// timed).
-  double PipelineKernelMeasuredMs = 0;
-  /// The measured pipeline against its prediction and the bound
-  /// max(send, kernel, receive) (the chunks' measured kernels when timed),
-  /// one line; empty without either.
-  std::string pipelineOutcome() const;
+  /// What the pipeliner did with one GPU range.
+  struct Pipelined {
+    std::string Device;
+    /// Its chunks in order; empty when it was not pipelined (Plan says
+    /// why).
+    std::vector<Chunk> Chunks;
+    /// The pipeline's time on the host's clock, from its first send queued
+    /// to its three streams done (ms).
+    double Ms = 0;
+    /// The range's chunk plan, pipelined or not (ChunkPlan::describe():
+    /// the TPSM case, the chunks, the predicted time per step and in all,
+    /// or the provisional rule and why).
+    std::string Plan;
+    /// The model's times for the whole range (ms; 0 when it was not
+    /// asked): sending alone, the kernel, receiving alone (the bound is
+    /// their maximum), and the plan's prediction.
+    double SendMs = 0, KernelMs = 0, ReceiveMs = 0;
+    double PredictedMs = 0;
+    /// The chunks' kernels as their events timed them, summed (ms; 0: not
+    /// timed).
+    double KernelMeasuredMs = 0;
+    /// The measured pipeline against its prediction and the bound
+    /// max(send, kernel, receive) (the chunks' measured kernels when
+    /// timed), one line; empty without either.
+    std::string outcome() const;
+  };
+  /// One entry per GPU range the pipeliner was asked about, in the order
+  /// of the runs.
+  std::vector<Pipelined> Pipelines;
+  /// Every pipelined range's chunks, in the order of Pipelines.
+  std::vector<Chunk> chunks() const;
   /// The reorganization step's account of a run (docs/reorganize.md,
   /// "The runtime step"): the counts' statistics, the model's prediction,
   /// the decision and what was measured, one line each.
