@@ -19,7 +19,25 @@ Result GreenPartitions::fail(CUresult R, const char *What) const {
                        std::string(What) + ": " + Drv.errorString(R));
 }
 
+namespace {
+
+/// An empty kernel, JIT-compiled by the driver for the device.
+constexpr const char ProbePtx[] = R"(
+.version 7.0
+.target sm_60
+.address_size 64
+
+.visible .entry cleave_green_probe()
+{
+  ret;
+}
+)";
+
+} // namespace
+
 GreenPartitions::~GreenPartitions() {
+  if (ProbeModule)
+    Drv.cuModuleUnload(ProbeModule);
   for (auto &[Sms, S] : Splits)
     for (int I = 0; I < 2; ++I) {
       if (S.Stream[I])
@@ -29,7 +47,55 @@ GreenPartitions::~GreenPartitions() {
     }
 }
 
-unsigned GreenPartitions::granularity(std::string &Why) {
+unsigned GreenPartitions::granularity(std::string &WhyNot) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Asked) {
+      WhyNot = Why;
+      return Granularity;
+    }
+  }
+  std::string W;
+  unsigned G = supported(W);
+  if (G) {
+    CUstream Side[2] = {nullptr, nullptr};
+    Result R = streams(G, Side[0], Side[1]);
+    for (CUstream S : Side)
+      if (R.ok())
+        R = probe(S);
+    if (!R.ok()) {
+      G = 0;
+      W = "a kernel does not run on a green context's stream: " + R.message();
+    }
+  }
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Asked = true;
+  Granularity = G;
+  Why = W;
+  WhyNot = W;
+  return G;
+}
+
+Result GreenPartitions::probe(CUstream S) {
+  CUfunction F = nullptr;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (!ProbeModule)
+      if (CUresult E = Drv.cuModuleLoadData(&ProbeModule, ProbePtx))
+        return fail(E, "cuModuleLoadData (green context probe)");
+    if (CUresult E =
+            Drv.cuModuleGetFunction(&F, ProbeModule, "cleave_green_probe"))
+      return fail(E, "cuModuleGetFunction (green context probe)");
+  }
+  if (CUresult E =
+          Drv.cuLaunchKernel(F, 1, 1, 1, 32, 1, 1, 0, S, nullptr, nullptr))
+    return fail(E, "cuLaunchKernel");
+  if (CUresult E = Drv.cuStreamSynchronize(S))
+    return fail(E, "cuStreamSynchronize");
+  return Result::success();
+}
+
+unsigned GreenPartitions::supported(std::string &Why) {
   if (!Drv.cuDeviceGetDevResource || !Drv.cuDevSmResourceSplitByCount ||
       !Drv.cuDevResourceGenerateDesc || !Drv.cuGreenCtxCreate ||
       !Drv.cuGreenCtxDestroy || !Drv.cuGreenCtxStreamCreate) {

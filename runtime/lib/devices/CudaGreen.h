@@ -33,8 +33,11 @@ public:
   GreenPartitions &operator=(const GreenPartitions &) = delete;
 
   /// The SMs a partition is a multiple of (the device's minimum partition
-  /// size); 0, with why, when the driver has no green contexts or the
-  /// device cannot be split.
+  /// size); 0, with why, when the driver has no green contexts, the device
+  /// cannot be split, or a kernel of a module of the current (primary)
+  /// context fails on a split's streams (an empty kernel is launched on
+  /// both sides of the smallest split once, to know before a program's
+  /// launch would fail). Asked once; later calls give the first answer.
   unsigned granularity(std::string &Why);
   /// The streams of the split of \p Sms SMs and the rest, made once.
   Result streams(unsigned Sms, CUstream &First, CUstream &Rest);
@@ -46,11 +49,18 @@ private:
   };
   Result fail(CUresult R, const char *What) const;
   Result make(unsigned Sms, Split &S);
+  unsigned supported(std::string &Why);
+  /// Runs the empty kernel on \p S and waits for it.
+  Result probe(CUstream S);
 
   const CudaDriver &Drv;
   CUdevice Dev;
   std::mutex Mutex;
   std::map<unsigned, Split> Splits;
+  bool Asked = false;
+  unsigned Granularity = 0;
+  std::string Why;
+  CUmodule ProbeModule = nullptr;
 };
 
 } // namespace rt
