@@ -9,7 +9,8 @@
 # libtbb.so.12), COMMIT, remarks.txt (Cleave's reorganize remarks: the three
 # user kernels must get their variants), and check.jsonl: the Cleave build
 # run here on the CPU with --small, the step off, forced, and the peers,
-# which must compute right and give equal outputs (hashes).
+# routed over two CPU devices and split by the balancer, which must compute
+# right and give equal outputs (hashes).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/scripts/carry.sh"
@@ -28,10 +29,15 @@ carry_runtime "$lib" "$carry/lib"
 carry_commit "$root" "$carry/COMMIT"
 # The Cleave build on this machine's CPU, small sizes: right, and the same
 # outputs whether the step is off, forced, or replaced by the peers.
-for mode in off force peer; do
-  extra=(); tune=reorganize=$mode
+# route: the step's sorted order routed over two CPU devices, the written
+# bytes merged (docs/reorganize.md, "Routing"); balancer: the balancer's
+# split over them.
+for mode in off force peer route balancer; do
+  extra=(); tune=reorganize=$mode; devs=cpu
   [ $mode = peer ] && { extra=(--peer); tune=reorganize=off; }
-  LD_LIBRARY_PATH=$carry/lib CLEAVE_DEVICES=cpu CLEAVE_CACHE_DIR=off \
+  [ $mode = route ] && { tune=reorganize=force,route=force; devs=cpu,cpu; }
+  [ $mode = balancer ] && { tune=balance=balancer; devs=cpu,cpu; }
+  LD_LIBRARY_PATH=$carry/lib CLEAVE_DEVICES=$devs CLEAVE_CACHE_DIR=off \
     CLEAVE_TUNE=$tune "$carry/bin/reorganize.cleave" --small --reps 2 \
     "${extra[@]}" --label cpu-$mode >> "$carry/check.jsonl"
 done
@@ -45,7 +51,7 @@ for r in rows:
 differ = [k for k, h in hashes.items() if len(h) != 1]
 if bad or differ:
     sys.exit(f"prepare: check failed: {len(bad)} wrong, outputs differ for {differ}")
-print(f"check: {len(rows)} runs right, outputs equal across off, force and peer")
+print(f"check: {len(rows)} runs right, outputs equal across off, force, peer, route and balancer")
 PY
 du -sh "$carry"
 echo "carry: ${carry#$root/} (run there: bench/reorganize/run.sh ${carry#$root/})"

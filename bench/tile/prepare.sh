@@ -4,8 +4,10 @@
 # its run.sh runs them (the GPU machine has no LLVM).
 #   bench/tile/prepare.sh [CARRY_DIR]         (default build/gpu-carry-tile)
 # Environment: CLEAVE (build/bin/cleave), CXX (clang++), PROGS
-# ("edit_distance smith_waterman sor"), STENCIL (1; 0 leaves the stencils out).
-# For each program: bin/NAME.tiled (`cleave tile`, then `cleave compile -O3`),
+# ("edit_distance smith_waterman sor blocks"), STENCIL (1; 0 leaves the stencils out).
+# For each program: bin/NAME.tiled (`cleave tile`, then `cleave compile -O3`:
+# the model's candidate tile sizes, swept on the first run of each size and
+# cached), bin/NAME.model (-DCLEAVE_TILE_AUTOTUNE=0: the model's size),
 # bin/NAME.persistent and bin/NAME.launches (the same with
 # CLEAVE_TILE_WAVEFRONT=1 and 0: the persistent kernel and one launch per
 # anti-diagonal forced) and bin/NAME.seq (clang++ -O3 of the same source: the host compiler ignores
@@ -24,13 +26,13 @@ root=$(cd "$here/../.." && pwd)
 carry=$(realpath -m "${1:-$root/build/gpu-carry-tile}")
 cleave=${CLEAVE:-$root/build/bin/cleave}
 cxx=${CXX:-clang++}
-progs=${PROGS-edit_distance smith_waterman sor}
+progs=${PROGS-edit_distance smith_waterman sor blocks}
 stencil=${STENCIL:-1}
 [ -x "$cleave" ] || { echo "prepare: no $cleave (build the cleave target)" >&2; exit 1; }
 rm -rf "$carry"
 mkdir -p "$carry/bin" "$carry/lib" "$carry/logs" "$carry/src/naive"
 for p in $progs; do
-  echo "prepare: $p: cleave tile, cleave compile -O3 (rule, persistent, launches); $cxx -O3"
+  echo "prepare: $p: cleave tile, cleave compile -O3 (rule, model, persistent, launches); $cxx -O3"
   "$cleave" tile "$here/$p.cpp" -o "$carry/logs/$p.cu" 2> "$carry/logs/$p.tile.log"
   # The benchmark is meaningless if the nest was left as written.
   grep -q 'remark: cleave tile: nest tiled' "$carry/logs/$p.tile.log" ||
@@ -38,7 +40,7 @@ for p in $progs; do
   # tiled: the run-time rule picks the schedule (docs/tile.md); persistent
   # and launches force the persistent kernel and one launch per
   # anti-diagonal (CLEAVE_TILE_WAVEFRONT).
-  for v in tiled:"" persistent:-DCLEAVE_TILE_WAVEFRONT=1 launches:-DCLEAVE_TILE_WAVEFRONT=0; do
+  for v in tiled:"" model:-DCLEAVE_TILE_AUTOTUNE=0 persistent:-DCLEAVE_TILE_WAVEFRONT=1 launches:-DCLEAVE_TILE_WAVEFRONT=0; do
     "$cleave" compile -O3 ${v#*:} -I "$here" "$carry/logs/$p.cu" \
       -o "$carry/bin/$p.${v%%:*}" < /dev/null 2> "$carry/logs/$p.${v%%:*}.log"
   done

@@ -17,8 +17,15 @@
 # Environment:
 #   REPS           timed runs per configuration (3)
 #   SIZES          "NxM ..." ("4096x4096 8192x8192 16384x16384 4096x65536")
-#   PROGS          "edit_distance smith_waterman sor" (empty: none)
-#   VARIANTS       "seq tiled persistent launches naive"
+#   PROGS          "edit_distance smith_waterman sor blocks" (empty: none)
+#   BLOCK_SIZES    "NxM ..." of blocks (technique(blocks), a table of
+#                  (N+1) x (N+1) x (M+1) cells; "24x24 40x40 48x48")
+#   VARIANTS       "seq sweep tiled model naive" (of these and persistent,
+#                  launches): sweep is the tiled build's first run at a
+#                  size (one run: the tile-size sweep, docs/tile.md), tiled
+#                  its later runs (the cached size), model the build with
+#                  -DCLEAVE_TILE_AUTOTUNE=0 (the model's size, no sweep);
+#                  the cache is $OUT/tile-cache, emptied at the start
 #   STENCILS       "box1 box2 box4 star1 star2 star4" (of box1..box4,
 #                  star1..star4; empty: none): bin/stencil KERNEL N STEPS
 #   STENCIL_RUNS   "NxSTEPS ..." ("2048x64 2048x1024 8192x256 16384x64")
@@ -45,8 +52,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 reps=${REPS:-3}
 sizes=${SIZES:-4096x4096 8192x8192 16384x16384 4096x65536}
-progs=${PROGS-edit_distance smith_waterman sor}
-variants=${VARIANTS:-seq tiled persistent launches naive}
+progs=${PROGS-edit_distance smith_waterman sor blocks}
+block_sizes=${BLOCK_SIZES:-24x24 40x40 48x48}
+variants=${VARIANTS:-seq sweep tiled model naive}
 stencils=${STENCILS-box1 box2 box4 star1 star2 star4}
 stencil_runs=${STENCIL_RUNS:-2048x64 2048x1024 8192x256 16384x64}
 stencil_variants=${STENCIL_VARIANTS:-seq omp naive tiled tiles steps}
@@ -64,6 +72,10 @@ device=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | he
 [ -n "$device" ] || device=none
 load_before=$(uptime)
 [ "${NO_NVCC:-0}" = 1 ] && variants=${variants//naive/} && stencil_variants=${stencil_variants//naive/}
+# The tile-size cache of the autotuned builds, empty at the start: the first
+# run of a program at a size sweeps (variant sweep), later runs read it.
+export CLEAVE_CACHE_DIR=$out/tile-cache
+rm -rf "$CLEAVE_CACHE_DIR"
 naive_bin=$(mktemp -d)
 trap 'rm -rf "$naive_bin"' EXIT
 
@@ -85,12 +97,18 @@ fi
 
 median() { tr ' ' '\n' | sort -g | awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
-bin_of() { if [ "$2" = naive ]; then echo "$naive_bin/$1.naive"; else echo "$carry/bin/$1.$2"; fi; }
+bin_of() {
+  case $2 in
+  naive) echo "$naive_bin/$1.naive" ;;
+  sweep) echo "$carry/bin/$1.tiled" ;;
+  *) echo "$carry/bin/$1.$2" ;;
+  esac
+}
 
 is_stencil() { [[ " $stencils " == *" $1 "* ]]; }
 
 # Variants built by cleave tile (they run on $TILED_DEVICES and may fall back).
-is_tiled() { [[ " tiled persistent launches tiles steps " == *" $1 "* ]]; }
+is_tiled() { [[ " sweep tiled model persistent launches tiles steps " == *" $1 "* ]]; }
 
 # cmd_of PROG N M VARIANT: the command of one run in the array cmd (a
 # stencil kernel is an argument of bin/stencil, with M its number of steps).
@@ -105,7 +123,10 @@ cmd_of() {
 # run_config PROG N M VARIANT REF_CHECK: REPS runs; prints "status median check".
 run_config() {
   local p=$1 n=$2 m=$3 v=$4 ref=$5 refv=${6:-seq} times="" check="" status=pass r line ms c rc
-  for ((r = 0; r < reps; ++r)); do
+  local nreps=$reps
+  # The sweep happens once per size: its first run.
+  [ "$v" = sweep ] && nreps=1
+  for ((r = 0; r < nreps; ++r)); do
     if ((SECONDS >= deadline)); then status=skipped; break; fi
     cmd_of "$p" "$n" "$m" "$v"
     line=$(CLEAVE_DEVICES=$tiled_devices timeout "$limit" "${cmd[@]}" < /dev/null 2>> "$log")
@@ -132,7 +153,7 @@ run_config() {
   cmd_of "$p" "$n" "$m" "$v"
   printf '{"bench": "tile", "git_commit": "%s", "git_dirty": %s, "host": "%s", "date": "%s", "device": "%s", "command": "%s", "kernel": "%s", "sizes": {"n": %d, "m": %d}, "variant": "%s", "cleave_devices": "%s", "reps": %d, "times_ms": [%s], "median_ms": %s, "check": "%s", "seq_check": "%s", "status": "%s"}\n' \
     "$commit" "$dirty" "$(hostname)" "$(date -u +%FT%TZ)" "$device" "${cmd[0]##*/} ${cmd[*]:1}" "$p" "$n" "$m" "$v" \
-    "$(is_tiled "$v" && echo "$tiled_devices")" "$reps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
+    "$(is_tiled "$v" && echo "$tiled_devices")" "$nreps" "${times// /, }" "${mid:-null}" "$check" "$ref" "$status" >> "$jsonl"
   echo "$status ${mid:--} $check"
 }
 
@@ -146,22 +167,25 @@ bad=0
 # more than CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS anti-diagonals of tiles,
 # as 256x256 has).
 declare -A fallback kinds
+sizes_of() { if [ "$1" = blocks ]; then echo "$block_sizes"; else echo "$sizes"; fi; }
 tiled_launches() {
-  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.$2" 256 256 probe 2>&1 < /dev/null |
+  local probe=256
+  [ "$1" = blocks ] && probe=20
+  CLEAVE_LOG=plan CLEAVE_DEVICES=$tiled_devices timeout "$limit" "$carry/bin/$1.$2" $probe $probe probe 2>&1 < /dev/null |
     grep -o '^launch __cleave_tile[0-9]*_[a-z]*' | sed 's/.*_//' | sort | uniq -c | awk '{printf "%s%s x %s", (NR > 1 ? ", " : ""), $1, $2}'
 }
-for v in tiled persistent launches; do
-  [[ " $variants " == *" $v "* ]] || continue
+for v in tiled model persistent launches; do
+  [[ " $variants " == *" $v "* || ( $v == tiled && " $variants " == *" sweep "* ) ]] || continue
   for p in $progs; do
     k=$(tiled_launches "$p" "$v")
-    echo "run: $p $v at 256x256 on $tiled_devices: tiled kernel launches: ${k:-none}" | tee -a "$log"
+    echo "run: $p $v (probe) on $tiled_devices: tiled kernel launches: ${k:-none}" | tee -a "$log"
     kinds[$p,$v]=${k:-none}
     [ -n "$k" ] || fallback[$p,$v]=1
   done
 done
 
 for p in $progs; do
-  for s in $sizes; do
+  for s in $(sizes_of "$p"); do
     n=${s%x*} m=${s#*x} ref=""
     for v in $variants; do
       if [ "$v" = seq ] && ((seq_max > 0 && n * m > seq_max)); then
@@ -232,6 +256,8 @@ stencil_target() {
     echo "## Wavefronts (technique(wavefront))"
     echo
     echo "tiled: the run-time rule chooses (launches of the probe at 256x256: persistent = the persistent kernel, kernel = one launch per anti-diagonal);"
+    echo "sweep: tiled's first run at the size (the tile-size sweep: every candidate once), tiled its later runs (the cached size: $CLEAVE_CACHE_DIR/tile-sizes.txt);"
+    echo "model: the model's size, no sweep (-DCLEAVE_TILE_AUTOTUNE=0); model/tiled above 1 means the sweep found a faster size."
     echo "persistent and launches force each schedule. naive: one launch per anti-diagonal of cells (nvcc)."
     echo "naive/tiled is a speed-up against issue 29's target (>= 5x); the other ratios are times."
     echo
@@ -239,12 +265,12 @@ stencil_target() {
       echo "- $p: tiled ran ${kinds[$p,tiled]:-?}; persistent ${kinds[$p,persistent]:-?}; launches ${kinds[$p,launches]:-?}"
     done
     echo
-    echo "| program | N x M | seq ms | tiled ms | persistent ms | launches ms | naive ms | naive/tiled | target 5x | persistent/naive | launches/naive | persistent/launches | tiled/seq | tiled GCUPS |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    echo "| program | N x M | seq ms | sweep ms | tiled ms | model ms | persistent ms | launches ms | naive ms | naive/tiled | target 5x | model/tiled | persistent/naive | launches/naive | persistent/launches | tiled/seq | tiled GCUPS |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for p in $progs; do
-      for s in $sizes; do
+      for s in $(sizes_of "$p"); do
         row="| $p | $s"
-        for v in seq tiled persistent launches naive; do
+        for v in seq sweep tiled model persistent launches naive; do
           t=${med[$p,$s,$v]:--} st=${stat[$p,$s,$v]:-not run}
           row+=" | $t$([ "$st" != pass ] && echo " ($st)")"
         done
@@ -253,7 +279,7 @@ stencil_target() {
         sp=$(ratio "$nv" "$t")
         tg=$([ "$sp" != - ] && awk -v s="$sp" 'BEGIN {print (s >= 5 ? "met" : "missed")}' || echo -)
         gc=$([ "$t" != - ] && awk -v n="${s%x*}" -v m="${s#*x}" -v t="$t" 'BEGIN {printf "%.2f", n * m / t / 1e6}' || echo -)
-        echo "$row | $sp | $tg | $(ratio "$pe" "$nv") | $(ratio "$la" "$nv") | $(ratio "$pe" "$la") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
+        echo "$row | $sp | $tg | $(ratio "${med[$p,$s,model]:--}" "$t") | $(ratio "$pe" "$nv") | $(ratio "$la" "$nv") | $(ratio "$pe" "$la") | $(ratio "$t" "${med[$p,$s,seq]:--}") | $gc |"
       done
     done
   fi

@@ -2,7 +2,7 @@
 //
 // Part of Cleave. The strings are those of CUDA 13's headers as Clang 19
 // prints them into IR ($N operands, %% collapsed): cooperative_groups/
-// details/{helpers,memory,invoke}.h and cccl/cuda/__ptx/instructions/
+// details/{helpers,memory,invoke}.h, crt/sm_70_rt.hpp and cccl/cuda/__ptx/instructions/
 // generated/{get_sreg,bfind}.h.
 //
 //===----------------------------------------------------------------------===//
@@ -47,6 +47,8 @@ std::optional<HeaderAsm> matchHeaderAsm(const CallBase &CB) {
   }
   if (Asm == ReservedSharedAsm && Cons == "=l" && CB.getType()->isIntegerTy(64))
     return HeaderAsm{HeaderAsmKind::ReservedShared};
+  if (Asm == "nanosleep.u32 $0;" && Cons == "r")
+    return HeaderAsm{HeaderAsmKind::Sleep};
   if (Asm == ElectAsm && Cons == "=r,=r,r,0,1")
     return HeaderAsm{HeaderAsmKind::Elect};
   if (Cons == "=r,r" || Cons == "=r,l") {

@@ -504,6 +504,39 @@ std::string checkReorganizable(const Function &F, const Instruction *Item,
       return "it stores an item's value at an address that is not the "
              "item's own";
   }
+  // A part of the sorted order runs on a device as a launch of its own
+  // blocks with perm advanced to the part (docs/reorganize.md, "Routing"):
+  // exact only when the grid's size and the block index reach nothing but
+  // the work-item index.
+  SmallPtrSet<const Value *, 8> IndexTree;
+  SmallVector<const Value *, 8> Work = {Item};
+  while (!Work.empty()) {
+    const auto *V = dyn_cast<Instruction>(Work.pop_back_val());
+    if (V && IndexTree.insert(V).second && !isa<CallBase>(V))
+      Work.append(V->op_begin(), V->op_end());
+  }
+  for (const Instruction &I : instructions(F)) {
+    Blocker = &I;
+    Intrinsic::ID ID = intrinsicOf(&I);
+    if (ID == Intrinsic::nvvm_read_ptx_sreg_nctaid_x)
+      return "it reads gridDim.x, which a part of the sorted grid routed to "
+             "one device would see as the part's";
+    if (ID != Intrinsic::nvvm_read_ptx_sreg_ctaid_x)
+      continue;
+    SmallVector<const Value *, 4> Derived = {&I};
+    while (!Derived.empty()) {
+      const Value *V = Derived.pop_back_val();
+      for (const User *U : V->users()) {
+        if (U == Item)
+          continue;
+        if (!IndexTree.contains(U))
+          return "it reads blockIdx.x other than through the work-item "
+                 "index, which a part of the sorted grid routed to one "
+                 "device would see renumbered";
+        Derived.push_back(U);
+      }
+    }
+  }
   Blocker = nullptr;
   return "";
 }

@@ -11,10 +11,14 @@
 
 #include "cleave/Frontend/ClangInvocation.h"
 #include "cleave/Support/Diagnosed.h"
+#include "cleave/Tile/Blocks.h"
 #include "cleave/Tile/Dependences.h"
 #include "cleave/Tile/Nest.h"
 #include "cleave/Tile/StencilEmitter.h"
 #include "cleave/Tile/WavefrontEmitter.h"
+#include "cleave/Tile/WavefrontModel.h"
+
+#include "EmitSupport.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -30,6 +34,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace clang;
 
@@ -107,6 +112,8 @@ private:
   std::string &Output;
   bool &Ok;
   bool AnyStencil = false;
+  bool AnyTuned = false;
+  bool AnyBlocks = false;
 
   void remark(SourceLocation Loc, const std::string &Msg) {
     DiagnosticsEngine &DE = CI.getDiagnostics();
@@ -127,6 +134,11 @@ private:
   bool inTemplate(const Stmt *S, ASTContext &Ctx);
   bool tileOne(const PragmaSite &Site, unsigned Id, const StatementIndex &Index,
                ASTContext &Ctx, Rewriter &RW);
+  tile::WavefrontTiles wavefrontTiles(const PragmaSite &Site,
+                                      const tile::Nest &N, unsigned Id,
+                                      ASTContext &Ctx, std::string &Text);
+  bool blocks(const PragmaSite &Site, const ForStmt *Loop, unsigned Id,
+              ASTContext &Ctx, Rewriter &RW);
   std::optional<tile::EmittedNest> timeTile(const PragmaSite &Site,
                                             const ForStmt *Loop, unsigned Id,
                                             ASTContext &Ctx);
@@ -184,6 +196,110 @@ bool TileConsumer::inTemplate(const Stmt *S, ASTContext &Ctx) {
           DC && DC->isDependentContext())
         return true;
   return false;
+}
+
+std::string sizeText(tile::TileSizes T) {
+  return std::to_string(T.Rows) + " x " + std::to_string(T.Cols);
+}
+
+/// The tile sizes of a wavefront nest (docs/tile.md, "Tile sizes"), and in
+/// \p Text what the remark says of them: tile(...)'s, the model's choice
+/// under autotune(off), else the model's candidates for the generated code
+/// to sweep, under a key that changes with the nest's text and the sizes.
+tile::WavefrontTiles TileConsumer::wavefrontTiles(const PragmaSite &Site,
+                                                  const tile::Nest &N,
+                                                  unsigned Id, ASTContext &Ctx,
+                                                  std::string &Text) {
+  tile::WavefrontTiles W;
+  if (Site.TileGiven) {
+    W.Candidates = {Site.Tile};
+    Text = "wavefront of " + sizeText(Site.Tile) + " tiles";
+    return W;
+  }
+  std::vector<tile::StagedArray> Arrays = tile::stagedArrays(N, Ctx);
+  std::vector<tile::TileCandidate> Cands = tile::tileCandidates(Device, Arrays);
+  std::vector<std::string> Sizes, Costs;
+  for (const tile::TileCandidate &C : Cands) {
+    Sizes.push_back(sizeText(C.Tile));
+    Costs.push_back(llvm::formatv("{0:F2}", C.Cost / Cands[0].Cost).str());
+  }
+  std::string Model = llvm::formatv(
+      "the model on {0} (Eq. 6.2: {1}; Eq. 6.1 at {2}^2, relative to the "
+      "best: {3})",
+      Device.Source, sizeText(tile::eq62Tile(Device, Arrays)),
+      tile::ReferenceCells, llvm::join(Costs, ", "));
+  if (!Site.Autotune) {
+    W.Candidates = {Cands[0].Tile};
+    Text = "wavefront of " + Sizes[0] + " tiles, " + Model;
+    return W;
+  }
+  std::string Key = tile::sourceText(N.Outer.For, Ctx);
+  for (const tile::TileCandidate &C : Cands) {
+    W.Candidates.push_back(C.Tile);
+    Key += " " + sizeText(C.Tile);
+  }
+  W.Key = llvm::formatv("tile{0}-{1:x-16}", Id, llvm::xxh3_64bits(Key));
+  // "A (the model's choice), B, C or D".
+  std::string Choices = Sizes[0] + " (the model's choice)";
+  for (size_t I = 1; I < Sizes.size(); ++I)
+    Choices += (I + 1 == Sizes.size() ? " or " : ", ") + Sizes[I];
+  Text = "wavefront of tiles of " + Choices +
+         ", swept on the first run of each problem shape and device and "
+         "cached, " +
+         Model;
+  AnyTuned |= W.Candidates.size() > 1;
+  return W;
+}
+
+/// A technique(blocks) nest (docs/tile.md, "Higher-dimensional tables"):
+/// modelled, its dependences proved componentwise >= 0 by isl, emitted;
+/// or left as written with a remark.
+bool TileConsumer::blocks(const PragmaSite &Site, const ForStmt *Loop,
+                          unsigned Id, ASTContext &Ctx, Rewriter &RW) {
+  tile::Refusal Why;
+  if (Site.TileGiven || Site.Steps) {
+    refuse(Site, {Site.Hash, "technique(blocks) takes no tile(...) or "
+                             "steps(...): its blocks are 16 x 16 x 16 cells"});
+    return false;
+  }
+  std::optional<tile::BlockNest> N = tile::extractBlockNest(Loop, Ctx, Why);
+  if (!N) {
+    refuse(Site, Why);
+    return false;
+  }
+  bool NonNegative = true;
+  llvm::Expected<std::vector<std::string>> Deps =
+      tile::blockDependences(*N, NonNegative);
+  if (!Deps) {
+    refuse(Site, {Loop->getBeginLoc(), toString(Deps.takeError())});
+    return false;
+  }
+  std::string Table = N->Arrays[N->Table].Decl->getName().str();
+  std::string DepText =
+      Deps->empty() ? std::string("none")
+                    : llvm::join(*Deps, "; ") + " through '" + Table + "'";
+  if (!NonNegative) {
+    refuse(Site, {Loop->getBeginLoc(),
+                  "a dependence through '" + Table +
+                      "' may have a negative component (" + DepText +
+                      "): blocks need every distance componentwise >= 0"});
+    return false;
+  }
+  std::optional<tile::EmittedNest> E = tile::emitBlocks(*N, Id, Ctx, Why);
+  if (!E) {
+    refuse(Site, Why);
+    return false;
+  }
+  replaceNest(Site, Loop, N->Body, *E, Ctx, RW);
+  AnyBlocks = true;
+  remark(Site.Hash,
+         llvm::formatv("nest tiled: blocks of {0} x {1} x {2} cells of '{3}', "
+                       "one launch per block level, in-block levels "
+                       "separated by barriers; dependences (distances): {4}",
+                       tile::BlockCells[0], tile::BlockCells[1],
+                       tile::BlockCells[2], Table, DepText)
+             .str());
+  return true;
 }
 
 /// The iterated stencil of a technique(timeskew) pragma as time tiles and
@@ -260,6 +376,8 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
     refuse(Site, {Loop->getBeginLoc(), "the nest is inside a template"});
     return false;
   }
+  if (Site.Tech == tile::Technique::Blocks)
+    return blocks(Site, Loop, Id, Ctx, RW);
   if (Site.Tech == tile::Technique::TimeSkew) {
     std::optional<tile::EmittedNest> E = timeTile(Site, Loop, Id, Ctx);
     if (!E)
@@ -281,8 +399,10 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
     refuse(Site, {Loop->getBeginLoc(), toString(Deps.takeError())});
     return false;
   }
+  std::string TilesText;
+  tile::WavefrontTiles Tiles = wavefrontTiles(Site, *N, Id, Ctx, TilesText);
   std::optional<tile::EmittedNest> E =
-      tile::emitWavefront(*N, *Deps, Site.Tile, Wavefront, Id, Ctx, Why);
+      tile::emitWavefront(*N, *Deps, Tiles, Wavefront, Id, Ctx, Why);
   if (!E) {
     refuse(Site, Why);
     return false;
@@ -295,9 +415,7 @@ bool TileConsumer::tileOne(const PragmaSite &Site, unsigned Id,
                     tile::distancesText(D) + " through '" +
                     N->Arrays[D.Array].Decl->getName().str() + "'");
   remark(Site.Hash,
-         "nest tiled: wavefront of " + std::to_string(Site.Tile.Rows) + " x " +
-             std::to_string(Site.Tile.Cols) +
-             " tiles, " + wavefrontScheduleText(Wavefront) +
+         "nest tiled: " + TilesText + ", " + wavefrontScheduleText(Wavefront) +
              "; dependences: " +
              (Parts.empty() ? std::string("none") : llvm::join(Parts, "; ")));
   return true;
@@ -320,6 +438,8 @@ void TileConsumer::HandleTranslationUnit(ASTContext &Ctx) {
   if (Tiled)
     RW.InsertText(SM.getLocForStartOfFile(SM.getMainFileID()),
                   tile::wavefrontPreamble() +
+                      (AnyTuned ? tile::wavefrontTunerPreamble() : "") +
+                      (AnyBlocks ? tile::blocksPreamble() : "") +
                       (AnyStencil ? tile::stencilPreamble() : ""),
                   /*InsertAfter=*/false);
   const RewriteBuffer *Buf = RW.getRewriteBufferFor(SM.getMainFileID());

@@ -22,7 +22,8 @@ public:
 
   /// Reads clauses up to the end of the line.
   void run() {
-    bool SawTile = false, SawTechnique = false, SawSteps = false;
+    bool SawTile = false, SawTechnique = false, SawSteps = false,
+         SawAutotune = false;
     while (Site.Valid && Tok.isNot(tok::eod)) {
       IdentifierInfo *II = Tok.getIdentifierInfo();
       StringRef Name = II ? II->getName() : "";
@@ -35,12 +36,17 @@ public:
       } else if (Name == "steps" && !SawSteps) {
         SawSteps = true;
         stepsClause();
+      } else if (Name == "autotune" && !SawAutotune) {
+        SawAutotune = true;
+        autotuneClause();
       } else {
-        error(II && (Name == "tile" || Name == "technique" || Name == "steps")
+        error(II && (Name == "tile" || Name == "technique" || Name == "steps" ||
+                     Name == "autotune")
                   ? "clause '" + Name.str() + "' given twice"
-                  : std::string("expected a clause: tile(rows, cols), "
-                                "technique(wavefront|timeskew) or "
-                                "steps(n)"));
+                  : std::string(
+                        "expected a clause: tile(rows, cols), "
+                        "technique(wavefront|timeskew|blocks), steps(n) or "
+                        "autotune(on|off)"));
       }
     }
     while (Tok.isNot(tok::eod))
@@ -113,6 +119,19 @@ private:
     Site.Steps = *Steps;
   }
 
+  void autotuneClause() {
+    PP.Lex(Tok);
+    if (!expect(tok::l_paren, "'(' after 'autotune'"))
+      return;
+    IdentifierInfo *II = Tok.getIdentifierInfo();
+    StringRef V = II ? II->getName() : "";
+    if (V != "on" && V != "off")
+      return error("expected 'on' or 'off'");
+    Site.Autotune = V == "on";
+    PP.Lex(Tok);
+    expect(tok::r_paren, "')' after 'on' or 'off'");
+  }
+
   void techniqueClause() {
     PP.Lex(Tok);
     if (!expect(tok::l_paren, "'(' after 'technique'"))
@@ -122,9 +141,10 @@ private:
         llvm::StringSwitch<std::optional<Technique>>(II ? II->getName() : "")
             .Case("wavefront", Technique::Wavefront)
             .Case("timeskew", Technique::TimeSkew)
+            .Case("blocks", Technique::Blocks)
             .Default(std::nullopt);
     if (!T)
-      return error("expected 'wavefront' or 'timeskew'");
+      return error("expected 'wavefront', 'timeskew' or 'blocks'");
     Site.Tech = *T;
     PP.Lex(Tok);
     expect(tok::r_paren, "')' after the technique");

@@ -14,7 +14,7 @@
 
 namespace cleave::tile {
 
-enum class Technique { Wavefront, TimeSkew };
+enum class Technique { Wavefront, TimeSkew, Blocks };
 
 /// One `#pragma cleave tile` of the main file.
 struct PragmaSite {
@@ -26,12 +26,15 @@ struct PragmaSite {
   /// model chooses.
   unsigned Steps = 0;
   Technique Tech = Technique::Wavefront;
+  /// autotune(off): a wavefront without tile(...) takes the model's tile
+  /// size and emits no sweep.
+  bool Autotune = true;
   bool Valid = true; ///< false after an error in its clauses
 };
 
 /// Records every `#pragma cleave tile` with its clauses `tile(rows, cols)`,
-/// `technique(wavefront|timeskew)` and `steps(n)`; reports malformed
-/// clauses as errors.
+/// `technique(wavefront|timeskew|blocks)`, `steps(n)` and `autotune(on|off)`; reports
+/// malformed clauses as errors.
 class TilePragmaHandler : public clang::PragmaHandler {
 public:
   explicit TilePragmaHandler(std::vector<PragmaSite> &Sites)

@@ -21,6 +21,8 @@
 
 #include "EmitSupport.h"
 
+#include "cleave/Tile/WavefrontModel.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Decl.h"
 #include "clang/Lex/Lexer.h"
@@ -54,29 +56,29 @@ Window windowOf(const Array &A, TileSizes T) {
   Window W;
   W.Rows = T.Rows + (A.MaxRow - A.MinRow);
   W.Cols = T.Cols + (A.MaxCol - A.MinCol);
-  // Thread t computes cell (t, s - t) at step s: consecutive threads are
-  // Pitch - 1 words apart, an odd stride (no bank conflicts) when the pitch
-  // is even.
-  W.Pitch = W.Cols % 2 ? W.Cols + 1 : W.Cols;
+  W.Pitch = paddedPitch(W.Cols);
   return W;
 }
 
 class Emitter {
 public:
-  Emitter(const Nest &N, TileSizes T, WavefrontSchedule Schedule, unsigned Id,
-          ASTContext &Ctx)
-      : N(N), T(T), Schedule(Schedule), Ctx(Ctx), SM(Ctx.getSourceManager()) {
-    Nm.Kernel = "__cleave_tile" + std::to_string(Id) + "_kernel";
-    Nm.Persistent = "__cleave_tile" + std::to_string(Id) + "_persistent";
+  Emitter(const Nest &N, const WavefrontTiles &Tiles,
+          WavefrontSchedule Schedule, unsigned Id, ASTContext &Ctx)
+      : N(N), Tiles(Tiles), Schedule(Schedule), Id(Id), Ctx(Ctx),
+        SM(Ctx.getSourceManager()) {
     Nm.Host = "__cleave_tile" + std::to_string(Id);
+    select(0);
   }
 
   std::optional<EmittedNest> emit(Refusal &Why);
 
 private:
   const Nest &N;
+  const WavefrontTiles &Tiles;
+  /// The candidate whose kernels and launches are being written.
   TileSizes T;
   WavefrontSchedule Schedule;
+  unsigned Id;
   ASTContext &Ctx;
   const SourceManager &SM;
   Names Nm;
@@ -102,8 +104,23 @@ private:
   std::string diagonalLaunches() const;
   std::string persistentLaunch() const;
   std::string launches() const;
-  std::string hostDeviceRun() const;
-  std::string host() const;
+  std::string candidateRun();
+  std::string sweep();
+  std::string hostDeviceRun();
+  std::string host();
+
+  /// Makes candidate \p C the current one: its tile size, and its kernels'
+  /// names (suffixed with the size when there are several).
+  void select(unsigned C) {
+    T = Tiles.Candidates[C];
+    std::string Suffix =
+        Tiles.Candidates.size() > 1
+            ? "_" + std::to_string(T.Rows) + "x" + std::to_string(T.Cols)
+            : "";
+    Nm.Kernel = "__cleave_tile" + std::to_string(Id) + "_kernel" + Suffix;
+    Nm.Persistent =
+        "__cleave_tile" + std::to_string(Id) + "_persistent" + Suffix;
+  }
 };
 
 /// The captures as the kernel (Device) or the host function declares them:
@@ -399,14 +416,15 @@ std::string Emitter::persistentKernel(const std::string &Work) const {
              "before the barrier\n    // that lets the block read their "
              "cells.\n"
              "    if (threadIdx.x == 0) {{\n"
+             "      unsigned __cleave_ns = 0;\n"
              "      if (__cleave_bi > 0)\n"
              "        while (__cleave_done[(__cleave_bi - 1) * __cleave_tcols "
              "+ __cleave_bj] == 0)\n"
-             "          ;\n"
+             "          __cleave_tile_backoff(&__cleave_ns);\n"
              "      if (__cleave_bj > 0)\n"
              "        while (__cleave_done[__cleave_bi * __cleave_tcols + "
              "__cleave_bj - 1] == 0)\n"
-             "          ;\n"
+             "          __cleave_tile_backoff(&__cleave_ns);\n"
              "      __threadfence();\n"
              "    }\n"
              "    __syncthreads();\n"
@@ -482,7 +500,7 @@ std::string Emitter::hostChecks() const {
 /// Device copies of every array's range, one launch per anti-diagonal of
 /// tiles, the written arrays copied back. A failure before the copy back
 /// leaves the host's arrays as they were: the original nest then runs.
-std::string Emitter::hostDeviceRun() const {
+std::string Emitter::hostDeviceRun() {
   std::string Alloc, Back, Free;
   for (const Array &A : N.Arrays) {
     std::string Name = A.Decl->getName().str();
@@ -529,19 +547,101 @@ std::string Emitter::hostDeviceRun() const {
                 .str();
     Free += "  cudaFree(__cleave_" + Name + "_red_dev);\n";
   }
+  std::string Run;
+  if (Tiles.Candidates.size() == 1) {
+    select(0);
+    Run = candidateRun() +
+          "  __cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
+          "cudaSuccess;\n";
+  } else {
+    Run = sweep();
+  }
+  return Alloc + Run + Read + "  if (__cleave_ok) {\n" + Back + "  }\n" + Free;
+}
+
+/// The current candidate's tiles and launches.
+std::string Emitter::candidateRun() {
   return llvm::formatv(
-             "{0}"
              "  const long long __cleave_trows = (__cleave_ihi - __cleave_ilo "
-             "+ {1} - 1) / {1};\n"
+             "+ {0} - 1) / {0};\n"
              "  const long long __cleave_tcols = (__cleave_jhi - __cleave_jlo "
-             "+ {2} - 1) / {2};\n"
+             "+ {1} - 1) / {1};\n"
+             "{2}",
+             T.Rows, T.Cols, launches())
+      .str();
+}
+
+/// Several candidate tile sizes (docs/tile.md, "Tile sizes"): the one the
+/// cache names for this problem shape and device, else each in turn, timed,
+/// from the same inputs (the host's arrays, untouched until the copy back,
+/// are copied to the device again), the fastest then cached. Each
+/// candidate computes the whole nest, so the last one run leaves the
+/// result.
+std::string Emitter::sweep() {
+  std::string Reload;
+  for (const Array &A : N.Arrays)
+    if (A.Written)
+      Reload += llvm::formatv("      __cleave_ok = __cleave_ok && "
+                              "__cleave_{0}_span.reload({0}, "
+                              "__cleave_{0}_dev);\n",
+                              A.Decl->getName())
+                    .str();
+  for (const Reduction &R : N.Reductions)
+    Reload += llvm::formatv("      __cleave_ok = __cleave_ok && "
+                            "cudaMemcpy(__cleave_{0}_red_dev, "
+                            "&__cleave_{0}_red, sizeof(__cleave_{0}_red), "
+                            "cudaMemcpyHostToDevice) == cudaSuccess;\n",
+                            R.Var->getName())
+                  .str();
+  std::string Sizes, Cases;
+  for (unsigned C = 0; C < Tiles.Candidates.size(); ++C) {
+    select(C);
+    Sizes +=
+        llvm::formatv("{0}{{{1}, {2}}", C ? ", " : "", T.Rows, T.Cols).str();
+    Cases += llvm::formatv("    case {0}: {{\n{1}      break;\n    }\n", C,
+                           indented(indented(candidateRun())))
+                 .str();
+  }
+  return llvm::formatv(
+             "  // Tile sizes: the model's candidates, best first; the "
+             "cached choice for\n  // this shape and device, else a sweep "
+             "over all of them.\n"
+             "  static const int __cleave_sizes[{0}][2] = {{{1}};\n"
+             "  const int __cleave_cached = __cleave_tile_tuned(\"{2}\", "
+             "__cleave_ihi - __cleave_ilo, __cleave_jhi - __cleave_jlo, {0}, "
+             "__cleave_sizes);\n"
+             "  const int __cleave_from = __cleave_cached < 0 ? 0 : "
+             "__cleave_cached;\n"
+             "  const int __cleave_to = __cleave_cached < 0 ? {0} : "
+             "__cleave_cached + 1;\n"
+             "  int __cleave_best = -1;\n"
+             "  double __cleave_best_ms = 0;\n"
+             "  for (int __cleave_c = __cleave_from; __cleave_ok && "
+             "__cleave_c < __cleave_to; ++__cleave_c) {{\n"
+             "    if (__cleave_c != __cleave_from) {{\n"
+             "      // The same inputs again: every candidate computes the "
+             "whole nest.\n"
              "{3}"
-             "  __cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
-             "cudaSuccess;\n"
+             "    }\n"
+             "    const double __cleave_t0 = __cleave_tile_now_ms();\n"
+             "    switch (__cleave_c) {{\n"
              "{4}"
-             "  if (__cleave_ok) {{\n{5}  }\n"
-             "{6}",
-             Alloc, T.Rows, T.Cols, launches(), Read, Back, Free)
+             "    }\n"
+             "    __cleave_ok = __cleave_ok && cudaDeviceSynchronize() == "
+             "cudaSuccess;\n"
+             "    const double __cleave_ms = __cleave_tile_now_ms() - "
+             "__cleave_t0;\n"
+             "    if (__cleave_best < 0 || __cleave_ms < __cleave_best_ms) "
+             "{{\n"
+             "      __cleave_best = __cleave_c;\n"
+             "      __cleave_best_ms = __cleave_ms;\n"
+             "    }\n"
+             "  }\n"
+             "  if (__cleave_ok && __cleave_cached < 0)\n"
+             "    __cleave_tile_remember(\"{2}\", __cleave_ihi - "
+             "__cleave_ilo, __cleave_jhi - __cleave_jlo, {0}, __cleave_sizes, "
+             "__cleave_best, __cleave_best_ms);\n",
+             Tiles.Candidates.size(), Sizes, Tiles.Key, Reload, Cases)
       .str();
 }
 
@@ -615,7 +715,7 @@ std::string Emitter::launches() const {
       .str();
 }
 
-std::string Emitter::host() const {
+std::string Emitter::host() {
   return llvm::formatv(
              "// The nest's host side: run-time checks, then the tiles, or "
              "the nest as written.\n"
@@ -634,30 +734,27 @@ std::string Emitter::host() const {
 }
 
 std::optional<EmittedNest> Emitter::emit(Refusal &Why) {
-  uint64_t Shared = 0;
-  for (const Array &A : N.Arrays)
-    if (A.Written) {
-      Window W = windowOf(A, T);
-      Shared += uint64_t(W.Rows) * W.Pitch *
-                Ctx.getTypeSizeInChars(A.Element).getQuantity();
-    }
-  if (Shared > MaxStaticSharedBytes) {
-    Why = {N.Outer.For->getBeginLoc(),
-           llvm::formatv("tiles of {0} x {1} need {2} bytes of shared "
-                         "memory, more than the {3} a block may declare: "
-                         "choose a smaller tile(...)",
-                         T.Rows, T.Cols, Shared, MaxStaticSharedBytes)
-               .str()};
-    return std::nullopt;
-  }
-  std::optional<std::string> Body = body(Why);
-  if (!Body)
-    return std::nullopt;
   EmittedNest E;
-  if (Schedule != WavefrontSchedule::Persistent)
-    E.Definitions += launchKernel(tileWork(*Body, false));
-  if (Schedule != WavefrontSchedule::Launches)
-    E.Definitions += persistentKernel(tileWork(*Body, true));
+  for (unsigned C = 0; C < Tiles.Candidates.size(); ++C) {
+    select(C);
+    uint64_t Shared = stagedBytes(stagedArrays(N, Ctx), T);
+    if (Shared > MaxStaticSharedBytes) {
+      Why = {N.Outer.For->getBeginLoc(),
+             llvm::formatv("tiles of {0} x {1} need {2} bytes of shared "
+                           "memory, more than the {3} a block may declare: "
+                           "choose a smaller tile(...)",
+                           T.Rows, T.Cols, Shared, MaxStaticSharedBytes)
+                 .str()};
+      return std::nullopt;
+    }
+    std::optional<std::string> Body = body(Why);
+    if (!Body)
+      return std::nullopt;
+    if (Schedule != WavefrontSchedule::Persistent)
+      E.Definitions += launchKernel(tileWork(*Body, false));
+    if (Schedule != WavefrontSchedule::Launches)
+      E.Definitions += persistentKernel(tileWork(*Body, true));
+  }
   E.Definitions += host();
   E.Call = Nm.Host + "(" + arguments(false) + ");";
   return E;
@@ -665,120 +762,19 @@ std::optional<EmittedNest> Emitter::emit(Refusal &Why) {
 
 } // namespace
 
-std::string wavefrontPreamble() {
-  return R"(#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-
-// cleave tile: the bytes [lo, hi) that one array's accesses cover, and its
-// device copy (the copy starts at the array's first element when that comes
-// first, so that the pointer the kernel gets lies inside the copy).
-struct __cleave_tile_span {
-  uintptr_t lo = UINTPTR_MAX, hi = 0;
-  template <typename T> void add(const T *p) {
-    lo = (uintptr_t)p < lo ? (uintptr_t)p : lo;
-    hi = (uintptr_t)(p + 1) > hi ? (uintptr_t)(p + 1) : hi;
-  }
-  bool overlaps(const __cleave_tile_span &o) const {
-    return lo < o.hi && o.lo < hi;
-  }
-  uintptr_t from(const void *base) const {
-    return (uintptr_t)base < lo ? (uintptr_t)base : lo;
-  }
-  bool toDevice(const void *base, char **dev) const {
-    size_t n = hi - from(base);
-    return cudaMalloc((void **)dev, n) == cudaSuccess &&
-           cudaMemcpy(*dev, (const void *)from(base), n,
-                      cudaMemcpyHostToDevice) == cudaSuccess;
-  }
-  // The host's array is half written when this fails: nothing can undo it.
-  void toHost(const void *base, const char *dev) const {
-    if (cudaMemcpy((void *)from(base), dev, hi - from(base),
-                   cudaMemcpyDeviceToHost) != cudaSuccess) {
-      fprintf(stderr, "cleave tile: copying a tiled nest's results back "
-                      "failed\n");
-      abort();
-    }
-  }
-};
-
-// cleave tile's persistent wavefronts (docs/tile.md): the tile that ticket k
-// names in wavefront order over trows x tcols tiles. Anti-diagonal d = bi +
-// bj holds the tiles bi = max(0, d - tcols + 1) .. min(d, trows - 1), in that
-// order; its length grows by one up to m = min(trows, tcols), stays m, and
-// shrinks by one to 1, so the first and the last m - 1 diagonals are
-// triangles of m (m - 1) / 2 tiles each.
-__host__ __device__ inline void __cleave_tile_of(long long k, long long trows,
-                                                 long long tcols,
-                                                 long long *bi, long long *bj) {
-  const long long m = trows < tcols ? trows : tcols;
-  const long long tri = m * (m - 1) / 2, total = trows * tcols;
-  long long d, pos;
-  if (k < tri || k >= total - tri) {
-    // In a triangle, counted from its corner: the diagonal d of length d + 1
-    // with d (d + 1) / 2 <= kk < (d + 1) (d + 2) / 2.
-    const bool tail = k >= tri;
-    const long long kk = tail ? total - 1 - k : k;
-    long long lo = 0, hi = m - 1;
-    while (lo < hi) {
-      const long long mid = (lo + hi + 1) / 2;
-      if (mid * (mid + 1) / 2 <= kk)
-        lo = mid;
-      else
-        hi = mid - 1;
-    }
-    d = lo;
-    pos = kk - d * (d + 1) / 2;
-    if (tail) {
-      pos = d - pos;
-      d = trows + tcols - 2 - d;
-    }
-  } else {
-    d = m - 1 + (k - tri) / m;
-    pos = (k - tri) % m;
-  }
-  *bi = (d < tcols ? 0 : d - tcols + 1) + pos;
-  *bj = d - *bi;
+std::vector<StagedArray> stagedArrays(const Nest &N, ASTContext &Ctx) {
+  std::vector<StagedArray> S;
+  for (const Array &A : N.Arrays)
+    if (A.Written)
+      S.push_back({unsigned(Ctx.getTypeSizeInChars(A.Element).getQuantity()),
+                   A.MaxRow - A.MinRow, A.MaxCol - A.MinCol});
+  return S;
 }
 
-// The persistent kernel's grid: the blocks of `threads` threads that the
-// device holds at once (at least one), and at most twice the longest
-// anti-diagonal of trows x tcols tiles: no more tiles than that are ever
-// ready at once, and blocks beyond it would only spin on flags. Queries
-// that fail leave one block per SM or one block: fewer blocks only run
-// slower.
-inline long long __cleave_tile_resident(const void *kernel, int threads,
-                                        long long trows, long long tcols) {
-  int dev = 0, sms = 1, perSm = 1;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
-          cudaSuccess || sms < 1)
-    sms = 1;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads,
-                                                    0) != cudaSuccess ||
-      perSm < 1)
-    perSm = 1;
-  (void)cudaGetLastError();
-  const long long grid = (long long)sms * perSm;
-  const long long useful = 2 * (trows < tcols ? trows : tcols);
-  return grid < useful ? grid : useful;
-}
-
-// The ticket counts to tiles + grid in 32 bits.
-#define __CLEAVE_TILE_MAX_PERSISTENT_TILES (1ll << 30)
-#ifndef CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS
-#define CLEAVE_TILE_PERSISTENT_MIN_DIAGONALS 8
-#endif
-
-)";
-}
-
-std::optional<EmittedNest> emitWavefront(const Nest &N,
-                                         const std::vector<Dependence> &Deps,
-                                         TileSizes Tile,
-                                         WavefrontSchedule Schedule,
-                                         unsigned Id, ASTContext &Ctx,
-                                         Refusal &Why) {
+std::optional<EmittedNest>
+emitWavefront(const Nest &N, const std::vector<Dependence> &Deps,
+              const WavefrontTiles &Tiles, WavefrontSchedule Schedule,
+              unsigned Id, ASTContext &Ctx, Refusal &Why) {
   for (const Dependence &D : Deps)
     if (!D.NonNegative) {
       Why = {N.Outer.For->getBeginLoc(),
@@ -790,7 +786,7 @@ std::optional<EmittedNest> emitWavefront(const Nest &N,
                  "0"};
       return std::nullopt;
     }
-  return Emitter(N, Tile, Schedule, Id, Ctx).emit(Why);
+  return Emitter(N, Tiles, Schedule, Id, Ctx).emit(Why);
 }
 
 } // namespace cleave::tile

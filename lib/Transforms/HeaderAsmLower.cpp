@@ -1,8 +1,8 @@
 //===- HeaderAsmLower.cpp - CUDA headers' inline PTX as IR ----------------===//
 //
 // Part of Cleave. Each idiom of HeaderAsm.h becomes IR that the CPU lowering
-// already understands: special-register intrinsics, a shared variable, and
-// integer bit operations.
+// already understands: special-register intrinsics, a shared variable,
+// integer bit operations, and nothing for a sleep hint.
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/HeaderAsmLower.h"
@@ -74,6 +74,10 @@ void lowerHeaderAsm(CallBase &CB, const HeaderAsm &H) {
   case HeaderAsmKind::BitFind:
     New = emitBitFind(B, CB.getArgOperand(0), H.Bits, H.ShiftAmount);
     break;
+  case HeaderAsmKind::Sleep:
+    // No result; the spin around it goes on as it would without the hint.
+    CB.eraseFromParent();
+    return;
   }
   CB.replaceAllUsesWith(New);
   CB.eraseFromParent();

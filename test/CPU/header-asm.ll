@@ -12,6 +12,7 @@ target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
 ; REMARK-DAG: kernel scratch: CPU variant __cleave_cpu_scratch with 2 region(s)
+; REMARK-DAG: kernel sleep: CPU variant __cleave_cpu_sleep
 ; REMARK-DAG: kernel other stays GPU-only: inline-asm (asm add.s32 $0, $1, 1;)
 ; IR: @__cleave_cpu_scratch_desc = {{.*}} i64 1024,
 ; IR-NOT: asm
@@ -32,6 +33,23 @@ join:
   %idx = zext i32 %t to i64
   %o = getelementptr i32, ptr %out, i64 %idx
   store i32 %s, ptr %o
+  ret void
+}
+
+; __nanosleep in a spin-wait: the hint goes, the loop stays.
+; IR-LABEL: define {{.*}}@__cleave_cpu_sleep(
+; IR: load volatile i32
+define ptx_kernel void @sleep(ptr %flag) {
+entry:
+  br label %spin
+spin:
+  %v = load volatile i32, ptr %flag
+  %z = icmp eq i32 %v, 0
+  br i1 %z, label %wait, label %done
+wait:
+  call void asm sideeffect "nanosleep.u32 $0;", "r"(i32 64)
+  br label %spin
+done:
   ret void
 }
 

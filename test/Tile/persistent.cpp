@@ -37,6 +37,16 @@ void smithWaterman(const char *a, const char *b, int *H, int n, int m,
 
 // The ticket's tile in wavefront order, and the grid from the occupancy API.
 // PERSIST: __host__ __device__ inline void __cleave_tile_of(long long k, long long trows,
+// The spin-waits' back-off: __nanosleep on sm_70 and later only, doubling
+// from 32 ns up to 512 ns.
+// PERSIST: __device__ inline void __cleave_tile_backoff(unsigned *ns) {
+// PERSIST-NEXT: #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+// PERSIST-NEXT: *ns = *ns == 0 ? 32 : (*ns < 512 ? 2 * *ns : 512);
+// PERSIST-NEXT: __nanosleep(*ns);
+// PERSIST-NEXT: #else
+// PERSIST-NEXT: (void)ns;
+// PERSIST-NEXT: #endif
+// PERSIST-NEXT: }
 // PERSIST: inline long long __cleave_tile_resident(const void *kernel, int threads,
 // PERSIST: cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, threads,
 // PERSIST: const long long useful = 2 * (trows < tcols ? trows : tcols);
@@ -60,12 +70,13 @@ void smithWaterman(const char *a, const char *b, int *H, int n, int m,
 // PERSIST-NEXT: __cleave_tile_of(__cleave_k, __cleave_trows, __cleave_tcols, &__cleave_bi, &__cleave_bj);
 // PERSIST-NEXT: const long long __cleave_diag = __cleave_bi + __cleave_bj;
 // PERSIST: if (threadIdx.x == 0) {
+// PERSIST-NEXT: unsigned __cleave_ns = 0;
 // PERSIST-NEXT: if (__cleave_bi > 0)
 // PERSIST-NEXT: while (__cleave_done[(__cleave_bi - 1) * __cleave_tcols + __cleave_bj] == 0)
-// PERSIST-NEXT: ;
+// PERSIST-NEXT: __cleave_tile_backoff(&__cleave_ns);
 // PERSIST-NEXT: if (__cleave_bj > 0)
 // PERSIST-NEXT: while (__cleave_done[__cleave_bi * __cleave_tcols + __cleave_bj - 1] == 0)
-// PERSIST-NEXT: ;
+// PERSIST-NEXT: __cleave_tile_backoff(&__cleave_ns);
 // PERSIST-NEXT: __threadfence();
 // PERSIST-NEXT: }
 // PERSIST-NEXT: __syncthreads();

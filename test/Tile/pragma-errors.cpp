@@ -9,11 +9,13 @@ void f(int *A, int n) {
 #pragma cleave tile tile(4 4)
 // CHECK: pragma-errors.cpp:[[@LINE-1]]:28: error: #pragma cleave tile: expected ',' between the tile's rows and columns
 #pragma cleave tile technique(diamond)
-// CHECK: pragma-errors.cpp:[[@LINE-1]]:31: error: #pragma cleave tile: expected 'wavefront' or 'timeskew'
+// CHECK: pragma-errors.cpp:[[@LINE-1]]:31: error: #pragma cleave tile: expected 'wavefront', 'timeskew' or 'blocks'
 #pragma cleave tile tile(4, 4) tile(8, 8)
 // CHECK: pragma-errors.cpp:[[@LINE-1]]:32: error: #pragma cleave tile: clause 'tile' given twice
+#pragma cleave tile autotune(maybe)
+// CHECK: pragma-errors.cpp:[[@LINE-1]]:30: error: #pragma cleave tile: expected 'on' or 'off'
 #pragma cleave tile shape(4)
-// CHECK: pragma-errors.cpp:[[@LINE-1]]:21: error: #pragma cleave tile: expected a clause: tile(rows, cols), technique(wavefront|timeskew) or steps(n)
+// CHECK: pragma-errors.cpp:[[@LINE-1]]:21: error: #pragma cleave tile: expected a clause: tile(rows, cols), technique(wavefront|timeskew|blocks), steps(n) or autotune(on|off)
   for (int i = 0; i < n; ++i)
     A[i] = 0;
 }

@@ -7,7 +7,7 @@
 
 void twoNests(const int *__restrict in, int *__restrict A, int *__restrict B,
               int n, int m) {
-#pragma cleave tile
+#pragma cleave tile autotune(off)
   for (int i = 1; i < n; ++i)
     for (int j = 1; j < m; ++j)
       A[i * m + j] = A[(i - 1) * m + j] + in[j];
@@ -17,7 +17,7 @@ void twoNests(const int *__restrict in, int *__restrict A, int *__restrict B,
       B[i * m + j] = B[i * m + j - 1] + A[i * m + j];
 }
 // CHECK: __global__ void __cleave_tile0_kernel(
-// CHECK: __shared__ int __cleave_A[33 * 64];
+// CHECK: __shared__ int __cleave_A[129 * 64];
 // CHECK: static void __cleave_tile0(
 // CHECK-NOT: overlaps
 // CHECK: __global__ void __cleave_tile1_kernel(

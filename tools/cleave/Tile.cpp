@@ -83,6 +83,15 @@ Expected<tile::StencilDevice> loadStencilDevice(StringRef Path) {
   D.L2GBps = G.L2GBps;
   D.L2Bytes = G.L2Bytes;
   D.LaunchUs = G.LaunchUs;
+  D.CoresPerSm = G.SubPartitions * 32;
+  D.MaxThreadsPerSm = G.MaxThreadsPerSm;
+  D.MaxBlocksPerSm = G.MaxBlocksPerSm;
+  if (G.SharedPerSm)
+    D.SharedPerSm = G.SharedPerSm;
+  // Static shared memory: at most 48 KiB whatever the opt-in limit.
+  if (G.SharedPerBlockMax)
+    D.SharedPerBlock = std::min<uint64_t>(G.SharedPerBlockMax, 49152);
+  D.SharedReservedPerBlock = G.SharedReservedPerBlock;
   D.Source =
       P.Gpus.front().Name + " of " + llvm::sys::path::filename(Path).str();
   return D;

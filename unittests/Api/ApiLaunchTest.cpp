@@ -21,8 +21,10 @@
 #include "cleave/rt/Fault.h"
 #include "cleave/rt/NullGpu.h"
 #include "../../runtime/lib/api/Runtime.h"
+#include "../../runtime/lib/devices/DeviceFactories.h"
 
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -831,7 +833,6 @@ protected:
     cleave::rt::api::Runtime::setDeviceSourceForTesting([this] {
       cleave::rt::NullGpu::Options O;
       O.Trace = true;
-      O.BlocksPerMs = 1;
       O.OnLaunch = [](const uint32_t G[3], const uint32_t B[3], void **P) {
         if (!gpuRunsVecadd())
           return;
@@ -845,13 +846,16 @@ protected:
         gpuLaunches().Pointers.push_back(
             {const_cast<float *>(A), const_cast<float *>(Bv), C});
       };
+      O.BlocksPerMs = GpuBlocksPerMs;
       auto G = std::make_unique<cleave::rt::NullGpu>(std::move(O));
       Gpu = G.get();
       std::vector<std::unique_ptr<cleave::rt::Device>> V;
+      if (WithCpu)
+        V.push_back(cleave::rt::createCpuDevice(0, true, 2));
       V.push_back(std::move(G));
       return V;
     });
-    restart("cpu"); // not used: the device source wins
+    restart("cpu", Partition); // the devices: the device source wins
   }
   void TearDown() override {
     gpuRunsVecadd() = true;
@@ -881,6 +885,11 @@ protected:
     return V;
   }
   cleave::rt::NullGpu *Gpu = nullptr;
+  /// Set by a derived fixture's constructor: a CPU device before the GPU,
+  /// the GPU's rate, CLEAVE_PARTITION.
+  bool WithCpu = false;
+  double GpuBlocksPerMs = 1;
+  const char *Partition = nullptr;
 };
 
 TEST_F(ApiDirect, LaunchesGoToTheGpuWithItsAddresses) {
@@ -936,6 +945,88 @@ TEST_F(ApiDirect, LaunchesGoToTheGpuWithItsAddresses) {
             cudaSuccess);
   ASSERT_EQ(cudaMemcpyFromSymbol(&F, &factor, sizeof(float)), cudaSuccess);
   EXPECT_EQ(F, A2[0] + A2[0]);
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+/// The GPU beside a CPU device, fast enough that the model gives vecadd's
+/// resident data to the GPU alone.
+class ApiDirectBesideCpu : public ApiDirect {
+protected:
+  ApiDirectBesideCpu() {
+    WithCpu = true;
+    GpuBlocksPerMs = 1e6;
+  }
+};
+
+TEST_F(ApiDirectBesideCpu, AKernelGoesDirectOnceTheModelLeftTheCpuOut) {
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  // Which launches went straight to the GPU.
+  std::vector<bool> Direct;
+  for (int L = 0; L < 200; ++L) {
+    LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::string P = lastPlan();
+    Direct.push_back(P.find(", direct") != std::string::npos);
+    // An engine launch of this kernel that runs on the CPU ends the
+    // streak: the next one goes to the engine again.
+    if (!Direct.back() && P.find("cpu0") != std::string::npos &&
+        L + 1 < 200) {
+      LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+      ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+      ++L;
+      Direct.push_back(lastPlan().find(", direct") != std::string::npos);
+      EXPECT_FALSE(Direct.back()) << lastPlan();
+    }
+  }
+  // The first launch goes straight to the GPU (a search would cost it
+  // more than it could gain), the next ones to the engine, which decides.
+  EXPECT_TRUE(Direct[0]);
+  for (unsigned L = 1; L <= cleave::rt::api::Runtime::DirectStreak; ++L)
+    EXPECT_FALSE(Direct[L]) << L;
+  size_t Count = std::count(Direct.begin(), Direct.end(), true);
+  EXPECT_GT(Count, 150u);
+  // Never more than DirectRecheck direct launches in a row: the engine
+  // sees the kernel again, and may find a CPU share that pays.
+  size_t Run = 0;
+  for (bool D : Direct) {
+    Run = D ? Run + 1 : 0;
+    EXPECT_LE(Run, cleave::rt::api::Runtime::DirectRecheck);
+  }
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+/// The same devices, each launch split evenly over them.
+class ApiDirectBesideCpuEven : public ApiDirectBesideCpu {
+protected:
+  ApiDirectBesideCpuEven() { Partition = "even"; }
+};
+
+TEST_F(ApiDirectBesideCpuEven, LaunchesTheEngineSplitsNeverGoDirect) {
+  const int N = 4096;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  for (int L = 0; L < 10; ++L) {
+    LAUNCH(vecadd, dim3(N / 256), dim3(256), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    std::string P = lastPlan();
+    if (L == 0) { // the kernel's first launch
+      EXPECT_NE(P.find(", direct"), std::string::npos) << P;
+      continue;
+    }
+    EXPECT_EQ(P.find(", direct"), std::string::npos) << P;
+    EXPECT_NE(P.find("cpu0"), std::string::npos) << P;
+  }
+  // (The null GPU's vecadd runs whole grids only: the split's results are
+  // not checked here; ApiLaunchTest's even splits on CPU devices are.)
   for (float *P : {DA, DB, DC})
     ASSERT_EQ(cudaFree(P), cudaSuccess);
 }

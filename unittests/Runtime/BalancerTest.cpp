@@ -302,3 +302,153 @@ TEST(BalancerTest, ThePlanGivesTheActualBalanceRatioOfTimedRuns) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Routing the sorted order (digest 004 §9.6)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Counts of \p N threads with a wide spread: mostly short, a few long.
+std::vector<int32_t> spreadCounts(uint64_t N, unsigned Seed) {
+  std::vector<int32_t> C(N);
+  uint32_t X = Seed * 2654435761u + 1;
+  for (int32_t &V : C) {
+    X = X * 1664525u + 1013904223u;
+    V = (X >> 24) < 16 ? int32_t(200 + (X >> 8) % 800)
+                       : int32_t(1 + (X >> 8) % 8);
+  }
+  return C;
+}
+
+/// Largest count first, ties in thread order (as sortByTripCount).
+std::vector<int32_t> sortedOrder(const std::vector<int32_t> &C) {
+  std::vector<int32_t> P(C.size());
+  std::iota(P.begin(), P.end(), 0);
+  std::stable_sort(P.begin(), P.end(),
+                   [&](int32_t A, int32_t B) { return C[A] > C[B]; });
+  return P;
+}
+
+RouteDevice routeDevice(const char *Name, double Fixed, double PerWork,
+                        unsigned Lanes, const std::vector<double> &Prefix,
+                        bool Helper = false) {
+  RouteDevice D;
+  D.Name = Name;
+  D.Fixed = Fixed;
+  D.PerWork = PerWork;
+  D.Lanes = Lanes;
+  D.Prefix = &Prefix;
+  D.Helper = Helper;
+  return D;
+}
+
+/// The best makespan over every cut of the order between two devices, each
+/// taking either end.
+double bruteForceRoute(const RouteDevice &A, const RouteDevice &B,
+                       uint64_t Blocks) {
+  auto T = [&](const RouteDevice &D, uint64_t F, uint64_t C) {
+    return C ? D.Fixed + D.PerWork * ((*D.Prefix)[F + C] - (*D.Prefix)[F])
+             : 0.0;
+  };
+  double Best = INFINITY;
+  for (uint64_t K = 0; K <= Blocks; ++K) {
+    Best = std::min(Best, std::max(T(A, 0, K), T(B, K, Blocks - K)));
+    Best = std::min(Best, std::max(T(B, 0, K), T(A, K, Blocks - K)));
+  }
+  return Best;
+}
+
+} // namespace
+
+TEST(BalancerTest, TheWorkPrefixIsTheWarpMaximaInSortedOrder) {
+  std::vector<int32_t> C = {1, 9, 2, 3, 7, 4, 5, 6};
+  std::vector<int32_t> P = sortedOrder(C); // 9 7 6 5 4 3 2 1
+  // Blocks of 4 threads, lanes of 2: block 0 = {9,7},{6,5}; block 1 =
+  // {4,3},{2,1}.
+  std::vector<double> W = sortedWorkPrefix(C.data(), P.data(), 8, 4, 2);
+  ASSERT_EQ(W.size(), 3u);
+  EXPECT_EQ(W[1], 9 + 6);
+  EXPECT_EQ(W[2], 9 + 6 + 4 + 2);
+  // One lane: the counts' sums; launch order without a permutation.
+  std::vector<double> L = sortedWorkPrefix(C.data(), nullptr, 8, 4, 1);
+  EXPECT_EQ(L[1], 1 + 9 + 2 + 3);
+  EXPECT_EQ(L[2], 37);
+}
+
+TEST(BalancerTest, TheRouteMatchesEveryCutOfTheSortedOrder) {
+  for (unsigned Seed = 1; Seed <= 6; ++Seed) {
+    uint64_t Threads = 64 * 40;
+    std::vector<int32_t> C = spreadCounts(Threads, Seed);
+    std::vector<int32_t> P = sortedOrder(C);
+    std::vector<double> Gpu =
+        sortedWorkPrefix(C.data(), P.data(), Threads, 64, 32);
+    std::vector<double> Cpu =
+        sortedWorkPrefix(C.data(), P.data(), Threads, 64, 1);
+    RouteDevice G = routeDevice("gpu0", 0.01 * Seed, 1e-4, 32, Gpu);
+    RouteDevice H = routeDevice("cpu0", 0.02, 2e-5 * Seed, 1, Cpu);
+    RouteResult R;
+    ASSERT_TRUE(routeSorted({G, H}, 40, BalanceOptions(), R).ok());
+    EXPECT_EQ(R.Count[0] + R.Count[1], 40u);
+    // The two ranges tile the order.
+    EXPECT_TRUE(R.First[0] + R.Count[0] == R.First[1] ||
+                R.First[1] + R.Count[1] == R.First[0] || !R.Count[0] ||
+                !R.Count[1]);
+    EXPECT_NEAR(R.Makespan, bruteForceRoute(G, H, 40), 1e-9) << Seed;
+  }
+}
+
+TEST(BalancerTest, ARoutedCpu100xSlowerGetsNothing) {
+  uint64_t Threads = 128 * 64;
+  std::vector<int32_t> C = spreadCounts(Threads, 3);
+  std::vector<int32_t> P = sortedOrder(C);
+  std::vector<double> Gpu =
+      sortedWorkPrefix(C.data(), P.data(), Threads, 128, 32);
+  std::vector<double> Cpu =
+      sortedWorkPrefix(C.data(), P.data(), Threads, 128, 1);
+  // Per item the CPU is 100x slower than the GPU's lanes.
+  double GpuPerWork = 1e-4, CpuPerWork = 100 * GpuPerWork / 32;
+  RouteResult R;
+  ASSERT_TRUE(routeSorted({routeDevice("gpu0", 0.01, GpuPerWork, 32, Gpu),
+                           routeDevice("cpu0", 0.01, CpuPerWork, 1, Cpu, true)},
+                          64, BalanceOptions(), R)
+                  .ok());
+  EXPECT_EQ(R.Count[0], 64u);
+  EXPECT_EQ(R.Count[1], 0u);
+}
+
+TEST(BalancerTest,
+     RoutingTheSortedOrderBeatsContiguousRangesWhereWarpsDiverge) {
+  // Two equal GPUs: the split of the original order leaves each warp with a
+  // long lane; the sorted order's ranges run even warps.
+  uint64_t Threads = 128 * 64;
+  std::vector<int32_t> C = spreadCounts(Threads, 5);
+  std::vector<int32_t> P = sortedOrder(C);
+  std::vector<double> Sorted =
+      sortedWorkPrefix(C.data(), P.data(), Threads, 128, 32);
+  std::vector<double> Launch =
+      sortedWorkPrefix(C.data(), nullptr, Threads, 128, 32);
+  RouteResult Routed, Contiguous;
+  ASSERT_TRUE(routeSorted({routeDevice("gpu0", 0.01, 1e-4, 32, Sorted),
+                           routeDevice("gpu1", 0.01, 1e-4, 32, Sorted)},
+                          64, BalanceOptions(), Routed)
+                  .ok());
+  ASSERT_TRUE(routeSorted({routeDevice("gpu0", 0.01, 1e-4, 32, Launch),
+                           routeDevice("gpu1", 0.01, 1e-4, 32, Launch)},
+                          64, BalanceOptions(), Contiguous)
+                  .ok());
+  EXPECT_GT(Routed.Count[0], 0u);
+  EXPECT_GT(Routed.Count[1], 0u);
+  EXPECT_LT(Routed.Makespan, 0.5 * Contiguous.Makespan);
+}
+
+TEST(BalancerTest, TheRouteRejectsAMissingPrefix) {
+  RouteDevice D;
+  D.Name = "gpu0";
+  RouteResult R;
+  EXPECT_FALSE(routeSorted({D}, 4, BalanceOptions(), R).ok());
+  std::vector<double> Short = {0, 1};
+  EXPECT_FALSE(routeSorted({routeDevice("gpu0", 0, 1, 32, Short)}, 4,
+                           BalanceOptions(), R)
+                   .ok());
+}

@@ -248,6 +248,15 @@ TEST(Options, TuneKeys) {
             ReorganizeMode::Force);
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "reorganize=maybe"}}).O.Tune.Reorganize,
             ReorganizeMode::Off);
+  EXPECT_EQ(parse({}).O.Tune.Route, RouteMode::Off);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "route=on"}}).O.Tune.Route, RouteMode::On);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "route=force"}}).O.Tune.Route,
+            RouteMode::Force);
+  EXPECT_EQ(parse({}).O.Tune.Balance, BalanceMode::Auto);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "balance=greedy"}}).O.Tune.Balance,
+            BalanceMode::Greedy);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "balance=balancer"}}).O.Tune.Balance,
+            BalanceMode::Balancer);
   Parsed Bad = parse({{"CLEAVE_TUNE", "pipeline=maybe"}});
   EXPECT_EQ(Bad.O.Tune.Pipeline, PipelineMode::On);
   EXPECT_FALSE(Bad.Warnings.empty());
@@ -300,7 +309,7 @@ TEST(Options, UnknownTuneKeysAreReportedOnce) {
             "cleave: warning: CLEAVE_TUNE: unknown word 'spn_us' (known: "
             "spin_us, issue, defer, swap, rebase, coschedule, green, "
             "coratio, peer_copy, host_copies, pin_host, pipeline, "
-            "reorganize)");
+            "reorganize, route, balance)");
   EXPECT_EQ(P.Warnings[1],
             "cleave: warning: CLEAVE_TUNE: 'defer' is not key=value; ignored");
 }

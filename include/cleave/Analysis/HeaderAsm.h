@@ -28,6 +28,9 @@ enum class HeaderAsmKind {
   Elect,
   /// cuda::ptx bfind.{u32,u64} and bfind.shiftamt.{u32,u64}.
   BitFind,
+  /// __nanosleep (sm_70_rt.hpp): a hint that the thread may sleep; a CPU
+  /// thread goes on at once.
+  Sleep,
 };
 
 struct HeaderAsm {

@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -29,6 +30,15 @@ namespace cleave::tile {
 /// Iterations per tile: Rows of i (one thread each) by Cols of j.
 struct TileSizes {
   unsigned Rows = 32, Cols = 64;
+};
+
+/// The tile sizes a nest is emitted with: one (tile(...) given, or
+/// autotune(off)), or the model's candidates, best first, which the
+/// generated code sweeps on its first run for a problem shape and device
+/// and caches under Key (docs/tile.md, "Tile sizes").
+struct WavefrontTiles {
+  std::vector<TileSizes> Candidates;
+  std::string Key;
 };
 
 /// How the tiles of a wavefront are launched (--wavefront, docs/tile.md):
@@ -53,15 +63,17 @@ struct EmittedNest {
 /// What every file with a tiled nest needs once, at its top.
 std::string wavefrontPreamble();
 
+/// What a file with a nest of several candidate tile sizes needs once more:
+/// the clock and the tile-size cache.
+std::string wavefrontTunerPreamble();
+
 /// Emits nest number \p Id, or says why not (a dependence with a negative
 /// component, a tile too large for shared memory, an access inside a
 /// macro).
-std::optional<EmittedNest> emitWavefront(const Nest &N,
-                                         const std::vector<Dependence> &Deps,
-                                         TileSizes Tile,
-                                         WavefrontSchedule Schedule,
-                                         unsigned Id,
-                                         clang::ASTContext &Ctx, Refusal &Why);
+std::optional<EmittedNest>
+emitWavefront(const Nest &N, const std::vector<Dependence> &Deps,
+              const WavefrontTiles &Tiles, WavefrontSchedule Schedule,
+              unsigned Id, clang::ASTContext &Ctx, Refusal &Why);
 
 } // namespace cleave::tile
 

@@ -127,7 +127,7 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                      uint64_t SharedBytes, const std::shared_ptr<Stream> &S,
                      Result &Out) {
   Location Dev = RT.directDevice();
-  if (Dev < 0 || !RT.idleFor(S))
+  if (Dev < 0 || !RT.idleFor(S) || !RT.mayLaunchDirect(K))
     return false;
   // Launches of several streams go to the co-scheduler, which must see
   // them to pair them, unless it would pass this one through unheld.
@@ -423,6 +423,8 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
     } else {
       std::lock_guard<std::mutex> Lock(RT->engineMutex());
       LR = RT->engine().launch(Req, Slot->Plan);
+      if (LR.ok())
+        RT->noteEngineLaunch(L->Kernel, Slot->Plan);
     }
     // CLEAVE_LOG=plan is printed by the engine itself.
     return LR;

@@ -561,20 +561,30 @@ Result Runtime::start() {
   }
   SharedOptin = Major ? sharedOptinFor(Major, Minor) : sharedOptinFor(9, 0);
 
-  // One GPU and nothing else: launches go straight to it (docs/runtime.md,
-  // "Direct launches"), unless faults are injected, which only the
-  // engine's launches recover from, or CLEAVE_LOG asks for each launch's
-  // `cleave time` line, which the engine's launches write.
-  if (Buffers->numDevices() == 1 &&
-      Buffers->device(0).kind() == DeviceKind::Cuda && Opts.Fault.empty() &&
-      !Opts.Log.Time)
-    DirectDev = 0;
+  // One GPU, alone or beside CPU devices: launches go straight to it
+  // (docs/runtime.md, "Direct launches"; beside the CPU, per kernel, once
+  // the model left the CPU out), unless faults are injected, which only
+  // the engine's launches recover from, or CLEAVE_LOG asks for each
+  // launch's `cleave time` line, which the engine's launches write.
+  Location Gpu = -1;
+  unsigned Gpus = 0, Cpus = 0;
+  for (size_t L = 0; L < Buffers->numDevices(); ++L) {
+    DeviceKind K = Buffers->device(Location(L)).kind();
+    if (K == DeviceKind::Cuda) {
+      Gpu = Location(L);
+      ++Gpus;
+    } else if (K == DeviceKind::Cpu) {
+      ++Cpus;
+    }
+  }
+  if (Gpus == 1 && Gpus + Cpus == Buffers->numDevices() &&
+      Opts.Fault.empty() && !Opts.Log.Time) {
+    DirectDev = Gpu;
+    DirectPerKernel = Cpus > 0;
+  }
 
   // Co-scheduling on one device: the GPU (the only one), else a lone CPU
   // device; several GPUs keep SKMD's splits.
-  size_t Gpus = 0;
-  for (size_t L = 0; L < Buffers->numDevices(); ++L)
-    Gpus += Buffers->device(Location(L)).kind() == DeviceKind::Cuda;
   if (Opts.Tune.CoSchedule != CoScheduleMode::Off &&
       (Gpus == 1 || Buffers->numDevices() == 1)) {
     CoRunGateOptions G;
@@ -1002,6 +1012,33 @@ Result Runtime::gpuEvent(Event &E, EventHandle &Out) {
   E.Gpu = &D;
   E.OnGpu = Out;
   return Result::success();
+}
+
+bool Runtime::mayLaunchDirect(const KernelHandle *K) {
+  if (!DirectPerKernel)
+    return true;
+  std::lock_guard<std::mutex> Lock(GatesMutex);
+  DirectGate &G = Gates[K];
+  if (!G.Seen) {
+    G.Seen = true;
+    return true;
+  }
+  if (G.Streak < DirectStreak || G.Launched >= DirectRecheck)
+    return false;
+  ++G.Launched;
+  return true;
+}
+
+void Runtime::noteEngineLaunch(const KernelHandle *K, const LaunchPlan &Plan) {
+  if (!DirectPerKernel)
+    return;
+  bool OnGpu = !Plan.Runs.empty();
+  for (const LaunchPlan::Run &R : Plan.Runs)
+    OnGpu &= R.Device == DirectDev;
+  std::lock_guard<std::mutex> Lock(GatesMutex);
+  DirectGate &G = Gates[K];
+  G.Streak = OnGpu ? G.Streak + 1 : 0;
+  G.Launched = 0;
 }
 
 FunctionHandle Runtime::cachedDirectFunction(const KernelHandle *K) {

@@ -47,6 +47,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <unordered_map>
 #include <vector>
 
 namespace cleave {
@@ -332,10 +333,25 @@ public:
   void settleDeferred();
 
   // Direct launches (docs/runtime.md, "Direct launches"). ------------------
-  /// The runtime's only device when it is a GPU, -1 otherwise: a launch
-  /// there has nothing to decide or move, and work on an idle stream goes
-  /// straight to that GPU's compute stream from the calling thread.
+  /// The runtime's only GPU when every other device is a CPU device, -1
+  /// otherwise: a launch there has nothing to decide or move, and work on
+  /// an idle stream goes straight to that GPU's compute stream from the
+  /// calling thread. Beside CPU devices, a kernel's launches go straight
+  /// there only once the engine ran its last launches whole on the GPU
+  /// (mayLaunchDirect()).
   Location directDevice() const { return DirectDev; }
+  /// Whether a launch of \p K may go straight to the direct device: with
+  /// the GPU alone, always; beside CPU devices, K's first launch (the
+  /// model's first search of a key costs 0.2-1 ms of host time, which a
+  /// program that launches a kernel once pays whole), then once the engine
+  /// (the model policy, which weighs the CPU) ran DirectStreak launches of
+  /// K in a row whole on the GPU, and then for DirectRecheck launches
+  /// before one goes to the engine again, so that a CPU share that starts
+  /// to pay is found.
+  bool mayLaunchDirect(const KernelHandle *K);
+  /// The engine ran a launch of \p K as \p Plan says (mayLaunchDirect()).
+  void noteEngineLaunch(const KernelHandle *K, const LaunchPlan &Plan);
+  static constexpr unsigned DirectStreak = 2, DirectRecheck = 63;
   /// The function of a direct launch of \p K, cached for kernels without
   /// variables (null when not cached).
   FunctionHandle cachedDirectFunction(const KernelHandle *K);
@@ -430,6 +446,15 @@ private:
   std::mutex EngineMutex;
   bool PolicyFromEnv = false;
   Location DirectDev = -1;
+  /// DirectDev sits beside CPU devices: launches go there per kernel.
+  bool DirectPerKernel = false;
+  struct DirectGate {
+    bool Seen = false;     ///< a launch of the kernel was asked about
+    unsigned Streak = 0;   ///< engine launches in a row whole on the GPU
+    unsigned Launched = 0; ///< direct launches since the engine's last
+  };
+  std::mutex GatesMutex;
+  std::unordered_map<const KernelHandle *, DirectGate> Gates;
   uint64_t SharedOptin = 0;
 
   std::mutex ModulesMutex;

@@ -23,6 +23,7 @@
 
 #include "cleave/rt/Engine.h"
 
+#include "../scheduler/Balancer.h"
 #include "../scheduler/ReorganizeModel.h"
 #include "../scheduler/SchedulingPolicy.h"
 
@@ -224,6 +225,21 @@ struct ModelState {
     EventHandle Marks[3] = {nullptr, nullptr, nullptr};
   };
   std::map<Location, GpuSort> Sorts;
+  /// Routing a reorganized launch over devices (ReorganizeRoute.cpp), per
+  /// kernel, grid and block size: each device's measured time per unit of
+  /// its lanes' work, the devices probed once (an unmeasured device is
+  /// given a sliver of the light tail), the merge's measured time.
+  struct RouteHistory {
+    std::map<Location, double> PerWorkMs;
+    std::set<Location> Probed;
+    double MergeMs = -1;
+    /// The last routed step: its device and its whole time (inspector,
+    /// sort, the ranges and the merge), ms.
+    Location Home = 0;
+    double StepMs = -1;
+  };
+  std::map<std::tuple<const BundleKernel *, uint64_t, uint32_t>, RouteHistory>
+      Routes;
 
   ModelPartitioner &planner(BufferManager &Bufs);
   /// Says which profile and cache the model uses (Log.Plan), once,
@@ -400,6 +416,13 @@ Result fetchVariable(BufferManager &Bufs, Program &P, size_t V);
 Result syncVariableTo(BufferManager &Bufs, Program &P, size_t V, Location L,
                       bool Queue = false);
 void variableWritten(BufferManager &Bufs, Program &P, size_t V, Location L);
+
+// Reorganize.cpp: the CPU descriptor of the program named \p Symbol with
+// \p Params parameters, or null; why a launch of this shape cannot go
+// through the reorganization step (empty when it can).
+const cleave_cpu_kernel_desc *
+cpuDesc(const Program &P, const std::string &Symbol, size_t Params);
+std::string whyNotForShape(const uint32_t Grid[3], const uint32_t Block[3]);
 
 
 enum class Mode { Whole, Exact, Merge };
@@ -908,6 +931,33 @@ private:
   Result inspectTripCounts(RunState &R, std::vector<int32_t> &Counts,
                            uint32_t Blocks);
   Result runReorganizedVariant(RunState &R, std::vector<int32_t> &Perm);
+  /// Routing (ReorganizeRoute.cpp): the step's device first, then the
+  /// others that may take a part of the sorted order.
+  std::vector<Location> routeCandidates(Location Home) const;
+  /// With CLEAVE_TUNE=route: the sorted order cut over the devices where
+  /// the model predicts a gain (or forced), run, and merged into R.Dev
+  /// (\p Done; \p RunMs the whole of it).
+  Result routeReorganized(RunState &R, ReorganizeHistory &H,
+                          const std::vector<int32_t> &Counts,
+                          std::vector<int32_t> &Perm, bool &Done,
+                          double &RunMs);
+  /// The model policy's split of a kernel with the variants gives way to
+  /// the whole grid on its best single device, whose step routes the
+  /// sorted order, when the last routed step of this kernel and size took
+  /// less than the split is predicted to (always with route=force).
+  void routeInsteadOfSplit(const std::vector<Location> &Devs,
+                           SplitResult &Res);
+  /// Why the policy's split gave way (routeInsteadOfSplit), for the plan.
+  std::string RouteOverride;
+  Result runRouted(RunState &R, const std::vector<Location> &Devs,
+                   const RouteResult &Route, const RangeUse &Uses,
+                   std::vector<int32_t> &Perm, std::vector<double> &Ms);
+  /// Each routed device's changed bytes of the write hulls (\p Before:
+  /// their contents before the runs) into \p Home, which alone holds them
+  /// after.
+  Result mergeRouted(Location Home, const std::vector<Location> &Devs,
+                     const RouteResult &Route, const RangeUse &Uses,
+                     const std::map<uint64_t, std::vector<char>> &Before);
   /// The step on a GPU with its sort kernels: counts and permutation stay
   /// on the GPU (\p Sort null: the host sorts).
   ModelState::GpuSort *gpuSort(Location L);

@@ -666,6 +666,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   PR.WhyWhole = whyModelKeepsWhole(Devs, PR, Exact);
   PR.Splittable = PR.WhyWhole.empty();
   PR.Irregular = !Info.Inspector.empty();
+  PR.Balance = Opts.Tune.Balance;
   PR.NeedsMerge = !Exact;
   PR.AggregateH2DGBps = Prof.AggregateH2DGBps;
   PR.AggregateD2HGBps = Prof.AggregateD2HGBps;
@@ -684,6 +685,7 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   hostCopyRates(Prof, Devs, PR);
   bool AnyStaged = false;
   SplitResult Res = searchModel(Pl, Devs, PR, Cached, AnyStaged, SearchStart);
+  routeInsteadOfSplit(Devs, Res);
   Out.clear();
   uint64_t First = 0;
   for (size_t D = 0; D < Devs.size(); ++D)
@@ -701,7 +703,17 @@ Result LaunchContext::scheduleByModel(const std::vector<Location> &Devs,
   Cached.SawStaged |= AnyStaged;
   uint64_t Done = Prior + 1; // launches including this one
   Cached.PlannedAt = Done;
-  Cached.NextSearch = Done < 4 ? Done : std::min(Done * 2, Done + 64);
+  // A launch too short to split on its best device, as measured there, is
+  // searched again only after as many launches again, 16 at least: a
+  // search costs 0.2-1 ms of host time (a pitched stencil's on the H200:
+  // 0.75 ms against its 10 us kernel, at each of its first launches) and
+  // cannot split it. A seeded row's verdict is checked at the next launch.
+  size_t Best = Res.Decision.BaseDevice;
+  if (Res.TooShortBelowMs > 0 && Best < Res.Devices.size() &&
+      Res.Devices[Best].RowMeasured)
+    Cached.NextSearch = std::max<uint64_t>(Done * 2, Done + 16);
+  else
+    Cached.NextSearch = Done < 4 ? Done : std::min(Done * 2, Done + 64);
   return Result::success();
 }
 

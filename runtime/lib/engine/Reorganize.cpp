@@ -57,8 +57,8 @@ std::string fmt(const char *Format, double V) {
 /// when forced).
 unsigned lanesOf(bool Gpu) { return Gpu ? 32 : 1; }
 
-/// A CPU descriptor of the program named \p Symbol with \p Params
-/// parameters, or null.
+} // namespace
+
 const cleave_cpu_kernel_desc *
 cpuDesc(const Program &P, const std::string &Symbol, size_t Params) {
   auto It = P.Syms.find(Symbol);
@@ -68,8 +68,6 @@ cpuDesc(const Program &P, const std::string &Symbol, size_t Params) {
   return D && D->fn && D->num_params == Params ? D : nullptr;
 }
 
-/// Why a launch of this shape cannot go through the step; empty when it
-/// can.
 std::string whyNotForShape(const uint32_t Grid[3], const uint32_t Block[3]) {
   if (Grid[1] != 1 || Grid[2] != 1 || Block[1] != 1 || Block[2] != 1)
     return "not a 1-D launch";
@@ -77,6 +75,8 @@ std::string whyNotForShape(const uint32_t Grid[3], const uint32_t Block[3]) {
     return "more threads than a 32-bit permutation holds";
   return {};
 }
+
+namespace {
 
 /// The key of the model's history (ModelState::Reorganize) for a launch of
 /// \p Blocks blocks of \p BlockX threads of \p Info on \p Dev, and in
@@ -305,6 +305,8 @@ Result LaunchContext::reorganize(RunState &R, bool &Ran) {
   if (PlanRun)
     PlanRun->Variant = isCpu(R.Dev) ? "cpu" : "original";
   Plan.Reorganize.clear();
+  if (!RouteOverride.empty())
+    Plan.Reorganize.push_back(RouteOverride);
   if (Act == ReorganizeAction::Original) {
     std::string Why;
     if (Threads <= ReorganizeWarpThreads)
@@ -362,7 +364,11 @@ Result LaunchContext::inspectAndSort(RunState &R, ReorganizeHistory &H,
   // The key bits the sort used: on a GPU the plan's (counts that outgrew
   // it shared keys), else what the largest count needs.
   KeyBits = H.KeyBits;
-  if (ModelState::GpuSort *Sort = isGpu(R.Dev) ? gpuSort(R.Dev) : nullptr) {
+  // Routing cuts the sorted order on the host: the counts come back.
+  bool Route = RunReorganized && Opts.Tune.Route != RouteMode::Off &&
+               routeCandidates(R.Dev).size() > 1;
+  if (ModelState::GpuSort *Sort =
+          isGpu(R.Dev) && !Route ? gpuSort(R.Dev) : nullptr) {
     if (Result Res = gpuStep(R, *Sort, Lanes, H.KeyBits, Blocks, RunReorganized,
                              S, InspectorMs, SortMs, RunMs);
         !Res.ok())
@@ -379,6 +385,15 @@ Result LaunchContext::inspectAndSort(RunState &R, ReorganizeHistory &H,
   sortByTripCount(Counts.data(), Counts.size(), Perm, KeyBits);
   SortMs = msSince(T1);
   S = tripStats(Counts.data(), Counts.size(), Perm.data(), Lanes, Req.Block[0]);
+  if (Route) {
+    bool Done = false;
+    Result Res = routeReorganized(R, H, Counts, Perm, Done, RunMs);
+    if (Done)
+      Model.Routes[{&Info, Req.Grid[0], Req.Block[0]}].StepMs =
+          InspectorMs + SortMs + RunMs;
+    if (!Res.ok() || Done)
+      return Res;
+  }
   if (RunReorganized) {
     auto T2 = Clock::now();
     if (Result Res = runReorganizedVariant(R, Perm); !Res.ok())

@@ -314,5 +314,142 @@ Result balancePartition(const PartitionProblem &P, BalancedPartition &Out) {
   return Result::success();
 }
 
+std::vector<double> sortedWorkPrefix(const int32_t *Counts, const int32_t *Perm,
+                                     uint64_t Threads, uint32_t BlockX,
+                                     unsigned Lanes) {
+  uint64_t Blocks = BlockX ? (Threads + BlockX - 1) / BlockX : 0;
+  std::vector<double> Prefix(Blocks + 1, 0);
+  Lanes = std::max(1u, Lanes);
+  for (uint64_t B = 0; B < Blocks; ++B) {
+    uint64_t Lo = B * BlockX, Hi = std::min<uint64_t>(Threads, Lo + BlockX);
+    double Work = 0;
+    for (uint64_t G = Lo; G < Hi; G += Lanes) {
+      int32_t Max = 0;
+      for (uint64_t T = G; T < std::min<uint64_t>(Hi, G + Lanes); ++T)
+        Max = std::max(Max, Counts[Perm ? Perm[T] : T]);
+      Work += Max;
+    }
+    Prefix[B + 1] = Prefix[B] + Work;
+  }
+  return Prefix;
+}
+
+namespace {
+
+double routeTime(const RouteDevice &D, uint64_t First, uint64_t Count) {
+  if (!Count)
+    return 0;
+  const std::vector<double> &P = *D.Prefix;
+  return D.Fixed + D.PerWork * (P[First + Count] - P[First]);
+}
+
+/// The most sorted blocks from \p First that \p D finishes by \p T.
+uint64_t routeCapacity(const RouteDevice &D, uint64_t First, uint64_t Blocks,
+                       double T) {
+  if (First >= Blocks || routeTime(D, First, 1) > T)
+    return 0;
+  uint64_t Lo = 1, Hi = Blocks - First + 1; // time(Lo) <= T < time(Hi)
+  while (Hi - Lo > 1) {
+    uint64_t Mid = Lo + (Hi - Lo) / 2;
+    if (routeTime(D, First, Mid) <= T)
+      Lo = Mid;
+    else
+      Hi = Mid;
+  }
+  return Lo;
+}
+
+/// Greedy ranges in \p Order finishing by \p T; the blocks they cover.
+uint64_t routeAt(const std::vector<RouteDevice> &Ds,
+                 const std::vector<size_t> &Order, uint64_t Blocks, double T,
+                 RouteResult *Out) {
+  uint64_t At = 0;
+  for (size_t I : Order) {
+    uint64_t C = routeCapacity(Ds[I], At, Blocks, T);
+    if (Out) {
+      Out->First[I] = At;
+      Out->Count[I] = C;
+    }
+    At += C;
+  }
+  return At;
+}
+
+/// The best routed split over the devices in \p Use.
+RouteResult routeOver(const std::vector<RouteDevice> &Ds,
+                      const std::vector<bool> &Use, uint64_t Blocks,
+                      const BalanceOptions &Opt) {
+  std::vector<size_t> Order;
+  for (size_t I = 0; I < Ds.size(); ++I)
+    if (Use[I])
+      Order.push_back(I);
+  bool AllOrders = Order.size() <= 5;
+  RouteResult Best;
+  Best.Makespan = std::numeric_limits<double>::infinity();
+  do {
+    // One device running everything is feasible.
+    double Hi = std::numeric_limits<double>::infinity();
+    for (size_t I : Order)
+      Hi = std::min(Hi, routeTime(Ds[I], 0, Blocks));
+    double Lo = 0;
+    for (unsigned It = 0;
+         It < Opt.MaxIterations && Hi - Lo > Opt.RelTolerance * Hi; ++It) {
+      double Mid = Lo + (Hi - Lo) / 2;
+      (routeAt(Ds, Order, Blocks, Mid, nullptr) >= Blocks ? Hi : Lo) = Mid;
+    }
+    RouteResult R;
+    R.First.assign(Ds.size(), 0);
+    R.Count.assign(Ds.size(), 0);
+    routeAt(Ds, Order, Blocks, Hi, &R);
+    R.Times.assign(Ds.size(), 0);
+    double Fastest = std::numeric_limits<double>::infinity();
+    for (size_t I = 0; I < Ds.size(); ++I) {
+      R.Times[I] = routeTime(Ds[I], R.First[I], R.Count[I]);
+      R.Makespan = std::max(R.Makespan, R.Times[I]);
+      if (R.Count[I])
+        Fastest = std::min(Fastest, R.Times[I]);
+    }
+    R.BalanceRatio = R.Makespan > 0 ? Fastest / R.Makespan : 1;
+    if (R.Makespan < Best.Makespan)
+      Best = std::move(R);
+  } while (AllOrders && std::next_permutation(Order.begin(), Order.end()));
+  return Best;
+}
+
+} // namespace
+
+Result routeSorted(const std::vector<RouteDevice> &Devices, uint64_t Blocks,
+                   const BalanceOptions &Options, RouteResult &Out) {
+  if (Devices.empty() || !Blocks)
+    return Result::error(ErrorCode::InvalidValue,
+                         "route: no devices or no blocks");
+  for (const RouteDevice &D : Devices)
+    if (!D.Prefix || D.Prefix->size() != Blocks + 1 ||
+        !finiteNonNegative(D.Fixed) || !finiteNonNegative(D.PerWork))
+      return Result::error(ErrorCode::InvalidValue,
+                           "route: device '" + D.Name +
+                               "' has no work prefix over the blocks or a "
+                               "negative or non-finite cost");
+  std::vector<bool> All(Devices.size(), true), NoHelpers(Devices.size());
+  bool AnyMain = false;
+  for (size_t I = 0; I < Devices.size(); ++I) {
+    NoHelpers[I] = !Devices[I].Helper;
+    AnyMain |= NoHelpers[I];
+  }
+  Out = routeOver(Devices, All, Blocks, Options);
+  bool HelpersUsed = false;
+  for (size_t I = 0; I < Devices.size(); ++I)
+    HelpersUsed |= Devices[I].Helper && Out.Count[I] > 0;
+  if (!AnyMain || !HelpersUsed)
+    return Result::success();
+  RouteResult Without = routeOver(Devices, NoHelpers, Blocks, Options);
+  if (Without.Makespan - Out.Makespan <=
+      Options.MinHelperGain * Without.Makespan + Options.HelperOverhead) {
+    Out = std::move(Without);
+    Out.HelpersDropped = true;
+  }
+  return Result::success();
+}
+
 } // namespace rt
 } // namespace cleave

@@ -110,6 +110,52 @@ struct BalancedPartition {
 constexpr unsigned PartitionSamples = 128;
 Result balancePartition(const PartitionProblem &P, BalancedPartition &Out);
 
+/// Routing items sorted by trip count (digest 004 §9.6): the launch's
+/// threads in the sorted order (heaviest first) are cut into contiguous
+/// block ranges, one per device, so that each device gets the part of the
+/// order it runs cheapest (the heaviest items to the device whose lanes
+/// cost least per iteration, the light tail elsewhere). A device's time for
+/// sorted blocks [a, b) is
+///   Fixed + PerWork * (Prefix[b] - Prefix[a])   (0 when a == b),
+/// Prefix being its lanes' work over the sorted blocks
+/// (sortedWorkPrefix): on a GPU the sum of each warp's largest count, on a
+/// CPU (one lane) the sum of the counts.
+struct RouteDevice {
+  std::string Name;
+  bool Helper = false; ///< kept only when it pays (BalanceOptions)
+  double Fixed = 0;    ///< per device with work
+  double PerWork = 0;  ///< per unit of its lanes' work
+  unsigned Lanes = 1;  ///< 32 on a GPU
+  /// Its lanes' work prefix sums over the sorted blocks (Blocks + 1
+  /// entries, nondecreasing, from 0).
+  const std::vector<double> *Prefix = nullptr;
+};
+
+struct RouteResult {
+  /// Per device: its range of sorted blocks (Count 0: nothing).
+  std::vector<uint64_t> First, Count;
+  std::vector<double> Times;
+  double Makespan = 0;
+  double BalanceRatio = 1;
+  bool HelpersDropped = false;
+};
+
+/// The prefix sums of a launch's lane work over its blocks in sorted order:
+/// sorted thread t runs item Perm[t] of trip count Counts[Perm[t]]; blocks
+/// of \p BlockX threads, groups of \p Lanes threads from each block's
+/// start (a warp never spans two blocks), each costing its largest count.
+std::vector<double> sortedWorkPrefix(const int32_t *Counts, const int32_t *Perm,
+                                     uint64_t Threads, uint32_t BlockX,
+                                     unsigned Lanes);
+
+/// The contiguous ranges of the sorted order (devices in any order) that
+/// minimise the slowest device's time over \p Blocks blocks; helpers as in
+/// balance(). Every device order is tried for up to 5 devices, else the
+/// given one. Errors: no devices, a missing or short prefix, a negative
+/// or non-finite cost.
+Result routeSorted(const std::vector<RouteDevice> &Devices, uint64_t Blocks,
+                   const BalanceOptions &Options, RouteResult &Out);
+
 } // namespace rt
 } // namespace cleave
 

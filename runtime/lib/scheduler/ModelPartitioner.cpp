@@ -493,7 +493,7 @@ double ModelPartitioner::pipelineFactor(const SplitDevice &Dev,
 }
 
 void ModelPartitioner::consultBalancer(const PartitionProblem &P,
-                                       Reusable &Search) {
+                                       BalanceMode Mode, Reusable &Search) {
   Search.BalancerTried = true;
   BalancedPartition B;
   if (Result Res = balancePartition(P, B); !Res.ok()) {
@@ -503,7 +503,8 @@ void ModelPartitioner::consultBalancer(const PartitionProblem &P,
   Search.GreedyMs = Search.Decision.PredictedMs;
   Search.BalancerMs = B.Decision.PredictedMs;
   Search.EstimatedBalance = B.EstimatedRatio;
-  if (B.Decision.PredictedMs < Search.Decision.PredictedMs) {
+  if (Mode == BalanceMode::Balancer ||
+      B.Decision.PredictedMs < Search.Decision.PredictedMs) {
     Search.Decision = B.Decision;
     Search.BalancerKept = true;
   }
@@ -681,8 +682,8 @@ SplitResult ModelPartitioner::split(const SplitRequest &R) {
   }
   if (Splittable && !Out.Reused) {
     Search.Decision = partition(P);
-    if (R.Irregular)
-      consultBalancer(P, Search);
+    if (R.Irregular && R.Balance != BalanceMode::Greedy)
+      consultBalancer(P, R.Balance, Search);
     // Where the data lies now can trap it: a device whose inputs must
     // move in is charged for them at every decision, though once moved
     // they would stay. The decision that ignores bytes in (the steady

@@ -268,11 +268,23 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                             {"off", ReorganizeMode::Off},
                                             {"force", ReorganizeMode::Force}},
                                            ReorganizeMode::Off, "off");
+  } else if (Key == "route") {
+    T.Route = R.oneOf<RouteMode>(Name, Value,
+                                 {{"on", RouteMode::On},
+                                  {"off", RouteMode::Off},
+                                  {"force", RouteMode::Force}},
+                                 RouteMode::Off, "off");
+  } else if (Key == "balance") {
+    T.Balance = R.oneOf<BalanceMode>(Name, Value,
+                                     {{"auto", BalanceMode::Auto},
+                                      {"greedy", BalanceMode::Greedy},
+                                      {"balancer", BalanceMode::Balancer}},
+                                     BalanceMode::Auto, "auto");
   } else {
     R.unknownWord("CLEAVE_TUNE", Key,
                   "spin_us, issue, defer, swap, rebase, coschedule, green, "
                   "coratio, peer_copy, host_copies, pin_host, pipeline, "
-                  "reorganize");
+                  "reorganize, route, balance");
   }
 }
 

@@ -100,3 +100,31 @@ __global__ void lanes(float *out, int n) {
     x = x * 1.5f + 1;
   out[i] = x;
 }
+
+// The grid's size bounds the loop: a part of the sorted grid routed to one
+// device would see its own.
+__global__ void gridsized(float *out, const int *lens, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  int m = gridDim.x;
+  float x = 0;
+  for (int j = 0; j < lens[i] % m; ++j)
+    x = x * 0.5f + j;
+  out[i] = x;
+}
+
+// The block index feeds a value other than through the item index.
+__global__ void blocktagged(float *out, const int *lens, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = 0;
+  for (int j = 0; j < lens[i]; ++j)
+    x = x * 0.5f + j;
+  __shared__ int tag;
+  if (threadIdx.x == 0)
+    tag = blockIdx.x;
+  __syncthreads();
+  out[i] = x + tag;
+}

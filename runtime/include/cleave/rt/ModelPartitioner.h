@@ -29,6 +29,7 @@
 
 #include "cleave/rt/DeviceProfile.h"
 #include "cleave/rt/Error.h"
+#include "cleave/rt/Options.h"
 #include "cleave/rt/Partitioner.h"
 #include "cleave/rt/PerfCache.h"
 #include "cleave/rt/Tpsm.h"
@@ -150,6 +151,10 @@ struct SplitRequest {
   /// k-device balancer (Balancer.h) is consulted beside the greedy search,
   /// and the split that predicts the shorter launch is taken.
   bool Irregular = false;
+  /// For irregular work: keep the faster of the two (Auto), or always the
+  /// greedy search's (Greedy: the balancer is not consulted) or the
+  /// balancer's split (Balancer), as CLEAVE_TUNE=balance says.
+  BalanceMode Balance = BalanceMode::Auto;
   /// What device \p D moves to run blocks [First, First + Count). Null:
   /// nothing is missing and nothing recurs.
   std::function<void(size_t D, uint64_t First, uint64_t Count,
@@ -357,7 +362,8 @@ private:
                    PartitionProblem &P, SplitResult &Out);
   /// Irregular work: the balancer's split replaces the greedy one in
   /// \p Search when it predicts less time.
-  static void consultBalancer(const PartitionProblem &P, Reusable &Search);
+  static void consultBalancer(const PartitionProblem &P, BalanceMode Mode,
+                              Reusable &Search);
   void chooseDecision(const SplitRequest &R, const PartitionProblem &P,
                       const Reusable &Search, SplitResult &Out);
   void reportShares(const SplitRequest &R, const PartitionProblem &P,

@@ -86,6 +86,16 @@ enum class PipelineMode {
 /// measurement control).
 enum class ReorganizeMode { On, Off, Force };
 
+/// Routing a reorganized launch's sorted items over several devices
+/// (docs/reorganize.md, "Routing"): the model decides (On), never (Off), or
+/// over every eligible device (Force, a measurement and test control).
+enum class RouteMode { On, Off, Force };
+
+/// Which split the model policy keeps for a kernel of irregular work
+/// (docs/reorganize.md): the faster prediction (Auto), or always SKMD's
+/// greedy search's or the balancer's (measurement controls).
+enum class BalanceMode { Auto, Greedy, Balancer };
+
 /// CLEAVE_TUNE: the runtime's A/B switches, each measured against its
 /// alternative (docs/runtime-api.md lists the keys and the measurements).
 struct TuneOptions {
@@ -131,9 +141,16 @@ struct TuneOptions {
   unsigned CoRatio[2] = {0, 0};
   /// reorganize: on, off or force. Off by default: on the H200 (52a0fe4,
   /// bench/results/reorganize) `on` took option pricing's gain in a program
-  /// of 100 launches (0.62x of off's time), but launches of short kernels
-  /// it left alone summed to 1.0-1.3x off's.
+  /// of 100 launches (0.62x of off's time); launches of short kernels it
+  /// left alone summed to 1.0-1.3x off's, all of it in each process's first
+  /// launch, where the default (off's settings) was as slow
+  /// (docs/reorganize.md).
   ReorganizeMode Reorganize = ReorganizeMode::Off;
+  /// route: on, off or force. Acts only where the reorganization step
+  /// runs.
+  RouteMode Route = RouteMode::Off;
+  /// balance: auto, greedy or balancer.
+  BalanceMode Balance = BalanceMode::Auto;
 
   static constexpr unsigned DefaultSpinUs = 200;
   static constexpr unsigned MaxSpinUs = 100000;
