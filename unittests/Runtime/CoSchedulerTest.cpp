@@ -298,4 +298,153 @@ TEST(SliceSize, SmallGridsAndErrors) {
   EXPECT_FALSE(findSliceSize(0, 8, 1000, Never, Size).ok());
 }
 
+/// 16 SMs of the small GPU's kind, split in groups of 4.
+corun::SmLimits splitGpu() {
+  corun::SmLimits S = smallGpu();
+  S.Sms = 16;
+  S.SharedBytes = 1000;
+  return S;
+}
+
+TEST(CoRunPartition, SoloCyclesAndTheBestSplit) {
+  corun::SmLimits G = splitGpu();
+  corun::SoloPrediction S;
+  ASSERT_TRUE(corun::predictSolo(Compute, G, S).ok());
+  ASSERT_EQ(S.BlocksPerSm, 16u);
+  // 1000 blocks on 16 SMs of 16 blocks: 4 waves of 16 x 1000 / IPC.
+  EXPECT_DOUBLE_EQ(corun::soloCycles(Compute, S, 1000, 16),
+                   4 * 16 * 1000 / S.Ipc);
+  EXPECT_DOUBLE_EQ(corun::soloCycles(Compute, S, 0, 16), 0);
+  // Two alike kernels, three times the blocks for the first: 12 SMs and 4.
+  corun::PartitionPrediction P;
+  uint64_t Blocks[2] = {3 * 16 * 12, 16 * 4};
+  ASSERT_TRUE(
+      corun::predictPartition(Compute, Compute, S, S, Blocks, 16, 4, P).ok());
+  EXPECT_EQ(P.Sms[0], 12u);
+  EXPECT_EQ(P.Sms[1], 4u);
+  EXPECT_DOUBLE_EQ(P.Cycles[0], corun::soloCycles(Compute, S, Blocks[0], 12));
+  EXPECT_DOUBLE_EQ(P.PairCycles, std::max(P.Cycles[0], P.Cycles[1]));
+  // A split needs two groups.
+  EXPECT_FALSE(
+      corun::predictPartition(Compute, Compute, S, S, Blocks, 7, 4, P).ok());
+  EXPECT_FALSE(
+      corun::predictPartition(Compute, Compute, S, S, Blocks, 16, 0, P).ok());
+}
+
+/// A kernel whose block holds most of an SM's shared memory: two of them
+/// never share an SM, so interleaving cannot pair them. Launches of 8
+/// blocks fill half the GPU: on a split each takes what it takes alone
+/// (the compute-bound one two waves on 4 SMs, within the other's one).
+corun::KernelModelInput hogsShared(double Rm) {
+  corun::KernelModelInput K = kernel(Rm, 1000);
+  K.SharedPerBlock = 600;
+  return K;
+}
+
+TEST(CoScheduler, SplitsTheSmsWhenThePairCannotShareAnSm) {
+  for (auto Rule : {CoScheduleOptions::PartitionRule::Never,
+                    CoScheduleOptions::PartitionRule::Better}) {
+    CoScheduleOptions O;
+    O.PartitionGranularity = 4;
+    O.Partition = Rule;
+    CoScheduler S(splitGpu(), O);
+    ASSERT_TRUE(S.submit(launch(1, "a", 1, 8, hogsShared(0.005))).ok());
+    ASSERT_TRUE(S.submit(launch(2, "b", 2, 8, hogsShared(0.2))).ok());
+    std::vector<Slice> Out;
+    ASSERT_TRUE(S.next(Out).ok());
+    if (Rule == CoScheduleOptions::PartitionRule::Never) {
+      // Without partitions: no pair, the oldest alone.
+      EXPECT_EQ(S.plan().Launches.size(), 1u);
+      EXPECT_FALSE(S.plan().Partitioned);
+      continue;
+    }
+    const CoSchedulePlan &P = S.plan();
+    ASSERT_EQ(P.Launches.size(), 2u);
+    EXPECT_TRUE(P.Partitioned);
+    EXPECT_EQ(P.Split.Sms[0] + P.Split.Sms[1], 16u);
+    EXPECT_EQ(P.Split.Sms[0] % 4, 0u);
+    // One wave each side by side: the longer kernel's time, not the sum.
+    EXPECT_DOUBLE_EQ(P.Split.PairCycles,
+                     std::max(P.Split.Cycles[0], P.Split.Cycles[1]));
+    // The memory-bound kernel's wave is the pair's time; one after the
+    // other, the compute-bound one's wave is added.
+    EXPECT_LT(P.Split.PairCycles, P.SerialCycles);
+    EXPECT_DOUBLE_EQ(P.Split.Cycles[1], P.SerialCycles - P.Split.Cycles[0] / 2);
+    // Each launch's blocks at once, unsliced, on its side of the split.
+    ASSERT_EQ(Out.size(), 2u);
+    for (unsigned I = 0; I < 2; ++I) {
+      EXPECT_EQ(Out[I].Begin, 0u);
+      EXPECT_EQ(Out[I].End, 8u);
+      EXPECT_EQ(Out[I].Side, I + 1);
+      EXPECT_EQ(Out[I].SplitSms, P.Split.Sms[0]);
+    }
+  }
+}
+
+TEST(CoScheduler, ChoosesTheShorterOfInterleavingAndASplit) {
+  // A complementary pair: interleaving is predicted shorter than a split
+  // here, so Better interleaves; Always splits all the same; without a
+  // granularity (the driver offers no partitions) nothing is split.
+  struct Case {
+    CoScheduleOptions::PartitionRule Rule;
+    unsigned Granularity;
+  };
+  for (Case C : {Case{CoScheduleOptions::PartitionRule::Better, 4},
+                 Case{CoScheduleOptions::PartitionRule::Always, 4},
+                 Case{CoScheduleOptions::PartitionRule::Always, 0}}) {
+    CoScheduleOptions O;
+    O.PartitionGranularity = C.Granularity;
+    O.Partition = C.Rule;
+    CoScheduler S(splitGpu(), O);
+    ASSERT_TRUE(S.submit(launch(1, "c", 1, 4000, Compute)).ok());
+    ASSERT_TRUE(S.submit(launch(2, "m", 2, 4000, Memory)).ok());
+    std::vector<Slice> Out;
+    ASSERT_TRUE(S.next(Out).ok());
+    const CoSchedulePlan &P = S.plan();
+    ASSERT_EQ(P.Launches.size(), 2u);
+    EXPECT_GT(P.InterleaveCycles, 0);
+    EXPECT_LT(P.InterleaveCycles, P.SerialCycles);
+    if (!C.Granularity) {
+      EXPECT_FALSE(P.Partitioned);
+      EXPECT_EQ(P.Split.PairCycles, 0);
+      continue;
+    }
+    ASSERT_GT(P.Split.PairCycles, 0);
+    EXPECT_LT(P.InterleaveCycles, P.Split.PairCycles);
+    EXPECT_EQ(P.Partitioned,
+              C.Rule == CoScheduleOptions::PartitionRule::Always);
+    EXPECT_EQ(Out[0].Side, P.Partitioned ? 1u : 0u);
+    EXPECT_EQ(Out[0].End - Out[0].Begin, P.Partitioned ? 4000u : 
+              uint64_t(P.Pair.Blocks[0]) * 16);
+  }
+}
+
+TEST(CoScheduler, AForcedRatioPairsAtItWhateverTheProfit) {
+  // Two alike compute-bound kernels: the model predicts no profit, so the
+  // pair does not run; forced at 1:3 (the oracle's runs) it runs at the
+  // filling ratio nearest a quarter of the SM's blocks for the first.
+  for (bool Forced : {false, true}) {
+    CoScheduleOptions O;
+    if (Forced) {
+      O.Pair.Forced[0] = 1;
+      O.Pair.Forced[1] = 3;
+    }
+    CoScheduler S(smallGpu(), O);
+    ASSERT_TRUE(S.submit(launch(1, "c1", 1, 1000, Compute)).ok());
+    ASSERT_TRUE(S.submit(launch(2, "c2", 2, 1000, Compute2)).ok());
+    std::vector<Slice> Out;
+    ASSERT_TRUE(S.next(Out).ok());
+    const CoSchedulePlan &P = S.plan();
+    if (!Forced) {
+      EXPECT_EQ(P.Launches.size(), 1u);
+      continue;
+    }
+    ASSERT_EQ(P.Launches.size(), 2u);
+    EXPECT_LT(P.Pair.Profit, O.MinProfit);
+    // 16 one-warp blocks fill the SM: 4 and 12.
+    EXPECT_EQ(P.Pair.Blocks[0], 4u);
+    EXPECT_EQ(P.Pair.Blocks[1], 12u);
+  }
+}
+
 } // namespace

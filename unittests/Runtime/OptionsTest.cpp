@@ -262,6 +262,25 @@ TEST(Options, TuneKeys) {
   EXPECT_FALSE(Bad.Warnings.empty());
   // The last of a repeated key wins.
   EXPECT_EQ(parse({{"CLEAVE_TUNE", "spin_us=5,spin_us=7"}}).O.Tune.SpinUs, 7u);
+  // The co-scheduler's SM splits and forced ratio.
+  EXPECT_EQ(parse({}).O.Tune.Green, GreenMode::Auto);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "green=always"}}).O.Tune.Green,
+            GreenMode::Always);
+  EXPECT_EQ(parse({{"CLEAVE_TUNE", "green=off"}}).O.Tune.Green, GreenMode::Off);
+  Parsed Ratio = parse({{"CLEAVE_TUNE", "coratio=3:1"}});
+  EXPECT_TRUE(Ratio.Warnings.empty()) << Ratio.all();
+  EXPECT_EQ(Ratio.O.Tune.CoRatio[0], 3u);
+  EXPECT_EQ(Ratio.O.Tune.CoRatio[1], 1u);
+  for (const char *V : {"coratio=3", "coratio=0:1", "coratio=1:2:3",
+                        "coratio=1:65", "coratio=a:b"}) {
+    Parsed R = parse({{"CLEAVE_TUNE", V}});
+    EXPECT_EQ(R.O.Tune.CoRatio[0], 0u) << V;
+    ASSERT_EQ(R.Warnings.size(), 1u) << V;
+    EXPECT_NE(R.Warnings[0].find("expected A:B, each 1 to 64; using the "
+                                 "model's ratio"),
+              std::string::npos)
+        << R.Warnings[0];
+  }
 }
 
 TEST(Options, TuneValuesOfTheWrongTypeKeepTheDefault) {
@@ -288,8 +307,9 @@ TEST(Options, UnknownTuneKeysAreReportedOnce) {
   ASSERT_EQ(P.Warnings.size(), 2u) << P.all();
   EXPECT_EQ(P.Warnings[0],
             "cleave: warning: CLEAVE_TUNE: unknown word 'spn_us' (known: "
-            "spin_us, issue, defer, swap, rebase, coschedule, peer_copy, "
-            "host_copies, pin_host, pipeline, reorganize, route, balance)");
+            "spin_us, issue, defer, swap, rebase, coschedule, green, "
+            "coratio, peer_copy, host_copies, pin_host, pipeline, "
+            "reorganize, route, balance)");
   EXPECT_EQ(P.Warnings[1],
             "cleave: warning: CLEAVE_TUNE: 'defer' is not key=value; ignored");
 }

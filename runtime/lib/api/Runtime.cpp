@@ -615,6 +615,29 @@ Result Runtime::start() {
     // others take the plain path.
     G.Hold = Always ? CoRunGateOptions::HoldRule::All
                     : CoRunGateOptions::HoldRule::Predicted;
+    // `on` measures each kernel's minimum slice once (kept in the
+    // performance cache); `always` slices every launch at once, as asked.
+    G.MeasureSlices = !Always;
+    G.Scheduler.Partition =
+        Opts.Tune.Green == GreenMode::Off
+            ? CoScheduleOptions::PartitionRule::Never
+        : Opts.Tune.Green == GreenMode::Always
+            ? CoScheduleOptions::PartitionRule::Always
+            : CoScheduleOptions::PartitionRule::Better;
+    G.Scheduler.Pair.Forced[0] = Opts.Tune.CoRatio[0];
+    G.Scheduler.Pair.Forced[1] = Opts.Tune.CoRatio[1];
+    if (!Opts.KernelProfilePath.empty()) {
+      // What `cleave analyze` measured: the model's inputs where it has
+      // the kernel (docs/coschedule.md, "Model inputs at run time").
+      auto P = std::make_shared<KernelProfile>();
+      if (Result R = loadKernelProfile(Opts.KernelProfilePath, *P); R.ok())
+        G.Measured = std::move(P);
+      else
+        std::fprintf(stderr,
+                     "cleave: CLEAVE_KERNEL_PROFILE: %s; the co-scheduler "
+                     "uses the bundle's estimate\n",
+                     R.message().c_str());
+    }
     Gate = std::make_unique<CoRunGate>(*Eng, std::move(G));
   }
 

@@ -14,6 +14,7 @@
 #ifdef CLEAVE_RT_HAVE_CUDA_H
 
 #include "CudaDriver.h"
+#include "CudaGreen.h"
 #include "cleave/rt/HostCopy.h"
 
 #include <algorithm>
@@ -163,6 +164,7 @@ public:
       return;
     (void)makeCurrent();
     Drv.cuCtxSynchronize();
+    Green.reset();
     for (CUevent E : UserEvents)
       Drv.cuEventDestroy(E);
     for (CUstream S : UserStreams)
@@ -305,6 +307,25 @@ public:
     std::lock_guard<std::mutex> Lock(Mutex);
     UserStreams.insert(S);
     Out = S;
+    return Result::success();
+  }
+  unsigned smPartitionGranularity(std::string &Why) override {
+    if (!makeCurrent().ok()) {
+      Why = "the device's context cannot be made current";
+      return 0;
+    }
+    return green().granularity(Why);
+  }
+  Result smPartitionStreams(unsigned Sms, StreamHandle &First,
+                            StreamHandle &Rest) override {
+    Result Cur = makeCurrent();
+    if (!Cur.ok())
+      return Cur;
+    CUstream A = nullptr, B = nullptr;
+    if (Result R = green().streams(Sms, A, B); !R.ok())
+      return R;
+    First = A;
+    Rest = B;
     return Result::success();
   }
   Result destroyStream(StreamHandle S) override {
@@ -936,6 +957,14 @@ private:
   bool CopyKernelTried = false;
   CUmodule CopyModule = nullptr;
   CUfunction CopyKernel = nullptr;
+  /// SM splits (green contexts), made at the first question.
+  std::unique_ptr<GreenPartitions> Green;
+  GreenPartitions &green() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (!Green)
+      Green = std::make_unique<GreenPartitions>(Drv, Dev);
+    return *Green;
+  }
 };
 
 } // namespace

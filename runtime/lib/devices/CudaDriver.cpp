@@ -42,6 +42,10 @@ static bool loadAll(CudaDriver &D, void *Handle, std::string &Why) {
   }
   CLEAVE_CUDA_DRIVER_FUNCTIONS(CLEAVE_CUDA_LOAD)
 #undef CLEAVE_CUDA_LOAD
+#define CLEAVE_CUDA_LOAD_OPTIONAL(F)                                           \
+  D.F = reinterpret_cast<decltype(D.F)>(dlsym(Handle, CLEAVE_STR(F)));
+  CLEAVE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(CLEAVE_CUDA_LOAD_OPTIONAL)
+#undef CLEAVE_CUDA_LOAD_OPTIONAL
   return true;
 }
 

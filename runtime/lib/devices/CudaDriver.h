@@ -75,9 +75,20 @@ namespace rt {
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)                               \
   X(cuLaunchKernel)
 
+// Entry points of newer drivers, null when the driver lacks them: SM
+// partitions through green contexts (12.4+).
+#define CLEAVE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(X)                               \
+  X(cuDeviceGetDevResource)                                                    \
+  X(cuDevSmResourceSplitByCount)                                               \
+  X(cuDevResourceGenerateDesc)                                                 \
+  X(cuGreenCtxCreate)                                                          \
+  X(cuGreenCtxDestroy)                                                         \
+  X(cuGreenCtxStreamCreate)
+
 struct CudaDriver {
 #define CLEAVE_CUDA_SLOT(F) decltype(&::F) F = nullptr;
   CLEAVE_CUDA_DRIVER_FUNCTIONS(CLEAVE_CUDA_SLOT)
+  CLEAVE_CUDA_DRIVER_OPTIONAL_FUNCTIONS(CLEAVE_CUDA_SLOT)
 #undef CLEAVE_CUDA_SLOT
   std::string Library;
   int Version = 0;
@@ -88,7 +99,7 @@ struct CudaDriver {
 
 /// Loads \p Library and every entry point, once per process (later calls
 /// return the first outcome). Null, with \p Why, when the library or a
-/// symbol is missing.
+/// required symbol is missing; an optional one missing stays null.
 const CudaDriver *loadCudaDriver(const std::string &Library, std::string &Why);
 
 /// The closest runtime error code for a driver result.

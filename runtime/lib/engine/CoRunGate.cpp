@@ -27,19 +27,52 @@ Location gateDevice(BufferManager &Bufs) {
   return -1;
 }
 
-corun::SmLimits gateSm(BufferManager &Bufs, Location Dev,
-                       const CoRunGateOptions &O) {
+/// The SM the model runs on: \p O.Sm, or with UseDeviceSms the device's:
+/// the device profile's SM (corun::smLimits: limits, schedulers, DRAM
+/// latency and bandwidth) when it has the GPU, else O.Sm with the device's
+/// SM count.
+corun::SmLimits gateSm(Engine &E, Location Dev, const CoRunGateOptions &O) {
   corun::SmLimits Sm = O.Sm;
-  if (O.UseDeviceSms)
-    Sm.Sms =
-        Dev >= 0 ? std::max(1u, Bufs.device(Dev).properties().ComputeUnits) : 1;
+  if (!O.UseDeviceSms)
+    return Sm;
+  model::GpuParams G;
+  corun::SmLimits FromProfile;
+  if (Dev >= 0 && E.gpuModel(Dev, G) && corun::smLimits(G, FromProfile).ok()) {
+    FromProfile.MaxStates = O.Sm.MaxStates;
+    return FromProfile;
+  }
+  Sm.Sms = Dev >= 0
+               ? std::max(1u, E.buffers().device(Dev).properties().ComputeUnits)
+               : 1;
   return Sm;
+}
+
+/// \p O with the partition granularity of device \p Dev (0 when it has
+/// none, or when partitions are not asked for; \p Why then says why).
+CoScheduleOptions gateScheduler(BufferManager &Bufs, Location Dev,
+                                CoScheduleOptions O, std::string &Why) {
+  O.PartitionGranularity = 0;
+  if (O.Partition != CoScheduleOptions::PartitionRule::Never && Dev >= 0)
+    O.PartitionGranularity = Bufs.device(Dev).smPartitionGranularity(Why);
+  return O;
 }
 
 std::string fmt(const char *Format, double A) {
   char Buf[64];
   std::snprintf(Buf, sizeof(Buf), Format, A);
   return Buf;
+}
+
+} // namespace
+
+namespace {
+
+std::optional<corun::KernelModelInput>
+modelInputOf(const model::LaunchStats &S, const model::KernelResources &R) {
+  corun::KernelModelInput Out;
+  if (!corun::kernelInputs(S, R, model::GpuParams(), Out).ok())
+    return std::nullopt;
+  return Out;
 }
 
 } // namespace
@@ -67,29 +100,35 @@ bundleModelInput(const Engine &E, const KernelLaunchRequest &Req) {
   R.StaticShared = Info.StaticSharedBytes;
   R.DynamicShared = Req.DynamicSharedBytes;
   R.Registers = E.cubinRegisters(*Req.Kernel);
-  corun::KernelModelInput Out;
-  if (!corun::kernelInputs(S, R, model::GpuParams(), Out).ok())
+  return modelInputOf(S, R);
+}
+
+std::optional<corun::KernelModelInput>
+measuredModelInput(const Engine &E, const KernelLaunchRequest &Req,
+                   const KernelProfile &P) {
+  if (!Req.Kernel || !Req.Kernel->Info)
     return std::nullopt;
-  return Out;
+  const KernelProfileEntry *En = P.find(Req.Kernel->Info->Name, Req.Grid,
+                                        Req.Block, Req.DynamicSharedBytes);
+  if (!En)
+    return std::nullopt;
+  model::LaunchStats S = En->Stats;
+  S.Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
+  model::KernelResources R = En->Resources;
+  if (!R.Registers)
+    R.Registers = E.cubinRegisters(*Req.Kernel);
+  return modelInputOf(S, R);
 }
 
 CoRunGate::CoRunGate(Engine &E, CoRunGateOptions O)
     : E(E), Opts(std::move(O)), Dev(gateDevice(E.buffers())),
-      Sched(gateSm(E.buffers(), Dev, Opts), Opts.Scheduler) {
-  Opts.Sm = gateSm(E.buffers(), Dev, Opts);
+      Sched(gateSm(E, Dev, Opts),
+            gateScheduler(E.buffers(), Dev, Opts.Scheduler, PartitionWhy)) {
+  Opts.Sm = gateSm(E, Dev, Opts);
   OnGpu = Dev >= 0 && E.buffers().device(Dev).kind() == DeviceKind::Cuda;
-}
-
-uint64_t CoRunGate::minSlice(uint64_t Blocks) const {
-  // About DefaultSlices slices, each whole waves of the device's SMs: the
-  // fewer slices, the less their launches cost; the more, the sooner a
-  // pair forms and a more urgent launch gets its turn (§3.4 keeps the
-  // overhead of a slice under 2 %; docs/coschedule.md).
-  uint64_t Sms = Opts.Sm.Sms;
-  uint64_t N =
-      (Blocks + Opts.DefaultSlices - 1) / std::max(1u, Opts.DefaultSlices);
-  N = std::max<uint64_t>(1, (N + Sms - 1) / Sms) * Sms;
-  return std::min(N, Blocks);
+  model::GpuParams G;
+  if (OnGpu && E.gpuModel(Dev, G))
+    ClockMHz = G.ClockMHz;
 }
 
 std::optional<double>
@@ -101,9 +140,7 @@ CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
     return It->second;
   if (Queued.insert(Key).second) {
     Jobs.push_back({A, B, MA, MB});
-    if (!Predictor.joinable())
-      Predictor = std::thread([this] { predictorLoop(); });
-    JobCond.notify_one();
+    startPredictorLocked();
   }
   return std::nullopt;
 }
@@ -111,9 +148,22 @@ CoRunGate::profitLocked(const std::string &A, const corun::KernelModelInput &MA,
 void CoRunGate::predictorLoop() {
   std::unique_lock<std::mutex> Lock(Mutex);
   for (;;) {
-    JobCond.wait(Lock, [&] { return Stopping || !Jobs.empty(); });
+    JobCond.wait(Lock, [&] {
+      return Stopping || !Jobs.empty() || !SliceJobs.empty();
+    });
     if (Stopping)
       return;
+    if (!SliceJobs.empty()) {
+      auto [Name, Record] = std::move(SliceJobs.front());
+      SliceJobs.pop_front();
+      Predicting = true;
+      Lock.unlock();
+      sliceJob(Name, Record);
+      Lock.lock();
+      Predicting = false;
+      JobCond.notify_all();
+      continue;
+    }
     PairJob J = std::move(Jobs.front());
     Jobs.pop_front();
     Predicting = true;
@@ -144,7 +194,9 @@ void CoRunGate::predictorLoop() {
 
 void CoRunGate::settlePredictions() {
   std::unique_lock<std::mutex> Lock(Mutex);
-  JobCond.wait(Lock, [&] { return Jobs.empty() && !Predicting; });
+  JobCond.wait(Lock, [&] {
+    return Jobs.empty() && SliceJobs.empty() && !Predicting;
+  });
 }
 
 bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
@@ -179,7 +231,8 @@ bool CoRunGate::worthHoldingLocked(const std::string &Kernel,
 std::string
 CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
                       const std::optional<corun::KernelModelInput> &Model,
-                      const std::string &Refusal, uint64_t Stream) {
+                      const std::string &Refusal, uint64_t Stream,
+                      const std::string &InputsFrom) {
   if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
     return {};
   std::string NoGain = !Refusal.empty() ? "it runs whole: " + Refusal
@@ -194,12 +247,18 @@ CoRunGate::passLocked(const KernelLaunchRequest &Req, const std::string &Key,
       Recent.clear();
     Recent[Stream] = {Key, *Model};
   }
+  // A launch passing through runs beside those in the gate: their
+  // measurements (§3.4) are not of the kernel alone.
+  if (!NoGain.empty())
+    for (auto &[Id, W] : Launches)
+      W.Disturbed = true;
   if (!NoGain.empty() && Opts.LogPlan) {
     const BundleKernel &Info = *Req.Kernel->Info;
-    std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s\n",
+    std::fprintf(stderr, "cleave co-schedule: passes through: %s: %s%s\n",
                  (Info.DisplayName.empty() ? Info.Name : Info.DisplayName)
                      .c_str(),
-                 NoGain.c_str());
+                 NoGain.c_str(),
+                 Model ? (" (inputs " + InputsFrom + ")").c_str() : "");
   }
   return NoGain;
 }
@@ -208,11 +267,11 @@ bool CoRunGate::passesThrough(const KernelLaunchRequest &Req,
                               uint64_t Stream) {
   if (Opts.Hold != CoRunGateOptions::HoldRule::Predicted)
     return false;
-  std::string Why, Key;
+  std::string Why, Key, From;
   std::optional<corun::KernelModelInput> Model;
-  describeArrival(Req, Why, Model, Key);
+  describeArrival(Req, Why, Model, Key, From);
   std::lock_guard<std::mutex> Lock(Mutex);
-  if (passLocked(Req, Key, Model, Why, Stream).empty())
+  if (passLocked(Req, Key, Model, Why, Stream, From).empty())
     return false;
   ++PassedThrough;
   return true;
@@ -221,12 +280,23 @@ bool CoRunGate::passesThrough(const KernelLaunchRequest &Req,
 void CoRunGate::describeArrival(const KernelLaunchRequest &Req,
                                 std::string &Why,
                                 std::optional<corun::KernelModelInput> &Model,
-                                std::string &Key) {
+                                std::string &Key, std::string &InputsFrom) {
   const BundleKernel &Info = *Req.Kernel->Info;
   Why = E.sliceRefusal(*Req.Kernel, OnGpu);
   Model.reset();
-  if (Why.empty())
-    Model = Opts.Inputs ? Opts.Inputs(Req) : bundleModelInput(E, Req);
+  InputsFrom.clear();
+  if (Why.empty()) {
+    if (Opts.Inputs) {
+      Model = Opts.Inputs(Req);
+      InputsFrom = "given";
+    } else if (Opts.Measured &&
+               (Model = measuredModelInput(E, Req, *Opts.Measured))) {
+      InputsFrom = "measured";
+    } else {
+      Model = bundleModelInput(E, Req);
+      InputsFrom = "estimate";
+    }
+  }
   Key = Info.Name;
   for (int D = 0; D < 3; ++D)
     Key +=
@@ -297,75 +367,31 @@ Result CoRunGate::pumpLocked() {
   return Result::success();
 }
 
-std::string CoRunGate::describeLocked(uint64_t Id) const {
-  auto It = Launches.find(Id);
-  if (It == Launches.end())
-    return "launch " + std::to_string(Id);
-  const Waiting &W = It->second;
-  return W.Name + " (launch " + std::to_string(Id) + ", priority " +
-         std::to_string(W.Priority) + ")";
-}
-
-void CoRunGate::logDecisionLocked() {
-  const CoSchedulePlan &P = Sched.plan();
-  if (!Opts.LogPlan)
-    return;
-  auto Now = std::chrono::steady_clock::now();
-  if (P.Launches == Logged) {
-    ++LoggedRounds;
-    return;
+Result CoRunGate::partitionStreamLocked(Waiting &W, const Slice &S, Device &D,
+                                       StreamHandle Lane, StreamHandle &On) {
+  StreamHandle Side[2] = {nullptr, nullptr};
+  if (Result R = D.smPartitionStreams(S.SplitSms, Side[0], Side[1]); !R.ok()) {
+    // The pair still runs, unsliced, on its lanes.
+    if (Opts.LogPlan)
+      std::fprintf(stderr,
+                   "cleave co-schedule: the SM split of %u SMs failed (%s); "
+                   "the pair runs on its lanes\n",
+                   S.SplitSms, R.message().c_str());
+    return Result::success();
   }
-  std::string Line;
-  // The decision this one replaces: its co-schedules, on the host's clock
-  // from its first issue to this one.
-  if (!Logged.empty())
-    Line =
-        "cleave co-schedule: the last decision issued " +
-        std::to_string(LoggedRounds) + " co-schedule(s), measured " +
-        fmt("%.3f",
-            std::chrono::duration<double, std::milli>(Now - LoggedAt).count()) +
-        " ms\n";
-  Logged = P.Launches;
-  LoggedAt = Now;
-  LoggedRounds = 1;
-  Line += "cleave co-schedule: ";
-  uint64_t A = P.Launches[0];
-  if (P.Launches.size() == 1) {
-    Line += "alone: " + describeLocked(A);
-  } else if (!P.Modeled) {
-    Line += "side by side, no model inputs: " + describeLocked(A) + " + " +
-            describeLocked(P.Launches[1]);
-  } else {
-    const corun::PairPrediction &X = P.Pair;
-    Line += "pair " + describeLocked(A) + " + " +
-            describeLocked(P.Launches[1]) + ": " + std::to_string(X.Blocks[0]) +
-            ":" + std::to_string(X.Blocks[1]) +
-            " blocks per SM, predicted IPC " + fmt("%.3f", X.CoIpc[0]) + " + " +
-            fmt("%.3f", X.CoIpc[1]) + " (alone " + fmt("%.3f", X.SoloIpc[0]) +
-            ", " + fmt("%.3f", X.SoloIpc[1]) + "), profit " +
-            fmt("%.3f", X.Profit) + ", imbalance " + fmt("%.3f", X.Imbalance);
-    // Eq. 8: each kernel's slice takes I_K P_K / cIPC_K cycles a round.
-    double Cycles = 0;
-    for (int I = 0; I < 2; ++I) {
-      const Waiting &W = Launches.at(P.Launches[I]);
-      if (W.Model && X.CoIpc[I] > 0)
-        Cycles =
-            std::max(Cycles, W.Model->InstrPerBlock * X.Blocks[I] / X.CoIpc[I]);
-    }
-    Line += ", predicted " + fmt("%.0f", Cycles) + " cycles a round";
-  }
-  Line += "; " + std::to_string(P.Evaluated) + " pair(s) weighed, " +
-          std::to_string(P.Pruned) + " pruned";
-  Line += "; slices";
-  for (const auto &[Id, W] : Launches)
-    for (const Slice &S : W.Queue)
-      Line += " " + std::to_string(Id) + ":[" + std::to_string(S.Begin) + ", " +
-              std::to_string(S.End) + ")";
-  std::fprintf(stderr, "%s\n", Line.c_str());
+  On = Side[S.Side - 1];
+  // The side's stream starts after what the launch queued on its lane
+  // (its inputs' copies, its earlier pieces).
+  if (!W.SideEvent)
+    if (Result R = takeEventLocked(D, W.SideEvent); !R.ok())
+      return R;
+  if (Result R = D.recordEvent(W.SideEvent, Lane); !R.ok())
+    return R;
+  return D.waitForEvent(On, D, W.SideEvent);
 }
 
 Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
-                            uint64_t &Count) {
+                            uint64_t &Count, StreamHandle &On) {
   std::unique_lock<std::mutex> Lock(Mutex);
   Waiting &W = Launches.at(Id);
   Device *D = Lane ? &E.buffers().device(Dev) : nullptr;
@@ -378,6 +404,15 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
       Opts.Trace("end " + std::to_string(Id) + " [" +
                  std::to_string(Done.Begin) + ", " + std::to_string(Done.End) +
                  ")");
+    if (D && W.OutOn) {
+      // A piece on a partition's stream: the lane (which the engine waits
+      // for, and whose event a partner's piece waits for) follows it.
+      if (Result R = D->recordEvent(W.SideEvent, W.OutOn); !R.ok())
+        return R;
+      if (Result R = D->waitForEvent(Lane, *D, W.SideEvent); !R.ok())
+        return R;
+      W.OutOn = nullptr;
+    }
     if (D) {
       // A partner's next piece waits for it: the lane's event marks it.
       if (!W.Event)
@@ -386,6 +421,9 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
       if (Result R = D->recordEvent(W.Event, Lane); !R.ok())
         return R;
       W.Recorded = true;
+      if (W.TimeEnd)
+        if (Result R = D->recordEvent(W.TimeEnd, Lane); !R.ok())
+          return R;
     }
     if (Result F = Sched.finished(Id, Done.End - Done.Begin); !F.ok())
       return F;
@@ -403,7 +441,14 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
   W.Queue.pop_front();
   const std::vector<uint64_t> &Pair = Sched.plan().Launches;
   bool Paired = Pair.size() == 2;
-  if (D && Paired) {
+  if (D && S.Side) {
+    // On its side of an SM split: beside the partner on other SMs, not
+    // after it.
+    if (Result R = partitionStreamLocked(W, S, *D, Lane, On); !R.ok())
+      return R;
+    if (On != Lane)
+      W.OutOn = On;
+  } else if (D && Paired) {
     // Beside its partner: not before the partner's last issued piece is
     // done, so that the two kernels' pieces run together at the ratio
     // instead of one running ahead.
@@ -415,6 +460,15 @@ Result CoRunGate::nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
         return R;
   }
   (void)pumpLocked(); // the next co-schedule, queued ahead
+  if (D && W.Measuring != Waiting::Measure::None && !W.Slices) {
+    // §3.4's measurement: the lane's time from the first piece to the
+    // last.
+    for (EventHandle *Ev : {&W.TimeStart, &W.TimeEnd})
+      if (Result R = D->createEvent(*Ev); !R.ok())
+        return R;
+    if (Result R = D->recordEvent(W.TimeStart, Lane); !R.ok())
+      return R;
+  }
   W.Out = S;
   ++W.Slices;
   ++SlicesRun;
@@ -444,6 +498,10 @@ CoRunGate::~CoRunGate() {
   JobCond.notify_all();
   if (Predictor.joinable())
     Predictor.join();
+  // Minimum slices measured and not recorded yet.
+  for (auto &[Name, Record] : SliceJobs)
+    if (Record)
+      sliceJob(Name, Record);
   if (Dev >= 0)
     for (EventHandle Ev : FreeEvents)
       (void)E.buffers().device(Dev).destroyEvent(Ev);
@@ -460,8 +518,8 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
   SR.Slice =
       KernelLaunchRequest::SliceRange{Dev, 0, Total, W.Lane, W.Priority, {}};
   SR.Slice->NextPiece = [this, Id](StreamHandle Lane, uint64_t &First,
-                                   uint64_t &Count) {
-    return nextPiece(Id, Lane, First, Count);
+                                   uint64_t &Count, StreamHandle &On) {
+    return nextPiece(Id, Lane, First, Count, On);
   };
   SR.MayDefer = false;
   SR.QueuedBehind = nullptr;
@@ -489,6 +547,10 @@ Result CoRunGate::runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
     W.Event = nullptr;
     W.Recorded = false;
   }
+  if (W.SideEvent) {
+    FreeEvents.push_back(W.SideEvent);
+    W.SideEvent = nullptr;
+  }
   Cond.notify_all();
   return R;
 }
@@ -506,12 +568,13 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     if (Iss.Kind == "loaded-pointer" || Iss.Kind == "argument-pointer")
       return E.launch(Req, Plan);
   uint64_t Blocks = uint64_t(Req.Grid[0]) * Req.Grid[1] * Req.Grid[2];
-  std::string Why, Key;
+  std::string Why, Key, From;
   std::optional<corun::KernelModelInput> Model;
-  describeArrival(Req, Why, Model, Key);
+  describeArrival(Req, Why, Model, Key, From);
+  std::string SliceName = sliceName(Req);
 
   std::unique_lock<std::mutex> Lock(Mutex);
-  if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream);
+  if (std::string NoGain = passLocked(Req, Key, Model, Why, Stream, From);
       !NoGain.empty()) {
     // The plain path: no holding, no slicing, no lane.
     ++PassedThrough;
@@ -530,11 +593,22 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   bool Slices =
       Why.empty() && (Opts.SliceAlone == CoRunGateOptions::AloneRule::Always ||
                       SinceOverlap < Opts.OverlapMemory);
-  P.MinSliceBlocks = Slices ? minSlice(Blocks) : Blocks;
+  Waiting New;
+  New.SliceName = SliceName;
+  if (Why.empty())
+    lookUpSliceLocked(SliceName);
+  if (Slices)
+    chooseSliceLocked(New, Blocks, Launches.empty(), Model);
+  P.MinSliceBlocks = Slices ? New.MinSlice : Blocks;
   P.Model = Model;
   if (Result R = Sched.submit(P); !R.ok())
     return R;
+  // The launches in the gate no longer run alone.
+  for (auto &[Other, OW] : Launches)
+    OW.Disturbed = true;
   Waiting &W = Launches[Id];
+  W = std::move(New);
+  W.InputsFrom = Model ? From : "";
   W.Req = &Req;
   W.Name = Info.DisplayName.empty() ? Info.Name : Info.DisplayName;
   W.Lane = laneFor(Stream);
@@ -550,17 +624,27 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
   W.Ms = std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - Arrived)
              .count();
+  W.Disturbed |= !R.ok();
+  uint64_t Found = measuredLocked(W, W.Ms);
+  std::string MinSlice =
+      Slices ? "minimum slice " + std::to_string(W.MinSlice) + " blocks (" +
+                   W.SliceFrom + ")"
+             : std::string("unsliced");
   if (Opts.LogPlan)
     std::fprintf(stderr,
                  "cleave co-schedule: %s done: %u slice(s), %u beside another "
-                 "launch, measured %.3f ms\n",
-                 describeLocked(Id).c_str(), W.Slices, W.Paired, W.Ms);
+                 "launch, %s, measured %.3f ms\n",
+                 describeLocked(Id).c_str(), W.Slices, W.Paired,
+                 MinSlice.c_str(), W.Ms);
   Plan.CoSchedule = std::to_string(W.Slices) + " slice(s) on " +
                     E.buffers().device(Dev).name() +
                     (OnGpu ? " lane " + std::to_string(W.Lane) : "") + ", " +
                     std::to_string(W.Paired) + " beside another launch";
+  if (Slices)
+    Plan.CoSchedule += ", " + MinSlice;
   if (!Why.empty())
     Plan.CoSchedule += "; runs whole, not sliced: " + Why;
+  checkCoRunLocked(Id);
   Launches.erase(Id);
   // A model error failed the launches waiting for a plan; the next ones
   // plan afresh.
@@ -568,6 +652,10 @@ Result CoRunGate::run(const KernelLaunchRequest &Req, uint64_t Stream,
     PumpError = Result::success();
   (void)pumpLocked();
   Cond.notify_all();
+  if (Found) {
+    SliceJobs.push_back({SliceName, Found});
+    startPredictorLocked();
+  }
   return R;
 }
 

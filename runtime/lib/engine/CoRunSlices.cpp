@@ -49,6 +49,8 @@ std::string splitRefusal(const Program &P, const KernelHandle &K,
 }
 
 StreamHandle LaunchContext::runStream(Location Dev) const {
+  if (PieceStream && Req.Slice && Req.Slice->Device == Dev)
+    return PieceStream;
   if (SliceLane && Req.Slice && Req.Slice->Device == Dev)
     return SliceLane;
   return Bufs.device(Dev).internalStream(0);
@@ -105,7 +107,8 @@ Result LaunchContext::issuePieces(RunState &R) {
     // which needs the engine's lock.
     if (EngineLock)
       EngineLock->unlock();
-    Result Next = S.NextPiece(Lane, First, Count);
+    StreamHandle On = Lane;
+    Result Next = S.NextPiece(Lane, First, Count, On);
     if (EngineLock)
       EngineLock->lock();
     if (!Next.ok() || !Count)
@@ -120,9 +123,11 @@ Result LaunchContext::issuePieces(RunState &R) {
     const std::string &Entry =
         Count == Total ? Info.variant(VariantKind::Original).Entry
                        : Info.variant(VariantKind::Partition).Entry;
-    if (Result L = launchOne(R.Dev, false, Cpu ? "" : Entry, Cpu, First,
-                             Count, R.ArgPtrs, R.PartParams);
-        !L.ok())
+    PieceStream = Lane && On != Lane ? On : nullptr;
+    Result L = launchOne(R.Dev, false, Cpu ? "" : Entry, Cpu, First, Count,
+                         R.ArgPtrs, R.PartParams);
+    PieceStream = nullptr;
+    if (!L.ok())
       return L;
   }
 }
@@ -175,6 +180,31 @@ unsigned Engine::cubinRegisters(const KernelHandle &K) const {
         readCubinKernelResources(I.Data, Entry, Res))
       return Res.Registers;
   return 0;
+}
+
+uint64_t Engine::cachedSliceBlocks(Location Device, const std::string &Kernel) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  return I->Model.planner(Bufs).sliceBlocks(
+      Bufs.device(Device).properties().Description, Kernel);
+}
+
+void Engine::recordSliceBlocks(Location Device, const std::string &Kernel,
+                               uint64_t Blocks) {
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  I->Model.planner(Bufs).recordSliceBlocks(
+      Bufs.device(Device).properties().Description, Kernel, Blocks);
+}
+
+bool Engine::gpuModel(Location Device, model::GpuParams &Out) {
+  if (Bufs.device(Device).kind() != DeviceKind::Cuda)
+    return false;
+  std::lock_guard<std::mutex> Lock(I->Mutex);
+  const DeviceProfile &P = I->Model.planner(Bufs).profile();
+  const GpuProfile *G = P.gpu(Bufs.device(Device).properties().Ordinal);
+  if (!G || !G->ModelMissing.empty())
+    return false;
+  Out = G->Model;
+  return true;
 }
 
 } // namespace rt

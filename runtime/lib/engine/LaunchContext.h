@@ -539,6 +539,9 @@ private:
   bool Repeated = false;
   /// setSliceLane().
   StreamHandle SliceLane = nullptr;
+  /// The stream of the piece being issued when it is not the lane (an SM
+  /// partition's, SliceRange::NextPiece).
+  StreamHandle PieceStream = nullptr;
   std::unique_lock<std::mutex> *EngineLock = nullptr;
   /// The stream a run on \p Dev is issued on and waited for: the slice's
   /// lane, else the device's compute stream.

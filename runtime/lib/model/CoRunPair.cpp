@@ -68,10 +68,21 @@ double imbalance(const KernelModelInput &A, const KernelModelInput &B,
 /// Picks among the evaluated co-schedules by \p O's rule.
 const PairPrediction *choose(const std::vector<PairPrediction> &C,
                              const PairOptions &O) {
+  const PairPrediction *Best = nullptr;
+  if (O.Forced[0] && O.Forced[1]) {
+    double Share = double(O.Forced[0]) / (O.Forced[0] + O.Forced[1]);
+    auto Gap = [&](const PairPrediction &P) {
+      return std::fabs(double(P.Blocks[0]) / (P.Blocks[0] + P.Blocks[1]) -
+                       Share);
+    };
+    for (const PairPrediction &P : C)
+      if (!Best || Gap(P) < Gap(*Best))
+        Best = &P;
+    return Best;
+  }
   double Least = 2;
   for (const PairPrediction &P : C)
     Least = std::min(Least, P.Imbalance);
-  const PairPrediction *Best = nullptr;
   for (const PairPrediction &P : C) {
     if (O.Rule == RatioRule::Balanced && P.Imbalance > Least + O.BalanceSlack)
       continue;

@@ -14,25 +14,48 @@
 namespace cleave {
 namespace rt {
 
+SliceSizeSearch::SliceSizeSearch(unsigned Sms, unsigned MaxBlocksPerSm,
+                                 uint64_t GridBlocks, double MaxOverhead)
+    : Sms(std::max(1u, Sms)), MaxBlocksPerSm(MaxBlocksPerSm),
+      GridBlocks(GridBlocks), MaxOverhead(MaxOverhead) {
+  settle();
+}
+
+void SliceSizeSearch::settle() {
+  // Past the occupancy limit, or a candidate that is the whole grid: the
+  // kernel runs unsliced.
+  if (K > MaxBlocksPerSm || uint64_t(K) * Sms >= GridBlocks) {
+    Done = true;
+    Size = GridBlocks;
+  }
+}
+
+void SliceSizeSearch::report(double Overhead) {
+  if (Done)
+    return;
+  if (Overhead <= MaxOverhead) {
+    Done = true;
+    Size = uint64_t(K) * Sms;
+    return;
+  }
+  ++K;
+  settle();
+}
+
 Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
                      const SliceOverheadFn &Measure, uint64_t &Out,
                      double MaxOverhead) {
   if (!Sms || !GridBlocks)
     return Result::error(ErrorCode::InvalidValue,
                          "slice size: no SMs or no blocks");
-  for (unsigned K = 1; K <= MaxBlocksPerSm; ++K) {
-    uint64_t Size = uint64_t(K) * Sms;
-    if (Size >= GridBlocks)
-      break;
+  SliceSizeSearch S(Sms, MaxBlocksPerSm, GridBlocks, MaxOverhead);
+  while (!S.done()) {
     double Overhead = 0;
-    if (Result R = Measure(Size, Overhead); !R.ok())
+    if (Result R = Measure(S.candidate(), Overhead); !R.ok())
       return R;
-    if (Overhead <= MaxOverhead) {
-      Out = Size;
-      return Result::success();
-    }
+    S.report(Overhead);
   }
-  Out = GridBlocks;
+  Out = S.result();
   return Result::success();
 }
 
@@ -188,6 +211,30 @@ Result CoScheduler::pairOf(const Entry &A, const Entry &B,
   return Result::success();
 }
 
+bool CoScheduler::weigh(const Entry &A, const Entry &B,
+                        const corun::PairPrediction &P, CoSchedulePlan &Times,
+                        double &Score) const {
+  const uint64_t Left[2] = {A.L.Blocks - A.Issued, B.L.Blocks - B.Issued};
+  Times.InterleaveCycles = corun::interleaveCycles(
+      *A.L.Model, *B.L.Model, *A.Solo, *B.Solo, P, Left, Sm.Sms);
+  Times.SerialCycles = corun::soloCycles(*A.L.Model, *A.Solo, Left[0], Sm.Sms) +
+                       corun::soloCycles(*B.L.Model, *B.Solo, Left[1], Sm.Sms);
+  Times.Split = {};
+  Score = P.Profit;
+  using Rule = CoScheduleOptions::PartitionRule;
+  if (Opts.Partition == Rule::Never ||
+      !corun::predictPartition(*A.L.Model, *B.L.Model, *A.Solo, *B.Solo, Left,
+                               Sm.Sms, Opts.PartitionGranularity, Times.Split)
+           .ok())
+    return false;
+  bool Take = Opts.Partition == Rule::Always ||
+              !(Times.InterleaveCycles > 0) ||
+              Times.Split.PairCycles < Times.InterleaveCycles;
+  if (Take && Times.SerialCycles > 0)
+    Score = 1 - Times.Split.PairCycles / Times.SerialCycles;
+  return Take;
+}
+
 Result CoScheduler::replan(const std::vector<uint64_t> &Ready) {
   PlannedFor = Ready;
   Plan = {};
@@ -206,14 +253,30 @@ Result CoScheduler::replan(const std::vector<uint64_t> &Ready) {
   if (Candidates.empty())
     Candidates = All; // pruning must not leave nothing to weigh (§5.1)
   std::optional<std::pair<uint64_t, uint64_t>> Best;
+  double BestScore = 0;
+  // A forced split or ratio runs whatever its profit (a benchmark's
+  // comparison).
+  bool ForcedRatio = Opts.Pair.Forced[0] && Opts.Pair.Forced[1];
+  bool Forced = Opts.Partition == CoScheduleOptions::PartitionRule::Always;
   for (auto [A, B] : Candidates) {
     corun::PairPrediction P;
-    if (Result R = pairOf(Launches.at(A), Launches.at(B), P); !R.ok())
+    const Entry &EA = Launches.at(A), &EB = Launches.at(B);
+    if (Result R = pairOf(EA, EB, P); !R.ok())
       return R;
     ++Plan.Evaluated;
-    if (P.Profit >= Opts.MinProfit && (!Best || P.Profit > Plan.Pair.Profit)) {
+    CoSchedulePlan Times;
+    double Score = 0;
+    bool Split = weigh(EA, EB, P, Times, Score);
+    if ((Score >= Opts.MinProfit || (Forced && Split) ||
+         (ForcedRatio && !Split && P.Blocks[0])) &&
+        (!Best || Score > BestScore)) {
       Best = {A, B};
+      BestScore = Score;
       Plan.Pair = P;
+      Plan.InterleaveCycles = Times.InterleaveCycles;
+      Plan.SerialCycles = Times.SerialCycles;
+      Plan.Split = Times.Split;
+      Plan.Partitioned = Split;
     }
   }
   if (Best) {
@@ -256,6 +319,18 @@ Result CoScheduler::next(std::vector<Slice> &Out) {
       Entry &E = Launches.at(Id);
       if (E.Issued < E.L.Blocks)
         take(E, E.L.MinSliceBlocks ? E.L.MinSliceBlocks : E.L.Blocks, 0, Out);
+    }
+    return Result::success();
+  }
+  if (Plan.Partitioned) {
+    // Each launch's remaining blocks at once, on its side of the split.
+    for (unsigned I = 0; I < 2; ++I) {
+      Entry &E = Launches.at(Plan.Launches[I]);
+      if (E.Issued < E.L.Blocks) {
+        take(E, E.L.Blocks - E.Issued, 0, Out);
+        Out.back().SplitSms = Plan.Split.Sms[0];
+        Out.back().Side = I + 1;
+      }
     }
     return Result::success();
   }

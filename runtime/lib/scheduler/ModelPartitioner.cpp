@@ -192,6 +192,22 @@ void ModelPartitioner::recordReorganizeOff(const std::string &Device,
   Cache.recordReorganizeOff(Device, Kernel);
 }
 
+uint64_t ModelPartitioner::sliceBlocks(const std::string &Device,
+                                       const std::string &Kernel) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Cache.sliceBlocks(Device, Kernel);
+}
+
+void ModelPartitioner::recordSliceBlocks(const std::string &Device,
+                                         const std::string &Kernel,
+                                         uint64_t Blocks) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Cache.recordSliceBlocks(Device, Kernel, Blocks);
+  }
+  maybeFlush();
+}
+
 PerfTable ModelPartitioner::table(const SplitRequest &R, size_t D,
                          SplitDeviceReport *Report) const {
   const SplitDevice &Dev = R.Devices[D];

@@ -224,6 +224,24 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                             {"off", CoScheduleMode::Off},
                                             {"always", CoScheduleMode::Always}},
                                            CoScheduleMode::Off, "off");
+  } else if (Key == "green") {
+    T.Green = R.oneOf<GreenMode>(Name, Value,
+                                 {{"auto", GreenMode::Auto},
+                                  {"off", GreenMode::Off},
+                                  {"always", GreenMode::Always}},
+                                 GreenMode::Auto, "auto");
+  } else if (Key == "coratio") {
+    unsigned A = 0, B = 0;
+    char Colon = 0, Extra = 0;
+    std::string V(Value);
+    if (std::sscanf(V.c_str(), "%u%c%u%c", &A, &Colon, &B, &Extra) == 3 &&
+        Colon == ':' && A >= 1 && B >= 1 && A <= 64 && B <= 64) {
+      T.CoRatio[0] = A;
+      T.CoRatio[1] = B;
+    } else {
+      R.badValue(Name, Value, "expected A:B, each 1 to 64",
+                 "the model's ratio");
+    }
   } else if (Key == "peer_copy") {
     T.PeerCopyKernels = R.oneOf<bool>(
         Name, Value, {{"kernel", true}, {"dma", false}}, true, "kernel");
@@ -263,11 +281,10 @@ void parseTuneKey(Reader &R, std::string_view Key, std::string_view Value,
                                       {"balancer", BalanceMode::Balancer}},
                                      BalanceMode::Auto, "auto");
   } else {
-    R.unknownWord(
-        "CLEAVE_TUNE", Key,
-        "spin_us, issue, defer, swap, rebase, coschedule, "
-        "peer_copy, host_copies, pin_host, pipeline, reorganize, route, "
-        "balance");
+    R.unknownWord("CLEAVE_TUNE", Key,
+                  "spin_us, issue, defer, swap, rebase, coschedule, green, "
+                  "coratio, peer_copy, host_copies, pin_host, pipeline, "
+                  "reorganize, route, balance");
   }
 }
 
@@ -344,6 +361,8 @@ Options parseOptions(const EnvLookup &Env, std::vector<std::string> &Warnings,
     O.CudaLibrary = std::string(*V);
   if (std::optional<std::string_view> V = R.get("CLEAVE_PROFILE"))
     O.ProfilePath = std::string(*V);
+  if (std::optional<std::string_view> V = R.get("CLEAVE_KERNEL_PROFILE"))
+    O.KernelProfilePath = std::string(*V);
   O.CacheDir = cacheDir(R);
   if (std::optional<std::string_view> V = R.get("CLEAVE_FAULT")) {
     // Checked here, so that a malformed rule is reported with the others;

@@ -159,6 +159,10 @@ enum class RatioRule { Balanced, MaxProfit };
 struct PairOptions {
   RatioRule Rule = RatioRule::Balanced;
   double BalanceSlack = 0.05;
+  /// A measurement control: when both are set, the filling co-schedule
+  /// whose blocks are nearest Forced[0]:Forced[1] (the first kernel's
+  /// share of the SM's blocks), whatever the rule.
+  unsigned Forced[2] = {0, 0};
 };
 
 struct PairPrediction {
@@ -180,6 +184,41 @@ Result predictPair(const KernelModelInput &A, const KernelModelInput &B,
                    const SoloPrediction &SoloA, const SoloPrediction &SoloB,
                    const SmLimits &S, PairPrediction &Out,
                    const PairOptions &O = {});
+
+/// Cycles (SM clock) \p Blocks blocks of \p K take alone on \p Sms SMs:
+/// whole waves of S.BlocksPerSm blocks per SM, a wave lasting
+/// BlocksPerSm x I_K / IPC (the solo chain's IPC at that occupancy).
+double soloCycles(const KernelModelInput &K, const SoloPrediction &S,
+                  uint64_t Blocks, unsigned Sms);
+
+/// Cycles a pair takes interleaved at \p P's ratio on \p Sms SMs: rounds
+/// of P_i x Sms blocks each, a round lasting the longer of I_i P_i /
+/// cIPC_i, until one kernel runs out of its \p Blocks; then the other's
+/// remaining blocks alone (soloCycles). 0 for a pair without a ratio.
+double interleaveCycles(const KernelModelInput &A, const KernelModelInput &B,
+                        const SoloPrediction &SoloA,
+                        const SoloPrediction &SoloB, const PairPrediction &P,
+                        const uint64_t Blocks[2], unsigned Sms);
+
+/// The pair run side by side on a split of the SMs (green contexts): the
+/// first kernel on Sms[0] SMs, the second on the rest, each unsliced at
+/// its own occupancy; the pair takes the longer of the two.
+struct PartitionPrediction {
+  unsigned Sms[2] = {0, 0};
+  double Cycles[2] = {0, 0}; ///< soloCycles of each on its SMs
+  double PairCycles = 0;     ///< max of the two
+};
+
+/// The split of \p Sms SMs, in multiples of \p Granularity for the first
+/// kernel and at least Granularity for the second (the remainder goes to
+/// it), that minimises PairCycles for \p Blocks blocks of each.
+/// NotSupported when the SMs cannot be split in two (fewer than twice the
+/// granularity, or a granularity of 0).
+Result predictPartition(const KernelModelInput &A, const KernelModelInput &B,
+                        const SoloPrediction &SoloA,
+                        const SoloPrediction &SoloB, const uint64_t Blocks[2],
+                        unsigned Sms, unsigned Granularity,
+                        PartitionPrediction &Out);
 
 /// The model inputs of a kernel from what an instrumented run counted
 /// (model::LaunchStats, docs/analyze.md) and its resources (§4.9):

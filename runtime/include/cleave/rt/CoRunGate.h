@@ -30,12 +30,14 @@
 
 #include "cleave/rt/CoScheduler.h"
 #include "cleave/rt/Engine.h"
+#include "cleave/rt/KernelProfile.h"
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -69,10 +71,14 @@ struct CoRunGateOptions {
   AloneRule SliceAlone = AloneRule::Always;
   unsigned OverlapMemory = 16;
   /// The model inputs of a launch (none: it is never weighed by the
-  /// model). Unset: the bundle's co-run estimate (bundleModelInput).
+  /// model). Unset: what `cleave analyze` measured of the kernel when
+  /// Measured has it (measuredModelInput), else the bundle's co-run
+  /// estimate (bundleModelInput).
   std::function<std::optional<corun::KernelModelInput>(
       const KernelLaunchRequest &)>
       Inputs;
+  /// `cleave analyze --json`'s report (CLEAVE_KERNEL_PROFILE), or null.
+  std::shared_ptr<const KernelProfile> Measured;
   /// Which launches the gate holds and slices: All (every one it can, as
   /// CLEAVE_TUNE=coschedule=always), or Predicted: only a launch with model
   /// inputs for which the model predicts at least HoldProfit with a launch
@@ -82,6 +88,20 @@ struct CoRunGateOptions {
   enum class HoldRule { All, Predicted };
   HoldRule Hold = HoldRule::All;
   double HoldProfit = 0.05;
+  /// A kernel's minimum slice (§3.4) comes from the performance cache
+  /// (Engine::cachedSliceBlocks) when it keeps one (ReadSliceCache). With
+  /// MeasureSlices, a kernel the cache has none for has it measured
+  /// (SliceSizeSearch) on its launches that run alone in the gate: one
+  /// unsliced, then one per candidate size, each launch running once as
+  /// the program asked; the result goes to the cache. Otherwise, and
+  /// until then, a launch's minimum slice follows DefaultSlices.
+  bool ReadSliceCache = true;
+  bool MeasureSlices = false;
+  /// Tests: the time (ms) to take for a measured launch of \p Blocks
+  /// blocks run as \p Pieces pieces, given what the clock measured
+  /// (\p Ms: the lane's events on a GPU, the host's clock otherwise).
+  std::function<double(uint64_t Blocks, unsigned Pieces, double Ms)>
+      MeasuredMs;
   /// CLEAVE_LOG=plan: each decision and each launch's slices on stderr.
   bool LogPlan = false;
   /// Tests: each slice as it starts and ends, in order ("start <id>
@@ -144,19 +164,69 @@ private:
     /// once it was), for the partner's next piece to wait for.
     EventHandle Event = nullptr;
     bool Recorded = false;
+    /// On a GPU: the stream the last piece was issued on when not the lane
+    /// (an SM partition's), and the event that orders it with the lane.
+    StreamHandle OutOn = nullptr;
+    EventHandle SideEvent = nullptr;
+    /// Where its model inputs come from: "measured" (cleave analyze),
+  /// "estimate" (the bundle's), "given" (CoRunGateOptions::Inputs).
+  std::string InputsFrom;
+  /// Its minimum slice, where that came from (CLEAVE_LOG=plan), and the
+    /// kernel's name in the performance cache.
+    uint64_t MinSlice = 0;
+    std::string SliceFrom, SliceName;
+    /// §3.4's measurement this launch makes: none, the unsliced time, or
+    /// a candidate slice size's. Disturbed when another launch came into
+    /// the gate meanwhile (the time is then not the kernel's alone).
+    enum class Measure { None, Whole, Candidate } Measuring = Measure::None;
+    bool Disturbed = false;
+    /// On a GPU, timing events on the lane around a measured launch's
+    /// pieces.
+    EventHandle TimeStart = nullptr, TimeEnd = nullptr;
   };
-  uint64_t minSlice(uint64_t Blocks) const;
+  /// A kernel's minimum slice by its name in the performance cache: kept
+  /// there or measured (Blocks), and the search while it is measured
+  /// (on launches of Grid blocks).
+  struct SliceSize {
+    /// The cache is being asked, or was.
+    bool Asking = false, Asked = false;
+    uint64_t Blocks = 0;
+    std::string From;
+    std::optional<SliceSizeSearch> Search;
+    uint64_t Grid = 0;
+    double WholeMs = 0;
+  };
+  uint64_t defaultSlice(uint64_t Blocks) const;
+  /// The performance cache's name of \p Req's kernel: its name and block
+  /// shape.
+  static std::string sliceName(const KernelLaunchRequest &Req);
+  /// Queues a question to the performance cache for \p Name's minimum
+  /// slice, once: the predictor asks it (the engine's lock, which a
+  /// running slice holds, is never taken on a launch's path).
+  void lookUpSliceLocked(const std::string &Name);
+  /// The predictor's part: asks the cache, or records in it.
+  void sliceJob(const std::string &Name, uint64_t Record);
+  void startPredictorLocked();
+  /// \p W's minimum slice (of \p Blocks), and the measurement it makes
+  /// when it is \p Alone in the gate.
+  void chooseSliceLocked(Waiting &W, uint64_t Blocks, bool Alone,
+                         const std::optional<corun::KernelModelInput> &Model);
+  /// After a measured launch ran: folds its time into the search; the
+  /// kernel's minimum slice when the search ends (to be recorded in the
+  /// cache), else 0.
+  uint64_t measuredLocked(Waiting &W, double HostMs);
   /// Why \p Req cannot be sliced (empty if it can), its model inputs and
   /// its key (kernel and configuration).
   void describeArrival(const KernelLaunchRequest &Req, std::string &Why,
                        std::optional<corun::KernelModelInput> &Model,
-                       std::string &Key);
+                       std::string &Key, std::string &InputsFrom);
   /// HoldRule::Predicted: why \p Req passes through (empty: it is held);
   /// remembers a modeled launch as \p Stream's last.
   std::string passLocked(const KernelLaunchRequest &Req,
                          const std::string &Key,
                          const std::optional<corun::KernelModelInput> &Model,
-                         const std::string &Refusal, uint64_t Stream);
+                         const std::string &Refusal, uint64_t Stream,
+                         const std::string &InputsFrom);
   /// HoldRule::Predicted: whether \p Model on \p Stream is predicted to
   /// gain with a launch of another stream (why not, in \p Why).
   bool worthHoldingLocked(const std::string &Kernel,
@@ -178,6 +248,15 @@ private:
   /// Takes back every slice not started (an arrival re-plans).
   void takeBackLocked();
   void logDecisionLocked();
+  /// The modeled pair's line: ratio or SM split, IPCs, profit, and the
+  /// predicted times of its remaining blocks interleaved, split and one
+  /// after the other.
+  std::string pairLineLocked(const CoSchedulePlan &P) const;
+  /// Cycles of the SM clock in ms (0 without the device profile's clock).
+  double cyclesMs(double Cycles) const;
+  /// A launch finished: prints the predicted against the measured time of
+  /// the pair decision it completes (CLEAVE_LOG=plan).
+  void checkCoRunLocked(uint64_t Id);
   std::string describeLocked(uint64_t Id) const;
   Result runSlices(uint64_t Id, std::unique_lock<std::mutex> &Lock,
                    LaunchPlan &Plan);
@@ -186,7 +265,12 @@ private:
   /// lane wait for the partner's last issued piece; Count 0 when every
   /// block was handed out.
   Result nextPiece(uint64_t Id, StreamHandle Lane, uint64_t &First,
-                   uint64_t &Count);
+                   uint64_t &Count, StreamHandle &On);
+  /// A piece of an SM partition's side (Slice::Side): the side's stream in
+  /// \p On, ordered after the lane's work; on failure the lane, and the
+  /// plan says why.
+  Result partitionStreamLocked(Waiting &W, const Slice &S, Device &D,
+                               StreamHandle Lane, StreamHandle &On);
   Result takeEventLocked(Device &D, EventHandle &Out);
 
   Engine &E;
@@ -195,12 +279,17 @@ private:
   bool OnGpu = false;
   std::mutex Mutex;
   std::condition_variable Cond;
+  /// Why SM partitions were asked for (CoScheduleOptions::Partition) and
+  /// the device offers none; said once in the plan.
+  std::string PartitionWhy;
+  bool PartitionWhySaid = false;
   CoScheduler Sched;
   uint64_t NextId = 0;
   /// Launches handed in since the last one that found another in the gate
   /// (AloneRule::AfterOverlap); none yet: the memory's length.
   unsigned SinceOverlap = ~0u;
   std::map<uint64_t, Waiting> Launches;
+  std::map<std::string, SliceSize> SliceSizes;
   /// Each program stream's lane, and the lane the next new stream gets.
   std::map<uint64_t, unsigned> StreamLanes;
   unsigned NextLane = 0;
@@ -210,6 +299,20 @@ private:
   std::vector<uint64_t> Logged;
   std::chrono::steady_clock::time_point LoggedAt;
   unsigned LoggedRounds = 0;
+  /// The SM clock of the device profile (0: none), turning the model's
+  /// cycles into time.
+  double ClockMHz = 0;
+  /// Pair decisions whose co-run is being timed: the pair, its predicted
+  /// time (ms, 0 without a clock) and cycles, since when, and how many of
+  /// the two launches are done.
+  struct CoRunCheck {
+    uint64_t Launch[2] = {0, 0};
+    std::string Names;
+    double PredictedMs = 0, Cycles = 0;
+    std::chrono::steady_clock::time_point Start;
+    unsigned Done = 0;
+  };
+  std::vector<CoRunCheck> Checks;
   Result PumpError;
   /// The last modeled launch of each stream: kernel and inputs.
   std::map<uint64_t, std::pair<std::string, corun::KernelModelInput>> Recent;
@@ -221,6 +324,9 @@ private:
     corun::KernelModelInput MA, MB;
   };
   std::deque<PairJob> Jobs;
+  /// Performance-cache work for the predictor: a kernel's minimum slice
+  /// to look up (0) or to record.
+  std::deque<std::pair<std::string, uint64_t>> SliceJobs;
   std::set<std::pair<std::string, std::string>> Queued;
   std::thread Predictor;
   std::condition_variable JobCond;
@@ -238,6 +344,15 @@ private:
 /// the bundle's cubin when it has one (else 0: not a limit).
 std::optional<corun::KernelModelInput>
 bundleModelInput(const Engine &E, const KernelLaunchRequest &Req);
+
+/// The co-run model's inputs of \p Req from what `cleave analyze`
+/// measured of its kernel (\p P's entry of the kernel, block shape and
+/// dynamic shared memory, the launch's grid preferred): none when \p P has
+/// no such entry. Registers the report does not give come from the
+/// bundle's cubin.
+std::optional<corun::KernelModelInput>
+measuredModelInput(const Engine &E, const KernelLaunchRequest &Req,
+                   const KernelProfile &P);
 
 } // namespace rt
 } // namespace cleave

@@ -45,12 +45,37 @@
 namespace cleave {
 namespace rt {
 
-/// §3.4: the smallest multiple of \p Sms blocks, up to MaxBlocksPerSm x Sms
-/// (and at most \p GridBlocks), whose measured overhead (T_sliced /
-/// T_unsliced - 1, from \p Measure) is at most \p MaxOverhead; GridBlocks
-/// (the kernel unsliced) when none is. Candidates are tried in ascending
-/// order and the search stops at the first that passes. A measurement
-/// error is returned as is.
+/// §3.4, one measurement at a time: candidates k x \p Sms blocks for k = 1
+/// up to MaxBlocksPerSm (and below \p GridBlocks) are tried in ascending
+/// order, and the first whose measured overhead (T_sliced / T_unsliced - 1)
+/// is at most \p MaxOverhead is the minimum slice; GridBlocks (the kernel
+/// unsliced) when none is, or when the grid is no larger than one SM row.
+/// The runtime measures a candidate when a launch of the kernel runs anyway
+/// (CoRunGate), so the search advances across launches.
+class SliceSizeSearch {
+public:
+  SliceSizeSearch(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
+                  double MaxOverhead = 0.02);
+  /// The slice size to measure next; 0 once decided.
+  uint64_t candidate() const { return Done ? 0 : uint64_t(K) * Sms; }
+  /// The measured overhead of candidate().
+  void report(double Overhead);
+  bool done() const { return Done; }
+  /// The minimum slice, once done().
+  uint64_t result() const { return Size; }
+
+private:
+  void settle();
+  unsigned Sms, MaxBlocksPerSm, K = 1;
+  uint64_t GridBlocks, Size = 0;
+  double MaxOverhead;
+  bool Done = false;
+};
+
+/// SliceSizeSearch driven by a callback that measures each candidate
+/// (\p Measure gives T_sliced / T_unsliced - 1 of a slice size). Also
+/// InvalidValue for no SMs or no blocks; a measurement error is returned
+/// as is.
 using SliceOverheadFn =
     std::function<Result(uint64_t SliceBlocks, double &Overhead)>;
 Result findSliceSize(unsigned Sms, unsigned MaxBlocksPerSm, uint64_t GridBlocks,
@@ -81,6 +106,10 @@ struct Slice {
   uint64_t Begin = 0, End = 0; ///< block range [Begin, End)
   /// Blocks of this launch per SM in the co-schedule (0 alone).
   unsigned BlocksPerSm = 0;
+  /// On an SM partition (CoSchedulePlan::Partitioned): the SMs of the
+  /// split's first side (the split's key), and the side this launch runs
+  /// on, 1 (those SMs) or 2 (the rest); 0 when not partitioned.
+  unsigned SplitSms = 0, Side = 0;
 };
 
 struct CoScheduleOptions {
@@ -95,6 +124,14 @@ struct CoScheduleOptions {
   /// concurrent streams would do, at slice granularity.
   bool PairUnmodeled = false;
   corun::PairOptions Pair;
+  /// SM partitions (green contexts): the multiple of SMs the device's
+  /// partitions come in (0: it has none). A modeled pair runs on a split
+  /// of the SMs, each launch unsliced at its own occupancy, instead of
+  /// interleaved slices: Never; Better, when the model predicts the split
+  /// shorter than interleaving; Always (forced: benchmarks, tests).
+  unsigned PartitionGranularity = 0;
+  enum class PartitionRule { Never, Better, Always };
+  PartitionRule Partition = PartitionRule::Never;
 };
 
 /// The current decision, for logs and tests.
@@ -103,6 +140,13 @@ struct CoSchedulePlan {
   corun::PairPrediction Pair;     ///< when two and Modeled
   /// Two launches side by side without a prediction (PairUnmodeled).
   bool Modeled = true;
+  /// A modeled pair: the predicted cycles of the launches' remaining
+  /// blocks interleaved, one after the other, and on the best SM split
+  /// (Split.PairCycles 0 when there is none); Partitioned when the pair
+  /// runs on Split.
+  double InterleaveCycles = 0, SerialCycles = 0;
+  corun::PartitionPrediction Split;
+  bool Partitioned = false;
   unsigned Pruned = 0, Evaluated = 0;
 };
 
@@ -149,6 +193,11 @@ private:
   std::vector<uint64_t> readySet() const;
   Result replan(const std::vector<uint64_t> &Ready);
   Result pairOf(const Entry &A, const Entry &B, corun::PairPrediction &P);
+  /// \p Plan's cycles (interleaved, serial, split) for the pair \p A,
+  /// \p B at \p P; whether the split is taken, and the pair's score
+  /// (the profit it is ranked by).
+  bool weigh(const Entry &A, const Entry &B, const corun::PairPrediction &P,
+             CoSchedulePlan &Times, double &Score) const;
   bool pruned(const Entry &A, const Entry &B) const;
   uint64_t take(Entry &E, uint64_t Blocks, unsigned PerSm,
                 std::vector<Slice> &Out);

@@ -171,6 +171,26 @@ public:
     (void)Priority;
     return createStream(Out);
   }
+  /// SM partitions (CUDA green contexts, 12.4+ drivers): the multiple of
+  /// SMs a partition is made of (8 on Hopper); 0, with why in \p Why,
+  /// when the device cannot split its SMs. The default has none.
+  virtual unsigned smPartitionGranularity(std::string &Why) {
+    Why = "the device has no SM partitions";
+    return 0;
+  }
+  /// A stream on each side of a split of the device's SMs: \p Sms SMs (a
+  /// multiple of the granularity) for \p First, the others for \p Rest.
+  /// Kernels queued on either run only on its SMs. Made once per size and
+  /// kept with the device (never destroyed by the caller). NotSupported
+  /// without partitions, InvalidValue for a size that leaves no group.
+  virtual Result smPartitionStreams(unsigned Sms, StreamHandle &First,
+                                    StreamHandle &Rest) {
+    (void)Sms;
+    (void)First;
+    (void)Rest;
+    return Result::error(ErrorCode::NotSupported,
+                         "the device has no SM partitions");
+  }
   virtual Result destroyStream(StreamHandle S) = 0;
   virtual Result synchronizeStream(StreamHandle S) = 0;
   virtual Result createEvent(EventHandle &Out) = 0;

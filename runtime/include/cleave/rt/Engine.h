@@ -36,6 +36,7 @@
 #include "cleave/rt/CpuKernelABI.h"
 #include "cleave/rt/Device.h"
 #include "cleave/rt/Error.h"
+#include "cleave/rt/HopperModel.h"
 #include "cleave/rt/Launch.h"
 
 #include <atomic>
@@ -208,9 +209,13 @@ struct KernelLaunchRequest {
     /// returns Count 0; the lane is waited for once, after the last.
     /// Called with the engine's lock released, with the lane (null on a
     /// CPU device), before each piece: it may make the lane wait for
-    /// events. A piece must lie within [First, First + Count).
-    std::function<Result(StreamHandle Lane, uint64_t &First,
-                         uint64_t &Count)>
+    /// events. A piece must lie within [First, First + Count). On a GPU
+    /// the piece is issued on \p On, which is the lane unless the callee
+    /// names another stream of the device (an SM partition's): the callee
+    /// then orders that stream after the lane's work and the lane after
+    /// the piece.
+    std::function<Result(StreamHandle Lane, uint64_t &First, uint64_t &Count,
+                         StreamHandle &On)>
         NextPiece;
   };
   std::optional<SliceRange> Slice;
@@ -283,6 +288,17 @@ public:
   /// Registers per thread of \p K's original variant from its bundle's
   /// cubin; 0 without one. Without the engine's lock, as sliceRefusal.
   unsigned cubinRegisters(const KernelHandle &K) const;
+  /// The minimum slice (docs/coschedule.md, digest 003 §3.4) the
+  /// performance cache keeps for \p Kernel on engine device \p Device, 0
+  /// when it keeps none; and keeping one (persisted with the cache). Take
+  /// the engine's lock: not while a launch of the caller holds it.
+  uint64_t cachedSliceBlocks(Location Device, const std::string &Kernel);
+  void recordSliceBlocks(Location Device, const std::string &Kernel,
+                         uint64_t Blocks);
+  /// The GPU models' parameters (model::GpuParams) of engine device
+  /// \p Device from the device profile (CLEAVE_PROFILE); false when the
+  /// profile has no complete entry for it. Takes the engine's lock.
+  bool gpuModel(Location Device, model::GpuParams &Out);
   /// Whether a launch of \p K of \p Grid blocks of \p Block threads on
   /// \p Device has nothing to decide about the reorganization step
   /// (docs/reorganize.md): the kernel has no variants, the step is off, it

@@ -313,6 +313,12 @@ public:
   /// (PerfCache::recordReorganizeOff), written with the next flush.
   void recordReorganizeOff(const std::string &Device,
                            const std::string &Kernel);
+  /// \p Kernel's minimum slice on \p Device (PerfCache::sliceBlocks; 0
+  /// when none is kept), and keeping one, written with the next flush.
+  uint64_t sliceBlocks(const std::string &Device,
+                       const std::string &Kernel) const;
+  void recordSliceBlocks(const std::string &Device, const std::string &Kernel,
+                         uint64_t Blocks);
 
 private:
   DeviceProfile Profile;

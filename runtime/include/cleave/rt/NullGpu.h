@@ -56,6 +56,8 @@ public:
     double HostLinkGBps = 0;
     /// Keep trace().
     bool Trace = false;
+    /// The SM partitions it offers (smPartitionGranularity; 0: none).
+    unsigned SmGroup = 0;
     /// The answers of attribute() (CUdevice_attribute numbers); others
     /// are NotSupported.
     std::map<int, int> Attributes;
@@ -169,6 +171,37 @@ public:
   std::map<StreamHandle, int> streamPriorities() const {
     std::lock_guard<std::mutex> Lock(TraceMutex);
     return Priorities;
+  }
+  unsigned smPartitionGranularity(std::string &Why) override {
+    if (!Opt.SmGroup)
+      return Device::smPartitionGranularity(Why);
+    return Opt.SmGroup;
+  }
+  /// Two streams of their own per split size, traced as "partition N".
+  Result smPartitionStreams(unsigned Sms, StreamHandle &First,
+                            StreamHandle &Rest) override {
+    if (!Opt.SmGroup)
+      return Device::smPartitionStreams(Sms, First, Rest);
+    if (!Sms || Sms % Opt.SmGroup || Sms + Opt.SmGroup > Opt.ComputeUnits)
+      return Result::error(ErrorCode::InvalidValue,
+                           "null GPU: no split of " + std::to_string(Sms) +
+                               " SMs");
+    std::pair<StreamHandle, StreamHandle> &P = Partitions[Sms];
+    if (!P.first) {
+      if (Result R = createStream(P.first); !R.ok())
+        return R;
+      if (Result R = createStream(P.second); !R.ok())
+        return R;
+      note("partition " + std::to_string(Sms));
+    }
+    First = P.first;
+    Rest = P.second;
+    return Result::success();
+  }
+  /// The splits made: first side's SMs -> its stream and the rest's.
+  std::map<unsigned, std::pair<StreamHandle, StreamHandle>> partitions() const {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    return Partitions;
   }
   Result destroyStream(StreamHandle) override { return Result::success(); }
   Result synchronizeStream(StreamHandle S) override { return sync(S); }
@@ -371,6 +404,7 @@ private:
   std::vector<Op> Ops;
   std::vector<std::unique_ptr<char>> EventTags;
   std::vector<std::unique_ptr<char>> StreamTags;
+  std::map<unsigned, std::pair<StreamHandle, StreamHandle>> Partitions;
   std::map<StreamHandle, int> Priorities;
   Result SyncError = Result::success();
   char Tag[3] = {};

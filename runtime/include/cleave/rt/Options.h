@@ -60,6 +60,12 @@ enum class IssueMode {
 /// The co-scheduler (docs/coschedule.md).
 enum class CoScheduleMode { Off, On, Always };
 
+/// The co-scheduler's SM splits (green contexts, docs/coschedule.md): the
+/// model chooses between a split and interleaved slices (Auto), never
+/// splits (Off), or splits every modeled pair (Always, a measurement
+/// control).
+enum class GreenMode { Auto, Off, Always };
+
 /// Transfer pipelining (docs/runtime.md, "Transfer pipelining").
 enum class PipelineMode {
   /// Launches on one GPU that would upload their inputs whole first are
@@ -126,6 +132,13 @@ struct TuneOptions {
   /// ran 0.47-1.01x of the plain streams' throughput on every mix
   /// (bench/results/coschedule), with no co-run model inputs at run time.
   CoScheduleMode CoSchedule = CoScheduleMode::Off;
+  /// green: auto, off or always (GreenMode).
+  GreenMode Green = GreenMode::Auto;
+  /// coratio=A:B: every modeled pair runs interleaved at the per-SM block
+  /// ratio nearest A:B (the kernel first in name order gets A), whatever
+  /// its predicted profit: a measurement control (bench/coschedule's
+  /// oracle). 0:0, the model's ratio.
+  unsigned CoRatio[2] = {0, 0};
   /// reorganize: on, off or force. Off by default: on the H200 (52a0fe4,
   /// bench/results/reorganize) `on` took option pricing's gain in a program
   /// of 100 launches (0.62x of off's time); launches of short kernels it
@@ -165,6 +178,10 @@ struct Options {
   std::string CudaLibrary;
   /// CLEAVE_PROFILE: the device profile of the model policy ("": defaults).
   std::string ProfilePath;
+  /// CLEAVE_KERNEL_PROFILE: a `cleave analyze --json` report whose
+  /// measured counts are the co-scheduler's model inputs ("": the
+  /// bundle's static estimate).
+  std::string KernelProfilePath;
   /// The performance cache's folder: CLEAVE_CACHE_DIR, else
   /// $XDG_CACHE_HOME/cleave, else $HOME/.cache/cleave; "" (or
   /// CLEAVE_CACHE_DIR=off) for no cache.
