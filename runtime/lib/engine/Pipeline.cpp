@@ -446,18 +446,21 @@ Result LaunchContext::pipeline(AttemptState &A, bool &Piped) {
     PipeRun &P = Pipes[I];
     P.R = Gpus[I];
     Location Dev = P.R->Dev;
+    size_t Before = Plan.Pipelines.size();
     // Every GPU's or none: a GPU whose share is not worth it runs as the
-    // launch's other ranges do. Its plan says why; the others' are
-    // dropped, since they did not run.
+    // launch's other ranges do. Its plan (if it got one) says why; the
+    // others' are dropped, since they did not run.
     if (!pipelineChunks(*P.R, P.Chunks, Shared ? &*Shared : nullptr) ||
         !Pipe.event(Bufs, Dev, 2 * P.Chunks.size()) ||
         (chunkTimer(Dev, 0) && !chunkTimer(Dev, 2 * P.Chunks.size() - 1))) {
-      if (Plan.Pipelines.size() > PlanMark) {
-        LaunchPlan::Pipelined Why = std::move(Plan.Pipelines.back());
-        Plan.Pipelines.resize(PlanMark);
+      std::optional<LaunchPlan::Pipelined> Why;
+      if (Plan.Pipelines.size() > Before)
+        Why = std::move(Plan.Pipelines.back());
+      Plan.Pipelines.resize(PlanMark);
+      if (Why) {
         if (Gpus.size() > 1)
-          Why.Plan += " (so no GPU of this launch is pipelined)";
-        Plan.Pipelines.push_back(std::move(Why));
+          Why->Plan += " (so no GPU of this launch is pipelined)";
+        Plan.Pipelines.push_back(std::move(*Why));
       }
       return Result::success(); // not worth it, or no events to chain with
     }
