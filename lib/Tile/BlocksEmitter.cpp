@@ -247,13 +247,8 @@ std::string BlocksEmitter::hostRun() const {
   std::string Alloc, Free;
   for (const BlockArray &A : N.Arrays) {
     std::string Name = A.Decl->getName().str();
-    Alloc +=
-        llvm::formatv("  char *__cleave_{0}_dev = nullptr;\n"
-                      "  __cleave_ok = __cleave_ok && "
-                      "__cleave_{0}_span.toDevice({0}, &__cleave_{0}_dev);\n",
-                      Name)
-            .str();
-    Free += "  cudaFree(__cleave_" + Name + "_dev);\n";
+    Alloc += deviceCopyText(Name);
+    Free += deviceFreeText(Name);
   }
   std::string TName = N.Arrays[N.Table].Decl->getName().str();
   return llvm::formatv(

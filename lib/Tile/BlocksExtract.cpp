@@ -218,21 +218,11 @@ bool BlockBuilder::walkAccess(const ArraySubscriptExpr *E, bool Reads,
                             "dependences are not known statically"
                       : "non-affine subscript of '" + V->getName().str() + "'");
   capture(V);
-  auto It =
-      llvm::find_if(N.Arrays, [&](const BlockArray &A) { return A.Decl == V; });
-  if (It == N.Arrays.end()) {
-    BlockArray A;
-    A.Decl = V;
-    A.Element = E->getType();
-    A.IsDeclaredArray = T->isArrayType();
-    A.Restrict = T->isPointerType() && T.isRestrictQualified();
-    N.Arrays.push_back(A);
-    It = N.Arrays.end() - 1;
-  }
-  It->Written |= Writes;
+  size_t Index = arrayIndex(N.Arrays, V, E->getType(), T);
+  N.Arrays[Index].Written |= Writes;
   BlockAccess Acc;
   Acc.Expr = E;
-  Acc.Array = It - N.Arrays.begin();
+  Acc.Array = Index;
   Acc.Reads = Reads;
   Acc.Writes = Writes;
   Acc.Inner = InnerStack;

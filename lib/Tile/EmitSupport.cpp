@@ -6,6 +6,7 @@
 #include "EmitSupport.h"
 
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace clang;
 
@@ -80,6 +81,18 @@ std::string boundsText(const Nest &N) {
          ", __cleave_ihi = " + N.Outer.Upper.str() +
          ";\n  const long long __cleave_jlo = " + N.Inner.Lower.str() +
          ", __cleave_jhi = " + N.Inner.Upper.str() + ";\n";
+}
+
+std::string deviceCopyText(llvm::StringRef Name) {
+  return llvm::formatv("  char *__cleave_{0}_dev = nullptr;\n"
+                       "  __cleave_ok = __cleave_ok && "
+                       "__cleave_{0}_span.toDevice({0}, &__cleave_{0}_dev);\n",
+                       Name)
+      .str();
+}
+
+std::string deviceFreeText(llvm::StringRef Name) {
+  return ("  cudaFree(__cleave_" + Name + "_dev);\n").str();
 }
 
 } // namespace cleave::tile

@@ -36,6 +36,12 @@ std::string
 fill(llvm::StringRef Template,
      llvm::ArrayRef<std::pair<llvm::StringRef, std::string>> Values);
 
+/// The generated host code's copy of array \p Name's range to the device
+/// (`__cleave_<Name>_dev`, set by its span's toDevice(); `__cleave_ok`
+/// false when that fails), and the device memory's release.
+std::string deviceCopyText(llvm::StringRef Name);
+std::string deviceFreeText(llvm::StringRef Name);
+
 /// The generated code's `__cleave_ilo`, `__cleave_ihi`, `__cleave_jlo` and
 /// `__cleave_jhi`: the bounds of \p N's domain in `long long`.
 std::string boundsText(const Nest &N);

@@ -228,21 +228,11 @@ bool NestBuilder::walkAccess(const ArraySubscriptExpr *E, bool Reads,
       return refuse(E->getIdx()->getBeginLoc(),
                     "non-affine subscript of '" + V->getName().str() + "'");
   capture(V);
-  auto It =
-      llvm::find_if(N.Arrays, [&](const Array &A) { return A.Decl == V; });
-  if (It == N.Arrays.end()) {
-    Array A;
-    A.Decl = V;
-    A.Element = E->getType();
-    A.IsDeclaredArray = T->isArrayType();
-    A.Restrict = T->isPointerType() && T.isRestrictQualified();
-    N.Arrays.push_back(A);
-    It = N.Arrays.end() - 1;
-  }
-  It->Written |= Writes;
+  size_t Index = arrayIndex(N.Arrays, V, E->getType(), T);
+  N.Arrays[Index].Written |= Writes;
   Access Acc;
   Acc.Expr = E;
-  Acc.Array = It - N.Arrays.begin();
+  Acc.Array = Index;
   Acc.Reads = Reads;
   Acc.Writes = Writes;
   Acc.Subscript = *S;

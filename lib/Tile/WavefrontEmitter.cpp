@@ -504,18 +504,13 @@ std::string Emitter::hostDeviceRun() {
   std::string Alloc, Back, Free;
   for (const Array &A : N.Arrays) {
     std::string Name = A.Decl->getName().str();
-    Alloc +=
-        llvm::formatv("  char *__cleave_{0}_dev = nullptr;\n"
-                      "  __cleave_ok = __cleave_ok && "
-                      "__cleave_{0}_span.toDevice({0}, &__cleave_{0}_dev);\n",
-                      Name)
-            .str();
+    Alloc += deviceCopyText(Name);
     if (A.Written)
       Back += llvm::formatv("    __cleave_{0}_span.toHost({0}, "
                             "__cleave_{0}_dev);\n",
                             Name)
                   .str();
-    Free += "  cudaFree(__cleave_" + Name + "_dev);\n";
+    Free += deviceFreeText(Name);
   }
   // A reduction's cell starts at the identity of a sum, or at the
   // variable's value for maximum and minimum; it is read back before any

@@ -103,6 +103,25 @@ struct Array {
   int64_t WriteRow = 0, WriteCol = 0;
 };
 
+/// The index of \p V's entry in \p Arrays (a nest's arrays, Array or
+/// BlockArray), added with its element type \p Element and whether its
+/// declared type \p T makes it a distinct object (an array, a `restrict`
+/// pointer) if it is new.
+template <class ArrayT>
+size_t arrayIndex(std::vector<ArrayT> &Arrays, const clang::VarDecl *V,
+                  clang::QualType Element, clang::QualType T) {
+  for (size_t I = 0; I < Arrays.size(); ++I)
+    if (Arrays[I].Decl == V)
+      return I;
+  ArrayT A;
+  A.Decl = V;
+  A.Element = Element;
+  A.IsDeclaredArray = T->isArrayType();
+  A.Restrict = T->isPointerType() && T.isRestrictQualified();
+  Arrays.push_back(A);
+  return Arrays.size() - 1;
+}
+
 enum class ReductionOp { Add, Max, Min };
 
 /// A scalar declared outside the nest that the body only updates as
