@@ -3,7 +3,8 @@
 // Part of Cleave. The strings are those of CUDA 13's headers as Clang 19
 // prints them into IR ($N operands, %% collapsed): cooperative_groups/
 // details/{helpers,memory,invoke}.h, crt/sm_70_rt.hpp and cccl/cuda/__ptx/instructions/
-// generated/{get_sreg,bfind}.h.
+// generated/{get_sreg,bfind}.h. The fp16/bf16 headers' arithmetic blocks go
+// through parsePtxArithmetic (HeaderAsmPtx.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Analysis/HeaderAsm.h"
@@ -61,6 +62,9 @@ std::optional<HeaderAsm> matchHeaderAsm(const CallBase &CB) {
       return HeaderAsm{HeaderAsmKind::BitFind, Intrinsic::not_intrinsic, Bits,
                        true};
   }
+  if (std::shared_ptr<const PtxBlock> P = parsePtxArithmetic(CB))
+    return HeaderAsm{HeaderAsmKind::Arithmetic, Intrinsic::not_intrinsic, 0,
+                     false, std::move(P)};
   return std::nullopt;
 }
 

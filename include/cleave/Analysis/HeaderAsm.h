@@ -1,18 +1,23 @@
 //===- HeaderAsm.h - Inline PTX of CUDA's own headers -----------*- C++ -*-===//
 //
-// Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx) implement
-// some device functions in inline PTX. The sequences listed here are matched
-// exactly (asm string and constraints) and have a known meaning that needs
-// no GPU: kernel legality accepts them and the CPU lowering rewrites them
-// into IR it already handles. Any other inline asm stays refused.
+// Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx, cuda_fp16,
+// cuda_bf16) implement some device functions in inline PTX. The sequences
+// listed here are matched exactly (asm string and constraints), or, for the
+// fp16/bf16 arithmetic blocks, parsed by a strict recogniser
+// (HeaderAsmPtx.h); each has a known meaning that needs no GPU: kernel
+// legality accepts them and the CPU lowering rewrites them into IR it
+// already handles. Any other inline asm stays refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_HEADERASM_H
 #define CLEAVE_ANALYSIS_HEADERASM_H
 
+#include "cleave/Analysis/HeaderAsmPtx.h"
+
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
 
+#include <memory>
 #include <optional>
 
 namespace cleave {
@@ -31,6 +36,9 @@ enum class HeaderAsmKind {
   /// __nanosleep (sm_70_rt.hpp): a hint that the thread may sleep; a CPU
   /// thread goes on at once.
   Sleep,
+  /// A register-only arithmetic block of cuda_fp16.hpp/cuda_bf16.hpp
+  /// (__hadd, __float2half_rz, __hlt, ...), parsed into Ptx.
+  Arithmetic,
 };
 
 struct HeaderAsm {
@@ -40,6 +48,8 @@ struct HeaderAsm {
   /// BitFind: the operand's width and whether the shift amount is asked.
   unsigned Bits = 0;
   bool ShiftAmount = false;
+  /// Arithmetic: the parsed block.
+  std::shared_ptr<const PtxBlock> Ptx;
 };
 
 /// Bytes of the reserved shared-memory scratch per block (CUDA reserves
