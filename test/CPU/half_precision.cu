@@ -188,6 +188,22 @@ __global__ void convert(const float *f, const double *d, const long long *l,
     out[k * n + i] = r[k];
 }
 
+// Native _Float16 and __bf16 (no header asm): the x86 backend's own
+// conversions, with __truncsfbf2/__truncdfbf2 from Cleave's runtime.
+enum { NHalf, NBf16, NBf16D, NHalfMul, NCount };
+
+__global__ void native(const float *f, const double *d, int n, u32 *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = f[i];
+  _Float16 h = (_Float16)x, g = (_Float16)f[(i + 1) % n];
+  u32 r[NCount] = {FB((float)h), FB((float)(__bf16)x),
+                   FB((float)(__bf16)d[i]), FB((float)(_Float16)(h * g))};
+  for (int k = 0; k < NCount; ++k)
+    out[k * n + i] = r[k];
+}
+
 // ---- host references ------------------------------------------------------
 
 // (-1)^neg * M * 2^e rounded to odd at float precision (24 bits, or the
@@ -533,6 +549,9 @@ static const char *CNames[CCount] = {
     "ll2bf16_rd", "uint2half_rn", "short2half_rn", "ushort2half_rn",
     "floats2half2_rn", "floats2bf162_rn"};
 
+static const char *NNames[NCount] = {"float_to_Float16", "float_to_bf16",
+                                     "double_to_bf16", "Float16_mul"};
+
 static int testConvert() {
   std::vector<float> f;
   // Every half and bf16 value, the midpoints to their successors (ties),
@@ -625,6 +644,30 @@ static int testConvert() {
   }
   for (int k = 0; k < CCount; ++k)
     check(CNames[k], n, &dev[size_t(k) * n], &ref[size_t(k) * n], "convert");
+
+  CUDA_CHECK(cudaMalloc(&dOut, size_t(n) * NCount * 4));
+  native<<<(n + 255) / 256, 256>>>(dF, dD, n, dOut);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  dev = fromDevice(dOut, size_t(n) * NCount);
+  ref.assign(size_t(n) * NCount, 0);
+  for (int i = 0; i < n; ++i) {
+    __half h = __float2half_rn(f[i]), g = __float2half_rn(f[(i + 1) % n]);
+    u32 r[NCount] = {FB(__half2float(h)),
+                     FB(__bfloat162float(__float2bfloat16_rn(f[i]))),
+                     FB(__bfloat162float(__double2bfloat16(d[i]))),
+                     FB(__half2float(__hmul(h, g)))};
+    for (int k = 0; k < NCount; ++k) {
+      u32 &dv = dev[size_t(k) * n + i];
+      // NaN payloads differ (the compiler's conversions keep them; the
+      // headers' give the canonical NaN): NaN against NaN is a match.
+      if ((dv & 0x7fffffff) > 0x7f800000 && (r[k] & 0x7fffffff) > 0x7f800000)
+        dv = r[k];
+      ref[size_t(k) * n + i] = r[k];
+    }
+  }
+  for (int k = 0; k < NCount; ++k)
+    check(NNames[k], n, &dev[size_t(k) * n], &ref[size_t(k) * n], "native");
   return 0;
 }
 
