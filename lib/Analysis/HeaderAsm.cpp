@@ -2,9 +2,9 @@
 //
 // Part of Cleave. The strings are those of CUDA 13's headers as Clang 19
 // prints them into IR ($N operands, %% collapsed): cooperative_groups/
-// details/{helpers,memory,invoke}.h, crt/sm_70_rt.hpp and cccl/cuda/__ptx/instructions/
-// generated/{get_sreg,bfind}.h. The fp16/bf16 headers' arithmetic blocks go
-// through parsePtxArithmetic (HeaderAsmPtx.cpp).
+// details/{helpers,memory,invoke}.h, crt/sm_70_rt.hpp and
+// cccl/cuda/__ptx/instructions/generated/{get_sreg,bfind}.h. The fp16/bf16
+// headers' arithmetic blocks go through parsePtxArithmetic (HeaderAsmPtx.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Analysis/HeaderAsm.h"

@@ -22,6 +22,7 @@ namespace cleave {
 
 unsigned ptxTypeBits(PtxType T) {
   switch (T) {
+  case PtxType::B8:
   case PtxType::U8:
   case PtxType::S8:
     return 8;
@@ -51,6 +52,7 @@ unsigned ptxTypeBits(PtxType T) {
 
 static std::optional<PtxType> parseType(StringRef S) {
   return StringSwitch<std::optional<PtxType>>(S)
+      .Case("b8", PtxType::B8)
       .Case("b16", PtxType::B16)
       .Case("b32", PtxType::B32)
       .Case("b64", PtxType::B64)
@@ -101,37 +103,36 @@ struct Decoded {
 std::optional<Decoded> decodeOpcode(StringRef Opcode) {
   SmallVector<StringRef, 6> Parts;
   Opcode.split(Parts, '.');
-  std::optional<PtxOp> Op =
-      StringSwitch<std::optional<PtxOp>>(Parts[0])
-          .Case("mov", PtxOp::Mov)
-          .Case("add", PtxOp::Add)
-          .Case("sub", PtxOp::Sub)
-          .Case("mul", PtxOp::Mul)
-          .Case("fma", PtxOp::Fma)
-          .Case("neg", PtxOp::Neg)
-          .Case("abs", PtxOp::Abs)
-          .Case("min", PtxOp::Min)
-          .Case("max", PtxOp::Max)
-          .Case("div", PtxOp::Div)
-          .Case("rcp", PtxOp::Rcp)
-          .Case("sqrt", PtxOp::Sqrt)
-          .Case("rsqrt", PtxOp::Rsqrt)
-          .Case("ex2", PtxOp::Ex2)
-          .Case("lg2", PtxOp::Lg2)
-          .Case("sin", PtxOp::Sin)
-          .Case("cos", PtxOp::Cos)
-          .Case("tanh", PtxOp::Tanh)
-          .Case("cvt", PtxOp::Cvt)
-          .Case("setp", PtxOp::Setp)
-          .Case("set", PtxOp::Set)
-          .Case("selp", PtxOp::Selp)
-          .Case("and", PtxOp::And)
-          .Case("or", PtxOp::Or)
-          .Case("xor", PtxOp::Xor)
-          .Case("not", PtxOp::Not)
-          .Case("shl", PtxOp::Shl)
-          .Case("shr", PtxOp::Shr)
-          .Default(std::nullopt);
+  std::optional<PtxOp> Op = StringSwitch<std::optional<PtxOp>>(Parts[0])
+                                .Case("mov", PtxOp::Mov)
+                                .Case("add", PtxOp::Add)
+                                .Case("sub", PtxOp::Sub)
+                                .Case("mul", PtxOp::Mul)
+                                .Case("fma", PtxOp::Fma)
+                                .Case("neg", PtxOp::Neg)
+                                .Case("abs", PtxOp::Abs)
+                                .Case("min", PtxOp::Min)
+                                .Case("max", PtxOp::Max)
+                                .Case("div", PtxOp::Div)
+                                .Case("rcp", PtxOp::Rcp)
+                                .Case("sqrt", PtxOp::Sqrt)
+                                .Case("rsqrt", PtxOp::Rsqrt)
+                                .Case("ex2", PtxOp::Ex2)
+                                .Case("lg2", PtxOp::Lg2)
+                                .Case("sin", PtxOp::Sin)
+                                .Case("cos", PtxOp::Cos)
+                                .Case("tanh", PtxOp::Tanh)
+                                .Case("cvt", PtxOp::Cvt)
+                                .Case("setp", PtxOp::Setp)
+                                .Case("set", PtxOp::Set)
+                                .Case("selp", PtxOp::Selp)
+                                .Case("and", PtxOp::And)
+                                .Case("or", PtxOp::Or)
+                                .Case("xor", PtxOp::Xor)
+                                .Case("not", PtxOp::Not)
+                                .Case("shl", PtxOp::Shl)
+                                .Case("shr", PtxOp::Shr)
+                                .Default(std::nullopt);
   if (!Op)
     return std::nullopt;
   Decoded D{PtxInst{*Op, PtxType::B32}};
@@ -233,8 +234,9 @@ bool validate(Decoded &D) {
   auto ArithType = [](PtxType T) { return isHalfType(T) || T == PtxType::F32; };
   switch (I.Op) {
   case PtxOp::Mov:
-    return NoFlags && RoundNone &&
-           One([](PtxType T) { return T != PtxType::Pred && ptxTypeBits(T) >= 16; });
+    return NoFlags && RoundNone && One([](PtxType T) {
+             return T != PtxType::Pred && ptxTypeBits(T) >= 16;
+           });
   case PtxOp::Add:
   case PtxOp::Sub:
   case PtxOp::Mul:
@@ -243,8 +245,8 @@ bool validate(Decoded &D) {
            (RoundNone || I.Round == PtxRound::RN) && One(ArithType) &&
            (!I.Sat || isHalfType(I.Type));
   case PtxOp::Fma:
-    return I.Round == PtxRound::RN && !I.PropagateNaN && !D.Approx &&
-           !I.Ftz && !(I.Sat && I.Relu) && One(ArithType) &&
+    return I.Round == PtxRound::RN && !I.PropagateNaN && !D.Approx && !I.Ftz &&
+           !(I.Sat && I.Relu) && One(ArithType) &&
            (!(I.Sat || I.Relu) || isHalfType(I.Type));
   case PtxOp::Neg:
   case PtxOp::Abs:
@@ -283,18 +285,17 @@ bool validate(Decoded &D) {
       return false;
     I.Type = D.Types[0];
     I.SrcType = D.Types[1];
-    bool SrcPair = I.SrcType == PtxType::F16x2 || I.SrcType == PtxType::BF16x2;
-    bool DstPair = I.Type == PtxType::F16x2 || I.Type == PtxType::BF16x2;
-    if (!isScalarFloat(I.SrcType) && !SrcPair)
+    if (!isHalfType(I.SrcType) && I.SrcType != PtxType::F32)
       return false;
     if (I.Type == PtxType::U32 || I.Type == PtxType::S32)
       return true;
-    // A floating destination holds 1.0/0.0 per lane.
-    return DstPair ? SrcPair : (isScalarFloat(I.Type) && !SrcPair);
+    // A floating destination holds 1.0/0.0 (per lane) of the source's type.
+    return I.Type == I.SrcType;
   }
   case PtxOp::Selp:
-    return NoFlags && RoundNone &&
-           One([](PtxType T) { return T != PtxType::Pred && ptxTypeBits(T) >= 16; });
+    return NoFlags && RoundNone && One([](PtxType T) {
+             return T != PtxType::Pred && ptxTypeBits(T) >= 16;
+           });
   case PtxOp::And:
   case PtxOp::Or:
   case PtxOp::Xor:
@@ -481,8 +482,8 @@ bool Parser::checkOperand(const PtxOperand &O, unsigned Bits, bool Dest,
                           bool WiderIntDest) {
   switch (O.K) {
   case PtxOperand::Pair:
-    return Bits == 32 && checkOperand(O.Halves[0], 16, Dest, false) &&
-           checkOperand(O.Halves[1], 16, Dest, false);
+    return Bits >= 16 && checkOperand(O.Halves[0], Bits / 2, Dest, false) &&
+           checkOperand(O.Halves[1], Bits / 2, Dest, false);
   case PtxOperand::Imm:
     return !Dest && Bits > 1 && (Bits == 64 || O.Value >> Bits == 0);
   case PtxOperand::Arg: {
@@ -581,8 +582,7 @@ bool parseConstraints(const CallBase &CB, StringRef Cons, PtxBlock &B) {
       B.TiedInput.push_back(-1);
     }
     unsigned Bits = Width(P), Tied = 0;
-    if (!Bits && !Output && !P.getAsInteger(10, Tied) &&
-        Tied < B.NumOutputs) {
+    if (!Bits && !Output && !P.getAsInteger(10, Tied) && Tied < B.NumOutputs) {
       if (B.TiedInput[Tied] != -1)
         return false;
       B.TiedInput[Tied] = B.OperandBits.size();

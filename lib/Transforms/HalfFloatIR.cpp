@@ -37,15 +37,15 @@ Value *roundSignificand(IRBuilder<> &B, Value *Neg, Value *Sig, Value *LsbExp,
   // The leading one at bit 61; the two bits shifted out stay as a sticky
   // bit (the target keeps at most 11 bits, so 60 are plenty).
   Value *Lost = B.CreateICmpNE(B.CreateAnd(Top, C(3)), C(0));
-  Value *Norm = B.CreateOr(B.CreateLShr(Top, C(2)),
-                           B.CreateZExt(Lost, B.getInt64Ty()));
+  Value *Norm =
+      B.CreateOr(B.CreateLShr(Top, C(2)), B.CreateZExt(Lost, B.getInt64Ty()));
   // The value's exponent E (its leading one is 2^E).
   Value *E = B.CreateSub(B.CreateAdd(LsbExp, C(63)), Lz);
   // Below the least normal exponent, the target's quantum is fixed: shift
   // further. Past P + 1 more bits everything is below half the least
   // subnormal, which the sticky rest still tells apart from zero.
-  Value *D = B.CreateBinaryIntrinsic(Intrinsic::smax,
-                                     B.CreateSub(C(I.EMin), E), C(0));
+  Value *D =
+      B.CreateBinaryIntrinsic(Intrinsic::smax, B.CreateSub(C(I.EMin), E), C(0));
   D = B.CreateBinaryIntrinsic(Intrinsic::smin, D, C(I.P + 1));
   Value *Shift = B.CreateAdd(C(62 - I.P), D);
   Value *Q = B.CreateLShr(Norm, Shift);
@@ -73,10 +73,9 @@ Value *roundSignificand(IRBuilder<> &B, Value *Neg, Value *Sig, Value *LsbExp,
   Q = B.CreateAdd(Q, B.CreateZExt(Up, B.getInt64Ty()));
   // A normal result: the biased exponent above the fraction, less one for
   // the leading one of Q (a carry out of Q bumps the exponent, up to inf).
-  Value *ExpField =
-      B.CreateShl(B.CreateAdd(E, C(I.Bias - 1)), C(I.P - 1));
-  Value *Bits = B.CreateAdd(
-      B.CreateSelect(B.CreateICmpEQ(D, C(0)), ExpField, C(0)), Q);
+  Value *ExpField = B.CreateShl(B.CreateAdd(E, C(I.Bias - 1)), C(I.P - 1));
+  Value *Bits =
+      B.CreateAdd(B.CreateSelect(B.CreateICmpEQ(D, C(0)), ExpField, C(0)), Q);
   Value *Over = B.CreateICmpSGE(Bits, C(I.Inf));
   Value *OverBits = nullptr;
   switch (R) {
@@ -112,17 +111,16 @@ Value *halfToFloat(IRBuilder<> &B, Value *Bits, HalfFormat F) {
   Value *S = B.CreateShl(B.CreateAnd(U, 0x8000), 16);
   Value *E = B.CreateAnd(B.CreateLShr(U, 10), 31);
   Value *M = B.CreateAnd(U, 0x3ff);
-  Value *Normal = B.CreateOr(
-      S, B.CreateOr(B.CreateShl(B.CreateAdd(E, B.getInt32(112)), 23),
-                    B.CreateShl(M, 13)));
+  Value *Normal =
+      B.CreateOr(S, B.CreateOr(B.CreateShl(B.CreateAdd(E, B.getInt32(112)), 23),
+                               B.CreateShl(M, 13)));
   // Subnormals: M * 2^-24, exact in float.
   Value *Sub = B.CreateFMul(B.CreateUIToFP(M, B.getFloatTy()),
                             ConstantFP::get(B.getFloatTy(), 0x1p-24));
   Sub = B.CreateOr(B.CreateBitCast(Sub, B.getInt32Ty()), S);
-  Value *Special =
-      B.CreateSelect(B.CreateICmpEQ(M, B.getInt32(0)),
-                     B.CreateOr(S, B.getInt32(0x7f800000)),
-                     B.getInt32(0x7fffffff));
+  Value *Special = B.CreateSelect(B.CreateICmpEQ(M, B.getInt32(0)),
+                                  B.CreateOr(S, B.getInt32(0x7f800000)),
+                                  B.getInt32(0x7fffffff));
   Value *R = B.CreateSelect(B.CreateICmpEQ(E, B.getInt32(0)), Sub, Normal);
   R = B.CreateSelect(B.CreateICmpEQ(E, B.getInt32(31)), Special, R);
   return B.CreateBitCast(R, B.getFloatTy());
@@ -142,11 +140,10 @@ Value *floatToHalf(IRBuilder<> &B, Value *X, HalfFormat F, PtxRound R) {
                               B.getInt64(1075));
   Value *Finite = roundSignificand(B, Neg, Sig, LsbExp, F, R);
   FormatInfo I = info(F);
-  Value *Inf = B.CreateSelect(Neg, B.getInt16(0x8000 | I.Inf),
-                              B.getInt16(I.Inf));
-  Value *Special =
-      B.CreateSelect(B.CreateICmpEQ(Man, B.getInt64(0)), Inf,
-                     B.getInt16(HalfCanonicalNaN));
+  Value *Inf =
+      B.CreateSelect(Neg, B.getInt16(0x8000 | I.Inf), B.getInt16(I.Inf));
+  Value *Special = B.CreateSelect(B.CreateICmpEQ(Man, B.getInt64(0)), Inf,
+                                  B.getInt16(HalfCanonicalNaN));
   return B.CreateSelect(B.CreateICmpEQ(Exp, B.getInt64(0x7ff)), Special,
                         Finite);
 }
@@ -165,8 +162,8 @@ Value *sumRoundedToOdd(IRBuilder<> &B, Value *A, Value *C) {
   // TwoSum (Knuth): S + Err == A + C exactly, S the rounded sum.
   Value *S = B.CreateFAdd(A, C);
   Value *Bp = B.CreateFSub(S, A);
-  Value *Err = B.CreateFAdd(B.CreateFSub(A, B.CreateFSub(S, Bp)),
-                            B.CreateFSub(C, Bp));
+  Value *Err =
+      B.CreateFAdd(B.CreateFSub(A, B.CreateFSub(S, Bp)), B.CreateFSub(C, Bp));
   Type *I64 = B.getInt64Ty();
   Value *SBits = B.CreateBitCast(S, I64);
   Value *EBits = B.CreateBitCast(Err, I64);

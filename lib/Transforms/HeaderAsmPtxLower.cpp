@@ -27,15 +27,13 @@ namespace cleave {
 
 namespace {
 
-bool isPair(PtxType T) {
-  return T == PtxType::F16x2 || T == PtxType::BF16x2;
-}
+bool isPair(PtxType T) { return T == PtxType::F16x2 || T == PtxType::BF16x2; }
 bool isHalf(PtxType T) {
   return T == PtxType::F16 || T == PtxType::BF16 || isPair(T);
 }
 HalfFormat formatOf(PtxType T) {
   return T == PtxType::BF16 || T == PtxType::BF16x2 ? HalfFormat::BF16
-                                                     : HalfFormat::F16;
+                                                    : HalfFormat::F16;
 }
 bool isSigned(PtxType T) {
   return T == PtxType::S8 || T == PtxType::S16 || T == PtxType::S32 ||
@@ -105,8 +103,7 @@ private:
 };
 
 unsigned PtxLowering::width(const PtxOperand &O) const {
-  return O.K == PtxOperand::Reg ? P.Regs[O.Index].Bits
-                                : P.OperandBits[O.Index];
+  return O.K == PtxOperand::Reg ? P.Regs[O.Index].Bits : P.OperandBits[O.Index];
 }
 
 Value *PtxLowering::read(const PtxOperand &O, unsigned Bits) {
@@ -116,9 +113,9 @@ Value *PtxLowering::read(const PtxOperand &O, unsigned Bits) {
   case PtxOperand::Reg:
     return Regs[O.Index];
   case PtxOperand::Pair: {
-    Value *Lo = B.CreateZExt(read(O.Halves[0], 16), B.getInt32Ty());
-    Value *Hi = B.CreateZExt(read(O.Halves[1], 16), B.getInt32Ty());
-    return B.CreateOr(Lo, B.CreateShl(Hi, 16));
+    Value *Lo = B.CreateZExt(read(O.Halves[0], Bits / 2), B.getIntNTy(Bits));
+    Value *Hi = B.CreateZExt(read(O.Halves[1], Bits / 2), B.getIntNTy(Bits));
+    return B.CreateOr(Lo, B.CreateShl(Hi, Bits / 2));
   }
   case PtxOperand::Arg:
     if (O.Index < P.NumOutputs)
@@ -137,10 +134,12 @@ void PtxLowering::write(const PtxOperand &O, Value *V) {
   case PtxOperand::Arg:
     Outs[O.Index] = V;
     return;
-  case PtxOperand::Pair:
-    write(O.Halves[0], B.CreateTrunc(V, B.getInt16Ty()));
-    write(O.Halves[1], B.CreateTrunc(B.CreateLShr(V, 16), B.getInt16Ty()));
+  case PtxOperand::Pair: {
+    unsigned Half = V->getType()->getIntegerBitWidth() / 2;
+    write(O.Halves[0], B.CreateTrunc(V, B.getIntNTy(Half)));
+    write(O.Halves[1], B.CreateTrunc(B.CreateLShr(V, Half), B.getIntNTy(Half)));
     return;
+  }
   case PtxOperand::Imm:
     return;
   }
@@ -161,9 +160,9 @@ void PtxLowering::run() {
   for (unsigned O = 0; O < P.NumOutputs; ++O) {
     Type *T = ST ? ST->getElementType(O) : CB.getType();
     Value *V = B.CreateBitCast(Outs[O], T);
-    Result = ST ? B.CreateInsertValue(Result ? Result : PoisonValue::get(ST),
-                                      V, O)
-                : V;
+    Result =
+        ST ? B.CreateInsertValue(Result ? Result : PoisonValue::get(ST), V, O)
+           : V;
   }
   CB.replaceAllUsesWith(Result);
   CB.eraseFromParent();
@@ -191,12 +190,11 @@ template <typename Fn> Value *PtxLowering::lanes(const PtxInst &I, Fn Lane) {
 /// min/max on \p A, \p Bv (float) with their patterns \p RA, \p RB: NaN
 /// operands ignored unless \p PropagateNaN (then any NaN gives NaN), two
 /// NaNs give \p NaN, and -0 orders below +0.
-Value *minMax(IRBuilder<> &B, bool Max, bool PropagateNaN, Value *A,
-              Value *Bv, Value *RA, Value *RB, Value *NaN) {
+Value *minMax(IRBuilder<> &B, bool Max, bool PropagateNaN, Value *A, Value *Bv,
+              Value *RA, Value *RB, Value *NaN) {
   Value *ANaN = B.CreateFCmpUNO(A, A), *BNaN = B.CreateFCmpUNO(Bv, Bv);
-  Value *Pick = B.CreateSelect(Max ? B.CreateFCmpOGT(A, Bv)
-                                   : B.CreateFCmpOLT(A, Bv),
-                               RA, RB);
+  Value *Pick = B.CreateSelect(
+      Max ? B.CreateFCmpOGT(A, Bv) : B.CreateFCmpOLT(A, Bv), RA, RB);
   // Equal values have equal patterns except +0/-0.
   Value *Tie = Max ? B.CreateAnd(RA, RB) : B.CreateOr(RA, RB);
   Value *R = B.CreateSelect(B.CreateFCmpOEQ(A, Bv), Tie, Pick);
@@ -210,12 +208,12 @@ Value *minMax(IRBuilder<> &B, bool Max, bool PropagateNaN, Value *A,
 Value *tanhF32(IRBuilder<> &B, Value *X) {
   Type *D = B.getDoubleTy();
   Value *AX = B.CreateUnaryIntrinsic(Intrinsic::fabs, B.CreateFPExt(X, D));
-  Value *T = B.CreateUnaryIntrinsic(
-      Intrinsic::exp, B.CreateFMul(AX, ConstantFP::get(D, 2.0)));
-  Value *R = B.CreateFSub(
-      ConstantFP::get(D, 1.0),
-      B.CreateFDiv(ConstantFP::get(D, 2.0),
-                   B.CreateFAdd(T, ConstantFP::get(D, 1.0))));
+  Value *T = B.CreateUnaryIntrinsic(Intrinsic::exp,
+                                    B.CreateFMul(AX, ConstantFP::get(D, 2.0)));
+  Value *R =
+      B.CreateFSub(ConstantFP::get(D, 1.0),
+                   B.CreateFDiv(ConstantFP::get(D, 2.0),
+                                B.CreateFAdd(T, ConstantFP::get(D, 1.0))));
   // Below 2^-12, tanh(x) = x to float precision; the formula cancels there.
   R = B.CreateSelect(B.CreateFCmpOLT(AX, ConstantFP::get(D, 0x1p-12)), AX, R);
   return B.CreateBinaryIntrinsic(Intrinsic::copysign,
@@ -246,8 +244,7 @@ Value *PtxLowering::lowerHalfLane(const PtxInst &I, ArrayRef<Value *> Ops) {
     break;
   case PtxOp::Fma: {
     Value *Product = B.CreateFMul(Double(0), Double(1)); // exact
-    R = floatToHalf(B, sumRoundedToOdd(B, Product, Double(2)), F,
-                    PtxRound::RN);
+    R = floatToHalf(B, sumRoundedToOdd(B, Product, Double(2)), F, PtxRound::RN);
     break;
   }
   case PtxOp::Neg:
@@ -347,8 +344,8 @@ Value *PtxLowering::lowerCvt(const PtxInst &I) {
   if (isPair(D)) {
     // cvt.rn.f16x2.f32 d, a, b: a to the upper half, b to the lower.
     Value *Hi = floatToHalf(B, asFloat(Src), formatOf(D), I.Round);
-    Value *Lo = floatToHalf(B, asFloat(read(I.Ops[2], 32)), formatOf(D),
-                            I.Round);
+    Value *Lo =
+        floatToHalf(B, asFloat(read(I.Ops[2], 32)), formatOf(D), I.Round);
     return B.CreateOr(B.CreateZExt(Lo, B.getInt32Ty()),
                       B.CreateShl(B.CreateZExt(Hi, B.getInt32Ty()), 16));
   }
@@ -358,17 +355,18 @@ Value *PtxLowering::lowerCvt(const PtxInst &I) {
     return B.CreateBitCast(B.CreateFPExt(asFloat(Src), B.getDoubleTy()),
                            B.getInt64Ty());
   if (D == PtxType::F32 && S == PtxType::F64)
-    return asBits(B.CreateFPTrunc(B.CreateBitCast(Src, B.getDoubleTy()),
-                                  B.getFloatTy()));
+    return asBits(
+        B.CreateFPTrunc(B.CreateBitCast(Src, B.getDoubleTy()), B.getFloatTy()));
   if (D == S) // rounding to an integral value in the same format
     return isHalf(D) ? floatToHalf(B, roundIntegral(B, SrcFloat(), I.Round),
                                    formatOf(D), PtxRound::RN)
                      : asBits(roundIntegral(B, asFloat(Src), I.Round));
   if (isHalf(D)) {
     if (S == PtxType::F32 || S == PtxType::F64)
-      return floatToHalf(B, B.CreateBitCast(Src, S == PtxType::F32
-                                                     ? B.getFloatTy()
-                                                     : B.getDoubleTy()),
+      return floatToHalf(B,
+                         B.CreateBitCast(Src, S == PtxType::F32
+                                                  ? B.getFloatTy()
+                                                  : B.getDoubleTy()),
                          formatOf(D), I.Round);
     return intToHalf(B, Src, isSigned(S), formatOf(D), I.Round);
   }
@@ -386,9 +384,7 @@ Value *PtxLowering::lowerCvt(const PtxInst &I) {
 Value *PtxLowering::lowerCompare(const PtxInst &I) {
   CmpInst::Predicate Pred = predicate(I.Cmp);
   PtxType S = I.SrcType, D = I.Type;
-  auto Compare = [&](Value *A, Value *Bv) {
-    return B.CreateFCmp(Pred, A, Bv);
-  };
+  auto Compare = [&](Value *A, Value *Bv) { return B.CreateFCmp(Pred, A, Bv); };
   if (I.Op == PtxOp::Setp) {
     unsigned Bits = ptxTypeBits(S);
     Value *A = read(I.Ops[1], Bits), *Bv = read(I.Ops[2], Bits);
@@ -437,7 +433,8 @@ Value *PtxLowering::lowerBits(const PtxInst &I) {
     if (I.Op == PtxOp::Shr && isSigned(I.Type))
       return B.CreateAShr(A, B.CreateSelect(Out, Last, Amount));
     Value *Safe = B.CreateSelect(Out, Last, Amount);
-    Value *V = I.Op == PtxOp::Shl ? B.CreateShl(A, Safe) : B.CreateLShr(A, Safe);
+    Value *V =
+        I.Op == PtxOp::Shl ? B.CreateShl(A, Safe) : B.CreateLShr(A, Safe);
     return B.CreateSelect(Out, ConstantInt::get(A->getType(), 0), V);
   }
   Value *C = read(I.Ops[2], Bits);
@@ -474,9 +471,8 @@ Value *PtxLowering::lower(const PtxInst &I) {
     return lowerBits(I);
   default:
     if (isHalf(I.Type))
-      return lanes(I, [&](ArrayRef<Value *> Ops) {
-        return lowerHalfLane(I, Ops);
-      });
+      return lanes(
+          I, [&](ArrayRef<Value *> Ops) { return lowerHalfLane(I, Ops); });
     return lowerFloat32(I);
   }
 }

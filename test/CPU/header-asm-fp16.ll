@@ -135,6 +135,12 @@ define ptx_kernel void @convert(ptr %out) {
   %m = call i16 asm "cvt.rni.f16.f16 $0, $1;", "=h,h"(i16 16640)
   %p12 = getelementptr i16, ptr %out, i64 20
   store i16 %m, ptr %p12
+  ; __bfloat162char_rz(-200): saturates to -128 in a .b8 register, then
+  ; packed with a zero byte: 0x0080
+  ; IR-DAG: store i16 128,
+  %n = call i16 asm "{ .reg.b8 myreg;\0A  cvt.rzi.s8.bf16 myreg, $1;\0A  mov.b16 $0, {myreg, 0};\0A}", "=h,h"(i16 -15544)
+  %p13 = getelementptr i16, ptr %out, i64 21
+  store i16 %n, ptr %p13
   ret void
 }
 

@@ -24,13 +24,56 @@
 namespace cleave {
 
 enum class PtxOp {
-  Mov, Add, Sub, Mul, Fma, Neg, Abs, Min, Max, Div, Rcp, Sqrt, Rsqrt, Ex2,
-  Lg2, Sin, Cos, Tanh, Cvt, Setp, Set, Selp, And, Or, Xor, Not, Shl, Shr,
+  Mov,
+  Add,
+  Sub,
+  Mul,
+  Fma,
+  Neg,
+  Abs,
+  Min,
+  Max,
+  Div,
+  Rcp,
+  Sqrt,
+  Rsqrt,
+  Ex2,
+  Lg2,
+  Sin,
+  Cos,
+  Tanh,
+  Cvt,
+  Setp,
+  Set,
+  Selp,
+  And,
+  Or,
+  Xor,
+  Not,
+  Shl,
+  Shr,
 };
 
 enum class PtxType {
-  B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64,
-  F16, F16x2, BF16, BF16x2, F32, F64, Pred,
+  B8,
+  B16,
+  B32,
+  B64,
+  U8,
+  U16,
+  U32,
+  U64,
+  S8,
+  S16,
+  S32,
+  S64,
+  F16,
+  F16x2,
+  BF16,
+  BF16x2,
+  F32,
+  F64,
+  Pred,
 };
 
 /// Rounding of a cvt or an arithmetic instruction: none given, to nearest
@@ -39,7 +82,22 @@ enum class PtxType {
 enum class PtxRound { None, RN, RZ, RM, RP, RNI, RZI, RMI, RPI };
 
 /// set/setp comparisons; the U forms are true when an operand is NaN.
-enum class PtxCmp { EQ, NE, LT, LE, GT, GE, EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN_ };
+enum class PtxCmp {
+  EQ,
+  NE,
+  LT,
+  LE,
+  GT,
+  GE,
+  EQU,
+  NEU,
+  LTU,
+  LEU,
+  GTU,
+  GEU,
+  NUM,
+  NAN_
+};
 
 struct PtxOperand {
   enum Kind { Arg, Reg, Imm, Pair } K;
@@ -47,7 +105,8 @@ struct PtxOperand {
   unsigned Index = 0;
   /// Imm: the value.
   uint64_t Value = 0;
-  /// Pair: {low, high} halves of a 32-bit value (mov.b32 packing).
+  /// Pair: {low, high} halves of a 16-, 32- or 64-bit value (mov.b32
+  /// packing two halves, mov.b16 two bytes).
   std::vector<PtxOperand> Halves;
 };
 

@@ -28,8 +28,7 @@ uint16_t halfOne(HalfFormat F);
 /// The float value of the i16 pattern \p Bits (exact; an f16 NaN becomes
 /// the canonical float NaN 0x7fffffff, a bf16 NaN keeps its payload, as
 /// the headers' host conversions do).
-llvm::Value *halfToFloat(llvm::IRBuilder<> &B, llvm::Value *Bits,
-                         HalfFormat F);
+llvm::Value *halfToFloat(llvm::IRBuilder<> &B, llvm::Value *Bits, HalfFormat F);
 
 /// \p X (float or double) rounded once to \p F with \p R (RN, RZ, RM, RP).
 llvm::Value *floatToHalf(llvm::IRBuilder<> &B, llvm::Value *X, HalfFormat F,
