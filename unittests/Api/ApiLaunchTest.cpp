@@ -847,6 +847,7 @@ protected:
             {const_cast<float *>(A), const_cast<float *>(Bv), C});
       };
       O.BlocksPerMs = GpuBlocksPerMs;
+      O.QueriesBeforeDone = QueriesBeforeDone;
       auto G = std::make_unique<cleave::rt::NullGpu>(std::move(O));
       Gpu = G.get();
       std::vector<std::unique_ptr<cleave::rt::Device>> V;
@@ -889,6 +890,7 @@ protected:
   /// the GPU's rate, CLEAVE_PARTITION.
   bool WithCpu = false;
   double GpuBlocksPerMs = 1;
+  unsigned QueriesBeforeDone = 0;
   const char *Partition = nullptr;
 };
 
@@ -1029,6 +1031,32 @@ TEST_F(ApiDirectBesideCpu, ALaunchTimedTooShortToSplitGoesDirect) {
   int Timed = 1 + (Launches - 1) /
                       int(cleave::rt::api::Runtime::DirectRecheck + 1);
   EXPECT_EQ(std::count(T.begin(), T.end(), "record"), 2 * Timed);
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+/// The same, with events the GPU reaches only at the fourth query.
+class ApiDirectBesideCpuBusy : public ApiDirectBesideCpu {
+protected:
+  ApiDirectBesideCpuBusy() { QueriesBeforeDone = 3; }
+};
+
+TEST_F(ApiDirectBesideCpuBusy, LaunchesGoDirectUntilTheFirstTimingIsRead) {
+  // The first launch's timing is read at the fifth launch: the launches
+  // before go direct as the first did, and so do those after (too short).
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  for (int L = 0; L < 10; ++L) {
+    LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_NE(lastPlan().find(", direct"), std::string::npos)
+        << L << ": " << lastPlan();
+  }
   std::vector<float> C = download(DC, N);
   for (int I = 0; I < N; ++I)
     ASSERT_EQ(C[I], A[I] + B[I]) << I;

@@ -1059,8 +1059,12 @@ bool Runtime::mayLaunchDirect(const KernelHandle *K, uint64_t Blocks,
                                                       double(G.MeasuredBlocks));
     bool TooShort =
         DirectTimed && Predicted >= 0 && Predicted < Eng->minSplitMs();
+    // The first timing not read yet (the GPU has not reached it: launches
+    // in a loop outrun it): the launches go direct, as the first did, until
+    // it is, rather than each paying the model's first search.
+    bool Unread = DirectTimed && G.ProbeMs < 0 && G.Pending;
     if (!TooShort) {
-      if (G.Streak < DirectStreak || G.Launched >= DirectRecheck)
+      if ((G.Streak < DirectStreak && !Unread) || G.Launched >= DirectRecheck)
         return false;
       ++G.Launched;
     }
