@@ -132,6 +132,10 @@ std::optional<Decoded> decodeOpcode(StringRef Opcode) {
                                 .Case("not", PtxOp::Not)
                                 .Case("shl", PtxOp::Shl)
                                 .Case("shr", PtxOp::Shr)
+          .Case("addc", PtxOp::AddC)
+          .Case("subc", PtxOp::SubC)
+          .Case("mad", PtxOp::Mad)
+          .Case("madc", PtxOp::MadC)
                                 .Default(std::nullopt);
   if (!Op)
     return std::nullopt;
@@ -185,6 +189,10 @@ std::optional<Decoded> decodeOpcode(StringRef Opcode) {
       D.I.PropagateNaN = true;
     else if (M == "approx" && !D.Approx)
       D.Approx = true;
+    else if (M == "cc" && !D.I.CarryOut)
+      D.I.CarryOut = true;
+    else if ((M == "lo" || M == "hi") && D.I.Part == PtxInst::Whole)
+      D.I.Part = M == "lo" ? PtxInst::Lo : PtxInst::Hi;
     else
       return std::nullopt;
     CmpAllowed = false; // the comparison comes first
@@ -232,6 +240,22 @@ bool validate(Decoded &D) {
   bool NoFlags = !I.Ftz && !I.Sat && !I.Relu && !I.PropagateNaN && !D.Approx;
   bool RoundNone = I.Round == PtxRound::None;
   auto ArithType = [](PtxType T) { return isHalfType(T) || T == PtxType::F32; };
+  auto Word = [](PtxType T) { return T == PtxType::U32 || T == PtxType::S32; };
+  bool IntForm = D.Types.size() == 1 && Word(D.Types[0]);
+  // Integer add/sub only in carry chains (.cc); mul only as .lo/.hi.
+  bool Chain = I.Op == PtxOp::AddC || I.Op == PtxOp::SubC ||
+               I.Op == PtxOp::Mad || I.Op == PtxOp::MadC ||
+               ((I.Op == PtxOp::Add || I.Op == PtxOp::Sub) && IntForm &&
+                I.CarryOut) ||
+               (I.Op == PtxOp::Mul && IntForm && !I.CarryOut);
+  if (Chain) {
+    bool Halves = I.Op == PtxOp::Mul || I.Op == PtxOp::Mad ||
+                  I.Op == PtxOp::MadC;
+    return NoFlags && RoundNone && (I.Part != PtxInst::Whole) == Halves &&
+           One(Word);
+  }
+  if (I.CarryOut || I.Part != PtxInst::Whole)
+    return false;
   switch (I.Op) {
   case PtxOp::Mov:
     return NoFlags && RoundNone && One([](PtxType T) {
@@ -239,11 +263,23 @@ bool validate(Decoded &D) {
            });
   case PtxOp::Add:
   case PtxOp::Sub:
-  case PtxOp::Mul:
-    // .sat only on the half types (add.sat.f16); no .ftz.
-    return !I.Relu && !I.PropagateNaN && !D.Approx && !I.Ftz &&
-           (RoundNone || I.Round == PtxRound::RN) && One(ArithType) &&
-           (!I.Sat || isHalfType(I.Type));
+  case PtxOp::Mul: {
+    // Halves: .rn only, .sat. f32/f64: the four roundings for add and sub
+    // (.ftz on f32), as libdevice's sub.rz.f64.
+    if (I.Relu || I.PropagateNaN || D.Approx)
+      return false;
+    bool Directed = I.Round == PtxRound::RZ || I.Round == PtxRound::RM ||
+                    I.Round == PtxRound::RP;
+    if (!One([](PtxType T) {
+          return isHalfType(T) || T == PtxType::F32 || T == PtxType::F64;
+        }))
+      return false;
+    if (isHalfType(I.Type))
+      return !I.Ftz && (RoundNone || I.Round == PtxRound::RN);
+    return !I.Sat && (!I.Ftz || I.Type == PtxType::F32) &&
+           (RoundNone || I.Round == PtxRound::RN ||
+            (Directed && I.Op != PtxOp::Mul));
+  }
   case PtxOp::Fma:
     return I.Round == PtxRound::RN && !I.PropagateNaN && !D.Approx && !I.Ftz &&
            !(I.Sat && I.Relu) && One(ArithType) &&
@@ -255,10 +291,14 @@ bool validate(Decoded &D) {
   case PtxOp::Max:
     return !I.Ftz && !I.Sat && !I.Relu && !D.Approx && RoundNone &&
            One(ArithType);
+  case PtxOp::Rsqrt: // libdevice's rsqrt.approx.ftz.f64 too
+    return D.Approx && !I.Sat && !I.Relu && !I.PropagateNaN && RoundNone &&
+           One([](PtxType T) {
+             return T == PtxType::F32 || T == PtxType::F64;
+           });
   case PtxOp::Div:
   case PtxOp::Rcp:
   case PtxOp::Sqrt:
-  case PtxOp::Rsqrt:
   case PtxOp::Ex2:
   case PtxOp::Lg2:
   case PtxOp::Sin:
@@ -330,6 +370,8 @@ unsigned operandCount(const PtxInst &I) {
     return I.Type == PtxType::F16x2 || I.Type == PtxType::BF16x2 ? 3 : 2;
   case PtxOp::Fma:
   case PtxOp::Selp:
+  case PtxOp::Mad:
+  case PtxOp::MadC:
     return 4;
   default:
     return 3;
@@ -376,6 +418,8 @@ private:
   /// starts with its value); a read of one not yet set is refused.
   std::vector<bool> Written;
   SmallVector<bool, 2> OutputSet;
+  /// Whether an earlier instruction wrote the carry flag.
+  bool CarrySet = false;
 };
 
 bool Parser::parse() {
@@ -551,6 +595,12 @@ bool Parser::instruction(StringRef Text) {
   bool IntDest = I.Op == PtxOp::Cvt && isIntType(I.Type);
   if (!checkOperand(I.Ops[0], operandBits(I, 0), true, IntDest))
     return false;
+  // A carry-in reads the flag an earlier .cc wrote.
+  bool CarryIn = I.Op == PtxOp::AddC || I.Op == PtxOp::SubC ||
+                 I.Op == PtxOp::MadC;
+  if (CarryIn && !CarrySet)
+    return false;
+  CarrySet |= I.CarryOut;
   B.Insts.push_back(std::move(I));
   return true;
 }

@@ -84,7 +84,8 @@ private:
   void write(const PtxOperand &O, Value *V);
   unsigned width(const PtxOperand &O) const;
   Value *lower(const PtxInst &I);
-  Value *lowerFloat32(const PtxInst &I);
+  Value *lowerScalarFloat(const PtxInst &I);
+  Value *lowerCarry(const PtxInst &I);
   Value *lowerHalfLane(const PtxInst &I, ArrayRef<Value *> Ops);
   Value *lowerCvt(const PtxInst &I);
   Value *lowerCompare(const PtxInst &I);
@@ -100,6 +101,8 @@ private:
   const PtxBlock &P;
   std::vector<Value *> Regs;
   SmallVector<Value *, 2> Outs;
+  /// The carry flag (CC.CF) the last .cc instruction wrote.
+  Value *Carry = nullptr;
 };
 
 unsigned PtxLowering::width(const PtxOperand &O) const {
@@ -278,22 +281,63 @@ Value *PtxLowering::lowerHalfLane(const PtxInst &I, ArrayRef<Value *> Ops) {
   return R;
 }
 
-Value *PtxLowering::lowerFloat32(const PtxInst &I) {
+/// The NVVM fma with \p I's directed rounding: a + b or a - b rounded
+/// once that way is fma(a, 1, +-b), which the CPU lowering computes exactly.
+static Intrinsic::ID directedFma(const PtxInst &I) {
+  bool D = I.Type == PtxType::F64;
+  switch (I.Round) {
+  case PtxRound::RZ:
+    return D ? Intrinsic::nvvm_fma_rz_d
+             : I.Ftz ? Intrinsic::nvvm_fma_rz_ftz_f : Intrinsic::nvvm_fma_rz_f;
+  case PtxRound::RM:
+    return D ? Intrinsic::nvvm_fma_rm_d
+             : I.Ftz ? Intrinsic::nvvm_fma_rm_ftz_f : Intrinsic::nvvm_fma_rm_f;
+  case PtxRound::RP:
+    return D ? Intrinsic::nvvm_fma_rp_d
+             : I.Ftz ? Intrinsic::nvvm_fma_rp_ftz_f : Intrinsic::nvvm_fma_rp_f;
+  default:
+    return Intrinsic::not_intrinsic;
+  }
+}
+
+Value *PtxLowering::lowerScalarFloat(const PtxInst &I) {
+  unsigned Bits = ptxTypeBits(I.Type);
+  Type *FT = Bits == 32 ? B.getFloatTy() : B.getDoubleTy();
   SmallVector<Value *, 3> Ops;
   for (unsigned K = 1; K < I.Ops.size(); ++K)
-    Ops.push_back(asFloat(read(I.Ops[K], 32)));
+    Ops.push_back(B.CreateBitCast(read(I.Ops[K], Bits), FT));
+  auto Out = [&](Value *V) {
+    return B.CreateBitCast(V, B.getIntNTy(Bits));
+  };
   auto Nvvm = [&](Intrinsic::ID Plain, Intrinsic::ID Ftz) {
-    return asBits(B.CreateIntrinsic(I.Ftz ? Ftz : Plain, {}, Ops));
+    return Out(B.CreateIntrinsic(I.Ftz ? Ftz : Plain, {}, Ops));
   };
   switch (I.Op) {
   case PtxOp::Add:
-    return asBits(B.CreateFAdd(Ops[0], Ops[1]));
-  case PtxOp::Sub:
-    return asBits(B.CreateFSub(Ops[0], Ops[1]));
+  case PtxOp::Sub: {
+    Value *C = I.Op == PtxOp::Sub ? B.CreateFNeg(Ops[1]) : Ops[1];
+    if (Intrinsic::ID ID = directedFma(I))
+      return Out(B.CreateIntrinsic(ID, {}, {Ops[0], ConstantFP::get(FT, 1.0), C}));
+    if (I.Ftz)
+      return Out(B.CreateIntrinsic(Intrinsic::nvvm_add_rn_ftz_f, {}, {Ops[0], C}));
+    return Out(I.Op == PtxOp::Sub ? B.CreateFSub(Ops[0], Ops[1])
+                                  : B.CreateFAdd(Ops[0], Ops[1]));
+  }
   case PtxOp::Mul:
-    return asBits(B.CreateFMul(Ops[0], Ops[1]));
+    return Out(B.CreateFMul(Ops[0], Ops[1]));
   case PtxOp::Fma:
-    return asBits(B.CreateIntrinsic(Intrinsic::fma, {B.getFloatTy()}, Ops));
+    return Out(B.CreateIntrinsic(Intrinsic::fma, {FT}, Ops));
+  case PtxOp::Rsqrt:
+    if (Bits == 64)
+      return Nvvm(Intrinsic::nvvm_rsqrt_approx_d,
+                  Intrinsic::nvvm_rsqrt_approx_ftz_d);
+    return Nvvm(Intrinsic::nvvm_rsqrt_approx_f,
+                Intrinsic::nvvm_rsqrt_approx_ftz_f);
+  default:
+    break;
+  }
+  // The rest are f32 only.
+  switch (I.Op) {
   case PtxOp::Min:
   case PtxOp::Max:
     return minMax(B, I.Op == PtxOp::Max, I.PropagateNaN, Ops[0], Ops[1],
@@ -308,9 +352,6 @@ Value *PtxLowering::lowerFloat32(const PtxInst &I) {
   case PtxOp::Sqrt:
     return Nvvm(Intrinsic::nvvm_sqrt_approx_f,
                 Intrinsic::nvvm_sqrt_approx_ftz_f);
-  case PtxOp::Rsqrt:
-    return Nvvm(Intrinsic::nvvm_rsqrt_approx_f,
-                Intrinsic::nvvm_rsqrt_approx_ftz_f);
   case PtxOp::Ex2:
     return Nvvm(Intrinsic::nvvm_ex2_approx_f, Intrinsic::nvvm_ex2_approx_ftz_f);
   case PtxOp::Lg2:
@@ -448,7 +489,54 @@ Value *PtxLowering::lowerBits(const PtxInst &I) {
   }
 }
 
+Value *PtxLowering::lowerCarry(const PtxInst &I) {
+  Type *I64 = B.getInt64Ty();
+  bool Signed = I.Type == PtxType::S32;
+  auto Wide = [&](unsigned K, bool Sign) {
+    Value *V = read(I.Ops[K], 32);
+    return Sign ? B.CreateSExt(V, I64) : B.CreateZExt(V, I64);
+  };
+  bool CarryIn = I.Op == PtxOp::AddC || I.Op == PtxOp::SubC ||
+                 I.Op == PtxOp::MadC;
+  Value *In = CarryIn ? B.CreateZExt(Carry, I64) : B.getInt64(0);
+  bool Subtract = I.Op == PtxOp::Sub || I.Op == PtxOp::SubC;
+  Value *Sum = nullptr;
+  if (I.Op == PtxOp::Mul || I.Op == PtxOp::Mad || I.Op == PtxOp::MadC) {
+    // The 64-bit product of two 32-bit words is exact; .lo/.hi pick half.
+    Value *P = B.CreateMul(Wide(1, Signed), Wide(2, Signed));
+    if (I.Part == PtxInst::Hi)
+      P = B.CreateLShr(P, 32);
+    P = B.CreateAnd(P, B.getInt64(0xffffffff));
+    if (I.Op == PtxOp::Mul)
+      return B.CreateTrunc(P, B.getInt32Ty());
+    Sum = B.CreateAdd(B.CreateAdd(P, Wide(3, false)), In);
+  } else if (Subtract) {
+    Sum = B.CreateSub(B.CreateSub(Wide(1, false), Wide(2, false)), In);
+  } else {
+    Sum = B.CreateAdd(B.CreateAdd(Wide(1, false), Wide(2, false)), In);
+  }
+  // The carry out of bit 31; for a subtraction, the borrow (CC.CF).
+  if (I.CarryOut)
+    Carry = Subtract ? B.CreateICmpSLT(Sum, B.getInt64(0))
+                     : B.CreateICmpNE(B.CreateLShr(Sum, 32), B.getInt64(0));
+  return B.CreateTrunc(Sum, B.getInt32Ty());
+}
+
 Value *PtxLowering::lower(const PtxInst &I) {
+  if (I.Type == PtxType::U32 || I.Type == PtxType::S32) {
+    switch (I.Op) {
+    case PtxOp::Add:
+    case PtxOp::Sub:
+    case PtxOp::Mul:
+    case PtxOp::AddC:
+    case PtxOp::SubC:
+    case PtxOp::Mad:
+    case PtxOp::MadC:
+      return lowerCarry(I);
+    default:
+      break;
+    }
+  }
   switch (I.Op) {
   case PtxOp::Mov:
     return read(I.Ops[1], ptxTypeBits(I.Type));
@@ -473,7 +561,7 @@ Value *PtxLowering::lower(const PtxInst &I) {
     if (isHalf(I.Type))
       return lanes(
           I, [&](ArrayRef<Value *> Ops) { return lowerHalfLane(I, Ops); });
-    return lowerFloat32(I);
+    return lowerScalarFloat(I);
   }
 }
 

@@ -4,8 +4,10 @@
 ; lowering, instcombine folds every result, so the stored constants are the
 ; lowering's answers: ties to even, directed roundings, overflow per mode,
 ; subnormals, canonical NaN, unordered comparisons, signed zeros in min/max,
-; .sat/.relu, packing of pairs, a tied operand. Asm outside the recognised
-; shapes (memory, atomics, integer arithmetic) stays refused, named.
+; .sat/.relu, packing of pairs, a tied operand, and libdevice's integer
+; carry chains. Asm outside the recognised shapes (memory, atomics, integer
+; arithmetic outside a carry chain, a carry-in with no carry) stays
+; refused, named.
 ; RUN: %opt -load-pass-plugin=%cleave_plugin \
 ; RUN:   -passes='cleave-cpu-lower,function(instcombine)' \
 ; RUN:   -pass-remarks=cleave-cpu-lower -pass-remarks-missed=cleave-cpu-lower \
@@ -22,6 +24,8 @@ target triple = "nvptx64-nvidia-cuda"
 ; REMARK-DAG: kernel approx: CPU variant __cleave_cpu_approx
 ; REMARK-DAG: kernel load stays GPU-only: inline-asm (asm ld.global.nc.b16 $0, [$1];)
 ; REMARK-DAG: kernel atomic stays GPU-only: inline-asm (asm { atom.add.noftz.f16 $0,[$1],$2; })
+; REMARK-DAG: kernel carry: CPU variant __cleave_cpu_carry
+; REMARK-DAG: kernel nocarry stays GPU-only: inline-asm (asm { addc.u32 $0,$1,$2; })
 ; REMARK-DAG: kernel integer stays GPU-only: inline-asm (asm { add.s32 $0,$1,$2; })
 ; REMARK-DAG: kernel predicated stays GPU-only: inline-asm (asm { .reg .pred p; setp.eq.f16 p, $1, $2; @p mov.b16 $0,...)
 
@@ -180,6 +184,37 @@ define ptx_kernel void @approx(ptr %out, i16 %h, float %x) {
   %b = call i16 asm "{\0A\09  .reg.b16 i,r;        \0A\09  mov.b16 r, $0;       \0A\09  mov.b16 i, $1;       \0A\09  abs.f16 i, i;        \0A\09{.reg.b16 spc, ulp, p;\0A  mov.b16 spc,0X2B7CU;\0A  mov.b16 ulp,0x1000U;\0A  set.eq.f16.f16 p,i, spc;\0A  fma.rn.f16 r,p,ulp,r;\0A}\0A  mov.b16 $0, r;       \0A}\0A", "=h,h,0"(i16 %h, i16 %h)
   %p2 = getelementptr i16, ptr %out, i64 4
   store i16 %b, ptr %p2
+  ret void
+}
+
+; libdevice's carry chains: (2^64-1)^2 = 0xfffffffffffffffe_0000000000000001;
+; (0, 1) - (1, 0) as 128-bit numbers borrows: (2^64-1, 0).
+; IR-LABEL: define {{.*}}@__cleave_cpu_carry(
+; IR-DAG: store i64 1,
+; IR-DAG: store i64 -2,
+; IR-DAG: store i64 -1,
+; IR-DAG: store i64 0,
+define ptx_kernel void @carry(ptr %out) {
+  %m = call { i64, i64 } asm "{\0A\09.reg .u32 r0, r1, r2, r3, alo, ahi, blo, bhi;\0A\09mov.b64         {alo,ahi}, $2;   \0A\09mov.b64         {blo,bhi}, $3;   \0A\09mul.lo.u32      r0, alo, blo;    \0A\09mul.hi.u32      r1, alo, blo;    \0A\09mad.lo.cc.u32   r1, alo, bhi, r1;\0A\09madc.hi.u32     r2, alo, bhi,  0;\0A\09mad.lo.cc.u32   r1, ahi, blo, r1;\0A\09madc.hi.cc.u32  r2, ahi, blo, r2;\0A\09madc.hi.u32     r3, ahi, bhi,  0;\0A\09mad.lo.cc.u32   r2, ahi, bhi, r2;\0A\09addc.u32        r3, r3,  0;      \0A\09mov.b64         $0, {r0,r1};     \0A\09mov.b64         $1, {r2,r3};     \0A\09}", "=l,=l,l,l"(i64 -1, i64 -1)
+  %lo = extractvalue { i64, i64 } %m, 0
+  %hi = extractvalue { i64, i64 } %m, 1
+  store i64 %lo, ptr %out
+  %p1 = getelementptr i64, ptr %out, i64 1
+  store i64 %hi, ptr %p1
+  %d = call { i64, i64 } asm "{\0A\09.reg .u32 r0, r1, r2, r3, a0, a1, a2, a3, b0, b1, b2, b3;\0A\09mov.b64         {a0,a1}, $2;\0A\09mov.b64         {a2,a3}, $3;\0A\09mov.b64         {b0,b1}, $4;\0A\09mov.b64         {b2,b3}, $5;\0A\09sub.cc.u32      r0, a0, b0; \0A\09subc.cc.u32     r1, a1, b1; \0A\09subc.cc.u32     r2, a2, b2; \0A\09subc.u32        r3, a3, b3; \0A\09mov.b64         $0, {r0,r1};\0A\09mov.b64         $1, {r2,r3};\0A\09}", "=l,=l,l,l,l,l"(i64 0, i64 1, i64 1, i64 0)
+  %dlo = extractvalue { i64, i64 } %d, 0
+  %dhi = extractvalue { i64, i64 } %d, 1
+  %p2 = getelementptr i64, ptr %out, i64 2
+  store i64 %dlo, ptr %p2
+  %p3 = getelementptr i64, ptr %out, i64 3
+  store i64 %dhi, ptr %p3
+  ret void
+}
+
+; A carry-in with no carry written before it is not recognised.
+define ptx_kernel void @nocarry(ptr %out, i32 %v) {
+  %a = call i32 asm "{ addc.u32 $0,$1,$2; }", "=r,r,r"(i32 %v, i32 %v)
+  store i32 %a, ptr %out
   ret void
 }
 

@@ -6,7 +6,8 @@
 // `$N` operands and declared temporaries, generated from a few macros (about
 // 350 statements). Instead of a table of strings, a strict recogniser parses
 // such a block into the instructions below. It accepts only the register-only
-// arithmetic those headers use; anything else (memory, predication, special
+// arithmetic those headers use, and libdevice's (integer carry chains,
+// directed-rounding subtraction); anything else (memory, predication, special
 // registers, an opcode or modifier not listed) makes the whole block
 // unrecognised, and the asm stays refused as before.
 //
@@ -52,6 +53,12 @@ enum class PtxOp {
   Not,
   Shl,
   Shr,
+  /// Integer carry chains (libdevice's wide multiplies for trigonometric
+  /// argument reduction): addc, subc, mad, madc; add/sub with .cc.
+  AddC,
+  SubC,
+  Mad,
+  MadC,
 };
 
 enum class PtxType {
@@ -119,6 +126,11 @@ struct PtxInst {
   PtxRound Round = PtxRound::None;
   PtxCmp Cmp = PtxCmp::EQ;
   bool Ftz = false, Sat = false, Relu = false, PropagateNaN = false;
+  /// .cc: writes the carry (borrow for sub) flag.
+  bool CarryOut = false;
+  /// .lo/.hi of an integer mul or mad: which half of the double-width
+  /// product.
+  enum { Whole, Lo, Hi } Part = Whole;
   llvm::SmallVector<PtxOperand, 4> Ops;
 };
 
