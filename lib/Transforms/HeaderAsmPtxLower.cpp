@@ -13,7 +13,9 @@
 // round once in integer arithmetic with the instruction's mode: all
 // bit-exact, NaN results canonical (0x7fff). The .approx instructions map
 // to the NVVM intrinsics the CPU lowering already implements with libm
-// (within the GPU's documented error, not bit-exact).
+// (within the GPU's documented error, not bit-exact). libdevice's integer
+// carry chains are exact in 64-bit arithmetic, the carry a value of the
+// block.
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/HalfFloatIR.h"

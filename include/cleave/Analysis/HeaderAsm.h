@@ -37,7 +37,8 @@ enum class HeaderAsmKind {
   /// thread goes on at once.
   Sleep,
   /// A register-only arithmetic block of cuda_fp16.hpp/cuda_bf16.hpp
-  /// (__hadd, __float2half_rz, __hlt, ...), parsed into Ptx.
+  /// (__hadd, __float2half_rz, __hlt, ...) or libdevice (carry chains),
+  /// parsed into Ptx.
   Arithmetic,
 };
 
