@@ -31,6 +31,7 @@
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/Transforms/NVVMCalls.h"
 #include "cleave/Transforms/WarpChain.h"
+#include "cleave/Transforms/WarpSynchronous.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -1937,6 +1938,7 @@ std::optional<Refusal> KernelLowering::run() {
                    &*K.getEntryBlock().begin()};
   if (auto R = inlineCalls())
     return R;
+  syncVolatileSharedStores(K);
   if (auto R = classifyAndLowerCalls())
     return R;
   // Constant expressions over non-generic globals become instructions, so
