@@ -30,6 +30,7 @@
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/Transforms/NVVMCalls.h"
+#include "cleave/Transforms/NVVMConversions.h"
 #include "cleave/Transforms/WarpChain.h"
 #include "cleave/Transforms/WarpSynchronous.h"
 
@@ -1939,6 +1940,7 @@ std::optional<Refusal> KernelLowering::run() {
   if (auto R = inlineCalls())
     return R;
   syncVolatileSharedStores(K);
+  lowerNVVMConversions(K);
   if (auto R = classifyAndLowerCalls())
     return R;
   // Constant expressions over non-generic globals become instructions, so
