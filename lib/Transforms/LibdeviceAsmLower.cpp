@@ -69,9 +69,8 @@ Value *buildLibdeviceAsm(IRBuilder<> &B, CallBase &CB, const LibdeviceAsm &L) {
   case LibdeviceAsmKind::MadWide32:
   case LibdeviceAsmKind::MadWide64:
     // a * b + c never exceeds the doubled width.
-    return splitResult(B, CB,
-                       B.CreateAdd(B.CreateMul(Widened(0), Widened(1)),
-                                   Widened(2)));
+    return splitResult(
+        B, CB, B.CreateAdd(B.CreateMul(Widened(0), Widened(1)), Widened(2)));
   case LibdeviceAsmKind::MulWide64:
     return splitResult(B, CB, B.CreateMul(Widened(0), Widened(1)));
   case LibdeviceAsmKind::Add128:

@@ -71,8 +71,8 @@ static Value *directedArith(IRBuilder<> &B, CallInst &CI, StringRef N) {
   if (Mode != "rz" && Mode != "rm" && Mode != "rp")
     return nullptr;
   StringRef Suffix = N.drop_front(6); // ".f", ".ftz.f" or ".d"
-  Intrinsic::ID Fma = Function::lookupIntrinsicID(
-      ("llvm.nvvm.fma." + Mode + Suffix).str());
+  Intrinsic::ID Fma =
+      Function::lookupIntrinsicID(("llvm.nvvm.fma." + Mode + Suffix).str());
   if (Fma == Intrinsic::not_intrinsic)
     return nullptr;
   Type *Ty = CI.getType();

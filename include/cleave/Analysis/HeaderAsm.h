@@ -1,10 +1,11 @@
 //===- HeaderAsm.h - Inline PTX of CUDA's own headers -----------*- C++ -*-===//
 //
 // Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx) and its
-// libdevice implement some device functions in inline PTX. The sequences listed here are matched
-// exactly (asm string and constraints) and have a known meaning that needs
-// no GPU: kernel legality accepts them and the CPU lowering rewrites them
-// into IR it already handles. Any other inline asm stays refused.
+// libdevice implement some device functions in inline PTX. The sequences
+// listed here are matched exactly (asm string and constraints) and have a
+// known meaning that needs no GPU: kernel legality accepts them and the CPU
+// lowering rewrites them into IR it already handles. Any other inline asm
+// stays refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_HEADERASM_H
