@@ -30,7 +30,9 @@
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/Transforms/NVVMCalls.h"
+#include "cleave/Transforms/NVVMConversions.h"
 #include "cleave/Transforms/WarpChain.h"
+#include "cleave/Transforms/WarpSynchronous.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -1937,6 +1939,8 @@ std::optional<Refusal> KernelLowering::run() {
                    &*K.getEntryBlock().begin()};
   if (auto R = inlineCalls())
     return R;
+  syncVolatileSharedStores(K);
+  lowerNVVMConversions(K);
   if (auto R = classifyAndLowerCalls())
     return R;
   // Constant expressions over non-generic globals become instructions, so

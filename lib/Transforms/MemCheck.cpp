@@ -18,6 +18,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llvm;
 
@@ -133,7 +134,17 @@ Function *createCheckedVariant(Function &Host, const ThreadIdSites &Sites,
     I->eraseFromParent();
   }
 
+  // Values the lowering demoted to allocas (a pointer into a __device__
+  // table computed in one loop and used in another) would hide where an
+  // access points; in registers again, they show it, and no check is placed
+  // on a variable's own memory.
   DominatorTree DT(*C);
+  SmallVector<AllocaInst *, 16> Promotable;
+  for (Instruction &I : C->getEntryBlock())
+    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && isAllocaPromotable(AI))
+      Promotable.push_back(AI);
+  if (!Promotable.empty())
+    PromoteMemToReg(Promotable, DT);
   for (const Access &A : accessesToCheck(*C)) {
     Value *Thread = Unknown;
     for (auto [Body, Lin] : Loops)
