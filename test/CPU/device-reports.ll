@@ -4,7 +4,9 @@
 ; its message, file, line, function and the block and thread ids, which the
 ; lowering maps like any other read of them (here after a barrier, in the
 ; second region). The assertion never returns (it leaves the range of
-; blocks), and its twin in the checked variant calls the same.
+; blocks). The checked variant calls printf's checked entry, which
+; validates the strings of `%s` (CLEAVE_CHECK=memory), with the block and
+; thread ids of its reports.
 ; RUN: %opt -load-pass-plugin=%cleave_plugin -passes=cleave-cpu-lower \
 ; RUN:   -pass-remarks=cleave-cpu-lower -pass-remarks-missed=cleave-cpu-lower \
 ; RUN:   %s -S -o %t.cpu.ll 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -30,7 +32,8 @@ target triple = "nvptx64-nvidia-cuda"
 ; IR: call i32 @__cleave_rt_vprintf(ptr @plain, ptr null, i64 0)
 ; IR: call void @__cleave_rt_assertfail(ptr @msg, ptr @file, i32 7, ptr @func, i64 1, i32 %ctaid.x, i32 %ctaid.y, i32 %ctaid.z, i32 %tid.x{{[0-9]*}}, i32 %tid.y{{[0-9]*}}, i32 %tid.z{{[0-9]*}}) #[[NORET:[0-9]+]]
 ; IR-LABEL: define internal void @__cleave_cpu_k_checked(
-; IR: call i32 @__cleave_rt_vprintf(
+; IR: call i32 @__cleave_rt_vprintf_checked(ptr @fmt, ptr %{{.*}}, i64 32, i64 %block.id, i64 %lin{{[0-9]*}})
+; IR: call i32 @__cleave_rt_vprintf_checked(ptr @plain, ptr null, i64 0, i64 %block.id, i64 %lin{{[0-9]*}})
 ; IR: call void @__cleave_rt_assertfail(
 ; IR-NOT: @vprintf
 ; IR-NOT: @__assertfail

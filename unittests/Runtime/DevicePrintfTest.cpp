@@ -160,6 +160,36 @@ TEST(DevicePrintf, PercentCountsAndMalformedInput) {
   EXPECT_EQ(format("[%s]", ArgBuffer().add(Long.c_str())), "[" + Long + "]");
 }
 
+TEST(DevicePrintf, StringCheckSeesEveryStringAndItsBound) {
+  struct Seen {
+    std::vector<std::pair<std::string, uint64_t>> Strings;
+    const void *Refuse = nullptr;
+  } S;
+  cleave::rt::StringCheck Check{
+      [](const void *Str, uint64_t Max, void *P) {
+        auto *S = static_cast<Seen *>(P);
+        S->Strings.push_back({static_cast<const char *>(Str), Max});
+        return Str != S->Refuse;
+      },
+      &S};
+  const char *A = "alpha", *B = "beta";
+  std::string Out;
+  ArgBuffer Args;
+  Args.add(A).add(2).add(B).add(A);
+  EXPECT_EQ(formatDevicePrintf("%s %.*s %p", Args.data(), Args.size(), Out,
+                               &Check),
+            4);
+  EXPECT_EQ(Out, "alpha be " + format("%p", ArgBuffer().add(A)));
+  ASSERT_EQ(S.Strings.size(), 2u); // %p reads no string
+  EXPECT_EQ(S.Strings[0].second, ~0ull);
+  EXPECT_EQ(S.Strings[1], std::make_pair(std::string("beta"), uint64_t(2)));
+  S.Refuse = B;
+  Out.clear();
+  EXPECT_EQ(formatDevicePrintf("%s %.*s %p", Args.data(), Args.size(), Out,
+                               &Check),
+            -2);
+}
+
 /// A CPU variant whose block `bad`, thread 3, fails an assertion; the
 /// others count the blocks that ran.
 std::atomic<uint64_t> BlocksRun{0};

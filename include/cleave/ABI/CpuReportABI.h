@@ -13,7 +13,15 @@
  * variadic call and stored at its natural alignment; null without
  * arguments), arg_bytes its size (CLEAVE_PRINTF_ARGS_UNKNOWN when the
  * compiler cannot tell). Returns what CUDA's printf returns: the number of
- * arguments read, -1 for a null format.
+ * arguments read, -1 for a null format. The checked variant
+ * (CpuCheckABI.h) calls instead
+ *
+ *   int __cleave_rt_vprintf_checked(const char *fmt, const void *args,
+ *                                   uint64_t arg_bytes, uint64_t block,
+ *                                   uint64_t thread);
+ *
+ * which under CLEAVE_CHECK=memory first validates the strings that `%s`
+ * reads, as __cleave_rt_check validates the kernel's own accesses.
  *
  *   [[noreturn]] void __cleave_rt_assertfail(const char *msg,
  *       const char *file, uint32_t line, const char *func,
@@ -29,6 +37,7 @@
 #define CLEAVE_ABI_CPUREPORTABI_H
 
 #define CLEAVE_PRINTF_FUNCTION "__cleave_rt_vprintf"
+#define CLEAVE_PRINTF_CHECKED_FUNCTION "__cleave_rt_vprintf_checked"
 #define CLEAVE_ASSERT_FUNCTION "__cleave_rt_assertfail"
 
 #define CLEAVE_PRINTF_ARGS_UNKNOWN (~(unsigned long long)0)

@@ -5,9 +5,12 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/DevicePrintf.h"
 #include "cleave/ABI/CpuReportABI.h"
+#include "cleave/rt/KernelFault.h"
+#include "cleave/rt/MemCheck.h"
 
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <cwchar>
 
@@ -103,13 +106,17 @@ void append(std::string &Out, const std::string &Fmt, T... V) {
   Out.resize(At + size_t(N));
 }
 
-/// Formats one conversion \p S with the arguments it reads; false when an
-/// argument is missing (nothing is appended then).
-bool formatOne(Spec S, ArgReader &Args, std::string &Out) {
+enum class Formatted { Done, Missing, Refused };
+
+/// Formats one conversion \p S with the arguments it reads: Missing when an
+/// argument is (nothing is appended then), Refused when \p Check refused
+/// its string.
+Formatted formatOne(Spec S, ArgReader &Args, std::string &Out,
+                    const StringCheck *Check) {
   int Star;
   if (S.WidthStar) {
     if (!Args.read(4, &Star))
-      return false;
+      return Formatted::Missing;
     // A negative width is a '-' flag and its magnitude.
     if (Star < 0) {
       S.Flags += '-';
@@ -119,7 +126,7 @@ bool formatOne(Spec S, ArgReader &Args, std::string &Out) {
   }
   if (S.PrecisionStar) {
     if (!Args.read(4, &Star))
-      return false;
+      return Formatted::Missing;
     // A negative precision is taken as if it were omitted.
     S.HasPrecision = Star >= 0;
     S.Precision = std::to_string(Star);
@@ -139,7 +146,7 @@ bool formatOne(Spec S, ArgReader &Args, std::string &Out) {
     if (S.Conv == 'c' || !Wide) {
       int V;
       if (!Args.read(4, &V))
-        return false;
+        return Formatted::Missing;
       // %lc takes a wint_t (4 bytes on both sides); hh and h convert the
       // promoted int as the host's printf does.
       std::string Len = S.Conv == 'c' ? (S.Length == "l" ? "l" : "") : S.Length;
@@ -147,13 +154,13 @@ bool formatOne(Spec S, ArgReader &Args, std::string &Out) {
         append(Out, Host + "lc", static_cast<wint_t>(V));
       else
         append(Out, Host + Len + S.Conv, V);
-      return true;
+      return Formatted::Done;
     }
     long long V;
     if (!Args.read(8, &V))
-      return false;
+      return Formatted::Missing;
     append(Out, Host + "ll" + S.Conv, V);
-    return true;
+    return Formatted::Done;
   }
   case 'e':
   case 'E':
@@ -166,16 +173,20 @@ bool formatOne(Spec S, ArgReader &Args, std::string &Out) {
     // Floats arrive promoted to double; the device has no long double.
     double V;
     if (!Args.read(8, &V))
-      return false;
+      return Formatted::Missing;
     append(Out, Host + S.Conv, V);
-    return true;
+    return Formatted::Done;
   }
   case 's':
   case 'p':
   case 'n': {
     const void *V;
     if (!Args.read(8, &V))
-      return false;
+      return Formatted::Missing;
+    uint64_t Max = S.HasPrecision ? std::strtoull(S.Precision.c_str(), nullptr, 10)
+                                  : ~0ull;
+    if (S.Conv == 's' && V && Check && !Check->Fn(V, Max, Check->Ctx))
+      return Formatted::Refused;
     if (S.Conv == 'p')
       append(Out, Host + "p", V);
     else if (S.Conv == 's' && S.Length == "l")
@@ -183,16 +194,16 @@ bool formatOne(Spec S, ArgReader &Args, std::string &Out) {
              V ? static_cast<const wchar_t *>(V) : L"(null)");
     else if (S.Conv == 's')
       append(Out, Host + "s", V ? static_cast<const char *>(V) : "(null)");
-    return true;
+    return Formatted::Done;
   }
   }
-  return false;
+  return Formatted::Missing;
 }
 
 } // namespace
 
 int formatDevicePrintf(const char *Fmt, const void *Args, uint64_t ArgBytes,
-                       std::string &Out) {
+                       std::string &Out, const StringCheck *Check) {
   if (!Fmt)
     return -1;
   ArgReader Reader(Args, ArgBytes);
@@ -206,9 +217,14 @@ int formatDevicePrintf(const char *Fmt, const void *Args, uint64_t ArgBytes,
     }
     const char *Start = P++;
     Spec S = parseSpec(P);
-    if (S.Conv == '%')
+    if (S.Conv == '%') {
       Out += '%';
-    else if (!S.Conv || !formatOne(S, Reader, Out))
+      continue;
+    }
+    Formatted F = S.Conv ? formatOne(S, Reader, Out, Check) : Formatted::Missing;
+    if (F == Formatted::Refused)
+      return -2;
+    if (F == Formatted::Missing)
       Out.append(Start, size_t(P - Start)); // as written
   }
   return Reader.count();
@@ -216,14 +232,49 @@ int formatDevicePrintf(const char *Fmt, const void *Args, uint64_t ArgBytes,
 
 } // namespace cleave::rt
 
-extern "C" int __cleave_rt_vprintf(const char *Fmt, const void *Args,
-                                   uint64_t ArgBytes) {
+namespace {
+
+/// Formats and writes one call's text; -2 (nothing written) when \p Check
+/// refused a string.
+int print(const char *Fmt, const void *Args, uint64_t ArgBytes,
+          const cleave::rt::StringCheck *Check) {
   // One buffer per thread, reused: a kernel that faults inside the
   // formatting (a bad %s pointer) leaves it for the next call to clear.
   thread_local std::string Buf;
   Buf.clear();
-  int N = cleave::rt::formatDevicePrintf(Fmt, Args, ArgBytes, Buf);
-  if (!Buf.empty())
+  int N = cleave::rt::formatDevicePrintf(Fmt, Args, ArgBytes, Buf, Check);
+  if (N != -2 && !Buf.empty())
     std::fwrite(Buf.data(), 1, Buf.size(), stdout);
+  return N;
+}
+
+} // namespace
+
+extern "C" int __cleave_rt_vprintf(const char *Fmt, const void *Args,
+                                   uint64_t ArgBytes) {
+  return print(Fmt, Args, ArgBytes, nullptr);
+}
+
+extern "C" int __cleave_rt_vprintf_checked(const char *Fmt, const void *Args,
+                                           uint64_t ArgBytes, uint64_t Block,
+                                           uint64_t Thread) {
+  using namespace cleave::rt;
+  struct Context {
+    MemCheckLaunch *Launch;
+    uint64_t Block, Thread;
+  } C{currentMemCheck(), Block, Thread};
+  if (!C.Launch)
+    return print(Fmt, Args, ArgBytes, nullptr);
+  StringCheck Check{[](const void *S, uint64_t MaxBytes, void *P) {
+                      auto *C = static_cast<Context *>(P);
+                      return C->Launch->checkString(
+                          reinterpret_cast<uintptr_t>(S), MaxBytes, C->Block,
+                          C->Thread);
+                    },
+                    &C};
+  int N = print(Fmt, Args, ArgBytes, &Check);
+  // As __cleave_rt_check: the range stops before the invalid read.
+  if (N == -2)
+    leaveGuarded();
   return N;
 }

@@ -166,6 +166,7 @@ bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out) {
     Out = G.Fault;
     return false;
   }
+  G.Fault = KernelFault(); // the handler sets only the signal's fields
   G.Armed = 1;
   Fn(Arg);
   G.Armed = 0;

@@ -26,16 +26,25 @@
 
 namespace cleave::rt {
 
+/// Validates a `%s` argument before it is read (CLEAVE_CHECK=memory): the
+/// bytes up to its terminating zero, or \p MaxBytes of them (a precision)
+/// if fewer.
+struct StringCheck {
+  bool (*Fn)(const void *Str, uint64_t MaxBytes, void *Ctx);
+  void *Ctx;
+};
+
 /// Appends to \p Out what CUDA's printf prints for \p Fmt and the argument
 /// buffer [\p Args, \p Args + \p ArgBytes). Returns what CUDA's printf
-/// returns: the number of arguments read, or -1 when \p Fmt is null.
+/// returns: the number of arguments read, or -1 when \p Fmt is null; -2
+/// when \p Check refused a string (formatting stops there).
 /// Conversions supported: d i u o x X c s p e E f F g G a A and %%, with
 /// flags (- + space # 0 '), width and precision (digits or *), and the
 /// length modifiers hh h l ll L j z t. `%n` reads its pointer and writes
 /// nothing. A malformed conversion, or one whose argument lies past the
 /// buffer's end, is printed as written and reads nothing.
 int formatDevicePrintf(const char *Fmt, const void *Args, uint64_t ArgBytes,
-                       std::string &Out);
+                       std::string &Out, const StringCheck *Check = nullptr);
 
 } // namespace cleave::rt
 
