@@ -43,9 +43,9 @@ void lowerPrintf(CallBase &CB) {
       FunctionType::get(B.getInt32Ty(),
                         {B.getPtrTy(), B.getPtrTy(), B.getInt64Ty()}, false));
   Value *Args = CB.getArgOperand(1);
-  CallInst *New = B.CreateCall(
-      Fn, {generic(B, CB.getArgOperand(0)), generic(B, Args),
-           B.getInt64(argumentBytes(Args, M.getDataLayout()))});
+  CallInst *New =
+      B.CreateCall(Fn, {generic(B, CB.getArgOperand(0)), generic(B, Args),
+                        B.getInt64(argumentBytes(Args, M.getDataLayout()))});
   New->setDebugLoc(CB.getDebugLoc());
   if (!CB.use_empty())
     CB.replaceAllUsesWith(B.CreateZExtOrTrunc(New, CB.getType()));
@@ -71,13 +71,12 @@ void lowerAssert(CallBase &CB) {
       B.CreateZExtOrTrunc(CB.getArgOperand(2), I32),
       generic(B, CB.getArgOperand(3)),
       B.CreateZExtOrTrunc(CB.getArgOperand(4), B.getInt64Ty())};
-  for (Intrinsic::ID Id :
-       {Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
-        Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
-        Intrinsic::nvvm_read_ptx_sreg_ctaid_z,
-        Intrinsic::nvvm_read_ptx_sreg_tid_x,
-        Intrinsic::nvvm_read_ptx_sreg_tid_y,
-        Intrinsic::nvvm_read_ptx_sreg_tid_z})
+  for (Intrinsic::ID Id : {Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                           Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                           Intrinsic::nvvm_read_ptx_sreg_ctaid_z,
+                           Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                           Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                           Intrinsic::nvvm_read_ptx_sreg_tid_z})
     Ops.push_back(B.CreateCall(Intrinsic::getDeclaration(&M, Id)));
   CallInst *New = B.CreateCall(Fn, Ops);
   New->setDebugLoc(CB.getDebugLoc());

@@ -136,7 +136,8 @@ Function *createCheckedVariant(Function &Host, const ThreadIdSites &Sites,
 
   DominatorTree DT(*C);
   // The linear block and thread ids of a report about \p I.
-  auto Ids = [&](IRBuilder<> &B, Instruction *I) -> std::pair<Value *, Value *> {
+  auto Ids = [&](IRBuilder<> &B,
+                 Instruction *I) -> std::pair<Value *, Value *> {
     Value *Thread = Unknown;
     for (auto [Body, Lin] : Loops)
       if (DT.dominates(Body, I->getParent()) &&
@@ -162,14 +163,15 @@ Function *createCheckedVariant(Function &Host, const ThreadIdSites &Sites,
         FunctionType::get(I32, {Ptr, Ptr, I64, I64, I64}, false));
     SmallVector<CallInst *, 4> Calls;
     for (Instruction &I : instructions(*C))
-      if (auto *CI = dyn_cast<CallInst>(&I); CI && CI->getCalledFunction() == Printf)
+      if (auto *CI = dyn_cast<CallInst>(&I);
+          CI && CI->getCalledFunction() == Printf)
         Calls.push_back(CI);
     for (CallInst *CI : Calls) {
       IRBuilder<> B(CI);
       auto [BlockArg, Thread] = Ids(B, CI);
-      CallInst *New = B.CreateCall(
-          Checked, {CI->getArgOperand(0), CI->getArgOperand(1),
-                    CI->getArgOperand(2), BlockArg, Thread});
+      CallInst *New =
+          B.CreateCall(Checked, {CI->getArgOperand(0), CI->getArgOperand(1),
+                                 CI->getArgOperand(2), BlockArg, Thread});
       New->setDebugLoc(CI->getDebugLoc());
       CI->replaceAllUsesWith(New);
       CI->eraseFromParent();

@@ -54,15 +54,12 @@ std::string format(const char *Fmt, const ArgBuffer &A, int *Count = nullptr) {
 
 TEST(DevicePrintf, IntegersAndTheirSizes) {
   int N;
-  EXPECT_EQ(format("%d|%i|%u|%x|%X|%o", ArgBuffer()
-                                            .add(-5)
-                                            .add(7)
-                                            .add(4000000000u)
-                                            .add(255)
-                                            .add(255)
-                                            .add(8),
-                   &N),
-            "-5|7|4000000000|ff|FF|10");
+  EXPECT_EQ(
+      format(
+          "%d|%i|%u|%x|%X|%o",
+          ArgBuffer().add(-5).add(7).add(4000000000u).add(255).add(255).add(8),
+          &N),
+      "-5|7|4000000000|ff|FF|10");
   EXPECT_EQ(N, 6);
   // 8-byte integers after a 4-byte one: aligned to 8.
   EXPECT_EQ(format("%d %lld %llu %ld %zu %jd %td %lx",
@@ -86,21 +83,24 @@ TEST(DevicePrintf, IntegersAndTheirSizes) {
 }
 
 TEST(DevicePrintf, FlagsWidthsPrecisionsAndStars) {
-  EXPECT_EQ(format("|%5d|%-5d|%05d|%+d|% d|%#x|%#o|%.3d|",
-                   ArgBuffer().add(12).add(12).add(12).add(5).add(5).add(255)
-                       .add(8).add(7)),
-            "|   12|12   |00012|+5| 5|0xff|010|007|");
+  EXPECT_EQ(
+      format(
+          "|%5d|%-5d|%05d|%+d|% d|%#x|%#o|%.3d|",
+          ArgBuffer().add(12).add(12).add(12).add(5).add(5).add(255).add(8).add(
+              7)),
+      "|   12|12   |00012|+5| 5|0xff|010|007|");
   int N;
-  EXPECT_EQ(format("|%*d|%-*d|%.*f|%*.*f|", ArgBuffer()
-                                                .add(6)
-                                                .add(1)
-                                                .add(6)
-                                                .add(2)
-                                                .add(3)
-                                                .add(3.14159)
-                                                .add(-8)
-                                                .add(2)
-                                                .add(2.5),
+  EXPECT_EQ(format("|%*d|%-*d|%.*f|%*.*f|",
+                   ArgBuffer()
+                       .add(6)
+                       .add(1)
+                       .add(6)
+                       .add(2)
+                       .add(3)
+                       .add(3.14159)
+                       .add(-8)
+                       .add(2)
+                       .add(2.5),
                    &N),
             "|     1|2     |3.142|2.50    |");
   EXPECT_EQ(N, 9);
@@ -126,10 +126,11 @@ TEST(DevicePrintf, FloatingPointCharsStringsPointers) {
             "  -2.718|1.5     |0.250000 0.750000");
   const char *S = "hello";
   const char *Null = nullptr;
-  EXPECT_EQ(format("%c%c %s|%.3s|%8s|%-8s|%s",
-                   ArgBuffer().add(int('a')).add(66).add(S).add(S).add(S)
-                       .add(S).add(Null)),
-            "aB hello|hel|   hello|hello   |(null)");
+  EXPECT_EQ(
+      format("%c%c %s|%.3s|%8s|%-8s|%s",
+             ArgBuffer().add(int('a')).add(66).add(S).add(S).add(S).add(S).add(
+                 Null)),
+      "aB hello|hel|   hello|hello   |(null)");
   void *P = reinterpret_cast<void *>(uintptr_t(0x1234));
   char Expected[32];
   std::snprintf(Expected, sizeof Expected, "%p", P);
@@ -176,18 +177,18 @@ TEST(DevicePrintf, StringCheckSeesEveryStringAndItsBound) {
   std::string Out;
   ArgBuffer Args;
   Args.add(A).add(2).add(B).add(A);
-  EXPECT_EQ(formatDevicePrintf("%s %.*s %p", Args.data(), Args.size(), Out,
-                               &Check),
-            4);
+  EXPECT_EQ(
+      formatDevicePrintf("%s %.*s %p", Args.data(), Args.size(), Out, &Check),
+      4);
   EXPECT_EQ(Out, "alpha be " + format("%p", ArgBuffer().add(A)));
   ASSERT_EQ(S.Strings.size(), 2u); // %p reads no string
   EXPECT_EQ(S.Strings[0].second, ~0ull);
   EXPECT_EQ(S.Strings[1], std::make_pair(std::string("beta"), uint64_t(2)));
   S.Refuse = B;
   Out.clear();
-  EXPECT_EQ(formatDevicePrintf("%s %.*s %p", Args.data(), Args.size(), Out,
-                               &Check),
-            -2);
+  EXPECT_EQ(
+      formatDevicePrintf("%s %.*s %p", Args.data(), Args.size(), Out, &Check),
+      -2);
 }
 
 /// A CPU variant whose block `bad`, thread 3, fails an assertion; the
@@ -204,8 +205,8 @@ void assertingCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
     ++BlocksRun;
   }
 }
-const cleave_cpu_kernel_desc AssertingDesc = {"asserting", assertingCpu, 0,
-                                              0, 1, 0};
+const cleave_cpu_kernel_desc AssertingDesc = {
+    "asserting", assertingCpu, 0, 0, 1, 0};
 
 TEST(DeviceAssert, LaunchFailsWithAssertAndTheExecutorGoesOn) {
   CpuExecutor Exec(2);

@@ -16,9 +16,9 @@ namespace cleave {
 
 /// Replaces \p CB, a call of vprintf or __assertfail (isDeviceReportFunction)
 /// in a kernel being lowered for the CPU (NVPTX form), by the runtime call
-/// that does the same on the host, and erases it. The assertion's call takes the block
-/// and thread ids as special-register reads, which the lowering maps to
-/// the CPU variant's ids like any other.
+/// that does the same on the host, and erases it. The assertion's call takes
+/// the block and thread ids as special-register reads, which the lowering maps
+/// to the CPU variant's ids like any other.
 void lowerDeviceReport(llvm::CallBase &CB);
 
 } // namespace cleave

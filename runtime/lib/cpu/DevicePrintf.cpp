@@ -22,7 +22,8 @@ namespace {
 class ArgReader {
 public:
   ArgReader(const void *Base, uint64_t Bytes)
-      : Base(static_cast<const unsigned char *>(Base)), Bytes(Base ? Bytes : 0) {}
+      : Base(static_cast<const unsigned char *>(Base)),
+        Bytes(Base ? Bytes : 0) {}
 
   /// The next argument of \p Size bytes (4 or 8) at its natural alignment;
   /// false when it would lie past the end.
@@ -183,15 +184,15 @@ Formatted formatOne(Spec S, ArgReader &Args, std::string &Out,
     const void *V;
     if (!Args.read(8, &V))
       return Formatted::Missing;
-    uint64_t Max = S.HasPrecision ? std::strtoull(S.Precision.c_str(), nullptr, 10)
-                                  : ~0ull;
+    uint64_t Max = S.HasPrecision
+                       ? std::strtoull(S.Precision.c_str(), nullptr, 10)
+                       : ~0ull;
     if (S.Conv == 's' && V && Check && !Check->Fn(V, Max, Check->Ctx))
       return Formatted::Refused;
     if (S.Conv == 'p')
       append(Out, Host + "p", V);
     else if (S.Conv == 's' && S.Length == "l")
-      append(Out, Host + "ls",
-             V ? static_cast<const wchar_t *>(V) : L"(null)");
+      append(Out, Host + "ls", V ? static_cast<const wchar_t *>(V) : L"(null)");
     else if (S.Conv == 's')
       append(Out, Host + "s", V ? static_cast<const char *>(V) : "(null)");
     return Formatted::Done;
@@ -221,7 +222,8 @@ int formatDevicePrintf(const char *Fmt, const void *Args, uint64_t ArgBytes,
       Out += '%';
       continue;
     }
-    Formatted F = S.Conv ? formatOne(S, Reader, Out, Check) : Formatted::Missing;
+    Formatted F =
+        S.Conv ? formatOne(S, Reader, Out, Check) : Formatted::Missing;
     if (F == Formatted::Refused)
       return -2;
     if (F == Formatted::Missing)
