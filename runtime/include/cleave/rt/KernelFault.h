@@ -19,7 +19,8 @@
 // so a genuine crash of the host code still crashes, with its core dump.
 //
 // Not recovered: a fault inside a C library call that the kernel makes
-// while that call holds a lock (printf with a bad string pointer).
+// while that call holds a lock (device printf formats with snprintf, which
+// holds none).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_KERNELFAULT_H
