@@ -27,6 +27,7 @@
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Support/KernelInfo.h"
+#include "cleave/Transforms/DeviceReportsLower.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/Transforms/NVVMCalls.h"
@@ -491,6 +492,9 @@ std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
     case CallKind::Redux:
     case CallKind::BarrierRed:
       SyncCalls.push_back(cast<CallInst>(CB));
+      break;
+    case CallKind::Report:
+      lowerDeviceReport(*CB);
       break;
     case CallKind::Math:
       if (!lowerNVVMMath(cast<CallInst>(CB)))

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/ABI/CpuCheckABI.h"
+#include "cleave/ABI/CpuReportABI.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
@@ -145,20 +146,47 @@ Function *createCheckedVariant(Function &Host, const ThreadIdSites &Sites,
       Promotable.push_back(AI);
   if (!Promotable.empty())
     PromoteMemToReg(Promotable, DT);
-  for (const Access &A : accessesToCheck(*C)) {
+  // The linear block and thread ids of a report about \p I.
+  auto Ids = [&](IRBuilder<> &B,
+                 Instruction *I) -> std::pair<Value *, Value *> {
     Value *Thread = Unknown;
     for (auto [Body, Lin] : Loops)
-      if (DT.dominates(Body, A.I->getParent()) &&
-          DT.dominates(cast<Instruction>(Lin), A.I)) {
+      if (DT.dominates(Body, I->getParent()) &&
+          DT.dominates(cast<Instruction>(Lin), I)) {
         Thread = Lin;
         break;
       }
+    Value *BlockArg = Block && DT.dominates(Block, I) ? Block : Unknown;
+    return {BlockArg, B.CreateZExtOrTrunc(Thread, I64)};
+  };
+  for (const Access &A : accessesToCheck(*C)) {
     IRBuilder<> B(A.I);
-    Value *BlockArg = Block && DT.dominates(Block, A.I) ? Block : Unknown;
+    auto [BlockArg, Thread] = Ids(B, A.I);
     Value *P = B.CreateAddrSpaceCast(A.Ptr, Ptr);
-    B.CreateCall(Check,
-                 {P, B.CreateZExtOrTrunc(A.Bytes, I64), B.getInt32(A.Kind),
-                  BlockArg, B.CreateZExtOrTrunc(Thread, I64)});
+    B.CreateCall(Check, {P, B.CreateZExtOrTrunc(A.Bytes, I64),
+                         B.getInt32(A.Kind), BlockArg, Thread});
+  }
+  // Device printf reads the strings of its `%s` arguments, which only the
+  // runtime's formatter finds: its checked entry validates them.
+  if (Function *Printf = M.getFunction(CLEAVE_PRINTF_FUNCTION)) {
+    FunctionCallee Checked = M.getOrInsertFunction(
+        CLEAVE_PRINTF_CHECKED_FUNCTION,
+        FunctionType::get(I32, {Ptr, Ptr, I64, I64, I64}, false));
+    SmallVector<CallInst *, 4> Calls;
+    for (Instruction &I : instructions(*C))
+      if (auto *CI = dyn_cast<CallInst>(&I);
+          CI && CI->getCalledFunction() == Printf)
+        Calls.push_back(CI);
+    for (CallInst *CI : Calls) {
+      IRBuilder<> B(CI);
+      auto [BlockArg, Thread] = Ids(B, CI);
+      CallInst *New =
+          B.CreateCall(Checked, {CI->getArgOperand(0), CI->getArgOperand(1),
+                                 CI->getArgOperand(2), BlockArg, Thread});
+      New->setDebugLoc(CI->getDebugLoc());
+      CI->replaceAllUsesWith(New);
+      CI->eraseFromParent();
+    }
   }
   return C;
 }
