@@ -62,9 +62,12 @@ std::optional<HeaderAsm> matchHeaderAsm(const CallBase &CB) {
       return HeaderAsm{HeaderAsmKind::BitFind, Intrinsic::not_intrinsic, Bits,
                        true};
   }
+  if (std::optional<LibdeviceAsm> L = matchLibdeviceAsm(*IA))
+    return HeaderAsm{HeaderAsmKind::Libdevice, Intrinsic::not_intrinsic, 0,
+                     false, *L};
   if (std::shared_ptr<const PtxBlock> P = parsePtxArithmetic(CB))
     return HeaderAsm{HeaderAsmKind::Arithmetic, Intrinsic::not_intrinsic, 0,
-                     false, std::move(P)};
+                     false, {}, std::move(P)};
   return std::nullopt;
 }
 

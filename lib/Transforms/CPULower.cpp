@@ -27,10 +27,13 @@
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Support/KernelInfo.h"
+#include "cleave/Transforms/DeviceReportsLower.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/Transforms/NVVMCalls.h"
+#include "cleave/Transforms/NVVMConversions.h"
 #include "cleave/Transforms/WarpChain.h"
+#include "cleave/Transforms/WarpSynchronous.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -192,31 +195,6 @@ bool lowerNVVMMath(CallInst *CI) {
     return Finish(B.CreateFAdd(Arg(0), Arg(1)));
   if (N.starts_with("mul.rn."))
     return Finish(B.CreateFMul(Arg(0), Arg(1)));
-  // The words of a double, and back (libdevice's trigonometric reduction).
-  if (N == "d2i.lo" || N == "d2i.hi") {
-    Value *W = B.CreateBitCast(Arg(0), B.getInt64Ty());
-    return Finish(B.CreateTrunc(N == "d2i.hi" ? B.CreateLShr(W, 32) : W, Ty));
-  }
-  if (N == "lohi.i2d") {
-    Value *Lo = B.CreateZExt(Arg(0), B.getInt64Ty());
-    Value *Hi = B.CreateShl(B.CreateZExt(Arg(1), B.getInt64Ty()), 32);
-    return Finish(B.CreateBitCast(B.CreateOr(Lo, Hi), Ty));
-  }
-  // cvt.r?i.s32.f32/f64: round, then saturate (NaN gives 0), as PTX.
-  if (N.starts_with("f2i.") || N.starts_with("d2i.")) {
-    StringRef Mode = N.substr(4, 2);
-    Intrinsic::ID Round = StringSwitch<Intrinsic::ID>(Mode)
-                              .Case("rn", Intrinsic::roundeven)
-                              .Case("rz", Intrinsic::trunc)
-                              .Case("rm", Intrinsic::floor)
-                              .Case("rp", Intrinsic::ceil)
-                              .Default(Intrinsic::not_intrinsic);
-    if (Round == Intrinsic::not_intrinsic)
-      return false;
-    Value *V = B.CreateUnaryIntrinsic(Round, Arg(0));
-    return Finish(B.CreateIntrinsic(Intrinsic::fptosi_sat, {Ty, V->getType()},
-                                    {V}));
-  }
   if (N == "mulhi.i" || N == "mulhi.ui" || N == "mulhi.ll" ||
       N == "mulhi.ull") {
     bool Signed = N == "mulhi.i" || N == "mulhi.ll";
@@ -514,6 +492,9 @@ std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
     case CallKind::Redux:
     case CallKind::BarrierRed:
       SyncCalls.push_back(cast<CallInst>(CB));
+      break;
+    case CallKind::Report:
+      lowerDeviceReport(*CB);
       break;
     case CallKind::Math:
       if (!lowerNVVMMath(cast<CallInst>(CB)))
@@ -1962,6 +1943,8 @@ std::optional<Refusal> KernelLowering::run() {
                    &*K.getEntryBlock().begin()};
   if (auto R = inlineCalls())
     return R;
+  syncVolatileSharedStores(K);
+  lowerNVVMConversions(K);
   if (auto R = classifyAndLowerCalls())
     return R;
   // Constant expressions over non-generic globals become instructions, so

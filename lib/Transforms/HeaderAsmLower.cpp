@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/HeaderAsmLower.h"
+#include "cleave/Transforms/LibdeviceAsmLower.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -74,6 +75,9 @@ void lowerHeaderAsm(CallBase &CB, const HeaderAsm &H) {
   }
   case HeaderAsmKind::BitFind:
     New = emitBitFind(B, CB.getArgOperand(0), H.Bits, H.ShiftAmount);
+    break;
+  case HeaderAsmKind::Libdevice:
+    New = buildLibdeviceAsm(B, CB, H.Lib);
     break;
   case HeaderAsmKind::Arithmetic:
     lowerPtxArithmetic(CB, *H.Ptx);

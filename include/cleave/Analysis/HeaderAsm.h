@@ -1,11 +1,11 @@
 //===- HeaderAsm.h - Inline PTX of CUDA's own headers -----------*- C++ -*-===//
 //
 // Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx, cuda_fp16,
-// cuda_bf16) implement some device functions in inline PTX. The sequences
-// listed here are matched exactly (asm string and constraints), or, for the
-// fp16/bf16 arithmetic blocks, parsed by a strict recogniser
-// (HeaderAsmPtx.h); each has a known meaning that needs no GPU: kernel
-// legality accepts them and the CPU lowering rewrites them into IR it
+// cuda_bf16) and its libdevice implement some device functions in inline
+// PTX. The sequences listed here are matched exactly (asm string and
+// constraints), or, for the fp16/bf16 arithmetic blocks, parsed by a strict
+// recogniser (HeaderAsmPtx.h); each has a known meaning that needs no GPU:
+// kernel legality accepts them and the CPU lowering rewrites them into IR it
 // already handles. Any other inline asm stays refused.
 //
 //===----------------------------------------------------------------------===//
@@ -13,6 +13,7 @@
 #define CLEAVE_ANALYSIS_HEADERASM_H
 
 #include "cleave/Analysis/HeaderAsmPtx.h"
+#include "cleave/Analysis/LibdeviceAsm.h"
 
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
@@ -36,9 +37,10 @@ enum class HeaderAsmKind {
   /// __nanosleep (sm_70_rt.hpp): a hint that the thread may sleep; a CPU
   /// thread goes on at once.
   Sleep,
+  /// One of libdevice's forms (LibdeviceAsm.h).
+  Libdevice,
   /// A register-only arithmetic block of cuda_fp16.hpp/cuda_bf16.hpp
-  /// (__hadd, __float2half_rz, __hlt, ...) or libdevice (carry chains),
-  /// parsed into Ptx.
+  /// (__hadd, __float2half_rz, __hlt, ...), parsed into Ptx.
   Arithmetic,
 };
 
@@ -49,6 +51,8 @@ struct HeaderAsm {
   /// BitFind: the operand's width and whether the shift amount is asked.
   unsigned Bits = 0;
   bool ShiftAmount = false;
+  /// Libdevice: which form.
+  LibdeviceAsm Lib = {};
   /// Arithmetic: the parsed block.
   std::shared_ptr<const PtxBlock> Ptx;
 };

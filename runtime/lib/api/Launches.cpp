@@ -332,9 +332,9 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   Result R = Runtime::get(RT);
   if (!R.ok())
     return R;
-  // After a kernel's illegal address the context is unusable, as on CUDA:
-  // the launch returns that error and runs nowhere.
-  if (Result E = RT->peekAsyncError(); E.code() == ErrorCode::IllegalAddress)
+  // After a kernel's illegal address or failed assertion the context is
+  // unusable, as on CUDA: the launch returns that error and runs nowhere.
+  if (Result E = RT->peekAsyncError(); isStickyKernelError(E.code()))
     return E;
   const KernelHandle *K;
   R = findKernel(*RT, Name, K);

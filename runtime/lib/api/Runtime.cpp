@@ -1230,9 +1230,9 @@ Result Runtime::takeAsyncError() {
   std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
   Result &Pending = D ? D->Error : AsyncError;
   Result R = Pending;
-  // A kernel's illegal address is sticky, as CUDA's is for its context:
-  // every later report gives it again, until a reset.
-  if (R.code() != ErrorCode::IllegalAddress)
+  // A kernel's illegal address or failed assertion is sticky, as CUDA's
+  // is for its context: every later report gives it again, until a reset.
+  if (!isStickyKernelError(R.code()))
     Pending = Result::success();
   return R;
 }
