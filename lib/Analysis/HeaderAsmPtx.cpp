@@ -264,8 +264,8 @@ bool validate(Decoded &D) {
   case PtxOp::Add:
   case PtxOp::Sub:
   case PtxOp::Mul: {
-    // Halves: .rn only, .sat. f32/f64: the four roundings for add and sub
-    // (.ftz on f32), as libdevice's sub.rz.f64.
+    // Halves: .rn only, .sat. f32: the four roundings for add and sub,
+    // .ftz; f64: .rn.
     if (I.Relu || I.PropagateNaN || D.Approx)
       return false;
     bool Directed = I.Round == PtxRound::RZ || I.Round == PtxRound::RM ||
@@ -276,9 +276,11 @@ bool validate(Decoded &D) {
       return false;
     if (isHalfType(I.Type))
       return !I.Ftz && (RoundNone || I.Round == PtxRound::RN);
+    // Directed roundings only on f32 add/sub: the runtime's f32 fma helper
+    // they become is exact, its f64 twin is within an ulp.
     return !I.Sat && (!I.Ftz || I.Type == PtxType::F32) &&
            (RoundNone || I.Round == PtxRound::RN ||
-            (Directed && I.Op != PtxOp::Mul));
+            (Directed && I.Op != PtxOp::Mul && I.Type == PtxType::F32));
   }
   case PtxOp::Fma:
     return I.Round == PtxRound::RN && !I.PropagateNaN && !D.Approx && !I.Ftz &&

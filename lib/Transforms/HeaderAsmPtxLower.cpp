@@ -283,20 +283,17 @@ Value *PtxLowering::lowerHalfLane(const PtxInst &I, ArrayRef<Value *> Ops) {
   return R;
 }
 
-/// The NVVM fma with \p I's directed rounding: a + b or a - b rounded
-/// once that way is fma(a, 1, +-b), which the CPU lowering computes exactly.
+/// The NVVM fma with \p I's directed rounding (f32 only): a + b or a - b
+/// rounded once that way is fma(a, 1, +-b), which the CPU lowering computes
+/// exactly.
 static Intrinsic::ID directedFma(const PtxInst &I) {
-  bool D = I.Type == PtxType::F64;
   switch (I.Round) {
   case PtxRound::RZ:
-    return D ? Intrinsic::nvvm_fma_rz_d
-             : I.Ftz ? Intrinsic::nvvm_fma_rz_ftz_f : Intrinsic::nvvm_fma_rz_f;
+    return I.Ftz ? Intrinsic::nvvm_fma_rz_ftz_f : Intrinsic::nvvm_fma_rz_f;
   case PtxRound::RM:
-    return D ? Intrinsic::nvvm_fma_rm_d
-             : I.Ftz ? Intrinsic::nvvm_fma_rm_ftz_f : Intrinsic::nvvm_fma_rm_f;
+    return I.Ftz ? Intrinsic::nvvm_fma_rm_ftz_f : Intrinsic::nvvm_fma_rm_f;
   case PtxRound::RP:
-    return D ? Intrinsic::nvvm_fma_rp_d
-             : I.Ftz ? Intrinsic::nvvm_fma_rp_ftz_f : Intrinsic::nvvm_fma_rp_f;
+    return I.Ftz ? Intrinsic::nvvm_fma_rp_ftz_f : Intrinsic::nvvm_fma_rp_f;
   default:
     return Intrinsic::not_intrinsic;
   }
