@@ -22,6 +22,9 @@ struct ManagedRegion {
   uint64_t PageBytes = 0, Pages = 0;
   /// One bit per page: written by the host since last taken.
   std::unique_ptr<std::atomic<uint64_t>[]> Dirty;
+  /// Some bit of Dirty may be set (set after the bits): a region the host
+  /// did not write is not scanned.
+  std::atomic<bool> AnyDirty{false};
   std::atomic<bool> Protected{false};
 };
 
@@ -63,6 +66,7 @@ bool openPages(ManagedRegion &R, uintptr_t Addr) {
   for (uint64_t P = Page; P < Page + Count; ++P)
     R.Dirty[P / 64].fetch_or(uint64_t(1) << (P % 64),
                              std::memory_order_acq_rel);
+  R.AnyDirty.store(true, std::memory_order_release);
   return mprotect(reinterpret_cast<void *>(R.Start + Page * R.PageBytes),
                   Count * R.PageBytes, PROT_READ | PROT_WRITE) == 0;
 }
@@ -129,6 +133,8 @@ bool openManagedRegion(ManagedRegion *R,
     if (Ok)
       R->Protected.store(false, std::memory_order_release);
   }
+  if (!R->AnyDirty.exchange(false, std::memory_order_acq_rel))
+    return Ok;
   uint64_t Words = (R->Pages + 63) / 64;
   for (uint64_t W = 0; W < Words; ++W) {
     uint64_t Bits = R->Dirty[W].exchange(0, std::memory_order_acq_rel);

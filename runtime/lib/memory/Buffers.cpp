@@ -286,6 +286,7 @@ Result BufferManager::allocateBuffer(uint64_t Bytes, bool IsManaged,
   if (IsManaged) {
     Managed.emplace(Start, B);
     ManagedCount.store(Managed.size(), std::memory_order_release);
+    ManagedHostAccess.store(true, std::memory_order_release);
   }
   Live.emplace(Start, std::move(B));
   Ptr = Host;

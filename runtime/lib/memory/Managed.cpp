@@ -38,7 +38,8 @@ std::vector<std::shared_ptr<Buffer>> BufferManager::managedBuffers() const {
 }
 
 Result BufferManager::managedToDevices() {
-  if (!hasManaged())
+  if (!hasManaged() ||
+      !ManagedHostAccess.exchange(false, std::memory_order_acq_rel))
     return Result::success();
   Result Err = Result::success();
   std::vector<std::pair<uint64_t, uint64_t>> Dirty;
@@ -71,6 +72,7 @@ Result BufferManager::managedToDevices() {
 Result BufferManager::managedToHost() {
   if (!hasManaged())
     return Result::success();
+  ManagedHostAccess.store(true, std::memory_order_release);
   Result Err = Result::success();
   for (const std::shared_ptr<Buffer> &B : managedBuffers()) {
     // Only stale ranges move; a buffer that fails to come back stays open

@@ -544,6 +544,11 @@ private:
   /// reads their count without the lock).
   std::map<uintptr_t, std::shared_ptr<Buffer>> Managed;
   std::atomic<size_t> ManagedCount{0};
+  /// Some managed buffer may be write-protected or hold pages the host
+  /// wrote (set by managedToHost() and each managed allocation, cleared by
+  /// managedToDevices()): launches after the first since a synchronization
+  /// look at no buffer.
+  std::atomic<bool> ManagedHostAccess{false};
   /// Start -> end of recently freed allocations whose addresses were not
   /// reused, to name use after free and double free in messages.
   std::map<uintptr_t, uintptr_t> Freed;
