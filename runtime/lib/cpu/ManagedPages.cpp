@@ -67,8 +67,17 @@ bool openPages(ManagedRegion &R, uintptr_t Addr) {
     R.Dirty[P / 64].fetch_or(uint64_t(1) << (P % 64),
                              std::memory_order_acq_rel);
   R.AnyDirty.store(true, std::memory_order_release);
-  return mprotect(reinterpret_cast<void *>(R.Start + Page * R.PageBytes),
-                  Count * R.PageBytes, PROT_READ | PROT_WRITE) == 0;
+  if (mprotect(reinterpret_cast<void *>(R.Start + Page * R.PageBytes),
+               Count * R.PageBytes, PROT_READ | PROT_WRITE) == 0)
+    return true;
+  // Out of mappings (each run of pages with other permissions than its
+  // neighbours is one, vm.max_map_count): the whole region opens, one
+  // mapping again, and every page counts as written.
+  for (uint64_t W = 0; W < (R.Pages + 63) / 64; ++W)
+    R.Dirty[W].store(~uint64_t(0), std::memory_order_release);
+  R.AnyDirty.store(true, std::memory_order_release);
+  return mprotect(reinterpret_cast<void *>(R.Start), R.End - R.Start,
+                  PROT_READ | PROT_WRITE) == 0;
 }
 
 } // namespace
@@ -141,6 +150,8 @@ bool openManagedRegion(ManagedRegion *R,
     while (Bits) {
       uint64_t P = W * 64 + uint64_t(__builtin_ctzll(Bits));
       Bits &= Bits - 1;
+      if (P >= R->Pages)
+        break;
       uint64_t Lo = P * R->PageBytes, Hi = Lo + R->PageBytes;
       if (!Dirty.empty() && Dirty.back().second == Lo)
         Dirty.back().second = Hi;
