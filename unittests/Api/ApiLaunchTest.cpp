@@ -777,6 +777,7 @@ protected:
             {const_cast<float *>(A), const_cast<float *>(Bv), C});
       };
       O.BlocksPerMs = GpuBlocksPerMs;
+      O.QueriesBeforeDone = QueriesBeforeDone;
       auto G = std::make_unique<cleave::rt::NullGpu>(std::move(O));
       Gpu = G.get();
       std::vector<std::unique_ptr<cleave::rt::Device>> V;
@@ -819,6 +820,7 @@ protected:
   /// the GPU's rate, CLEAVE_PARTITION.
   bool WithCpu = false;
   double GpuBlocksPerMs = 1;
+  unsigned QueriesBeforeDone = 0;
   const char *Partition = nullptr;
 };
 
@@ -889,7 +891,12 @@ protected:
   }
 };
 
+/// Whether each launch of \p Launches went straight to the GPU.
 TEST_F(ApiDirectBesideCpu, AKernelGoesDirectOnceTheModelLeftTheCpuOut) {
+  // No launch is too short to split: the gate follows the engine's record.
+  cleave::rt::api::Runtime *RT = nullptr;
+  ASSERT_TRUE(cleave::rt::api::Runtime::get(RT).ok());
+  RT->engine().setMinSplitMs(0);
   const int N = 1000;
   std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
   float *DA = upload(A), *DB = upload(B), *DC = nullptr;
@@ -926,6 +933,88 @@ TEST_F(ApiDirectBesideCpu, AKernelGoesDirectOnceTheModelLeftTheCpuOut) {
     Run = D ? Run + 1 : 0;
     EXPECT_LE(Run, cleave::rt::api::Runtime::DirectRecheck);
   }
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+TEST_F(ApiDirectBesideCpu, ALaunchTimedTooShortToSplitGoesDirect) {
+  // The null GPU runs 4 blocks in 4 ns: below the 0.1 ms under which the
+  // model runs a launch whole on its best device unsearched. Every launch
+  // goes straight to the GPU, the engine never sees the kernel, and one
+  // launch in DirectRecheck + 1 is timed (two event records).
+  const int N = 1000, Launches = 200;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  Gpu->clearTrace();
+  for (int L = 0; L < Launches; ++L) {
+    LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    ASSERT_NE(lastPlan().find(", direct"), std::string::npos)
+        << L << ": " << lastPlan();
+  }
+  std::vector<std::string> T = Gpu->trace();
+  EXPECT_EQ(std::count(T.begin(), T.end(), "launch"), Launches);
+  int Timed = 1 + (Launches - 1) /
+                      int(cleave::rt::api::Runtime::DirectRecheck + 1);
+  EXPECT_EQ(std::count(T.begin(), T.end(), "record"), 2 * Timed);
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+/// The same, with events the GPU reaches only at the fourth query.
+class ApiDirectBesideCpuBusy : public ApiDirectBesideCpu {
+protected:
+  ApiDirectBesideCpuBusy() { QueriesBeforeDone = 3; }
+};
+
+TEST_F(ApiDirectBesideCpuBusy, LaunchesGoDirectUntilTheFirstTimingIsRead) {
+  // The first launch's timing is read at the fifth launch: the launches
+  // before go direct as the first did, and so do those after (too short).
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  for (int L = 0; L < 10; ++L) {
+    LAUNCH(vecadd, dim3((N + 255) / 256), dim3(256), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_NE(lastPlan().find(", direct"), std::string::npos)
+        << L << ": " << lastPlan();
+  }
+  std::vector<float> C = download(DC, N);
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(C[I], A[I] + B[I]) << I;
+  for (float *P : {DA, DB, DC})
+    ASSERT_EQ(cudaFree(P), cudaSuccess);
+}
+
+/// The GPU beside a CPU device at 1000 blocks per millisecond.
+class ApiDirectBesideCpuTimed : public ApiDirectBesideCpu {
+protected:
+  ApiDirectBesideCpuTimed() { GpuBlocksPerMs = 1e3; }
+};
+
+TEST_F(ApiDirectBesideCpuTimed, ALongerLaunchThanTheTimedOneGoesToTheEngine) {
+  const int N = 1000;
+  std::vector<float> A = randomFloats(N, 1), B = randomFloats(N, 2);
+  float *DA = upload(A), *DB = upload(B), *DC = nullptr;
+  ASSERT_EQ(cudaMalloc(&DC, N * sizeof(float)), cudaSuccess);
+  // 4 blocks: 4 us on the GPU, timed; then 2 blocks (no longer than the
+  // timed launch) go direct, and 400 (0.4 ms in proportion) to the engine,
+  // which weighs the CPU.
+  for (unsigned Blocks : {4u, 2u, 400u}) {
+    LAUNCH(vecadd, dim3(Blocks), dim3(256), 0, 0, DA, DB, DC, N);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    bool Direct = lastPlan().find(", direct") != std::string::npos;
+    EXPECT_EQ(Direct, Blocks != 400u) << Blocks << ": " << lastPlan();
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<float> C = download(DC, N);
   for (int I = 0; I < N; ++I)
     ASSERT_EQ(C[I], A[I] + B[I]) << I;

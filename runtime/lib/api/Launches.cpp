@@ -129,7 +129,21 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
                      uint64_t SharedBytes, const std::shared_ptr<Stream> &S,
                      Result &Out) {
   Location Dev = RT.directDevice();
-  if (Dev < 0 || !RT.idleFor(S) || !RT.mayLaunchDirect(K))
+  uint64_t Blocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+  // A launch the gate asks to time: its events are recorded around the
+  // kernel, and the gate hears whether they were, whatever path it takes.
+  struct TimedLaunch {
+    Runtime &RT;
+    const KernelHandle *K;
+    uint64_t Blocks;
+    Runtime::DirectProbe *Probe = nullptr;
+    bool Recorded = false;
+    ~TimedLaunch() {
+      if (Probe)
+        RT.noteProbe(K, Blocks, Recorded);
+    }
+  } Timing{RT, K, Blocks};
+  if (Dev < 0 || !RT.idleFor(S) || !RT.mayLaunchDirect(K, Blocks, Timing.Probe))
     return false;
   // Launches of several streams go to the co-scheduler, which must see
   // them to pair them, unless it would pass this one through unheld.
@@ -210,7 +224,10 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   for (const std::shared_ptr<Buffer> &B : Written)
     (void)Bufs.markWritten(*B, Dev, ByteRange{0, B->size()});
   Device &D = Bufs.device(Dev);
+  Timing.Recorded = Timing.Probe && D.recordEvent(Timing.Probe->Start, On).ok();
   Out = D.launchKernel(F, Grid, Block, SharedBytes, On, A.Params.data());
+  Timing.Recorded = Timing.Recorded && Out.ok() &&
+                    D.recordEvent(Timing.Probe->Stop, On).ok();
   if (Out.ok())
     Out = Bufs.defer(Dev, {}, {}, On, true);
   if (Timed)
@@ -225,7 +242,7 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   Slot.Direct = &Info;
   Slot.DirectDevice = &D;
   Slot.DirectLocation = Dev;
-  Slot.DirectBlocks = uint64_t(Grid[0]) * Grid[1] * Grid[2];
+  Slot.DirectBlocks = Blocks;
   if (logOptions().Plan)
     logLine(directPlan(Slot).describe() +
             (Out.ok() ? std::string() : "  error: " + Out.toString()));

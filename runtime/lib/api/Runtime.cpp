@@ -599,6 +599,7 @@ Result Runtime::start() {
       Opts.Fault.empty() && !Opts.Log.Time) {
     DirectDev = Gpu;
     DirectPerKernel = Cpus > 0;
+    DirectTimed = DirectPerKernel && Policy == PartitionPolicy::Model;
   }
 
   // Co-scheduling on one device: the GPU (the only one), else a lone CPU
@@ -680,9 +681,15 @@ Runtime::~Runtime() {
     if (S->Worker.joinable())
       S->Worker.join();
   All.clear();
-  if (DirectDev >= 0)
+  if (DirectDev >= 0) {
+    Device &D = Buffers->device(DirectDev);
     for (StreamHandle G : GpuStreams)
-      (void)Buffers->device(DirectDev).destroyStream(G);
+      (void)D.destroyStream(G);
+    for (auto &[K, G] : Gates)
+      for (EventHandle E : {G.Probe.Start, G.Probe.Stop})
+        if (E)
+          (void)D.destroyEvent(E);
+  }
   Events.clear();
   Streams.clear();
   PerThread.clear();
@@ -1065,19 +1072,80 @@ Result Runtime::gpuEvent(Event &E, EventHandle &Out) {
   return Result::success();
 }
 
-bool Runtime::mayLaunchDirect(const KernelHandle *K) {
+bool Runtime::mayLaunchDirect(const KernelHandle *K, uint64_t Blocks,
+                              DirectProbe *&Probe) {
+  Probe = nullptr;
   if (!DirectPerKernel)
     return true;
   std::lock_guard<std::mutex> Lock(GatesMutex);
   DirectGate &G = Gates[K];
   if (!G.Seen) {
     G.Seen = true;
-    return true;
+  } else {
+    readProbe(G);
+    // The GPU time of this launch, from the last timed one: no less for
+    // fewer blocks (a wave takes as long as a full one), in proportion for
+    // more.
+    double Predicted =
+        G.ProbeMs < 0 ? -1
+                      : G.ProbeMs * std::max(1.0, double(Blocks) /
+                                                      double(G.MeasuredBlocks));
+    bool TooShort =
+        DirectTimed && Predicted >= 0 && Predicted < Eng->minSplitMs();
+    // The first timing not read yet (the GPU has not reached it: launches
+    // in a loop outrun it): the launches go direct, as the first did, until
+    // it is, rather than each paying the model's first search.
+    bool Unread = DirectTimed && G.ProbeMs < 0 && G.Pending;
+    if (!TooShort) {
+      if ((G.Streak < DirectStreak && !Unread) || G.Launched >= DirectRecheck)
+        return false;
+      ++G.Launched;
+    }
   }
-  if (G.Streak < DirectStreak || G.Launched >= DirectRecheck)
-    return false;
-  ++G.Launched;
+  // Time the first direct launch, then one in DirectRecheck + 1, so that a
+  // kernel whose launches grow long goes back to the engine.
+  if (DirectTimed && !G.Pending &&
+      (G.ProbeMs < 0 || ++G.SinceProbe > DirectRecheck)) {
+    Device &D = Buffers->device(DirectDev);
+    if (!G.Probe.Start && !D.createEvent(G.Probe.Start).ok())
+      G.Probe.Start = nullptr;
+    if (G.Probe.Start && !G.Probe.Stop && !D.createEvent(G.Probe.Stop).ok())
+      G.Probe.Stop = nullptr;
+    if (G.Probe.Start && G.Probe.Stop) {
+      Probe = &G.Probe;
+      G.Pending = true;
+      G.SinceProbe = 0;
+    }
+  }
   return true;
+}
+
+void Runtime::noteProbe(const KernelHandle *K, uint64_t Blocks,
+                        bool Recorded) {
+  std::lock_guard<std::mutex> Lock(GatesMutex);
+  DirectGate &G = Gates[K];
+  G.Pending = Recorded;
+  G.ProbeBlocks = Blocks;
+}
+
+void Runtime::readProbe(DirectGate &G) {
+  if (!G.Pending)
+    return;
+  Device &D = Buffers->device(DirectDev);
+  bool Done = false;
+  if (!D.queryEvent(G.Probe.Stop, Done).ok()) {
+    G.Pending = false;
+    return;
+  }
+  if (!Done) // the GPU is still at it: the last reading stands
+    return;
+  G.Pending = false;
+  float Ms = 0;
+  if (D.elapsedTime(G.Probe.Start, G.Probe.Stop, Ms).ok() && Ms >= 0 &&
+      G.ProbeBlocks) {
+    G.ProbeMs = Ms;
+    G.MeasuredBlocks = G.ProbeBlocks;
+  }
 }
 
 void Runtime::noteEngineLaunch(const KernelHandle *K, const LaunchPlan &Plan) {

@@ -377,15 +377,28 @@ public:
   /// there only once the engine ran its last launches whole on the GPU
   /// (mayLaunchDirect()).
   Location directDevice() const { return DirectDev; }
-  /// Whether a launch of \p K may go straight to the direct device: with
-  /// the GPU alone, always; beside CPU devices, K's first launch (the
-  /// model's first search of a key costs 0.2-1 ms of host time, which a
-  /// program that launches a kernel once pays whole), then once the engine
-  /// (the model policy, which weighs the CPU) ran DirectStreak launches of
-  /// K in a row whole on the GPU, and then for DirectRecheck launches
-  /// before one goes to the engine again, so that a CPU share that starts
-  /// to pay is found.
-  bool mayLaunchDirect(const KernelHandle *K);
+  /// The GPU events that time one direct launch of a kernel.
+  struct DirectProbe {
+    EventHandle Start = nullptr, Stop = nullptr;
+  };
+  /// Whether a launch of \p K over \p Blocks blocks may go straight to the
+  /// direct device: with the GPU alone, always. Beside CPU devices, K's
+  /// first launch (the model's first search of a key costs 0.2-1 ms of
+  /// host time, which a program that launches a kernel once pays whole);
+  /// under the model policy, every launch that K's last timed direct launch
+  /// says is shorter on the GPU than the model's shortest split
+  /// (Engine::minSplitMs(): the engine would run it there whole,
+  /// unsearched); otherwise once the engine ran DirectStreak launches of K
+  /// in a row whole on the GPU, and then for DirectRecheck launches before
+  /// one goes to the engine again, so that a CPU share that starts to pay
+  /// is found. \p Probe is set when this direct launch is to be timed
+  /// (the first, then every DirectRecheck + 1): record \p Probe's events
+  /// around it and call noteProbe().
+  bool mayLaunchDirect(const KernelHandle *K, uint64_t Blocks,
+                       DirectProbe *&Probe);
+  /// \p Probe's events were recorded around a direct launch of \p K over
+  /// \p Blocks blocks (\p Recorded false: they were not; no time is read).
+  void noteProbe(const KernelHandle *K, uint64_t Blocks, bool Recorded);
   /// The engine ran a launch of \p K as \p Plan says (mayLaunchDirect()).
   void noteEngineLaunch(const KernelHandle *K, const LaunchPlan &Plan);
   static constexpr unsigned DirectStreak = 2, DirectRecheck = 63;
@@ -488,11 +501,26 @@ private:
   Location DirectDev = -1;
   /// DirectDev sits beside CPU devices: launches go there per kernel.
   bool DirectPerKernel = false;
+  /// Under the model policy: direct launches of a kernel measured too short
+  /// to split go direct (mayLaunchDirect()).
+  bool DirectTimed = false;
   struct DirectGate {
     bool Seen = false;     ///< a launch of the kernel was asked about
     unsigned Streak = 0;   ///< engine launches in a row whole on the GPU
     unsigned Launched = 0; ///< direct launches since the engine's last
+    /// The timed direct launch: its events (made on first use), whether
+    /// they wait to be read, its blocks, and the direct launches since.
+    DirectProbe Probe;
+    bool Pending = false;
+    uint64_t ProbeBlocks = 0;
+    unsigned SinceProbe = 0;
+    /// The last timed launch's GPU time (negative: none read yet).
+    double ProbeMs = -1;
+    uint64_t MeasuredBlocks = 0;
   };
+  /// Reads \p G's pending probe when the GPU is done with it (G's lock
+  /// held).
+  void readProbe(DirectGate &G);
   std::mutex GatesMutex;
   std::unordered_map<const KernelHandle *, DirectGate> Gates;
   uint64_t SharedOptin = 0;

@@ -108,7 +108,9 @@ Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy)
 
 Engine::Engine(BufferManager &Bufs, CpuExecutor &Exec, PartitionPolicy Policy,
                const Options &Opts)
-    : Bufs(Bufs), Exec(Exec), Policy(Policy), I(std::make_unique<Impl>(Opts)) {
+    : Bufs(Bufs), Exec(Exec), Policy(Policy),
+      MinSplitMs(ModelPartitioner::DefaultMinSplitMs),
+      I(std::make_unique<Impl>(Opts)) {
   I->Pipe.Opt.On = Opts.Tune.Pipeline == PipelineMode::On ||
                    Opts.Tune.Pipeline == PipelineMode::Host;
 }
@@ -155,6 +157,7 @@ void Engine::preloadDirect(Location Device, const std::atomic<bool> &Stop) {
 void Engine::setMinSplitMs(double Ms) {
   std::lock_guard<std::mutex> Lock(I->Mutex);
   I->Model.planner(Bufs).setMinSplitMs(Ms);
+  MinSplitMs.store(Ms, std::memory_order_relaxed);
 }
 
 void Engine::setPipelining(const PipelineOptions &O) {

@@ -343,6 +343,10 @@ public:
   /// The model policy's ModelPartitioner::setMinSplitMs (tests of the policy's
   /// mechanics on null GPUs, whose launches take nanoseconds, set 0).
   void setMinSplitMs(double Ms);
+  /// The model policy's shortest launch it splits: one predicted shorter on
+  /// its best device runs there whole, unsearched. Read without the
+  /// engine's lock (the direct launches' gate, Runtime::mayLaunchDirect).
+  double minSplitMs() const { return MinSplitMs.load(std::memory_order_relaxed); }
   /// Transfer pipelining's switches (on by default).
   void setPipelining(const PipelineOptions &O);
 
@@ -355,6 +359,7 @@ private:
   CpuExecutor &Exec;
   PartitionPolicy Policy;
   std::vector<double> SplitWeights;
+  std::atomic<double> MinSplitMs;
   std::unique_ptr<Impl> I;
 };
 

@@ -54,6 +54,9 @@ public:
     /// > 0: a copy to or from the host takes at least its bytes at this
     /// rate (GB/s), as over a link; 0: as long as the memcpy.
     double HostLinkGBps = 0;
+    /// queryEvent answers "not done" this many times after each record of
+    /// an event, as a GPU still at the work queued before it would.
+    unsigned QueriesBeforeDone = 0;
     /// Keep trace().
     bool Trace = false;
     /// The SM partitions it offers (smPartitionGranularity; 0: none).
@@ -215,6 +218,15 @@ public:
     note("record", {Op::Record, S, E});
     std::lock_guard<std::mutex> Lock(TraceMutex);
     RecordedAt[E] = Launched;
+    QueriesLeft[E] = Opt.QueriesBeforeDone;
+    return Result::success();
+  }
+  Result queryEvent(EventHandle E, bool &Done) override {
+    std::lock_guard<std::mutex> Lock(TraceMutex);
+    unsigned &Left = QueriesLeft[E];
+    Done = Left == 0;
+    if (Left)
+      --Left;
     return Result::success();
   }
   Result waitForEvent(StreamHandle S, Device &Src, EventHandle E) override {
@@ -412,6 +424,7 @@ private:
   /// Blocks launched so far, and their count when each event was recorded.
   uint64_t Launched = 0;
   std::map<EventHandle, uint64_t> RecordedAt;
+  std::map<EventHandle, unsigned> QueriesLeft;
   unsigned Timings = 0;
 };
 
