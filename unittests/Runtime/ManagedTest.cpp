@@ -75,10 +75,19 @@ TEST(ManagedTest, OnlyThePagesTheHostWroteMove) {
   G0.clearLog();
   ASSERT_TRUE(M.makeValid(*B, 0, {0, Bytes}).ok());
   EXPECT_EQ(G0.bytes("h2d"), 3 * page());
-  // Open to the runtime now: its writes do not fault.
+  // Work is outstanding: a write now is the runtime's own (a copy into
+  // the host copy), which the buffer manager records itself; the page only
+  // opens. The next synchronization closes just the pages opened.
   Before = managedWriteFaults();
   hostWrite(P, 20 * page(), 6);
-  EXPECT_EQ(managedWriteFaults(), Before);
+  EXPECT_EQ(managedWriteFaults() - Before, 1u);
+  ASSERT_TRUE(M.managedToHost().ok());
+  ASSERT_TRUE(M.managedToDevices().ok());
+  EXPECT_TRUE(B->holds(0, {0, Bytes}));
+  Before = managedWriteFaults();
+  hostWrite(P, 20 * page(), 7);
+  hostWrite(P, 3 * page(), 7);
+  EXPECT_EQ(managedWriteFaults() - Before, 2u);
   ASSERT_TRUE(M.free(P).ok());
 }
 
@@ -133,6 +142,12 @@ TEST(ManagedTest, AKernelsWriteUnderProtectionIsRecordedAndGuardsStillFault) {
   ASSERT_TRUE(M.managedToDevices().ok());
   EXPECT_FALSE(B->holds(0, {0, 1}));
   EXPECT_TRUE(B->holds(0, {page(), Bytes}));
+  // While work is outstanding the write is the engine's to record (a CPU
+  // kernel on the host copy marks its own writes): not the host's.
+  ASSERT_TRUE(M.makeValid(*B, 0, {0, Bytes}).ok());
+  ASSERT_TRUE(runGuarded(writeFirstByte, static_cast<char *>(P) + page(), F));
+  ASSERT_TRUE(M.managedToDevices().ok());
+  EXPECT_TRUE(B->holds(0, {0, Bytes}));
   // A write past the end lands in the guard region, protected or not: the
   // kernel's fault, as before.
   char *End = static_cast<char *>(P) + Bytes;

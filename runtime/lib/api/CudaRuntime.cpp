@@ -256,7 +256,9 @@ bool tryDirectMemset(Runtime &RT, void *Dst, int Value, uint64_t Bytes,
 
 /// cudaMemset{,2D}{,Async}: Height rows of Width bytes, Pitch apart.
 /// Always in stream order, asynchronous to the host (device memory only);
-/// the whole extent is checked before anything is queued.
+/// the whole extent is checked before anything is queued. A call that is
+/// not \p AsyncCall ends with the host's access to managed memory when it
+/// ran at once (withHostAccess).
 cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
                      void *StreamHandle, bool AsyncCall) {
   if (C.Height > 1 && C.DPitch < C.Width)

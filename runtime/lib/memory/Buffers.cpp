@@ -190,8 +190,11 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
   if (Pinning == HostPinning::Reused && B.HostLinkBytes <= B.Size)
     return;
   B.PinTried = true; // once: a refusal (a locked-memory limit) stays
-  // The data's whole pages (the data itself need not start on a page).
+  // The data's whole pages (the data itself need not start on a page),
+  // writable: a managed buffer's may be write-protected (ManagedPages.h).
   PageSpan Pages = guardedPages(B.Host, B.Size);
+  if (B.Region && !openManagedRegion(B.Region))
+    return;
   if (Devices[Gpu]->registerHostMemory(Pages.Start, Pages.Bytes).ok())
     B.PinnedBy = Gpu;
 }

@@ -44,10 +44,7 @@ Result BufferManager::managedToDevices() {
   Result Err = Result::success();
   std::vector<std::pair<uint64_t, uint64_t>> Dirty;
   for (const std::shared_ptr<Buffer> &B : managedBuffers()) {
-    if (!openManagedRegion(B->Region, Dirty) && Err.ok())
-      Err = Result::error(ErrorCode::Unknown,
-                          "cannot open the pages of managed buffer #" +
-                              std::to_string(B->id()) + " to the devices");
+    startManagedWork(B->Region, Dirty);
     if (Dirty.empty())
       continue;
     // Region offsets to buffer offsets: the region starts at the page that
@@ -79,8 +76,7 @@ Result BufferManager::managedToHost() {
     // (protecting it would record later host writes over bytes the host
     // copy does not hold).
     Result R = makeValid(*B, HostLocation, ByteRange{0, B->Size});
-    if (R.ok() && !managedRegionProtected(B->Region) &&
-        !protectManagedRegion(B->Region))
+    if (R.ok() && !protectManagedRegion(B->Region))
       R = Result::error(ErrorCode::Unknown,
                         "cannot write-protect managed buffer #" +
                             std::to_string(B->id()));

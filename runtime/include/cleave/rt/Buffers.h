@@ -291,15 +291,16 @@ public:
   }
   /// Work that may use the buffers is about to start (a launch, a copy, a
   /// fill, a prefetch): the pages the host wrote since it gained access
-  /// become written at the host (every other copy of them stale), and every
-  /// managed host copy is opened to the runtime (read-write). Until the
-  /// next managedToHost() the program must not touch managed memory, as
-  /// CUDA requires on devices without concurrent managed access.
+  /// become written at the host (every other copy of them stale), and the
+  /// runtime's own writes to the host copies no longer count as the host's
+  /// (ManagedPages.h, the devices' phase). Until the next managedToHost()
+  /// the program must not touch managed memory, as CUDA requires on
+  /// devices without concurrent managed access.
   Result managedToDevices();
   /// A synchronization with no work outstanding: every managed buffer is
-  /// made current in its host copy (only stale ranges move) and its pages
-  /// write-protected, so that the host reads every result and its writes
-  /// are recorded.
+  /// made current in its host copy (only stale ranges move) and the pages
+  /// opened since the last one write-protected again, so that the host
+  /// reads every result and its writes are recorded.
   Result managedToHost();
 
   // Validity and transfers. -----------------------------------------------

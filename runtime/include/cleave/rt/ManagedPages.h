@@ -2,18 +2,23 @@
 //-*-===//
 //
 // Part of Cleave's runtime (no LLVM). The host copies of managed buffers
-// (cudaMallocManaged) are write-protected while the host may touch them
-// (docs/runtime.md, "Managed memory"): the host's first write to each page
-// faults, and the process's SIGSEGV handler (KernelFault.cpp) hands the
-// fault to handleManagedWrite(), which marks the page dirty and opens it
-// read-write, so the write runs again and succeeds. Before work that uses
-// the buffers starts, the runtime takes the dirty pages (they become
-// "written at the host" in the buffer's validity) and opens every page.
+// (cudaMallocManaged) are write-protected (docs/runtime.md, "Managed
+// memory"); the process's SIGSEGV handler (KernelFault.cpp) hands a write
+// fault to handleManagedWrite(), which opens the page (read-write) and lets
+// the write run again. Each region is in one of two phases:
+//
+// * the host's (after allocation and after each synchronization): a page
+//   opened is also marked dirty, written by the host;
+// * the devices' (while work is outstanding): the writes are the runtime's
+//   own (copies into the host copy, CPU kernels), whose bytes the buffer
+//   manager records itself; the page only opens.
+//
+// Pages stay open until the next protectManagedRegion(), which closes just
+// the pages opened since the last one: the cost of a synchronization grows
+// with what was written, not with the size of the buffers.
 //
 // The regions live in a fixed table of atomic slots: the handler finds a
 // region and sets its bits without locks or allocation (async-signal-safe).
-// A region's storage is kept until the process ends, so that a handler
-// racing with its removal never reads freed memory.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_MANAGEDPAGES_H
@@ -28,37 +33,37 @@ namespace cleave::rt {
 struct ManagedRegion;
 
 /// The whole pages [Start, Start + Bytes) (page-aligned), read-write now,
-/// as a region whose pages are tracked; null when the table is full
-/// (MaxManagedRegions live regions). Installs the fault handlers.
+/// as a region whose pages are tracked, in the devices' phase; null when
+/// the table is full (MaxManagedRegions live regions). Installs the fault
+/// handlers.
 ManagedRegion *addManagedRegion(char *Start, uint64_t Bytes);
 constexpr unsigned MaxManagedRegions = 1u << 14;
 
-/// Forgets \p R (its pages are about to be unmapped); opens them first.
+/// Forgets \p R (its pages are about to be unmapped).
 void removeManagedRegion(ManagedRegion *R);
 
-/// Write-protects every page of \p R (PROT_READ): the host's next write to
-/// each faults once and is recorded. False when mprotect failed (the pages
-/// stay read-write, and writes go untracked: the caller must not rely on
-/// protection then).
+/// The host's phase begins: every page opened since the last call is
+/// write-protected again (PROT_READ), so that the host's next write to
+/// each faults once and is recorded. False when mprotect failed: those
+/// pages stay open (and their host writes untracked).
 bool protectManagedRegion(ManagedRegion *R);
 
-/// Opens every page of \p R (read-write) if protected, then takes its
-/// dirty pages: the byte ranges, from the region's start, of the pages the
-/// host wrote since they were last taken. Pages faulted in after this call
-/// are kept for the next.
-bool openManagedRegion(ManagedRegion *R,
-                       std::vector<std::pair<uint64_t, uint64_t>> &Dirty);
+/// The devices' phase begins: takes the dirty pages, the byte ranges
+/// (from the region's start) of the pages the host wrote since they were
+/// last taken. The pages stay as they are (open where written).
+void startManagedWork(ManagedRegion *R,
+                      std::vector<std::pair<uint64_t, uint64_t>> &Dirty);
 
-/// Whether \p R is write-protected now.
-bool managedRegionProtected(const ManagedRegion *R);
+/// Opens every page of \p R (page-locking a range needs it writable).
+bool openManagedRegion(ManagedRegion *R);
 
-/// From the SIGSEGV handler: when \p Addr lies in a managed region, marks
-/// its page dirty and makes it read-write (a host write to a protected
-/// page), and returns true: the faulting instruction may run again. A run
-/// of pages written in order opens ahead by as many pages as the run
-/// already holds (at most 512), so that filling a large array faults a
-/// logarithmic number of times; the pages opened ahead count as written
-/// (they cost an upload, never a wrong value). Async-signal-safe.
+/// From the SIGSEGV handler: when \p Addr lies in a managed region, opens
+/// its page (marked dirty in the host's phase) and returns true: the
+/// faulting instruction may run again. A write just past a run of open
+/// pages opens as many pages ahead as the run holds (at most 512), so that
+/// filling a large array faults a logarithmic number of times; in the
+/// host's phase the pages opened ahead count as written (they cost an
+/// upload, never a wrong value). Async-signal-safe.
 bool handleManagedWrite(uintptr_t Addr);
 
 /// Faults handled by handleManagedWrite() since the process started
