@@ -963,7 +963,12 @@ bool Runtime::idle() {
       if (!Done(S))
         return false;
   }
-  return !Buffers->hasDeferred();
+  // Work a GPU was left running (direct launches) counts once it is done,
+  // waited for or not (a query found it done).
+  if (!Buffers->hasDeferred())
+    return true;
+  bool Done = false;
+  return Buffers->queryDeferred(Done).ok() && Done;
 }
 
 Result Runtime::managedForDevices() {

@@ -351,8 +351,8 @@ public:
   /// Waits for the GPUs' deferred work (BufferManager::settle), posting a
   /// failure as an asynchronous error.
   void settleDeferred();
-  /// Whether no work is outstanding: every stream's queued work is done and
-  /// no GPU has deferred work.
+  /// Whether no work is outstanding: every stream's queued work is done,
+  /// and so is the work GPUs were left running (deferred).
   bool idle();
 
   // Managed memory (docs/runtime.md, "Managed memory"). ---------------------
