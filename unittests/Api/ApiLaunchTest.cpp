@@ -42,7 +42,6 @@ namespace {
 
 // The CPU variants. ---------------------------------------------------------
 
-
 extern "C" void apiVecaddCpu(void **Args, const cleave_cpu_launch *L,
                              uint64_t First, uint64_t Count, void *) {
   const float *A = *static_cast<const float **>(Args[0]);
