@@ -29,6 +29,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/ABI/FormatVersions.h"
+#include "cleave/Analysis/DeviceReports.h"
 #include "cleave/Analysis/Footprint.h"
 #include "cleave/Support/KernelInfo.h"
 
@@ -1960,8 +1961,7 @@ void KernelAnalyzer::call(CallBase &CB) {
   }
   // printf and assert read only what their pointer arguments point to (a
   // format string and an argument buffer): no buffer of the launch.
-  bool ReadsArgsOnly = Callee && (Callee->getName() == "vprintf" ||
-                                  Callee->getName() == "__assertfail");
+  bool ReadsArgsOnly = Callee && isDeviceReportFunction(*Callee);
   bool Writes = !CB.onlyReadsMemory() && !ReadsArgsOnly;
   bool AnyPtr = false;
   for (Value *Op : CB.args()) {

@@ -61,6 +61,9 @@ std::optional<HeaderAsm> matchHeaderAsm(const CallBase &CB) {
       return HeaderAsm{HeaderAsmKind::BitFind, Intrinsic::not_intrinsic, Bits,
                        true};
   }
+  if (std::optional<LibdeviceAsm> L = matchLibdeviceAsm(*IA))
+    return HeaderAsm{HeaderAsmKind::Libdevice, Intrinsic::not_intrinsic, 0,
+                     false, *L};
   return std::nullopt;
 }
 

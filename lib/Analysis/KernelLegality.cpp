@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Analysis/KernelLegality.h"
 
+#include "cleave/Analysis/DeviceReports.h"
 #include "cleave/Analysis/HeaderAsm.h"
 #include "cleave/Analysis/ParamRoles.h"
 #include "cleave/Analysis/WrittenData.h"
@@ -462,12 +463,13 @@ void LegalityScanner::visitDeclaration(const CallBase &CB,
         /*ForbidsSplit=*/true, /*ForbidsCPU=*/true);
     return;
   }
-  // printf and assert only report: splitting keeps their meaning (each
-  // device prints for its blocks), but the CPU variant has no host
-  // implementation for them.
-  bool ReportOnly = Name == "vprintf" || Name == "__assertfail";
+  // printf and assert only report: each device prints and asserts for its
+  // own blocks (the CPU variant through the runtime's implementations), as
+  // the blocks of one GPU do in an unspecified order.
+  if (isDeviceReportFunction(Callee))
+    return;
   add(LegalityIssueKind::ExternalCall, CB, demangle(Name.str()),
-      /*ForbidsSplit=*/!ReportOnly, /*ForbidsCPU=*/true);
+      /*ForbidsSplit=*/true, /*ForbidsCPU=*/true);
 }
 
 void LegalityScanner::visitAccesses(const Instruction &I) {

@@ -27,10 +27,13 @@
 #include "cleave/Analysis/KernelLegality.h"
 #include "cleave/Analysis/VariantRefusals.h"
 #include "cleave/Support/KernelInfo.h"
+#include "cleave/Transforms/DeviceReportsLower.h"
 #include "cleave/Transforms/HeaderAsmLower.h"
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/Transforms/NVVMCalls.h"
+#include "cleave/Transforms/NVVMConversions.h"
 #include "cleave/Transforms/WarpChain.h"
+#include "cleave/Transforms/WarpSynchronous.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -489,6 +492,9 @@ std::optional<Refusal> KernelLowering::classifyAndLowerCalls() {
     case CallKind::Redux:
     case CallKind::BarrierRed:
       SyncCalls.push_back(cast<CallInst>(CB));
+      break;
+    case CallKind::Report:
+      lowerDeviceReport(*CB);
       break;
     case CallKind::Math:
       if (!lowerNVVMMath(cast<CallInst>(CB)))
@@ -1937,6 +1943,8 @@ std::optional<Refusal> KernelLowering::run() {
                    &*K.getEntryBlock().begin()};
   if (auto R = inlineCalls())
     return R;
+  syncVolatileSharedStores(K);
+  lowerNVVMConversions(K);
   if (auto R = classifyAndLowerCalls())
     return R;
   // Constant expressions over non-generic globals become instructions, so

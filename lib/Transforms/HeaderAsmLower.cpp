@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/HeaderAsmLower.h"
+#include "cleave/Transforms/LibdeviceAsmLower.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicsNVPTX.h"
@@ -73,6 +74,9 @@ void lowerHeaderAsm(CallBase &CB, const HeaderAsm &H) {
   }
   case HeaderAsmKind::BitFind:
     New = emitBitFind(B, CB.getArgOperand(0), H.Bits, H.ShiftAmount);
+    break;
+  case HeaderAsmKind::Libdevice:
+    New = buildLibdeviceAsm(B, CB, H.Lib);
     break;
   case HeaderAsmKind::Sleep:
     // No result; the spin around it goes on as it would without the hint.

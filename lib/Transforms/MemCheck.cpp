@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/MemCheck.h"
 #include "cleave/ABI/CpuCheckABI.h"
+#include "cleave/ABI/CpuReportABI.h"
 
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Dominators.h"
@@ -18,6 +19,7 @@
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Transforms/Utils/Cloning.h"
+#include "llvm/Transforms/Utils/PromoteMemToReg.h"
 
 using namespace llvm;
 
@@ -133,21 +135,58 @@ Function *createCheckedVariant(Function &Host, const ThreadIdSites &Sites,
     I->eraseFromParent();
   }
 
+  // Values the lowering demoted to allocas (a pointer into a __device__
+  // table computed in one loop and used in another) would hide where an
+  // access points; in registers again, they show it, and no check is placed
+  // on a variable's own memory.
   DominatorTree DT(*C);
-  for (const Access &A : accessesToCheck(*C)) {
+  SmallVector<AllocaInst *, 16> Promotable;
+  for (Instruction &I : C->getEntryBlock())
+    if (auto *AI = dyn_cast<AllocaInst>(&I); AI && isAllocaPromotable(AI))
+      Promotable.push_back(AI);
+  if (!Promotable.empty())
+    PromoteMemToReg(Promotable, DT);
+  // The linear block and thread ids of a report about \p I.
+  auto Ids = [&](IRBuilder<> &B,
+                 Instruction *I) -> std::pair<Value *, Value *> {
     Value *Thread = Unknown;
     for (auto [Body, Lin] : Loops)
-      if (DT.dominates(Body, A.I->getParent()) &&
-          DT.dominates(cast<Instruction>(Lin), A.I)) {
+      if (DT.dominates(Body, I->getParent()) &&
+          DT.dominates(cast<Instruction>(Lin), I)) {
         Thread = Lin;
         break;
       }
+    Value *BlockArg = Block && DT.dominates(Block, I) ? Block : Unknown;
+    return {BlockArg, B.CreateZExtOrTrunc(Thread, I64)};
+  };
+  for (const Access &A : accessesToCheck(*C)) {
     IRBuilder<> B(A.I);
-    Value *BlockArg = Block && DT.dominates(Block, A.I) ? Block : Unknown;
+    auto [BlockArg, Thread] = Ids(B, A.I);
     Value *P = B.CreateAddrSpaceCast(A.Ptr, Ptr);
-    B.CreateCall(Check,
-                 {P, B.CreateZExtOrTrunc(A.Bytes, I64), B.getInt32(A.Kind),
-                  BlockArg, B.CreateZExtOrTrunc(Thread, I64)});
+    B.CreateCall(Check, {P, B.CreateZExtOrTrunc(A.Bytes, I64),
+                         B.getInt32(A.Kind), BlockArg, Thread});
+  }
+  // Device printf reads the strings of its `%s` arguments, which only the
+  // runtime's formatter finds: its checked entry validates them.
+  if (Function *Printf = M.getFunction(CLEAVE_PRINTF_FUNCTION)) {
+    FunctionCallee Checked = M.getOrInsertFunction(
+        CLEAVE_PRINTF_CHECKED_FUNCTION,
+        FunctionType::get(I32, {Ptr, Ptr, I64, I64, I64}, false));
+    SmallVector<CallInst *, 4> Calls;
+    for (Instruction &I : instructions(*C))
+      if (auto *CI = dyn_cast<CallInst>(&I);
+          CI && CI->getCalledFunction() == Printf)
+        Calls.push_back(CI);
+    for (CallInst *CI : Calls) {
+      IRBuilder<> B(CI);
+      auto [BlockArg, Thread] = Ids(B, CI);
+      CallInst *New =
+          B.CreateCall(Checked, {CI->getArgOperand(0), CI->getArgOperand(1),
+                                 CI->getArgOperand(2), BlockArg, Thread});
+      New->setDebugLoc(CI->getDebugLoc());
+      CI->replaceAllUsesWith(New);
+      CI->eraseFromParent();
+    }
   }
   return C;
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/NVVMCalls.h"
+#include "cleave/Analysis/DeviceReports.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/Constants.h"
@@ -21,6 +22,8 @@ CallKind classifyCall(const CallBase &CB) {
   if (!F)
     return CallKind::Unsupported;
   StringRef N = F->getName();
+  if (isDeviceReportFunction(*F))
+    return CallKind::Report;
   if (!N.consume_front("llvm.nvvm."))
     return F->isIntrinsic() ? CallKind::Ordinary : CallKind::Unsupported;
   if (N.consume_front("read.ptx.sreg."))

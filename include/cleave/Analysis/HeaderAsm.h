@@ -1,14 +1,17 @@
 //===- HeaderAsm.h - Inline PTX of CUDA's own headers -----------*- C++ -*-===//
 //
-// Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx) implement
-// some device functions in inline PTX. The sequences listed here are matched
-// exactly (asm string and constraints) and have a known meaning that needs
-// no GPU: kernel legality accepts them and the CPU lowering rewrites them
-// into IR it already handles. Any other inline asm stays refused.
+// Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx) and its
+// libdevice implement some device functions in inline PTX. The sequences
+// listed here are matched exactly (asm string and constraints) and have a
+// known meaning that needs no GPU: kernel legality accepts them and the CPU
+// lowering rewrites them into IR it already handles. Any other inline asm
+// stays refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_HEADERASM_H
 #define CLEAVE_ANALYSIS_HEADERASM_H
+
+#include "cleave/Analysis/LibdeviceAsm.h"
 
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
@@ -31,6 +34,8 @@ enum class HeaderAsmKind {
   /// __nanosleep (sm_70_rt.hpp): a hint that the thread may sleep; a CPU
   /// thread goes on at once.
   Sleep,
+  /// One of libdevice's forms (LibdeviceAsm.h).
+  Libdevice,
 };
 
 struct HeaderAsm {
@@ -40,6 +45,8 @@ struct HeaderAsm {
   /// BitFind: the operand's width and whether the shift amount is asked.
   unsigned Bits = 0;
   bool ShiftAmount = false;
+  /// Libdevice: which form.
+  LibdeviceAsm Lib = {};
 };
 
 /// Bytes of the reserved shared-memory scratch per block (CUDA reserves

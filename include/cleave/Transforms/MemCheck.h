@@ -43,7 +43,9 @@ struct ThreadIdSites {
 /// linkage: the descriptor reaches it). Loads, stores, atomics and memory
 /// intrinsics through global or generic pointers are checked, except those
 /// whose every underlying object is the variant's own (an alloca, a
-/// variable, the scratch area, the launch's argument slots).
+/// variable, the scratch area, the launch's argument slots). Device printf
+/// calls its checked entry, which validates the strings `%s` reads
+/// (include/cleave/ABI/CpuReportABI.h).
 llvm::Function *createCheckedVariant(llvm::Function &Host,
                                      const ThreadIdSites &Sites,
                                      llvm::StringRef Name);

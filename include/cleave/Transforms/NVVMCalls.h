@@ -26,6 +26,7 @@ enum class CallKind {
   BarrierRed, ///< barrier0.{popc,and,or}: __syncthreads_count/and/or
   Fence,      ///< memory fence: a no-op order on one host thread's view
   Math,       ///< NVVM math with a host equivalent
+  Report,     ///< device printf or assert (vprintf, __assertfail)
   Unsupported,
 };
 

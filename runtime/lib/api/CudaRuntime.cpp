@@ -45,6 +45,7 @@ static_assert(int(ErrorCode::InvalidResourceHandle) ==
               "");
 static_assert(int(ErrorCode::NotReady) == cudaErrorNotReady, "");
 static_assert(int(ErrorCode::IllegalAddress) == cudaErrorIllegalAddress, "");
+static_assert(int(ErrorCode::Assert) == cudaErrorAssert, "");
 static_assert(int(ErrorCode::LaunchFailure) == cudaErrorLaunchFailure, "");
 static_assert(int(ErrorCode::HostMemoryAlreadyRegistered) ==
                   cudaErrorHostMemoryAlreadyRegistered,

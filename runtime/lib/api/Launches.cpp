@@ -79,6 +79,7 @@ struct PlanSlot {
   Device *DirectDevice = nullptr;
   Location DirectLocation = -1;
   uint64_t DirectBlocks = 0;
+  Runtime::DirectWhy DirectWhy;
 };
 
 /// The plan of the direct launch \p Slot records.
@@ -87,6 +88,7 @@ LaunchPlan directPlan(const PlanSlot &Slot) {
   Plan.KernelName = Slot.Direct->Name;
   Plan.Direct = true;
   Plan.Deferred = true;
+  Plan.DirectWhy = Slot.DirectWhy.text();
   LaunchPlan::Run Run;
   Run.Device = Slot.DirectLocation;
   Run.DeviceName = Slot.DirectDevice->name();
@@ -143,7 +145,9 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
         RT.noteProbe(K, Blocks, Recorded);
     }
   } Timing{RT, K, Blocks};
-  if (Dev < 0 || !RT.idleFor(S) || !RT.mayLaunchDirect(K, Blocks, Timing.Probe))
+  Runtime::DirectWhy Why;
+  if (Dev < 0 || !RT.idleFor(S) ||
+      !RT.mayLaunchDirect(K, Blocks, Timing.Probe, Why))
     return false;
   // Launches of several streams go to the co-scheduler, which must see
   // them to pair them, unless it would pass this one through unheld.
@@ -243,6 +247,7 @@ bool tryDirectLaunch(Runtime &RT, const KernelHandle *K, const uint32_t Grid[3],
   Slot.DirectDevice = &D;
   Slot.DirectLocation = Dev;
   Slot.DirectBlocks = Blocks;
+  Slot.DirectWhy = Why;
   if (logOptions().Plan)
     logLine(directPlan(Slot).describe() +
             (Out.ok() ? std::string() : "  error: " + Out.toString()));
@@ -327,9 +332,9 @@ Result launchKernel(const std::string &Name, const uint32_t Grid[3],
   Result R = Runtime::get(RT);
   if (!R.ok())
     return R;
-  // After a kernel's illegal address the context is unusable, as on CUDA:
-  // the launch returns that error and runs nowhere.
-  if (Result E = RT->peekAsyncError(); E.code() == ErrorCode::IllegalAddress)
+  // After a kernel's illegal address or failed assertion the context is
+  // unusable, as on CUDA: the launch returns that error and runs nowhere.
+  if (Result E = RT->peekAsyncError(); isStickyKernelError(E.code()))
     return E;
   const KernelHandle *K;
   R = findKernel(*RT, Name, K);

@@ -1077,15 +1077,38 @@ Result Runtime::gpuEvent(Event &E, EventHandle &Out) {
   return Result::success();
 }
 
+std::string Runtime::DirectWhy::text() const {
+  char Buf[160];
+  switch (What) {
+  case Alone:
+    return "the only device";
+  case First:
+    return "the kernel's first launch";
+  case Unread:
+    return "its first launch's GPU time not known yet";
+  case TooShort:
+    std::snprintf(Buf, sizeof(Buf),
+                  "timed at %.4f ms for %llu block(s), shorter than the "
+                  "model's shortest split, %.3f ms",
+                  Ms, static_cast<unsigned long long>(Blocks), BelowMs);
+    return Buf;
+  case Streak:
+    return "the engine ran its last launches whole on this GPU";
+  }
+  return "";
+}
+
 bool Runtime::mayLaunchDirect(const KernelHandle *K, uint64_t Blocks,
-                              DirectProbe *&Probe) {
+                              DirectProbe *&Probe, DirectWhy &Why) {
   Probe = nullptr;
+  Why = DirectWhy{};
   if (!DirectPerKernel)
     return true;
   std::lock_guard<std::mutex> Lock(GatesMutex);
   DirectGate &G = Gates[K];
   if (!G.Seen) {
     G.Seen = true;
+    Why.What = DirectWhy::First;
   } else {
     readProbe(G);
     // The GPU time of this launch, from the last timed one: no less for
@@ -1101,10 +1124,17 @@ bool Runtime::mayLaunchDirect(const KernelHandle *K, uint64_t Blocks,
     // in a loop outrun it): the launches go direct, as the first did, until
     // it is, rather than each paying the model's first search.
     bool Unread = DirectTimed && G.ProbeMs < 0 && G.Pending;
-    if (!TooShort) {
+    if (TooShort) {
+      Why.What = DirectWhy::TooShort;
+      Why.Ms = float(G.ProbeMs);
+      Why.Blocks = G.MeasuredBlocks;
+      Why.BelowMs = float(Eng->minSplitMs());
+    } else {
       if ((G.Streak < DirectStreak && !Unread) || G.Launched >= DirectRecheck)
         return false;
       ++G.Launched;
+      Why.What = G.Streak >= DirectStreak ? DirectWhy::Streak
+                                          : DirectWhy::Unread;
     }
   }
   // Time the first direct launch, then one in DirectRecheck + 1, so that a
@@ -1238,9 +1268,9 @@ Result Runtime::takeAsyncError() {
   std::lock_guard<std::mutex> Lock(D ? D->Mutex : AsyncMutex);
   Result &Pending = D ? D->Error : AsyncError;
   Result R = Pending;
-  // A kernel's illegal address is sticky, as CUDA's is for its context:
-  // every later report gives it again, until a reset.
-  if (R.code() != ErrorCode::IllegalAddress)
+  // A kernel's illegal address or failed assertion is sticky, as CUDA's
+  // is for its context: every later report gives it again, until a reset.
+  if (!isStickyKernelError(R.code()))
     Pending = Result::success();
   return R;
 }

@@ -381,6 +381,20 @@ public:
   struct DirectProbe {
     EventHandle Start = nullptr, Stop = nullptr;
   };
+  /// Why mayLaunchDirect() let a launch go direct (the plan's reason).
+  struct DirectWhy {
+    enum Kind : uint8_t {
+      Alone,    ///< the GPU is the only device
+      First,    ///< the kernel's first launch
+      Unread,   ///< its first timing not read yet
+      TooShort, ///< timed shorter than the model's shortest split
+      Streak,   ///< the engine ran its last launches whole on the GPU
+    } What = Alone;
+    /// TooShort: the timing the launch was predicted from, and the bound.
+    float Ms = 0, BelowMs = 0;
+    uint64_t Blocks = 0;
+    std::string text() const;
+  };
   /// Whether a launch of \p K over \p Blocks blocks may go straight to the
   /// direct device: with the GPU alone, always. Beside CPU devices, K's
   /// first launch (the model's first search of a key costs 0.2-1 ms of
@@ -395,7 +409,7 @@ public:
   /// (the first, then every DirectRecheck + 1): record \p Probe's events
   /// around it and call noteProbe().
   bool mayLaunchDirect(const KernelHandle *K, uint64_t Blocks,
-                       DirectProbe *&Probe);
+                       DirectProbe *&Probe, DirectWhy &Why);
   /// \p Probe's events were recorded around a direct launch of \p K over
   /// \p Blocks blocks (\p Recorded false: they were not; no time is read).
   void noteProbe(const KernelHandle *K, uint64_t Blocks, bool Recorded);

@@ -180,6 +180,10 @@ Result CpuExecutor::launch(const cleave_cpu_kernel_desc &Kernel, void **Args,
         Fault.Count == 1 ? "block " + std::to_string(Fault.First)
                          : "blocks [" + std::to_string(Fault.First) + ", " +
                                std::to_string(Fault.First + Fault.Count) + ")";
+    if (Fault.Fault.Assertion)
+      return Result::error(ErrorCode::Assert,
+                           "device-side assertion failed in kernel " +
+                               kernelName(Kernel) + " in " + Blocks);
     return Result::error(ErrorCode::IllegalAddress,
                          "illegal memory access by kernel " +
                              kernelName(Kernel) + " at " +

@@ -141,14 +141,14 @@ std::string KernelFault::describe() const {
   return "address " + hex(Address) + " (" + Why + ")";
 }
 
-void leaveGuarded() {
+void leaveGuarded(const KernelFault &Why) {
   ThreadGuard *G = Current;
   if (!G || !G->Armed) {
     std::fputs("cleave: leaveGuarded outside a guarded kernel range\n", stderr);
     std::abort();
   }
   G->Armed = 0;
-  G->Fault = KernelFault();
+  G->Fault = Why;
   siglongjmp(G->Env, 1);
 }
 
@@ -177,6 +177,7 @@ bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out) {
     Out = G.Fault;
     return false;
   }
+  G.Fault = KernelFault(); // the handler sets only the signal's fields
   G.Armed = 1;
   Fn(Arg);
   G.Armed = 0;

@@ -10,9 +10,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string_view>
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 namespace cleave::rt {
@@ -98,22 +100,30 @@ void MemCheckLaunch::enter(void *Scratch, uint64_t Bytes) {
 
 void MemCheckLaunch::leave() { Context.Launch = nullptr; }
 
+MemCheckLaunch *currentMemCheck() { return Context.Launch; }
+
+uintptr_t MemCheckLaunch::regionEnd(uintptr_t Addr) const {
+  const ThreadContext &C = Context;
+  if (Addr >= C.ScratchLo && Addr < C.ScratchHi)
+    return C.ScratchHi;
+  if (Addr >= C.StackLo && Addr < C.StackHi)
+    return C.StackHi;
+  auto It = std::upper_bound(
+      Allocations.begin(), Allocations.end(), Addr,
+      [](uintptr_t A, const std::pair<uintptr_t, uint64_t> &X) {
+        return A < X.first;
+      });
+  if (It == Allocations.begin())
+    return 0;
+  --It;
+  return Addr - It->first < It->second ? It->first + It->second : 0;
+}
+
 bool MemCheckLaunch::check(uintptr_t Addr, uint64_t Bytes, uint32_t Kind,
                            uint64_t Block, uint64_t Thread) {
-  const ThreadContext &C = Context;
   uint64_t End = Addr + Bytes;
-  bool Valid = End >= Addr && ((Addr >= C.ScratchLo && End <= C.ScratchHi) ||
-                               (Addr >= C.StackLo && End <= C.StackHi));
-  if (!Valid && End >= Addr) {
-    auto It = std::upper_bound(
-        Allocations.begin(), Allocations.end(), Addr,
-        [](uintptr_t A, const std::pair<uintptr_t, uint64_t> &X) {
-          return A < X.first;
-        });
-    Valid = It != Allocations.begin() &&
-            End - std::prev(It)->first <= std::prev(It)->second;
-  }
-  if (Valid)
+  uintptr_t Hi = regionEnd(Addr);
+  if (End >= Addr && Hi && End <= Hi)
     return true;
   std::lock_guard<std::mutex> Lock(Mutex);
   if (!Failed.load(std::memory_order_relaxed)) {
@@ -121,6 +131,23 @@ bool MemCheckLaunch::check(uintptr_t Addr, uint64_t Bytes, uint32_t Kind,
     Failed.store(true, std::memory_order_release);
   }
   return false;
+}
+
+bool MemCheckLaunch::checkString(uintptr_t Addr, uint64_t MaxBytes,
+                                 uint64_t Block, uint64_t Thread) {
+  uintptr_t Hi = regionEnd(Addr);
+  if (!Hi) {
+    Dl_info Info;
+    if (dladdr(reinterpret_cast<void *>(Addr), &Info))
+      return true;
+    return check(Addr, 1, CLEAVE_CHECK_LOAD, Block, Thread);
+  }
+  uint64_t Span = std::min<uint64_t>(Hi - Addr, MaxBytes);
+  if (Span == MaxBytes ||
+      std::memchr(reinterpret_cast<const void *>(Addr), 0, Span))
+    return true;
+  // No terminating zero before the region ends: the read runs past it.
+  return check(Addr, Span + 1, CLEAVE_CHECK_LOAD, Block, Thread);
 }
 
 std::string MemCheckLaunch::nearest(uintptr_t Addr, uint64_t Bytes) const {

@@ -116,6 +116,8 @@ ErrorCode toErrorCode(CUresult R) {
     return ErrorCode::NotReady;
   case CUDA_ERROR_ILLEGAL_ADDRESS:
     return ErrorCode::IllegalAddress;
+  case CUDA_ERROR_ASSERT:
+    return ErrorCode::Assert;
   case CUDA_ERROR_LAUNCH_FAILED:
     return ErrorCode::LaunchFailure;
   case CUDA_ERROR_NOT_SUPPORTED:

@@ -431,12 +431,12 @@ std::optional<Result> LaunchContext::settleFailures(AttemptState &A) {
   }
   if (M == Mode::Merge && A.Failed.count(MergeDev))
     return mergeDeviceFailed(A.Failed[MergeDev], A.Runs);
-  // A kernel's own illegal address is no device's failure: re-run
-  // elsewhere it would fault again (on a GPU, corrupt memory first). The
-  // launch fails as on CUDA; what it wrote is undefined, and no location
-  // claims bytes that a run did not produce.
+  // A kernel's own illegal address or failed assertion is no device's
+  // failure: re-run elsewhere it would fail again (on a GPU, corrupt
+  // memory first). The launch fails as on CUDA; what it wrote is
+  // undefined, and no location claims bytes that a run did not produce.
   for (auto &[D, Res] : A.Failed)
-    if (Res.code() == ErrorCode::IllegalAddress) {
+    if (isStickyKernelError(Res.code())) {
       for (RunState &R : A.Runs)
         dropUnproduced(R);
       freeMergeTemps();

@@ -75,7 +75,7 @@ std::string LaunchPlan::describe() const {
   else if (Repeated)
     S += ", repeated";
   if (Direct)
-    S += ", direct";
+    S += DirectWhy.empty() ? ", direct" : ", direct (" + DirectWhy + ")";
   if (Deferred)
     S += ", completion deferred";
   if (!CoSchedule.empty())

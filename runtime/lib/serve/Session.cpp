@@ -432,7 +432,7 @@ Result Session::launch(Reader &In) {
   // on CUDA (other clients' are not affected).
   {
     std::lock_guard<std::mutex> Lock(Errors.Mutex);
-    if (Errors.Error.code() == ErrorCode::IllegalAddress)
+    if (isStickyKernelError(Errors.Error.code()))
       return Errors.Error;
   }
   const std::vector<BundleParam> &Params = K->Info->Params;

@@ -38,6 +38,8 @@ const char *getErrorName(ErrorCode C) {
     return "cudaErrorNotReady";
   case ErrorCode::IllegalAddress:
     return "cudaErrorIllegalAddress";
+  case ErrorCode::Assert:
+    return "cudaErrorAssert";
   case ErrorCode::HostMemoryAlreadyRegistered:
     return "cudaErrorHostMemoryAlreadyRegistered";
   case ErrorCode::HostMemoryNotRegistered:
@@ -90,6 +92,8 @@ const char *getErrorDescription(ErrorCode C) {
     return "device not ready";
   case ErrorCode::IllegalAddress:
     return "an illegal memory access was encountered";
+  case ErrorCode::Assert:
+    return "device-side assert triggered";
   case ErrorCode::HostMemoryAlreadyRegistered:
     return "part or all of the requested memory range is already mapped";
   case ErrorCode::HostMemoryNotRegistered:

@@ -35,12 +35,20 @@ enum class ErrorCode : int {
   InvalidResourceHandle = 400,
   NotReady = 600,
   IllegalAddress = 700,
+  Assert = 710, // cudaErrorAssert
   HostMemoryAlreadyRegistered = 712,
   HostMemoryNotRegistered = 713,
   LaunchFailure = 719,
   NotSupported = 801,
   Unknown = 999,
 };
+
+/// A kernel's own failure (an illegal address, a device-side assertion):
+/// no device's fault, so running the kernel elsewhere would fail again, and
+/// sticky, as CUDA's are for the context: every later report gives it again.
+inline bool isStickyKernelError(ErrorCode C) {
+  return C == ErrorCode::IllegalAddress || C == ErrorCode::Assert;
+}
 
 /// "cudaErrorInvalidValue", ... (the name CUDA's cudaGetErrorName gives).
 const char *getErrorName(ErrorCode C);

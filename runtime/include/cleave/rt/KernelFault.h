@@ -19,7 +19,8 @@
 // so a genuine crash of the host code still crashes, with its core dump.
 //
 // Not recovered: a fault inside a C library call that the kernel makes
-// while that call holds a lock (printf with a bad string pointer).
+// while that call holds a lock (device printf formats with snprintf, which
+// holds none).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_RT_KERNELFAULT_H
@@ -35,6 +36,10 @@ struct KernelFault {
   int Signal = 0;        ///< SIGSEGV or SIGBUS
   int Code = 0;          ///< siginfo's si_code
   uintptr_t Address = 0; ///< siginfo's si_addr
+  /// A device-side assertion failed (leaveGuarded from
+  /// __cleave_rt_assertfail), not a signal: the launch fails with
+  /// cudaErrorAssert.
+  bool Assertion = false;
   /// "address 0x10 (not mapped)", "an unknown address (general protection:
   /// a non-canonical or misaligned access)", ...
   std::string describe() const;
@@ -50,10 +55,11 @@ bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out);
 void installKernelFaultHandlers();
 
 /// Abandons the function that the innermost runGuarded of this thread runs
-/// (called from inside it): runGuarded returns false with a KernelFault of
-/// Signal 0. The checked variants' checks use it to stop before an invalid
-/// access. Outside runGuarded it aborts.
-[[noreturn]] void leaveGuarded();
+/// (called from inside it): runGuarded returns false with \p Why (by
+/// default a KernelFault of Signal 0). The checked variants' checks use it
+/// to stop before an invalid access, device asserts to stop at a failed
+/// assertion. Outside runGuarded it aborts.
+[[noreturn]] void leaveGuarded(const KernelFault &Why = KernelFault());
 
 } // namespace cleave::rt
 

@@ -158,6 +158,8 @@ struct LaunchPlan {
   /// whole there, and nothing was queued before it (docs/runtime.md,
   /// "Direct launches").
   bool Direct = false;
+  /// Why it went direct (beside CPU devices, per kernel).
+  std::string DirectWhy;
   /// The launch ran as co-scheduled slices (docs/coschedule.md): how many,
   /// where, how many beside another launch, and why it was not sliced when
   /// it was not; empty otherwise.

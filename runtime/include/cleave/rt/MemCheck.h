@@ -58,9 +58,18 @@ public:
   /// The check itself (__cleave_rt_check); false when invalid, recorded.
   bool check(uintptr_t Addr, uint64_t Bytes, uint32_t Kind, uint64_t Block,
              uint64_t Thread);
+  /// A string that device printf reads (`%s`): its bytes up to the
+  /// terminating zero, or \p MaxBytes of them if fewer, lie in one valid
+  /// region; a string of a loaded object (a literal, a `__device__` array
+  /// of the CPU object) is valid too. False when invalid, recorded.
+  bool checkString(uintptr_t Addr, uint64_t MaxBytes, uint64_t Block,
+                   uint64_t Thread);
 
 private:
   std::string nearest(uintptr_t Addr, uint64_t Bytes) const;
+  /// The end of the valid region that holds \p Addr (scratch, stack or an
+  /// allocation), 0 when none does.
+  uintptr_t regionEnd(uintptr_t Addr) const;
 
   std::string Kernel;
   cleave_cpu_launch Launch;
@@ -73,6 +82,10 @@ private:
     uint32_t Kind = 0;
   } First;
 };
+
+/// The checked launch whose range the calling thread runs, null outside
+/// checked ranges.
+MemCheckLaunch *currentMemCheck();
 
 } // namespace cleave::rt
 
