@@ -805,7 +805,10 @@ private:
 };
 
 /// Clang 19 ignores `__managed__` in CUDA (the attribute is HIP's), so the
-/// variable would silently become a host variable: refuse its macro.
+/// variable would silently become a host variable: refuse its macro. (The
+/// runtime's managed memory is its buffers, whose host copies it protects
+/// and tracks; a variable's host shadow lies in the program's own data,
+/// among other variables, where it cannot.)
 class ManagedVariables : public PPCallbacks {
 public:
   ManagedVariables(SourceManager &SM, DiagnosticsEngine &DE)
@@ -820,9 +823,9 @@ public:
       return;
     unsigned ID = DE.getCustomDiagID(
         DiagnosticsEngine::Error,
-        "__managed__ variables are not supported: managed memory is not "
-        "part of Cleave's runtime; use a __device__ variable with "
-        "cudaMemcpyToSymbol, or cudaMalloc and cudaMemcpy");
+        "__managed__ variables are not supported: allocate the memory "
+        "with cudaMallocManaged, or use a __device__ variable with "
+        "cudaMemcpyToSymbol");
     DE.Report(Loc, ID);
   }
 

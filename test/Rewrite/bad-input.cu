@@ -26,14 +26,14 @@ __shared__ float tile[32];
 #endif
 #ifdef MANAGED
 __managed__ int total;
-// MANAGED: bad-input.cu:[[@LINE-1]]:1: error: __managed__ variables are not supported: managed memory is not part of Cleave's runtime
+// MANAGED: bad-input.cu:[[@LINE-1]]:1: error: __managed__ variables are not supported: allocate the memory with cudaMallocManaged, or use a __device__ variable with cudaMemcpyToSymbol
 #endif
 
 int main() {
   int *p;
 #ifdef UNSUPPORTED
-  cudaMallocManaged(&p, 64);
-  // API: bad-input.cu:[[@LINE-1]]:3: error: cudaMallocManaged is not supported by Cleave's runtime (it implements a subset of the CUDA runtime API: see docs/runtime-api.md)
+  cudaStreamAttachMemAsync(0, p);
+  // API: bad-input.cu:[[@LINE-1]]:3: error: cudaStreamAttachMemAsync is not supported by Cleave's runtime (it implements a subset of the CUDA runtime API: see docs/runtime-api.md)
   cudaDeviceSetLimit(cudaLimitStackSize, 4096);
   // API: bad-input.cu:[[@LINE-1]]:3: error: cudaDeviceSetLimit is not supported by Cleave's runtime
   auto *fn = &cudaGraphLaunch;

@@ -94,7 +94,8 @@ TEST_F(ApiDeviceQuery, CommonAttributesWithoutAGpu) {
   EXPECT_EQ(attr(cudaDevAttrGpuOverlap), 1);
   EXPECT_EQ(attr(cudaDevAttrHostRegisterSupported), 1);
   EXPECT_EQ(attr(cudaDevAttrCooperativeLaunch), 0);
-  EXPECT_EQ(attr(cudaDevAttrManagedMemory), 0);
+  EXPECT_EQ(attr(cudaDevAttrManagedMemory), 1);
+  EXPECT_EQ(attr(cudaDevAttrConcurrentManagedAccess), 0);
   EXPECT_EQ(attr(cudaDevAttrCanMapHostMemory), 0);
   EXPECT_EQ(attr(cudaDevAttrMaxTexture2DWidth), 0);
   // Hardware facts with no GPU: the host's, or documented constants.

@@ -52,7 +52,8 @@ TEST_F(ApiDevice, OneVirtualDevice) {
   EXPECT_GT(P.multiProcessorCount, 0);
   EXPECT_GT(P.totalGlobalMem, 0u);
   EXPECT_EQ(P.unifiedAddressing, 1);
-  EXPECT_EQ(P.managedMemory, 0);
+  EXPECT_EQ(P.managedMemory, 1);
+  EXPECT_EQ(P.concurrentManagedAccess, 0);
   EXPECT_EQ(cudaGetDeviceProperties(&P, 1), cudaErrorInvalidDevice);
   EXPECT_EQ(cudaGetDeviceProperties(nullptr, 0), cudaErrorInvalidValue);
 
@@ -72,7 +73,7 @@ TEST_F(ApiDevice, OneVirtualDevice) {
   EXPECT_EQ(V, 9);
   ASSERT_EQ(cudaDeviceGetAttribute(&V, cudaDevAttrManagedMemory, 0),
             cudaSuccess);
-  EXPECT_EQ(V, 0);
+  EXPECT_EQ(V, 1);
   EXPECT_EQ(cudaDeviceGetAttribute(&V, cudaDevAttrWarpSize, 2),
             cudaErrorInvalidDevice);
 

@@ -309,7 +309,11 @@ TEST_F(EngineModelTest, ALaunchTooShortToSplitIsSearchedRarely) {
   // A search costs far more host time than a launch this short, and cannot
   // split it: launch 1 finds it too short on seeded rows, launch 2 on its
   // measured time, 3-18 keep launch 2's decision, 19 searches again
-  // (correct results every time).
+  // (correct results every time). The bound is 1 ms, not the default
+  // 0.1 ms: launch 1's measured time is launch 2's input, and run first in
+  // a process it includes starting the CPU executor's threads (0.36 ms on
+  // the build VM, the test alone).
+  Eng->setMinSplitMs(1.0);
   int N = 512;
   std::vector<float> A(N), B(N);
   for (int I = 0; I < N; ++I)

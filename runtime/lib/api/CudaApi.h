@@ -43,6 +43,14 @@ inline Result prefixed(const char *What, const Result &R) {
              : Result::error(R.code(), std::string(What) + ": " + R.message());
 }
 
+/// \p R, the result of a call that synchronizes, after the host gained
+/// access to managed memory when no work is outstanding
+/// (Runtime::managedForHost): R's error first.
+inline Result withHostAccess(Runtime &RT, const Result &R) {
+  Result M = RT.managedForHost();
+  return R.ok() ? M : R;
+}
+
 /// With CLEAVE_SERVER set, the call goes to cleave-serve (docs/serve.md):
 /// \p Call on the process's serve::Client, named SC.
 #define CLEAVE_SERVED(Call)                                                    \

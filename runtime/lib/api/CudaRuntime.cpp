@@ -184,6 +184,8 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
     return ret(Result::success());
   if (!Dst || !Src)
     return ret(invalid(std::string(What) + ": null pointer"));
+  if (Result M = RT->managedForDevices(); !M.ok())
+    return ret(prefixed(What, M));
 
   BufferManager &B = RT->buffers();
   bool DstDev = B.isDevicePointer(Dst), SrcDev = B.isDevicePointer(Src);
@@ -206,16 +208,20 @@ cudaError_t copy(const char *What, void *Dst, const void *Src, CopyShape C,
     if (Result R = B.resolveRange(Src, C.srcExtent(), Res); !R.ok())
       return ret(Result::error(R.code(),
                                std::string(What) + " source: " + R.message()));
+  // A synchronous call ends with the host's access to managed memory.
+  auto Done = [&](const Result &R) {
+    return ret(AsyncCall ? R : withHostAccess(*RT, R));
+  };
   if (Async && C.Height == 1)
     if (Result Out; tryDirectCopy(*RT, Dst, Src, C.Width, DstDev, SrcDev, S,
                                   Out))
-      return ret(prefixed(What, Out));
+      return Done(prefixed(What, Out));
   auto Run = [&B, Dst, Src, C, Kind] { return runCopy(B, Dst, Src, C, Kind); };
   // An asynchronous copy with nothing queued before it is done here and
   // now (runSync runs it on this thread): queued, the launch behind it
   // would find its stream busy and go through the engine.
   if (!Async || RT->idleFor(S))
-    return ret(RT->runSync(S, Run, What));
+    return Done(RT->runSync(S, Run, What));
   Op O;
   O.What = What;
   O.Run = Run;
@@ -251,9 +257,11 @@ bool tryDirectMemset(Runtime &RT, void *Dst, int Value, uint64_t Bytes,
 
 /// cudaMemset{,2D}{,Async}: Height rows of Width bytes, Pitch apart.
 /// Always in stream order, asynchronous to the host (device memory only);
-/// the whole extent is checked before anything is queued.
+/// the whole extent is checked before anything is queued. A call that is
+/// not \p AsyncCall ends with the host's access to managed memory when it
+/// ran at once (withHostAccess).
 cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
-                     void *StreamHandle) {
+                     void *StreamHandle, bool AsyncCall) {
   if (C.Height > 1 && C.DPitch < C.Width)
     return ret(error(ErrInvalidPitchValue, std::string(What) + ": the pitch " +
                                                std::to_string(C.DPitch) +
@@ -276,10 +284,16 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
   BufferManager::Resolved Res;
   if (Result R = B.resolveRange(Dst, C.dstExtent(), Res); !R.ok())
     return ret(prefixed(What, R));
+  if (Result M = RT->managedForDevices(); !M.ok())
+    return ret(prefixed(What, M));
+  // A synchronous call ends with the host's access to managed memory.
+  auto Done = [&](const Result &R) {
+    return ret(AsyncCall ? R : withHostAccess(*RT, R));
+  };
   if (C.Height == 1 || C.DPitch == C.Width)
     if (Result Out;
         tryDirectMemset(*RT, Dst, Value, C.Width * C.Height, S, Out))
-      return ret(prefixed(What, Out));
+      return Done(prefixed(What, Out));
   Op O;
   O.What = What;
   O.Run = [&B, Dst, Value, C]() {
@@ -294,7 +308,7 @@ cudaError_t memsetOn(const char *What, void *Dst, int Value, CopyShape C,
   };
   // Nothing queued before it: done now, as copy() does.
   if (RT->idleFor(S))
-    return ret(RT->runSync(S, O.Run, What));
+    return Done(RT->runSync(S, O.Run, What));
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
 }
@@ -367,6 +381,8 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
       return ret(
           Result::error(R.code(), std::string(What) + ": " + R.message()));
   }
+  if (Result M = RT->managedForDevices(); !M.ok())
+    return ret(prefixed(What, M));
   Op O;
   O.What = What;
   O.Run = [RT, &B, ToSymbol, Name, Other, Count, Offset, OtherDev]() {
@@ -393,8 +409,10 @@ cudaError_t symbolCopy(const char *What, bool ToSymbol, const void *Symbol,
     return B.memcpy(Other, Tmp.data(), Count, MemcpyKind::HostToDevice);
   };
   bool Async = AsyncCall && (OtherDev || RT->isPinned(Other, Count));
-  if (!Async)
-    return ret(RT->runSync(S, O.Run, What));
+  if (!Async) {
+    Result R = RT->runSync(S, O.Run, What);
+    return ret(AsyncCall ? R : withHostAccess(*RT, R));
+  }
   RT->enqueue(S, std::move(O));
   return ret(Result::success());
 }
@@ -579,7 +597,7 @@ cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr,
 cudaError_t cudaDeviceSynchronize(void) {
   CLEAVE_SERVED(simple(serve::Op::DeviceSync));
   CLEAVE_RUNTIME(RT);
-  return ret(RT->synchronizeAll());
+  return ret(withHostAccess(*RT, RT->synchronizeAll()));
 }
 
 cudaError_t cudaDeviceReset(void) {
@@ -661,7 +679,7 @@ cudaError_t cudaFree(void *devPtr) {
   RT->drain();
   if (Result R = RT->buffers().free(devPtr); !R.ok())
     return ret(Result::error(R.code(), "cudaFree: " + R.message()));
-  return ret(RT->takeAsyncError());
+  return ret(withHostAccess(*RT, RT->takeAsyncError()));
 }
 
 cudaError_t cudaMallocHost(void **ptr, size_t size) {
@@ -725,25 +743,25 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 }
 
 cudaError_t cudaMemset(void *devPtr, int value, size_t count) {
-  return memsetOn("cudaMemset", devPtr, value, row(count), nullptr);
+  return memsetOn("cudaMemset", devPtr, value, row(count), nullptr, false);
 }
 
 cudaError_t cudaMemsetAsync(void *devPtr, int value, size_t count,
                             cudaStream_t stream) {
-  return memsetOn("cudaMemsetAsync", devPtr, value, row(count), stream);
+  return memsetOn("cudaMemsetAsync", devPtr, value, row(count), stream, true);
 }
 
 cudaError_t cudaMemset2D(void *devPtr, size_t pitch, int value, size_t width,
                          size_t height) {
   CopyShape C{width, height, pitch, pitch};
-  return memsetOn("cudaMemset2D", devPtr, value, C, nullptr);
+  return memsetOn("cudaMemset2D", devPtr, value, C, nullptr, false);
 }
 
 cudaError_t cudaMemset2DAsync(void *devPtr, size_t pitch, int value,
                               size_t width, size_t height,
                               cudaStream_t stream) {
   CopyShape C{width, height, pitch, pitch};
-  return memsetOn("cudaMemset2DAsync", devPtr, value, C, stream);
+  return memsetOn("cudaMemset2DAsync", devPtr, value, C, stream, true);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src,
@@ -859,7 +877,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
   if (Result R = RT->stream(stream, S); !R.ok())
     return ret(
         Result::error(R.code(), "cudaStreamSynchronize: " + R.message()));
-  return ret(RT->synchronize(S));
+  return ret(withHostAccess(*RT, RT->synchronize(S)));
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream) {
@@ -879,7 +897,7 @@ cudaError_t cudaStreamQuery(cudaStream_t stream) {
   }
   if (!Done)
     return static_cast<cudaError_t>(ErrorCode::NotReady);
-  return ret(Result::success());
+  return ret(withHostAccess(*RT, Result::success()));
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event,
@@ -1038,7 +1056,7 @@ cudaError_t cudaEventQuery(cudaEvent_t event) {
     if (!Done)
       return static_cast<cudaError_t>(ErrorCode::NotReady);
   }
-  return ret(Result::success());
+  return ret(withHostAccess(*RT, Result::success()));
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t event) {
@@ -1056,7 +1074,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event) {
     Rec->S->wait(Rec->Ticket);
   if (Rec && gpuRecord(*E, *Rec) && !E->Gpu->synchronizeEvent(E->OnGpu).ok())
     RT->settleDeferred(); // the failure, as an asynchronous error
-  return ret(RT->takeAsyncError());
+  return ret(withHostAccess(*RT, RT->takeAsyncError()));
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start,

@@ -6,7 +6,8 @@
 //
 //  - what the virtual device is: the limits the runtime enforces at a
 //    launch, the SMs programs size grids by, the features it provides or
-//    not (managed memory, cooperative launches, textures: none);
+//    not (managed memory without concurrent access: yes; cooperative
+//    launches, textures: none);
 //  - what the hardware is (clocks, bus width, L2, PCI ids, ECC, ...): the
 //    GPUs' values through the driver (cuDeviceGetAttribute), the smallest
 //    over several GPUs (the first GPU's for identities: PCI ids, NUMA
@@ -218,6 +219,14 @@ bool virtualFeature(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
   case cudaDevAttrHostRegisterSupported:
     V = P.hostRegisterSupported;
     return true;
+  // Managed memory, with the host's access between synchronizations only
+  // (docs/runtime.md, "Managed memory").
+  case cudaDevAttrManagedMemory:
+    V = P.managedMemory;
+    return true;
+  case cudaDevAttrConcurrentManagedAccess:
+    V = P.concurrentManagedAccess;
+    return true;
   default:
     return false;
   }
@@ -227,14 +236,13 @@ bool virtualFeature(const cudaDeviceProp &P, cudaDeviceAttr A, int &V) {
 /// for them.
 bool unprovidedFeature(cudaDeviceAttr A) {
   switch (A) {
-  // Mapped, managed and pageable memory in kernels, cooperative and
+  // Mapped and pageable memory in kernels, concurrent access to managed
+  // memory, cooperative and
   // cluster launches, stream priorities, memory pools, IPC, interop, L2
   // persistence and access policies, textures, surfaces and arrays (a
   // program that asks is told there are none; the compiler refuses their
   // use).
   case cudaDevAttrCanMapHostMemory:
-  case cudaDevAttrManagedMemory:
-  case cudaDevAttrConcurrentManagedAccess:
   case cudaDevAttrPageableMemoryAccess:
   case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
   case cudaDevAttrDirectManagedMemAccessFromHost:
@@ -410,6 +418,10 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P) {
   P.localL1CacheSupported = 1;
   P.computePreemptionSupported = 1;
   P.hostRegisterSupported = 1;
+  // Managed memory the host may touch only while no work is outstanding,
+  // CUDA's contract on devices without concurrent managed access.
+  P.managedMemory = 1;
+  P.concurrentManagedAccess = 0;
   // What the GPUs are (the host's values without one).
   P.memoryBusWidth = hardware(RT, cudaDevAttrGlobalMemoryBusWidth);
   P.l2CacheSize = hardware(RT, cudaDevAttrL2CacheSize);
@@ -425,7 +437,7 @@ void fillProperties(Runtime &RT, cudaDeviceProp &P) {
   P.deviceNumaId = hardware(RT, cudaDevAttrNumaId);
   P.hostNumaId = hardware(RT, cudaDevAttrHostNumaId);
   P.mpsEnabled = hardware(RT, cudaDevAttrMpsEnabled);
-  // Not provided: mapped/managed memory, cooperative launches, IPC, memory
+  // Not provided: mapped memory, cooperative launches, IPC, memory
   // pools, clusters, stream priorities, textures and surfaces (all 0).
 }
 

@@ -386,6 +386,10 @@ Result launchKernel(Runtime &Rt, const KernelHandle *K, const uint32_t Grid[3],
       return Result::error(ErrorCode::InvalidValue,
                            "kernel " + Display + ": argument " +
                                std::to_string(I) + " is a null pointer");
+  // The host's writes to managed memory are in the buffers' validity
+  // before anything decides where the kernel's inputs are.
+  if (Result M = RT->managedForDevices(); !M.ok())
+    return Result::error(M.code(), "kernel " + Display + ": " + M.message());
   if (Result Direct;
       tryDirectLaunch(*RT, K, Grid, Block, Args, SharedBytes, S, Direct))
     return Direct.ok() ? Direct

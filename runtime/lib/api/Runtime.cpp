@@ -945,6 +945,44 @@ Result Runtime::synchronizeAll() {
   return takeAsyncError();
 }
 
+bool Runtime::idle() {
+  {
+    std::lock_guard<std::mutex> Lock(StreamsMutex);
+    auto Done = [](const std::shared_ptr<Stream> &S) {
+      return S->done(S->lastTicket());
+    };
+    if (Legacy && !Done(Legacy))
+      return false;
+    for (auto &S : Streams)
+      if (!Done(S.second))
+        return false;
+    for (auto &S : PerThread)
+      if (!Done(S.second))
+        return false;
+    for (auto &S : Retiring)
+      if (!Done(S))
+        return false;
+  }
+  // Work a GPU was left running (direct launches) counts once it is done,
+  // waited for or not (a query found it done).
+  if (!Buffers->hasDeferred())
+    return true;
+  bool Done = false;
+  return Buffers->queryDeferred(Done).ok() && Done;
+}
+
+Result Runtime::managedForDevices() {
+  if (!Buffers->hasManaged())
+    return Result::success();
+  return Buffers->managedToDevices();
+}
+
+Result Runtime::managedForHost() {
+  if (!Buffers->hasManaged() || !idle())
+    return Result::success();
+  return Buffers->managedToHost();
+}
+
 void Runtime::drain() {
   std::vector<std::pair<std::shared_ptr<Stream>, uint64_t>> All;
   {

@@ -351,6 +351,23 @@ public:
   /// Waits for the GPUs' deferred work (BufferManager::settle), posting a
   /// failure as an asynchronous error.
   void settleDeferred();
+  /// Whether no work is outstanding: every stream's queued work is done,
+  /// and so is the work GPUs were left running (deferred).
+  bool idle();
+
+  // Managed memory (docs/runtime.md, "Managed memory"). ---------------------
+  /// Called before work that may use buffers is queued or run (launches,
+  /// copies, fills, prefetches): the host's writes to managed memory are
+  /// recorded in the buffers' validity and the host copies opened to the
+  /// runtime (BufferManager::managedToDevices). Nothing without managed
+  /// buffers.
+  Result managedForDevices();
+  /// Called at synchronization points (cudaDeviceSynchronize, a stream or
+  /// event synchronized or queried done, synchronous copies and fills,
+  /// cudaFree): when no work is outstanding, every managed buffer is made
+  /// current in its host copy and write-protected
+  /// (BufferManager::managedToHost). Nothing without managed buffers.
+  Result managedForHost();
 
   // Direct launches (docs/runtime.md, "Direct launches"). ------------------
   /// The runtime's only GPU when every other device is a CPU device, -1

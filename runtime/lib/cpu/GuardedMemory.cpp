@@ -102,13 +102,13 @@ char *mapGuarded(uint64_t Bytes) {
 
 } // namespace
 
-char *allocateGuarded(uint64_t Bytes) {
+char *allocateGuarded(uint64_t Bytes, bool MayFallBack) {
   uint64_t Pages = dataPages(Bytes);
   if (Bytes == 0 || Pages < Bytes || Pages > ~uint64_t(0) - 2 * GuardBytes)
     return nullptr;
   char *Data = mapGuarded(Bytes);
   // Out of mappings, not of memory: small allocations go on unguarded.
-  if (!Data && Bytes < NoReserveBytes)
+  if (!Data && MayFallBack && Bytes < NoReserveBytes)
     Data = allocateUnguarded(Bytes);
   if (Data)
     noteAllocation(Data, Bytes);

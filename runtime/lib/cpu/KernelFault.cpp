@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/rt/KernelFault.h"
+#include "cleave/rt/ManagedPages.h"
 
 #include <algorithm>
 #include <csetjmp>
@@ -67,6 +68,12 @@ __attribute__((tls_model("initial-exec"))) thread_local ThreadGuard *Current =
 struct sigaction PrevSegv, PrevBus;
 
 void onFault(int Sig, siginfo_t *Info, void *Context) {
+  // A write to a write-protected page of managed memory, by the host or by
+  // the runtime itself (a CPU kernel included): recorded as written, the
+  // page opened, the write run again (ManagedPages.h).
+  if (Sig == SIGSEGV && Info->si_code == SEGV_ACCERR &&
+      handleManagedWrite(reinterpret_cast<uintptr_t>(Info->si_addr)))
+    return;
   ThreadGuard *G = Current;
   if (G && G->Armed) {
     G->Armed = 0;
@@ -96,7 +103,9 @@ void onFault(int Sig, siginfo_t *Info, void *Context) {
     raise(Sig);
 }
 
-void installHandlers() {
+} // namespace
+
+void installKernelFaultHandlers() {
   static std::once_flag Once;
   std::call_once(Once, [] {
     struct sigaction A {};
@@ -107,6 +116,8 @@ void installHandlers() {
     sigaction(SIGBUS, &A, &PrevBus);
   });
 }
+
+namespace {
 
 std::string hex(uintptr_t A) {
   char Buf[32];
@@ -146,7 +157,7 @@ void leaveGuarded(const KernelFault &Why) {
 ThreadGuard &threadGuard() {
   if (ThreadGuard *G = Current)
     return *G;
-  installHandlers();
+  installKernelFaultHandlers();
   static thread_local ThreadGuard G;
   Current = &G;
   return G;

@@ -6,6 +6,7 @@
 #include "cleave/rt/Buffers.h"
 #include "cleave/rt/GuardedMemory.h"
 #include "cleave/rt/HostCopy.h"
+#include "cleave/rt/ManagedPages.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -189,8 +190,11 @@ void BufferManager::maybePinLocked(Buffer &B, Location Gpu, uint64_t Bytes) {
   if (Pinning == HostPinning::Reused && B.HostLinkBytes <= B.Size)
     return;
   B.PinTried = true; // once: a refusal (a locked-memory limit) stays
-  // The data's whole pages (the data itself need not start on a page).
+  // The data's whole pages (the data itself need not start on a page),
+  // writable: a managed buffer's may be write-protected (ManagedPages.h).
   PageSpan Pages = guardedPages(B.Host, B.Size);
+  if (B.Region && !openManagedRegion(B.Region))
+    return;
   if (Devices[Gpu]->registerHostMemory(Pages.Start, Pages.Bytes).ok())
     B.PinnedBy = Gpu;
 }
@@ -209,6 +213,8 @@ BufferManager::~BufferManager() {
     releaseLocked(*B);
   }
   Live.clear();
+  Managed.clear();
+  ManagedCount.store(0, std::memory_order_release);
 }
 
 Location BufferManager::validityLocation(Location L) const {
@@ -221,19 +227,40 @@ Location BufferManager::validityLocation(Location L) const {
 //===-- Allocation and pointers -------------------------------------------===//
 
 Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
+  return allocateBuffer(Bytes, /*Managed=*/false, Ptr);
+}
+
+Result BufferManager::allocateBuffer(uint64_t Bytes, bool IsManaged,
+                                     void *&Ptr) {
   Ptr = nullptr;
   if (Bytes == 0)
     return Result::success();
-  char *Host = GuardHostCopies ? allocateGuarded(Bytes)
-                               : allocatePlainHostCopy(Bytes);
+  bool Guard = GuardHostCopies || IsManaged;
+  char *Host = Guard ? allocateGuarded(Bytes, /*MayFallBack=*/!IsManaged)
+                     : allocatePlainHostCopy(Bytes);
   if (!Host)
     return Result::error(ErrorCode::MemoryAllocation,
                          "cannot allocate " + std::to_string(Bytes) +
                              " bytes of host memory for a buffer");
+  ManagedRegion *Region = nullptr;
+  if (IsManaged) {
+    PageSpan Pages = guardedPages(Host, Bytes);
+    Region = addManagedRegion(Pages.Start, Pages.Bytes);
+    // Host writes are tracked from the start: the host may fill it now.
+    if (!Region || !protectManagedRegion(Region)) {
+      removeManagedRegion(Region);
+      freeGuarded(Host, Bytes);
+      return Result::error(ErrorCode::MemoryAllocation,
+                           "cannot track the pages of managed memory (" +
+                               std::to_string(MaxManagedRegions) +
+                               " managed allocations at most)");
+    }
+  }
   std::lock_guard<std::mutex> Lock(Mutex);
   std::shared_ptr<Buffer> B(
       new Buffer(*this, Host, Bytes, NextId++, Devices.size()));
-  B->Guarded = GuardHostCopies;
+  B->Guarded = Guard;
+  B->Region = Region;
   // A fresh buffer's contents are undefined, hence the same everywhere:
   // valid in every location, so nothing moves before it is first written.
   for (RangeSet &V : B->Valid)
@@ -247,7 +274,8 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
   // There, the undefined contents are held by the home device alone, as
   // CUDA's are: a launch on it finds every byte in place and no other copy
   // to make stale (no footprints needed; Api "Direct launches").
-  if (Home >= 0 && ensureReplicaLocked(*B, Home).ok())
+  // Not for managed memory: the host may read it before any work runs.
+  if (Home >= 0 && !IsManaged && ensureReplicaLocked(*B, Home).ok())
     for (Location L = HostLocation; L < Location(Devices.size()); ++L)
       if (validityLocation(L) == L && L != validityLocation(Home))
         B->Valid[slot(L)].clear();
@@ -258,6 +286,11 @@ Result BufferManager::allocate(uint64_t Bytes, void *&Ptr) {
     --It;
   while (It != Freed.end() && It->first < Start + Bytes)
     It = Freed.erase(It);
+  if (IsManaged) {
+    Managed.emplace(Start, B);
+    ManagedCount.store(Managed.size(), std::memory_order_release);
+    ManagedHostAccess.store(true, std::memory_order_release);
+  }
   Live.emplace(Start, std::move(B));
   Ptr = Host;
   noteChange();
@@ -297,6 +330,8 @@ Result BufferManager::free(void *Ptr) {
     }
     B = It->second;
     Live.erase(It);
+    if (Managed.erase(P))
+      ManagedCount.store(Managed.size(), std::memory_order_release);
     if (Freed.size() >= MaxFreedRemembered)
       Freed.clear();
     Freed[P] = P + B->size();
@@ -323,6 +358,8 @@ void BufferManager::releaseLocked(Buffer &B) {
   for (RangeSet &V : B.Valid)
     V.clear();
   std::fill(B.Replica.begin(), B.Replica.end(), 0);
+  removeManagedRegion(B.Region);
+  B.Region = nullptr;
   if (B.Guarded)
     freeGuarded(B.Host, B.Size);
   else

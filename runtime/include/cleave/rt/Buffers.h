@@ -76,6 +76,7 @@ enum class MemcpyKind : int {
 };
 
 class BufferManager;
+struct ManagedRegion;
 
 class Buffer {
 public:
@@ -175,6 +176,9 @@ private:
   bool Freed = false;
   /// The host copy lies between guard regions (GuardedMemory.h).
   bool Guarded = false;
+  /// Managed memory (cudaMallocManaged): its host copy's pages, whose host
+  /// writes are tracked (ManagedPages.h); null for other buffers.
+  ManagedRegion *Region = nullptr;
   /// Bytes copied between the host copy and devices (HostPinning::Reused);
   /// whether pinning was tried; the device that pinned it (-1: none).
   uint64_t HostLinkBytes = 0;
@@ -269,6 +273,35 @@ public:
   Result resolveRange(const void *P, uint64_t Bytes, Resolved &Out) const;
   bool isDevicePointer(const void *P) const;
   size_t numBuffers() const;
+
+  // Managed memory (docs/runtime.md, "Managed memory"). -------------------
+  /// cudaMallocManaged: allocate(), and the program may read and write the
+  /// host copy itself whenever no work is outstanding. Its pages are
+  /// write-protected then, so the host's writes are recorded page by page
+  /// (ManagedPages.h). Always between guard regions, never from the heap
+  /// (its pages are its own); never held by the home device alone (the
+  /// host may read it at once). MemoryAllocation when the memory or the
+  /// table of managed regions is exhausted.
+  Result allocateManaged(uint64_t Bytes, void *&Ptr);
+  /// Whether \p P points into a managed buffer.
+  bool isManaged(const void *P) const;
+  /// Whether managed buffers exist (one atomic load).
+  bool hasManaged() const {
+    return ManagedCount.load(std::memory_order_acquire) != 0;
+  }
+  /// Work that may use the buffers is about to start (a launch, a copy, a
+  /// fill, a prefetch): the pages the host wrote since it gained access
+  /// become written at the host (every other copy of them stale), and the
+  /// runtime's own writes to the host copies no longer count as the host's
+  /// (ManagedPages.h, the devices' phase). Until the next managedToHost()
+  /// the program must not touch managed memory, as CUDA requires on
+  /// devices without concurrent managed access.
+  Result managedToDevices();
+  /// A synchronization with no work outstanding: every managed buffer is
+  /// made current in its host copy (only stale ranges move) and the pages
+  /// opened since the last one write-protected again, so that the host
+  /// reads every result and its writes are recorded.
+  Result managedToHost();
 
   // Validity and transfers. -----------------------------------------------
   /// The parts of \p R that \p L does not hold.
@@ -485,6 +518,10 @@ private:
   Result makeValidLocked(Buffer &B, Location L, ByteRange R);
   DeviceAddr addressLocked(const Buffer &B, Location L, uint64_t Off) const;
   void releaseLocked(Buffer &B);
+  /// allocate() and allocateManaged().
+  Result allocateBuffer(uint64_t Bytes, bool IsManaged, void *&Ptr);
+  /// The managed buffers, taken under the manager's lock.
+  std::vector<std::shared_ptr<Buffer>> managedBuffers() const;
 
   std::vector<Device *> Devices;
   /// Host copies are guarded when a CPU device may run kernels on them.
@@ -504,6 +541,15 @@ private:
   mutable std::mutex Mutex;
   /// Start address -> buffer, for every live allocation.
   std::map<uintptr_t, std::shared_ptr<Buffer>> Live;
+  /// Start address -> buffer, for the live managed buffers (hasManaged()
+  /// reads their count without the lock).
+  std::map<uintptr_t, std::shared_ptr<Buffer>> Managed;
+  std::atomic<size_t> ManagedCount{0};
+  /// Some managed buffer may be write-protected or hold pages the host
+  /// wrote (set by managedToHost() and each managed allocation, cleared by
+  /// managedToDevices()): launches after the first since a synchronization
+  /// look at no buffer.
+  std::atomic<bool> ManagedHostAccess{false};
   /// Start -> end of recently freed allocations whose addresses were not
   /// reused, to name use after free and double free in messages.
   std::map<uintptr_t, uintptr_t> Freed;

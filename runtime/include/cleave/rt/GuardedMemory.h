@@ -43,8 +43,9 @@ constexpr uint64_t NoReserveBytes = uint64_t(1) << 20;
 /// fixed mmap). When the mappings cannot be made (each allocation takes
 /// three of vm.max_map_count, 65530 by default), an allocation under
 /// NoReserveBytes is made without guards (256-byte aligned), with a
-/// message on stderr the first time.
-char *allocateGuarded(uint64_t Bytes);
+/// message on stderr the first time, unless \p MayFallBack is false (the
+/// data's pages must be the allocation's own: managed memory).
+char *allocateGuarded(uint64_t Bytes, bool MayFallBack = true);
 
 /// Frees what allocateGuarded(\p Bytes) returned.
 void freeGuarded(char *P, uint64_t Bytes);

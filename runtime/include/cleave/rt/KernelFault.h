@@ -50,6 +50,10 @@ struct KernelFault {
 /// is abandoned where it faulted).
 bool runGuarded(void (*Fn)(void *), void *Arg, KernelFault &Out);
 
+/// Installs the process's SIGSEGV and SIGBUS handlers (once; runGuarded and
+/// managed memory, ManagedPages.h, call it).
+void installKernelFaultHandlers();
+
 /// Abandons the function that the innermost runGuarded of this thread runs
 /// (called from inside it): runGuarded returns false with \p Why (by
 /// default a KernelFault of Signal 0). The checked variants' checks use it
