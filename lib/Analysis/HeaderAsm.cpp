@@ -2,8 +2,9 @@
 //
 // Part of Cleave. The strings are those of CUDA 13's headers as Clang 19
 // prints them into IR ($N operands, %% collapsed): cooperative_groups/
-// details/{helpers,memory,invoke}.h, crt/sm_70_rt.hpp and cccl/cuda/__ptx/instructions/
-// generated/{get_sreg,bfind}.h.
+// details/{helpers,memory,invoke}.h, crt/sm_70_rt.hpp and
+// cccl/cuda/__ptx/instructions/generated/{get_sreg,bfind}.h. The fp16/bf16
+// headers' arithmetic blocks go through parsePtxArithmetic (HeaderAsmPtx.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Analysis/HeaderAsm.h"
@@ -64,6 +65,9 @@ std::optional<HeaderAsm> matchHeaderAsm(const CallBase &CB) {
   if (std::optional<LibdeviceAsm> L = matchLibdeviceAsm(*IA))
     return HeaderAsm{HeaderAsmKind::Libdevice, Intrinsic::not_intrinsic, 0,
                      false, *L};
+  if (std::shared_ptr<const PtxBlock> P = parsePtxArithmetic(CB))
+    return HeaderAsm{HeaderAsmKind::Arithmetic, Intrinsic::not_intrinsic, 0,
+                     false, {}, std::move(P)};
   return std::nullopt;
 }
 

@@ -2,7 +2,8 @@
 //
 // Part of Cleave. Each idiom of HeaderAsm.h becomes IR that the CPU lowering
 // already understands: special-register intrinsics, a shared variable,
-// integer bit operations, and nothing for a sleep hint.
+// integer bit operations, nothing for a sleep hint, and the fp16/bf16
+// arithmetic blocks instruction by instruction (HeaderAsmPtxLower.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "cleave/Transforms/HeaderAsmLower.h"
@@ -78,6 +79,9 @@ void lowerHeaderAsm(CallBase &CB, const HeaderAsm &H) {
   case HeaderAsmKind::Libdevice:
     New = buildLibdeviceAsm(B, CB, H.Lib);
     break;
+  case HeaderAsmKind::Arithmetic:
+    lowerPtxArithmetic(CB, *H.Ptx);
+    return;
   case HeaderAsmKind::Sleep:
     // No result; the spin around it goes on as it would without the hint.
     CB.eraseFromParent();

@@ -1,21 +1,24 @@
 //===- HeaderAsm.h - Inline PTX of CUDA's own headers -----------*- C++ -*-===//
 //
-// Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx) and its
-// libdevice implement some device functions in inline PTX. The sequences
-// listed here are matched exactly (asm string and constraints) and have a
-// known meaning that needs no GPU: kernel legality accepts them and the CPU
-// lowering rewrites them into IR it already handles. Any other inline asm
-// stays refused.
+// Part of Cleave. CUDA's headers (cooperative groups, cuda::ptx, cuda_fp16,
+// cuda_bf16) and its libdevice implement some device functions in inline
+// PTX. The sequences listed here are matched exactly (asm string and
+// constraints), or, for the fp16/bf16 arithmetic blocks, parsed by a strict
+// recogniser (HeaderAsmPtx.h); each has a known meaning that needs no GPU:
+// kernel legality accepts them and the CPU lowering rewrites them into IR it
+// already handles. Any other inline asm stays refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CLEAVE_ANALYSIS_HEADERASM_H
 #define CLEAVE_ANALYSIS_HEADERASM_H
 
+#include "cleave/Analysis/HeaderAsmPtx.h"
 #include "cleave/Analysis/LibdeviceAsm.h"
 
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Intrinsics.h"
 
+#include <memory>
 #include <optional>
 
 namespace cleave {
@@ -36,6 +39,9 @@ enum class HeaderAsmKind {
   Sleep,
   /// One of libdevice's forms (LibdeviceAsm.h).
   Libdevice,
+  /// A register-only arithmetic block of cuda_fp16.hpp/cuda_bf16.hpp
+  /// (__hadd, __float2half_rz, __hlt, ...), parsed into Ptx.
+  Arithmetic,
 };
 
 struct HeaderAsm {
@@ -47,6 +53,8 @@ struct HeaderAsm {
   bool ShiftAmount = false;
   /// Libdevice: which form.
   LibdeviceAsm Lib = {};
+  /// Arithmetic: the parsed block.
+  std::shared_ptr<const PtxBlock> Ptx;
 };
 
 /// Bytes of the reserved shared-memory scratch per block (CUDA reserves

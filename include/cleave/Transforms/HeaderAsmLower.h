@@ -16,6 +16,10 @@ namespace cleave {
 /// array of the module, so each block gets its own.
 void lowerHeaderAsm(llvm::CallBase &CB, const HeaderAsm &H);
 
+/// Replaces \p CB (an fp16/bf16 arithmetic block parsed into \p P) with IR
+/// of the same bits, and erases it (HeaderAsmPtxLower.cpp).
+void lowerPtxArithmetic(llvm::CallBase &CB, const PtxBlock &P);
+
 } // namespace cleave
 
 #endif
