@@ -198,6 +198,11 @@ TEST_P(ApiManaged, EventsQueriesAndHints) {
             cudaErrorInvalidValue);
   cudaMemLocation Other{cudaMemLocationTypeDevice, 1};
   EXPECT_EQ(cudaMemPrefetchAsync(A, 64, Other, 0, 0), cudaErrorInvalidDevice);
+  EXPECT_EQ(cudaMemAdvise(A, 64, cudaMemAdviseSetPreferredLocation, Other),
+            cudaErrorInvalidDevice);
+  EXPECT_EQ(cudaMemAdvise(A, 64, cudaMemAdviseSetReadMostly, Other),
+            cudaSuccess)
+      << "read-mostly advice takes no location";
   void *P = nullptr;
   EXPECT_EQ(cudaMallocManaged(&P, 0), cudaErrorInvalidValue);
   EXPECT_EQ(cudaMallocManaged(&P, 64, 4), cudaErrorInvalidValue);

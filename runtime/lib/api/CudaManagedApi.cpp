@@ -41,6 +41,16 @@ bool isHost(const cudaMemLocation &L) {
          (L.type == cudaMemLocationTypeDevice && L.id == cudaCpuDeviceId);
 }
 
+/// \p L is the host or device 0, the virtual device's only ordinal.
+Result checkLocation(const char *What, const cudaMemLocation &L) {
+  if (isHost(L) || (L.type == cudaMemLocationTypeDevice && L.id == 0))
+    return Result::success();
+  return error(ErrorCode::InvalidDevice,
+               std::string(What) + ": location " + std::to_string(int(L.type)) +
+                   "/" + std::to_string(L.id) +
+                   " is neither the host nor device 0");
+}
+
 } // namespace
 
 extern "C" {
@@ -70,13 +80,9 @@ cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count,
   const char *What = "cudaMemPrefetchAsync";
   if (flags != 0)
     return ret(invalid(std::string(What) + ": flags must be 0"));
+  if (Result R = checkLocation(What, location); !R.ok())
+    return ret(R);
   bool ToHost = isHost(location);
-  if (!ToHost && (location.type != cudaMemLocationTypeDevice || location.id))
-    return ret(error(ErrorCode::InvalidDevice,
-                     std::string(What) + ": location " +
-                         std::to_string(int(location.type)) + "/" +
-                         std::to_string(location.id) +
-                         " is neither the host nor device 0"));
   if (serve::Client::get())
     return ret(notServed(What));
   CLEAVE_RUNTIME(RT);
@@ -115,13 +121,10 @@ cudaError_t cudaMemAdvise(const void *devPtr, size_t count,
                        " is not a cudaMemoryAdvise"));
   bool Needed = advice != cudaMemAdviseSetReadMostly &&
                 advice != cudaMemAdviseUnsetReadMostly;
-  if (Needed && !isHost(location) &&
-      (location.type != cudaMemLocationTypeDevice || location.id))
-    return ret(error(ErrorCode::InvalidDevice,
-                     std::string(What) + ": location " +
-                         std::to_string(int(location.type)) + "/" +
-                         std::to_string(location.id) +
-                         " is neither the host nor device 0"));
+  if (Needed) {
+    if (Result R = checkLocation(What, location); !R.ok())
+      return ret(R);
+  }
   if (serve::Client::get())
     return ret(notServed(What));
   CLEAVE_RUNTIME(RT);
