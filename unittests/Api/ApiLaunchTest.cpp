@@ -24,7 +24,6 @@
 #include "../../runtime/lib/api/Runtime.h"
 #include "../../runtime/lib/devices/DeviceFactories.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -44,14 +43,7 @@ namespace {
 
 extern "C" void apiVecaddCpu(void **Args, const cleave_cpu_launch *L,
                              uint64_t First, uint64_t Count, void *) {
-  const float *A = *static_cast<const float **>(Args[0]);
-  const float *B = *static_cast<const float **>(Args[1]);
-  float *C = *static_cast<float **>(Args[2]);
-  int N = *static_cast<int *>(Args[3]);
-  forEachThread(L, First, Count, [&](int64_t I) {
-    if (I < N)
-      C[I] = A[I] + B[I];
-  });
+  vecaddCpu(Args, L, First, Count);
 }
 
 /// The CPU copy of `factor` (what `__cleave_cpu_var_factor` is in a real

@@ -33,6 +33,20 @@ inline void forEachThread(const cleave_cpu_launch *L, uint64_t First,
       Body(int64_t(Blk) * L->block[0] + T);
 }
 
+/// The CPU variant of `vecadd(const float *a, const float *b, float *c,
+/// int n)`, c[i] = a[i] + b[i] for i < n, which several tests register.
+inline void vecaddCpu(void **Args, const cleave_cpu_launch *L, uint64_t First,
+                      uint64_t Count) {
+  const float *A = *static_cast<const float **>(Args[0]);
+  const float *B = *static_cast<const float **>(Args[1]);
+  float *C = *static_cast<float **>(Args[2]);
+  int N = *static_cast<int *>(Args[3]);
+  forEachThread(L, First, Count, [&](int64_t I) {
+    if (I < N)
+      C[I] = A[I] + B[I];
+  });
+}
+
 /// What a host stub does: pops the call configuration and launches.
 inline cudaError_t launchFromStub(const void *Self, void **Args) {
   uint32_t G[3], B[3];
